@@ -1,0 +1,27 @@
+# `make run` serves on the embedded store; `make test` runs the tests. Both set up .venv first.
+VENV := .venv
+# Python 3.12 preferred (python3.12 on PATH if it runs, else pyenv's), then any newer one that runs.
+PYTHON ?= $(shell for p in python3.12 $$(ls -d $$(pyenv root 2>/dev/null)/versions/3.12*/bin/python3 2>/dev/null | sort -V | tail -1) \
+	python3.13 python3 $$(ls -d $$(pyenv root 2>/dev/null)/versions/3.1[3-9]*/bin/python3 2>/dev/null | sort -V | tail -1); do \
+	$$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && { command -v $$p; break; }; done)
+
+.PHONY: run test bench clean
+
+$(VENV)/.installed: pyproject.toml
+	@test -n "$(PYTHON)" || { echo "harborlight needs Python >= 3.12 (python3.12 on PATH, or pyenv install 3.12)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e ".[test]"
+	touch $@
+
+run: $(VENV)/.installed
+	$(VENV)/bin/harborlight serve
+
+test: $(VENV)/.installed
+	$(VENV)/bin/pytest -q
+
+bench: $(VENV)/.installed
+	$(VENV)/bin/python bench/ingest.py
+
+clean:
+	rm -rf $(VENV) harborlight-data

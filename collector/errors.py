@@ -1,0 +1,42 @@
+"""The one place where failures become wire answers (gRPC status codes, HTTP statuses)."""
+
+import grpc
+
+
+class IngestError(Exception):
+    grpc_code = grpc.StatusCode.INTERNAL
+    http_status = 500
+    retry_after: int | None = None
+
+
+class InvalidRequest(IngestError):
+    """The request as a whole cannot be decoded; retrying it cannot help."""
+
+    grpc_code = grpc.StatusCode.INVALID_ARGUMENT
+    http_status = 400
+
+
+class Unauthenticated(IngestError):
+    grpc_code = grpc.StatusCode.UNAUTHENTICATED
+    http_status = 401
+
+
+class QueueFull(IngestError):
+    """The writer's bounded queue is full: the exporter should back off and retry."""
+
+    grpc_code = grpc.StatusCode.RESOURCE_EXHAUSTED
+    http_status = 429
+    retry_after = 1
+
+
+class StoreDown(IngestError):
+    """The store failed to commit: nothing of the request was acknowledged, a retry is safe."""
+
+    grpc_code = grpc.StatusCode.UNAVAILABLE
+    http_status = 503
+    retry_after = 2
+
+
+class TooLarge(IngestError):
+    grpc_code = grpc.StatusCode.RESOURCE_EXHAUSTED
+    http_status = 413

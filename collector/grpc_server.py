@@ -1,0 +1,43 @@
+"""OTLP/gRPC: TraceService, LogsService and MetricsService Export on one grpc.aio server."""
+
+import grpc
+
+from collector.errors import IngestError
+from collector.receiver import Receiver
+from collector.signals import SIGNALS, SignalSpec, response
+
+
+def _handler(receiver: Receiver, spec: SignalSpec):
+    async def export(body: bytes, context: grpc.aio.ServicerContext):
+        try:
+            result = await receiver.export(spec.signal, body)
+        except IngestError as exc:
+            await context.abort(exc.grpc_code, str(exc))
+        return response(spec, result.rejected, result.message)
+
+    # The request stays raw bytes: validation and the engine read them, no Python object per span.
+    return grpc.unary_unary_rpc_method_handler(
+        export, request_deserializer=None, response_serializer=lambda m: m.SerializeToString()
+    )
+
+
+class _Handlers(grpc.GenericRpcHandler):
+    def __init__(self, receiver: Receiver) -> None:
+        self._by_method = {spec.grpc_method: _handler(receiver, spec) for spec in SIGNALS.values()}
+
+    def service(self, handler_call_details):
+        return self._by_method.get(handler_call_details.method)
+
+
+def build_grpc_server(receiver: Receiver, host: str, port: int, max_message_bytes: int) -> tuple[grpc.aio.Server, int]:
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", max_message_bytes),
+            ("grpc.so_reuseport", 0),
+        ]
+    )
+    server.add_generic_rpc_handlers((_Handlers(receiver),))
+    bound = server.add_insecure_port(f"{host}:{port}")
+    if bound == 0:
+        raise OSError(f"cannot listen for OTLP/gRPC on {host}:{port}")
+    return server, bound

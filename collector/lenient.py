@@ -1,0 +1,74 @@
+"""Copies of the OTLP message classes that read `string` fields as `bytes`.
+
+The strict classes refuse a whole request when one string holds invalid UTF-8; these read it so the
+offending items can be dropped and counted, one by one.
+"""
+
+from functools import cache
+
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf.descriptor import FieldDescriptor, FileDescriptor
+from google.protobuf.message import Message
+
+_POOL = descriptor_pool.DescriptorPool()
+
+
+def _add_file(file: FileDescriptor, seen: set[str]) -> None:
+    if file.name in seen:
+        return
+    seen.add(file.name)
+    for dep in file.dependencies:
+        _add_file(dep, seen)
+    proto = descriptor_pb2.FileDescriptorProto()
+    file.CopyToProto(proto)
+    for message in _walk(proto.message_type):
+        for f in message.field:
+            if f.type == descriptor_pb2.FieldDescriptorProto.TYPE_STRING:
+                f.type = descriptor_pb2.FieldDescriptorProto.TYPE_BYTES
+    _POOL.Add(proto)
+
+
+def _walk(messages):
+    for m in messages:
+        yield m
+        yield from _walk(m.nested_type)
+
+
+_SEEN: set[str] = set()
+
+
+@cache
+def lenient_class(strict: type[Message]) -> type[Message]:
+    _add_file(strict.DESCRIPTOR.file, _SEEN)
+    return message_factory.GetMessageClass(_POOL.FindMessageTypeByName(strict.DESCRIPTOR.full_name))
+
+
+def first_invalid_utf8(message, skip: frozenset[str] | set[str] = frozenset()) -> str | None:
+    """The first string field (read as bytes) that is not UTF-8, as a reason; None when all are."""
+    if hasattr(message, "messages"):  # an enclosing group of messages
+        return next((p for m in message.messages if (p := first_invalid_utf8(m, skip))), None)
+    strict_fields = _string_fields(message.DESCRIPTOR.full_name)
+    for fd, value in message.ListFields():
+        if fd.name in skip:
+            continue
+        if fd.type == FieldDescriptor.TYPE_MESSAGE:
+            values = value if fd.label == FieldDescriptor.LABEL_REPEATED else [value]
+            for v in values:
+                if problem := first_invalid_utf8(v, skip):
+                    return problem
+        elif fd.name in strict_fields:
+            values = value if fd.label == FieldDescriptor.LABEL_REPEATED else [value]
+            for v in values:
+                try:
+                    v.decode("utf-8")
+                except UnicodeDecodeError:
+                    return f"{fd.name} is not valid UTF-8"
+    return None
+
+
+@cache
+def _string_fields(full_name: str) -> frozenset[str]:
+    from google.protobuf import symbol_database
+
+    strict = symbol_database.Default().pool.FindMessageTypeByName(full_name)
+    return frozenset(f.name for f in strict.fields if f.type == FieldDescriptor.TYPE_STRING)

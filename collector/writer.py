@@ -1,0 +1,130 @@
+"""The single writer: group-commits concurrent requests and acknowledges each after its commit.
+
+Requests wait in a bounded queue. The flush task wakes when the first one arrives, lingers briefly so
+concurrent requests share one INSERT, commits everything queued (up to a batch limit) in a worker
+thread, and then resolves every waiting request. A full queue refuses at once (QueueFull) instead of
+growing; a failed commit fails every request of the batch (StoreDown), so nothing is acknowledged
+that is not stored. Identical request bodies already committed are acknowledged without storing twice.
+"""
+
+import asyncio
+import logging
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from collector.errors import QueueFull, StoreDown
+from storage import Signal
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Pending:
+    signal: Signal
+    payload: bytes
+    items: int
+    digest: bytes
+    done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+
+
+# commit(pending) stores every payload and records the digests; it runs in a worker thread.
+Commit = Callable[[list[Pending]], None]
+
+
+@dataclass(frozen=True)
+class WriterLimits:
+    max_queued_items: int = 200_000
+    max_batch_items: int = 50_000
+    linger_seconds: float = 0.005
+    remembered_digests: int = 100_000
+
+
+class Writer:
+    def __init__(self, commit: Commit, limits: WriterLimits = WriterLimits(), known: Iterable[bytes] = ()) -> None:
+        self._commit = commit
+        self._limits = limits
+        self._queue: deque[Pending] = deque()
+        self._queued_items = 0
+        self._wake = asyncio.Event()
+        self._closing = False
+        self._committed: OrderedDict[bytes, None] = OrderedDict((d, None) for d in known)
+        self._in_flight: dict[bytes, Pending] = {}
+        self._task: asyncio.Task | None = None
+        self.batches_committed = 0
+
+    async def __aenter__(self) -> "Writer":
+        self._task = asyncio.create_task(self._run(), name="harborlight-writer")
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        """Drains: everything queued is committed (or failed) before the writer stops."""
+        self._closing = True
+        self._wake.set()
+        if self._task:
+            await self._task
+
+    @property
+    def queued_items(self) -> int:
+        return self._queued_items
+
+    async def write(self, signal: Signal, payload: bytes, items: int, digest: bytes) -> bool:
+        """Returns after the payload is committed: True if stored now, False if it was a duplicate."""
+        if digest in self._committed:
+            return False
+        if (twin := self._in_flight.get(digest)) is not None:
+            await asyncio.shield(twin.done)
+            return False
+        if self._closing:
+            raise StoreDown("harborlight is shutting down")
+        if self._queue and self._queued_items + items > self._limits.max_queued_items:
+            raise QueueFull(f"ingest queue is full ({self._queued_items} items waiting); retry later")
+        pending = Pending(signal, payload, items, digest)
+        self._queue.append(pending)
+        self._in_flight[digest] = pending
+        self._queued_items += items
+        self._wake.set()
+        await asyncio.shield(pending.done)
+        return True
+
+    def _take_batch(self) -> list[Pending]:
+        batch, total = [], 0
+        while self._queue and (not batch or total + self._queue[0].items <= self._limits.max_batch_items):
+            p = self._queue.popleft()
+            batch.append(p)
+            total += p.items
+        self._queued_items -= total
+        return batch
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            if not self._queue:
+                self._wake.clear()
+                if self._closing:
+                    return
+                continue
+            if not self._closing and self._queued_items < self._limits.max_batch_items:
+                await asyncio.sleep(self._limits.linger_seconds)  # let concurrent requests join this commit
+            batch = self._take_batch()
+            try:
+                await asyncio.to_thread(self._commit, batch)
+            except Exception as exc:  # the store refused: nothing of this batch is acknowledged
+                log.warning("commit of %d requests failed: %s", len(batch), exc)
+                error = StoreDown(f"store unavailable, retry later: {exc}")
+                for p in batch:
+                    self._in_flight.pop(p.digest, None)
+                    if not p.done.done():
+                        p.done.set_exception(error)
+                continue
+            self.batches_committed += 1
+            for p in batch:
+                self._in_flight.pop(p.digest, None)
+                self._remember(p.digest)
+                if not p.done.done():
+                    p.done.set_result(None)
+
+    def _remember(self, digest: bytes) -> None:
+        self._committed[digest] = None
+        if len(self._committed) > self._limits.remembered_digests:
+            self._committed.popitem(last=False)

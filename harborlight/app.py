@@ -1,0 +1,96 @@
+"""Process wiring: store -> writer -> receivers and API, started in order and stopped in reverse.
+
+Shutdown order: receivers stop taking requests, the writer drains what it acknowledged to wait for,
+then the store closes.
+"""
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from itertools import groupby
+
+import uvicorn
+from fastapi import FastAPI
+
+from collector.grpc_server import build_grpc_server
+from collector.http_routes import otlp_router
+from collector.receiver import Receiver
+from collector.writer import Pending, Writer, WriterLimits
+from harborlight.settings import Settings
+from query.api import api_router
+from storage import Store, ensure_schema, insert_requests, open_client, recent_digests, record_digests
+
+log = logging.getLogger("harborlight")
+
+
+@dataclass(frozen=True)
+class Running:
+    store: Store
+    writer: Writer
+    grpc_port: int
+    http_port: int
+
+
+def open_store(settings: Settings) -> Store:
+    store = open_client(settings.data_dir, settings.clickhouse_url)
+    ensure_schema(store.client, settings.retention_days)
+    return store
+
+
+def committer(store: Store):
+    def commit(batch: list[Pending]) -> None:
+        ordered = sorted(batch, key=lambda p: p.signal)
+        for signal, group in groupby(ordered, key=lambda p: p.signal):
+            insert_requests(store, signal, [p.payload for p in group])
+        record_digests(store, [(p.digest, p.signal.value, p.items) for p in batch])
+
+    return commit
+
+
+def build_http_app(store: Store, receiver: Receiver, settings: Settings) -> FastAPI:
+    app = FastAPI(title="harborlight", summary="OTLP in, agent behaviour out", version="0.1.0")
+    app.state.store = store
+    app.include_router(otlp_router(receiver, settings.max_request_bytes))
+    app.include_router(api_router())
+    return app
+
+
+@asynccontextmanager
+async def running(settings: Settings) -> AsyncIterator[Running]:
+    store = await asyncio.to_thread(open_store, settings)
+    limits = WriterLimits(
+        max_queued_items=settings.max_queued_items,
+        max_batch_items=settings.max_batch_items,
+        linger_seconds=settings.linger_ms / 1000,
+    )
+    known = await asyncio.to_thread(recent_digests, store, limits.remembered_digests)
+    try:
+        async with Writer(committer(store), limits, known) as writer:
+            receiver = Receiver(writer)
+            grpc_server, grpc_port = build_grpc_server(
+                receiver, settings.host, settings.grpc_port, settings.max_request_bytes
+            )
+            await grpc_server.start()
+            config = uvicorn.Config(
+                build_http_app(store, receiver, settings), host=settings.host, port=settings.http_port,
+                log_level="warning", lifespan="off", timeout_graceful_shutdown=5,
+            )
+            http_server = uvicorn.Server(config)
+            http_task = asyncio.create_task(http_server.serve())
+            while not http_server.started:
+                if http_task.done():
+                    await grpc_server.stop(None)
+                    http_task.result()
+                    raise OSError(f"cannot listen for OTLP/HTTP on {settings.host}:{settings.http_port}")
+                await asyncio.sleep(0.01)
+            http_port = http_server.servers[0].sockets[0].getsockname()[1]
+            try:
+                yield Running(store, writer, grpc_port, http_port)
+            finally:
+                await grpc_server.stop(grace=5)
+                http_server.should_exit = True
+                await http_task
+    finally:
+        store.client.close()

@@ -1,0 +1,72 @@
+"""`harborlight ...`: the command line. Bad input is one line on stderr and a non-zero exit."""
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+from harborlight.settings import Settings, env_name, flag_name
+
+
+def _add_settings(parser: argparse.ArgumentParser, names: list[str]) -> None:
+    for f in fields(Settings):
+        if f.name in names:
+            kind = Path if "Path" in str(f.type) else int if "int" in str(f.type) else str
+            parser.add_argument(
+                flag_name(f.name), dest=f.name, type=kind, default=None,
+                help=f"{f.metadata['help']} (env {env_name(f.name)}, default {f.default})",
+            )
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from harborlight.app import running
+    from storage import StoreUnavailable
+
+    settings = Settings.resolve(vars(args))
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        async with running(settings) as run:
+            where = settings.clickhouse_url or f"embedded store at {settings.data_dir}"
+            print(
+                f"harborlight: OTLP/gRPC on {settings.host}:{run.grpc_port}, OTLP/HTTP and API on "
+                f"http://{settings.host}:{run.http_port} (docs at /docs), {where}",
+                flush=True,
+            )
+            await stop.wait()
+
+    try:
+        asyncio.run(main())
+    except (StoreUnavailable, OSError) as exc:
+        print(f"harborlight: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="harborlight", description="Observability backend for AI agents.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="receive OTLP and answer the API")
+    _add_settings(serve, [f.name for f in fields(Settings)])
+    serve.set_defaults(run=_serve)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except ValueError as exc:
+        print(f"harborlight: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""Every setting once: name, default, help. Feeds the CLI flags, HARBORLIGHT_* variables and the docs."""
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+
+def _setting(default: object, help: str) -> object:
+    return field(default=default, metadata={"help": help})
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path = _setting(Path("harborlight-data"), "directory of the embedded ClickHouse (chDB) store")
+    clickhouse_url: str | None = _setting(
+        None, "use a ClickHouse server instead of the embedded store, e.g. http://user:pass@host:8123/default"
+    )
+    host: str = _setting("127.0.0.1", "address to listen on (0.0.0.0 accepts agents from other hosts)")
+    grpc_port: int = _setting(4317, "OTLP/gRPC port")
+    http_port: int = _setting(4318, "OTLP/HTTP and API port")
+    retention_days: int | None = _setting(None, "drop telemetry older than this many days (ClickHouse TTL)")
+    max_request_bytes: int = _setting(16 * 1024 * 1024, "largest accepted export request, after decompression")
+    max_queued_items: int = _setting(
+        200_000, "items waiting to be written before ingest refuses with a retryable status"
+    )
+    max_batch_items: int = _setting(50_000, "most items committed in one INSERT")
+    linger_ms: int = _setting(5, "how long the writer waits for concurrent requests to join one commit")
+
+    @classmethod
+    def resolve(cls, given: Mapping[str, object], environ: Mapping[str, str] = os.environ) -> "Settings":
+        """Flags win over HARBORLIGHT_* variables, which win over defaults."""
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            if given.get(f.name) is not None:
+                values[f.name] = given[f.name]
+            elif env_name(f.name) in environ:
+                values[f.name] = _coerce(f.name, f.type, environ[env_name(f.name)])
+        return cls(**values)
+
+
+def env_name(name: str) -> str:
+    return "HARBORLIGHT_" + name.upper()
+
+
+def flag_name(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _coerce(name: str, kind: object, value: str) -> object:
+    if "Path" in str(kind):
+        return Path(value)
+    if "int" in str(kind):
+        try:
+            return int(value)
+        except ValueError:
+            raise ValueError(f"{env_name(name)} must be a whole number, got {value!r}") from None
+    return value

@@ -1,0 +1,1 @@
+"""Derivations over the store and the HTTP API that serves them."""

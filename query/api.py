@@ -1,0 +1,13 @@
+"""The query API's routes, gathered for the composition root."""
+
+from fastapi import APIRouter
+
+from query.health import health_router
+from query.spans import spans_router
+
+
+def api_router() -> APIRouter:
+    router = APIRouter()
+    router.include_router(health_router())
+    router.include_router(spans_router())
+    return router

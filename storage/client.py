@@ -1,0 +1,59 @@
+"""One clickhouse-connect client for both modes: embedded chDB on a directory, or a server URL."""
+
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import clickhouse_connect
+from clickhouse_connect.driver.client import Client
+
+
+class StoreUnavailable(Exception):
+    """The store cannot be opened or reached (a held data directory, a server that is down)."""
+
+
+@dataclass(frozen=True)
+class Store:
+    client: Client
+    embedded: bool
+    # Where the embedded writer stages request bytes for the engine to read (tmpfs when there is one).
+    spool_dir: Path | None = None
+
+
+def open_client(data_dir: Path | None = None, clickhouse_url: str | None = None) -> Store:
+    if clickhouse_url:
+        return Store(client=_server_client(clickhouse_url), embedded=False)
+    assert data_dir is not None, "either a data directory or a ClickHouse URL"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        client = clickhouse_connect.get_client(interface="chdb", path=str(data_dir.resolve()))
+    except Exception as exc:  # chDB reports a held directory as a generic initialisation error
+        raise StoreUnavailable(
+            f"cannot open the data directory {data_dir}: {exc}. Is another harborlight using it? "
+            "Stop it, or pass --server URL to work through it."
+        ) from exc
+    return Store(client=client, embedded=True, spool_dir=_spool_dir(data_dir))
+
+
+def _server_client(url: str) -> Client:
+    parts = urlparse(url)
+    try:
+        return clickhouse_connect.get_client(
+            host=parts.hostname or "localhost",
+            port=parts.port or (8443 if parts.scheme == "https" else 8123),
+            username=unquote(parts.username or "default"),
+            password=unquote(parts.password or ""),
+            database=parts.path.strip("/") or "default",
+            secure=parts.scheme == "https",
+            compress=False,
+        )
+    except Exception as exc:
+        raise StoreUnavailable(f"cannot reach ClickHouse at {parts.hostname}:{parts.port}: {exc}") from exc
+
+
+def _spool_dir(data_dir: Path) -> Path:
+    shm = Path("/dev/shm")
+    base = shm if shm.is_dir() else data_dir / "spool"
+    spool = base / f"harborlight-{abs(hash(str(data_dir.resolve())))}"
+    spool.mkdir(parents=True, exist_ok=True)
+    return spool

@@ -1,0 +1,89 @@
+"""Writes a group of OTLP export requests in one go: ClickHouse decodes the bytes itself.
+
+Embedded: the requests are staged, length-delimited, in a tmpfs file that `file()` reads.
+Server: the same bytes are the body of an `INSERT ... SELECT ... FROM input()` request.
+"""
+
+import os
+import tempfile
+from enum import StrEnum
+
+from storage import ingest_sql
+from storage.client import Store
+
+
+class Signal(StrEnum):
+    traces = "traces"
+    logs = "logs"
+    metrics = "metrics"
+
+
+_STRUCTURE = {
+    Signal.traces: ingest_sql.TRACES_STRUCTURE,
+    Signal.logs: ingest_sql.LOGS_STRUCTURE,
+    Signal.metrics: ingest_sql.METRICS_STRUCTURE,
+}
+_MESSAGE = {
+    Signal.traces: "ExportTraceServiceRequest",
+    Signal.logs: "ExportLogsServiceRequest",
+    Signal.metrics: "ExportMetricsServiceRequest",
+}
+_INSERTS = {
+    Signal.traces: [ingest_sql.traces_insert],
+    Signal.logs: [ingest_sql.logs_insert],
+    Signal.metrics: [ingest_sql.gauge_insert, ingest_sql.sum_insert, ingest_sql.histogram_insert],
+}
+
+
+def _settings(signal: Signal) -> dict[str, str]:
+    return {
+        "format_schema_source": "string",
+        "format_schema": ingest_sql.PROTO_SCHEMA,
+        "format_schema_message_name": _MESSAGE[signal],
+        "async_insert": "0",
+    }
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def length_delimited(requests: list[bytes]) -> bytes:
+    """The Protobuf input format: each message prefixed by its length as a varint."""
+    return b"".join(_varint(len(r)) + r for r in requests)
+
+
+def insert_requests(store: Store, signal: Signal, requests: list[bytes]) -> None:
+    """Commits every item of `requests` (already validated) to the signal's tables; raises on failure."""
+    if not requests:
+        return
+    blob = length_delimited(requests)
+    settings = _settings(signal)
+    structure = _quote(_STRUCTURE[signal])
+    if not store.embedded:
+        for insert in _INSERTS[signal]:
+            store.client.command(f"{insert(f'input({structure})')} FORMAT Protobuf", data=blob, settings=settings)
+        return
+    assert store.spool_dir is not None
+    fd, path = tempfile.mkstemp(dir=store.spool_dir, suffix=".pb")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(blob)
+        source = f"file({_quote(path)}, 'Protobuf', {structure})"
+        inline = ", ".join(f"{k} = {_quote(v)}" for k, v in settings.items())
+        for insert in _INSERTS[signal]:
+            store.client.command(f"{insert(source)} SETTINGS {inline}")
+    finally:
+        os.unlink(path)

@@ -1,0 +1,43 @@
+"""Creates the exporter tables idempotently and records the schema version for later migrations."""
+
+from importlib.resources import files
+
+from clickhouse_connect.driver.client import Client
+
+# Each migration is a list of statement files under storage/sql/, applied in order.
+MIGRATIONS: list[tuple[int, list[str]]] = [
+    (1, [
+        "otel_traces", "otel_traces_trace_id_ts", "otel_traces_trace_id_ts_mv", "otel_logs",
+        "otel_metrics_gauge", "otel_metrics_sum", "otel_metrics_histogram", "harborlight_ingested_requests",
+    ]),
+]
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+_VERSION_TABLE = """
+CREATE TABLE IF NOT EXISTS harborlight_schema_migrations (
+    Version UInt32,
+    AppliedAt DateTime DEFAULT now()
+) ENGINE = MergeTree() ORDER BY Version
+"""
+
+
+def statement(name: str, retention_days: int | None = None) -> str:
+    sql = files("storage").joinpath("sql", f"{name}.sql").read_text()
+    for column in ("Timestamp", "Start", "TimeUnix"):
+        ttl = f"TTL toDateTime({column}) + toIntervalDay({int(retention_days)})" if retention_days else ""
+        sql = sql.replace(f"{{ttl:{column}}}", ttl)
+    return sql
+
+
+def ensure_schema(client: Client, retention_days: int | None = None) -> int:
+    """Brings the store to SCHEMA_VERSION; safe to run on every start. Returns the version."""
+    client.command(_VERSION_TABLE)
+    applied = {row[0] for row in client.query("SELECT Version FROM harborlight_schema_migrations").result_rows}
+    for version, names in MIGRATIONS:
+        for name in names:
+            client.command(statement(name, retention_days))
+        if version not in applied:
+            client.command(
+                "INSERT INTO harborlight_schema_migrations (Version) VALUES ({v:UInt32})", parameters={"v": version}
+            )
+    return SCHEMA_VERSION
