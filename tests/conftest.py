@@ -1,0 +1,28 @@
+"""Shared fixtures. chDB allows one data directory per process, so in-process servers share one
+session-wide store; tests keep apart by the job / service names they send."""
+
+import uuid
+
+import pytest
+
+from harborlight.settings import Settings
+from tests.support.servers import InProcessServer
+
+
+@pytest.fixture(scope="session")
+def store_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("store")
+
+
+@pytest.fixture(scope="session")
+def server(store_dir):
+    """A running in-process harborlight on the session store."""
+    srv = InProcessServer(Settings(data_dir=store_dir)).start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def unique() -> str:
+    """A name no other test uses, for services, jobs and trials."""
+    return uuid.uuid4().hex[:12]

@@ -1,0 +1,125 @@
+"""Real harborlight servers for tests: in this process (a thread with its own event loop) or a subprocess."""
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from contextlib import closing
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import httpx
+
+from harborlight.app import Running, running
+from harborlight.settings import Settings
+
+
+def free_port() -> int:
+    with closing(socket.socket()) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class InProcessServer:
+    """`harborlight serve` run by the test process; `.store` gives the tests direct SQL access."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = replace(settings, grpc_port=0, http_port=0)
+        self._ready = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._error: BaseException | None = None
+        self.run: Running | None = None
+        self._thread = threading.Thread(target=self._main, daemon=True)
+
+    def _main(self) -> None:
+        async def serve() -> None:
+            self._loop = asyncio.get_running_loop()
+            self._stop = asyncio.Event()
+            async with running(self.settings) as run:
+                self.run = run
+                self._ready.set()
+                await self._stop.wait()
+
+        try:
+            asyncio.run(serve())
+        except BaseException as exc:  # surfaced to the test by start()
+            self._error = exc
+            self._ready.set()
+
+    def start(self) -> "InProcessServer":
+        self._thread.start()
+        self._ready.wait(60)
+        if self._error:
+            raise self._error
+        return self
+
+    def stop(self) -> None:
+        if self._loop and self._stop:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(60)
+
+    @property
+    def store(self):
+        return self.run.store
+
+    @property
+    def grpc_endpoint(self) -> str:
+        return f"127.0.0.1:{self.run.grpc_port}"
+
+    @property
+    def http_url(self) -> str:
+        return f"http://127.0.0.1:{self.run.http_port}"
+
+    def sql(self, query: str, **parameters) -> list[tuple]:
+        return self.store.client.query(query, parameters=parameters).result_rows
+
+
+@dataclass
+class SubprocessServer:
+    """`harborlight serve` as its own process, for tests that kill it."""
+
+    data_dir: Path
+    extra_args: tuple[str, ...] = ()
+    grpc_port: int = 0
+    http_port: int = 0
+    process: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 60) -> "SubprocessServer":
+        self.grpc_port, self.http_port = free_port(), free_port()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "harborlight.cli", "serve", "--data-dir", str(self.data_dir),
+             "--grpc-port", str(self.grpc_port), "--http-port", str(self.http_port), *self.extra_args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited: {self.process.stderr.read().decode()}")
+            try:
+                if httpx.get(f"{self.http_url}/healthz", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise TimeoutError("server did not become healthy")
+
+    @property
+    def grpc_endpoint(self) -> str:
+        return f"127.0.0.1:{self.grpc_port}"
+
+    @property
+    def http_url(self) -> str:
+        return f"http://127.0.0.1:{self.http_port}"
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(30)
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(60)
