@@ -52,12 +52,12 @@ def first_invalid_utf8(message, skip: frozenset[str] | set[str] = frozenset()) -
         if fd.name in skip:
             continue
         if fd.type == FieldDescriptor.TYPE_MESSAGE:
-            values = value if fd.label == FieldDescriptor.LABEL_REPEATED else [value]
+            values = value if fd.is_repeated else [value]
             for v in values:
                 if problem := first_invalid_utf8(v, skip):
                     return problem
         elif fd.name in strict_fields:
-            values = value if fd.label == FieldDescriptor.LABEL_REPEATED else [value]
+            values = value if fd.is_repeated else [value]
             for v in values:
                 try:
                     v.decode("utf-8")

@@ -1,0 +1,108 @@
+"""The writer group-commits, acknowledges after the commit, refuses when full and never drops."""
+
+import asyncio
+import threading
+
+import pytest
+
+from collector.errors import QueueFull, StoreDown
+from collector.writer import Pending, Writer, WriterLimits
+from storage import Signal
+
+
+class RecordingStore:
+    """Stands in for ClickHouse: records each commit; a gate can hold commits to fill the queue."""
+
+    def __init__(self) -> None:
+        self.commits: list[list[bytes]] = []
+        self.gate = threading.Event()
+        self.gate.set()
+        self.fail_next = False
+
+    def commit(self, batch: list[Pending]) -> None:
+        self.gate.wait(10)
+        if self.fail_next:
+            self.fail_next = False
+            raise ConnectionError("server went away")
+        self.commits.append([p.payload for p in batch])
+
+
+def _digest(i: int) -> bytes:
+    return i.to_bytes(16, "big")
+
+
+def test_concurrent_requests_share_one_commit_and_each_is_acknowledged_after_it():
+    store = RecordingStore()
+
+    async def main():
+        async with Writer(store.commit, WriterLimits(linger_seconds=0.05)) as writer:
+            results = await asyncio.gather(*(writer.write(Signal.traces, b"r%d" % i, 10, _digest(i)) for i in range(20)))
+            assert store.commits, "acknowledged before anything was committed"
+            return results
+
+    assert asyncio.run(main()) == [True] * 20
+    assert len(store.commits) == 1 and len(store.commits[0]) == 20
+
+
+def test_a_full_queue_refuses_with_queue_full_and_loses_nothing_accepted():
+    store = RecordingStore()
+    store.gate.clear()  # the store is slow: commits wait
+
+    async def main():
+        async with Writer(store.commit, WriterLimits(max_queued_items=50, max_batch_items=50, linger_seconds=0)) as w:
+            first = asyncio.create_task(w.write(Signal.traces, b"first", 50, _digest(0)))
+            await asyncio.sleep(0.05)  # the first batch is now being committed (held by the gate)
+            queued = [asyncio.create_task(w.write(Signal.traces, b"q%d" % i, 10, _digest(i + 1))) for i in range(5)]
+            await asyncio.sleep(0.01)
+            with pytest.raises(QueueFull):
+                await w.write(Signal.traces, b"refused", 10, _digest(99))
+            store.gate.set()
+            return await asyncio.gather(first, *queued)
+
+    assert asyncio.run(main()) == [True] * 6
+    stored = [payload for commit in store.commits for payload in commit]
+    assert sorted(stored) == sorted([b"first"] + [b"q%d" % i for i in range(5)])
+    assert b"refused" not in stored
+
+
+def test_a_failed_commit_fails_its_requests_as_retryable_and_a_retry_is_stored():
+    store = RecordingStore()
+    store.fail_next = True
+
+    async def main():
+        async with Writer(store.commit, WriterLimits(linger_seconds=0)) as writer:
+            with pytest.raises(StoreDown):
+                await writer.write(Signal.logs, b"payload", 3, _digest(1))
+            return await writer.write(Signal.logs, b"payload", 3, _digest(1))
+
+    assert asyncio.run(main()) is True
+    assert store.commits == [[b"payload"]]
+
+
+def test_a_committed_digest_is_acknowledged_without_storing_again():
+    store = RecordingStore()
+
+    async def main():
+        async with Writer(store.commit, WriterLimits(linger_seconds=0), known=[_digest(7)]) as writer:
+            old = await writer.write(Signal.traces, b"seen before restart", 1, _digest(7))
+            new = await writer.write(Signal.traces, b"new", 1, _digest(8))
+            again = await writer.write(Signal.traces, b"new", 1, _digest(8))
+            return old, new, again
+
+    assert asyncio.run(main()) == (False, True, False)
+    assert store.commits == [[b"new"]]
+
+
+def test_shutdown_drains_everything_queued():
+    store = RecordingStore()
+
+    async def main():
+        writer = Writer(store.commit, WriterLimits(linger_seconds=1.0))
+        await writer.__aenter__()
+        tasks = [asyncio.create_task(writer.write(Signal.traces, b"d%d" % i, 1, _digest(i))) for i in range(3)]
+        await asyncio.sleep(0)
+        await writer.__aexit__(None, None, None)
+        return await asyncio.gather(*tasks)
+
+    assert asyncio.run(main()) == [True, True, True]
+    assert sum(len(c) for c in store.commits) == 3
