@@ -3,6 +3,8 @@
 import hashlib
 from dataclasses import dataclass
 
+from collector.accounting import IngestCounters
+from collector.errors import IngestError
 from collector.signals import SIGNALS, SignalSpec
 from collector.validate import check_request
 from collector.writer import Writer
@@ -19,15 +21,31 @@ class ExportResult:
 
 
 class Receiver:
-    def __init__(self, writer: Writer) -> None:
+    def __init__(self, writer: Writer, counters: IngestCounters | None = None) -> None:
         self._writer = writer
+        self.counters = counters or IngestCounters()
 
     async def export(self, signal: Signal, body: bytes) -> ExportResult:
         """Validates, queues and waits for the commit; raises an IngestError for the wire."""
         spec = SIGNALS[signal]
-        checked = check_request(spec, body)
-        duplicate = False
-        if checked.accepted:
-            digest = hashlib.blake2b(body, digest_size=16).digest()
-            duplicate = not await self._writer.write(signal, checked.payload, checked.accepted, digest)
+        try:
+            checked = check_request(spec, body)
+            duplicate = False
+            if checked.accepted:
+                digest = hashlib.blake2b(body, digest_size=16).digest()
+                duplicate = not await self._writer.write(signal, checked.payload, checked.accepted, digest)
+        except IngestError as exc:
+            self.counters.refused_requests[(signal.value, type(exc).__name__)] += 1
+            raise
+        self._count(signal, checked, duplicate)
         return ExportResult(spec, checked.accepted, checked.rejected, checked.message(spec.item), duplicate)
+
+    def _count(self, signal: Signal, checked, duplicate: bool) -> None:
+        c = self.counters
+        c.received[signal.value] += checked.accepted + checked.rejected
+        c.accepted[signal.value] += checked.accepted
+        c.rejected[signal.value] += checked.rejected
+        for reason in checked.reasons:
+            c.rejected_reasons[(signal.value, reason)] += 1
+        if duplicate:
+            c.duplicate_requests[signal.value] += 1

@@ -52,6 +52,7 @@ def committer(store: Store):
 def build_http_app(store: Store, receiver: Receiver, settings: Settings) -> FastAPI:
     app = FastAPI(title="harborlight", summary="OTLP in, agent behaviour out", version="0.1.0")
     app.state.store = store
+    app.state.counters = receiver.counters
     app.include_router(otlp_router(receiver, settings.max_request_bytes))
     app.include_router(api_router())
     return app

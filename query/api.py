@@ -3,6 +3,7 @@
 from fastapi import APIRouter
 
 from query.health import health_router
+from query.ingest import ingest_router
 from query.spans import spans_router
 
 
@@ -10,4 +11,5 @@ def api_router() -> APIRouter:
     router = APIRouter()
     router.include_router(health_router())
     router.include_router(spans_router())
+    router.include_router(ingest_router())
     return router
