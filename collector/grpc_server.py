@@ -12,13 +12,19 @@ def _handler(receiver: Receiver, spec: SignalSpec):
         try:
             result = await receiver.export(spec.signal, body)
         except IngestError as exc:
-            await context.abort(exc.grpc_code, str(exc))
+            # Status details travel as a header (16 KiB hard limit): a longer message, such as a store error
+            # quoting a whole request URL, would turn the answer into RESOURCE_EXHAUSTED "Stream removed".
+            await context.abort(exc.grpc_code, _brief(str(exc)))
         return response(spec, result.rejected, result.message)
 
     # The request stays raw bytes: validation and the engine read them, no Python object per span.
     return grpc.unary_unary_rpc_method_handler(
         export, request_deserializer=None, response_serializer=lambda m: m.SerializeToString()
     )
+
+
+def _brief(message: str, limit: int = 1000) -> str:
+    return message if len(message) <= limit else message[: limit - 3] + "..."
 
 
 class _Handlers(grpc.GenericRpcHandler):
