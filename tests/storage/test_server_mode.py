@@ -47,14 +47,16 @@ class Standin:
         return f"http://127.0.0.1:{self.port}/default"
 
     def start(self, timeout: float = 30) -> "Standin":
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.clickhouse_standin", "--port", str(self.port),
-             "--data-dir", str(self.data_dir)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        )
+        log = self.data_dir.with_suffix(".log")
+        with open(log, "ab") as out:  # a file, not a pipe nobody drains
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "tests.support.clickhouse_standin", "--port", str(self.port),
+                 "--data-dir", str(self.data_dir)], cwd=ROOT, stdout=out, stderr=out,
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"stand-in exited: {self.process.stderr.read().decode()}")
+                raise RuntimeError(f"stand-in exited: {log.read_text()}")
             try:
                 if httpx.get(f"http://127.0.0.1:{self.port}/ping", timeout=1).status_code == 200:
                     return self
