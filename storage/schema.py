@@ -10,6 +10,8 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
         "otel_traces", "otel_traces_trace_id_ts", "otel_traces_trace_id_ts_mv", "otel_logs",
         "otel_metrics_gauge", "otel_metrics_sum", "otel_metrics_histogram", "harborlight_ingested_requests",
     ]),
+    # The agent layer: agent_events and its views, compiled from storage/agent_rules.py.
+    (2, ["agent_events", "agent_events_traces_mv", "agent_events_logs_mv"]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
