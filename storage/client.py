@@ -46,6 +46,9 @@ def _server_client(url: str) -> Client:
             database=parts.path.strip("/") or "default",
             secure=parts.scheme == "https",
             compress=False,
+            # One client serves the writer's thread and the API's threads at once; a session would refuse that
+            # ("concurrent queries within the same session"), and harborlight keeps no session state.
+            autogenerate_session_id=False,
         )
     except Exception as exc:
         raise StoreUnavailable(f"cannot reach ClickHouse at {parts.hostname}:{parts.port}: {exc}") from exc

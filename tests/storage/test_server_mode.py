@@ -6,6 +6,7 @@ as a subprocess on its own data directory. The outage test always uses its own s
 """
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 import subprocess
 import sys
 import time
@@ -212,3 +213,20 @@ def test_a_stopped_server_gets_retryable_errors_and_loses_nothing(tmp_path, uniq
         srv.stop()
         if standin.process.poll() is None:
             standin.stop()
+
+
+def test_concurrent_exports_and_queries_share_the_server_client(server, ch, unique):
+    """The writer's commits and the API's queries run in different threads on one clickhouse-connect client."""
+    requests = [traces_request(unique, 3) for _ in range(8)]
+
+    def export(request) -> int:
+        return httpx.post(f"{server.http_url}/v1/traces", content=request.SerializeToString(),
+                          headers={"content-type": "application/x-protobuf"}, timeout=30).status_code
+
+    def query(_) -> int:
+        return httpx.get(f"{server.http_url}/api/spans", params={"service": unique}, timeout=30).status_code
+
+    with ThreadPoolExecutor(16) as pool:
+        statuses = list(pool.map(export, requests)) + list(pool.map(query, range(16)))
+    assert statuses == [200] * 24
+    assert rows(ch, "SELECT count() FROM otel_traces WHERE ServiceName = {s:String}", s=unique) == [(24,)]
