@@ -149,7 +149,8 @@ def test_sdk_spans_land_with_the_exporters_values_and_are_served(server, ch, uni
 
 def test_sdk_logs_and_metrics_land(server, ch, unique):
     logs = LoggerProvider(resource=Resource.create({"service.name": unique}))
-    logs.add_log_record_processor(SimpleLogRecordProcessor(OTLPLogExporter(endpoint=server.grpc_endpoint, insecure=True)))
+    exporter = OTLPLogExporter(endpoint=server.grpc_endpoint, insecure=True)
+    logs.add_log_record_processor(SimpleLogRecordProcessor(exporter))
     logs.get_logger("claude_code").emit(body="claude_code.api_request", event_name="claude_code.api_request",
                                         attributes={"model": "claude-sonnet-4", "input_tokens": 1500})
     logs.shutdown()
@@ -166,7 +167,8 @@ def test_sdk_logs_and_metrics_land(server, ch, unique):
                 s=unique) == [("claude_code.api_request", "claude_code.api_request",
                                {"model": "claude-sonnet-4", "input_tokens": "1500"}, "claude_code")]
     assert rows(ch, "SELECT MetricName, Value, Attributes, IsMonotonic FROM otel_metrics_sum "
-                    "WHERE ServiceName = {s:String}", s=unique) == [("claude_code.token.usage", 1500.0, {"type": "input"}, True)]
+                    "WHERE ServiceName = {s:String}", s=unique) == [
+        ("claude_code.token.usage", 1500.0, {"type": "input"}, True)]
     assert rows(ch, "SELECT MetricName, Count, Sum FROM otel_metrics_histogram WHERE ServiceName = {s:String}",
                 s=unique) == [("tool.duration", 1, 42.0)]
     assert rows(ch, "SELECT MetricName, Value FROM otel_metrics_gauge WHERE ServiceName = {s:String}",
@@ -203,7 +205,8 @@ def test_a_stopped_server_gets_retryable_errors_and_loses_nothing(tmp_path, uniq
         standin.start()  # same port, same data directory
         assert export(during, timeout=10).partial_success.rejected_spans == 0
         export(during, timeout=10)  # an exporter's duplicate retry of an acknowledged request
-        acknowledged = sorted(s.span_id.hex() for r in (before, during) for s in r.resource_spans[0].scope_spans[0].spans)
+        acknowledged = sorted(
+            s.span_id.hex() for r in (before, during) for s in r.resource_spans[0].scope_spans[0].spans)
         with reader(standin.url) as ch:
             stored = rows(ch, "SELECT SpanId, count() FROM otel_traces WHERE ServiceName = {s:String} "
                               "GROUP BY SpanId ORDER BY SpanId", s=unique)
