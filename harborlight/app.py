@@ -49,10 +49,11 @@ def committer(store: Store):
     return commit
 
 
-def build_http_app(store: Store, receiver: Receiver, settings: Settings) -> FastAPI:
+def build_http_app(store: Store, writer: Writer, receiver: Receiver, settings: Settings) -> FastAPI:
     app = FastAPI(title="harborlight", summary="OTLP in, agent behaviour out", version="0.1.0")
     app.state.store = store
     app.state.counters = receiver.counters
+    app.state.writer = writer
     app.include_router(otlp_router(receiver, settings.max_request_bytes))
     app.include_router(api_router())
     return app
@@ -75,7 +76,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
             )
             await grpc_server.start()
             config = uvicorn.Config(
-                build_http_app(store, receiver, settings), host=settings.host, port=settings.http_port,
+                build_http_app(store, writer, receiver, settings), host=settings.host, port=settings.http_port,
                 log_level="warning", lifespan="off", timeout_graceful_shutdown=5,
             )
             http_server = uvicorn.Server(config)

@@ -1,5 +1,7 @@
 """GET /api/ingest: what was received, accepted, rejected (with reasons), deduplicated and stored."""
 
+from dataclasses import asdict
+
 from fastapi import APIRouter, Request
 
 from storage import Store
@@ -25,6 +27,10 @@ def ingest_router() -> APIRouter:
             for signal, svc, job, n in store.client.query(_STORED).result_rows
             if service is None or svc == service
         ]
-        return {"since_start": request.app.state.counters.snapshot(), "stored": stored}
+        return {
+            "since_start": request.app.state.counters.snapshot(),
+            "writer": asdict(request.app.state.writer.stats),
+            "stored": stored,
+        }
 
     return router

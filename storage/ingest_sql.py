@@ -10,16 +10,16 @@ from importlib.resources import files
 
 PROTO_SCHEMA = files("storage").joinpath("otlp_decode.proto").read_text()
 
-# ClickHouse column types matching the messages of otlp_decode.proto. Scalar members of AnyValue are
-# Nullable so the engine tells which member of the oneof was sent.
-_LEAF = (
-    "Tuple(string_value Nullable(String), bool_value Nullable(Bool), int_value Nullable(Int64), "
-    "double_value Nullable(Float64), bytes_value Nullable(String))"
+# ClickHouse column types matching the messages of otlp_decode.proto. The engine reads AnyValue's
+# scalar members straight into Nullable(String) (ints in decimal, doubles in shortest form, bools as
+# true/false), so the member that was sent is the one that is not NULL.
+_SCALARS = (
+    "string_value Nullable(String), bool_value Nullable(String), int_value Nullable(String), "
+    "double_value Nullable(String), bytes_value Nullable(String)"
 )
+_LEAF = f"Tuple({_SCALARS})"
 _ANY = (
-    "Tuple(string_value Nullable(String), bool_value Nullable(Bool), int_value Nullable(Int64), "
-    "double_value Nullable(Float64), bytes_value Nullable(String), "
-    f"array_value Tuple(values Array({_LEAF})), "
+    f"Tuple({_SCALARS}, array_value Tuple(values Array({_LEAF})), "
     f"kvlist_value Tuple(values Array(Tuple(key String, value {_LEAF}))))"
 )
 _ATTRS = f"Array(Tuple(key String, value {_ANY}))"
@@ -76,32 +76,26 @@ METRICS_STRUCTURE = (
 
 def _leaf_json(v: str) -> str:
     return (
-        f"multiIf(isNotNull({v}.string_value), toJSONString(assumeNotNull({v}.string_value)), "
-        f"isNotNull({v}.int_value), toString({v}.int_value), "
-        f"isNotNull({v}.double_value), toString({v}.double_value), "
-        f"isNotNull({v}.bool_value), if({v}.bool_value, 'true', 'false'), "
-        f"isNotNull({v}.bytes_value), toJSONString(base64Encode(assumeNotNull({v}.bytes_value))), 'null')"
+        f"coalesce(toJSONString({v}.string_value), {v}.int_value, {v}.double_value, {v}.bool_value, "
+        f"toJSONString(base64Encode({v}.bytes_value)), 'null')"
     )
 
 
 def any_value_string(v: str) -> str:
     """The exporter's AnyValue.AsString(): scalars as text, bytes as base64, arrays and maps as JSON."""
+    array = f"concat('[', arrayStringConcat(arrayMap(x -> {_leaf_json('x')}, {v}.array_value.values), ','), ']')"
+    kvlist = (
+        f"concat('{{', arrayStringConcat(arrayMap(kv -> concat(toJSONString(kv.key), ':', {_leaf_json('kv.value')}), "
+        f"{v}.kvlist_value.values), ','), '}}')"
+    )
     return (
-        f"multiIf(isNotNull({v}.string_value), assumeNotNull({v}.string_value), "
-        f"isNotNull({v}.int_value), toString({v}.int_value), "
-        f"isNotNull({v}.double_value), toString({v}.double_value), "
-        f"isNotNull({v}.bool_value), if({v}.bool_value, 'true', 'false'), "
-        f"isNotNull({v}.bytes_value), base64Encode(assumeNotNull({v}.bytes_value)), "
-        f"notEmpty({v}.array_value.values), "
-        f"concat('[', arrayStringConcat(arrayMap(x -> {_leaf_json('x')}, {v}.array_value.values), ','), ']'), "
-        f"notEmpty({v}.kvlist_value.values), "
-        f"concat('{{', arrayStringConcat(arrayMap(kv -> concat(toJSONString(kv.key), ':', "
-        f"{_leaf_json('kv.value')}), {v}.kvlist_value.values), ','), '}}'), '')"
+        f"coalesce({v}.string_value, {v}.int_value, {v}.double_value, {v}.bool_value, base64Encode({v}.bytes_value), "
+        f"if(notEmpty({v}.array_value.values), {array}, if(notEmpty({v}.kvlist_value.values), {kvlist}, '')))"
     )
 
 
 def attributes_map(attrs: str) -> str:
-    return f"mapFromArrays(arrayMap(a -> a.key, {attrs}), arrayMap(a -> {any_value_string('a.value')}, {attrs}))"
+    return f"mapFromArrays({attrs}.key, arrayMap(v -> {any_value_string('v')}, {attrs}.value))"
 
 
 def _nanos(expr: str) -> str:

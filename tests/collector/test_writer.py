@@ -49,7 +49,7 @@ def test_a_full_queue_refuses_with_queue_full_and_loses_nothing_accepted():
     store.gate.clear()  # the store is slow: commits wait
 
     async def main():
-        async with Writer(store.commit, WriterLimits(max_queued_items=50, max_batch_items=50, linger_seconds=0)) as w:
+        async with Writer(store.commit, WriterLimits(max_queued_items=50, max_batch_items=50, linger_seconds=0, concurrent_commits=1)) as w:
             first = asyncio.create_task(w.write(Signal.traces, b"first", 50, _digest(0)))
             await asyncio.sleep(0.05)  # the first batch is now being committed (held by the gate)
             queued = [asyncio.create_task(w.write(Signal.traces, b"q%d" % i, 10, _digest(i + 1))) for i in range(5)]
