@@ -6,10 +6,10 @@ as a subprocess on its own data directory. The outage test always uses its own s
 """
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import clickhouse_connect
