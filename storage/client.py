@@ -1,5 +1,10 @@
 """One clickhouse-connect client for both modes: embedded chDB on a directory, or a server URL."""
 
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -25,14 +30,36 @@ def open_client(data_dir: Path | None = None, clickhouse_url: str | None = None)
         return Store(client=_server_client(clickhouse_url), embedded=False)
     assert data_dir is not None, "either a data directory or a ClickHouse URL"
     data_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        client = clickhouse_connect.get_client(interface="chdb", path=str(data_dir.resolve()))
-    except Exception as exc:  # chDB reports a held directory as a generic initialisation error
-        raise StoreUnavailable(
-            f"cannot open the data directory {data_dir}: {exc}. Is another harborlight using it? "
-            "Stop it, or pass --server URL to work through it."
-        ) from exc
+    with _engine_stderr() as engine_said:
+        try:
+            client = clickhouse_connect.get_client(interface="chdb", path=str(data_dir.resolve()))
+        except Exception as exc:
+            if "Cannot lock file" in engine_said():
+                raise StoreUnavailable(
+                    f"the data directory {data_dir} is held by another running harborlight; stop it or use "
+                    "another --data-dir (other commands reach a running server with --server URL)"
+                ) from exc
+            raise StoreUnavailable(f"cannot open the data directory {data_dir}: {exc}") from exc
     return Store(client=client, embedded=True, spool_dir=_spool_dir(data_dir))
+
+
+@contextmanager
+def _engine_stderr() -> Iterator[Callable[[], str]]:
+    """Captures what the engine writes to file descriptor 2 while it opens, so a failure is one line."""
+    with tempfile.TemporaryFile() as sink:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(sink.fileno(), 2)
+
+        def said() -> str:
+            sink.seek(0)
+            return sink.read().decode(errors="replace")
+
+        try:
+            yield said
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def _server_client(url: str) -> Client:
