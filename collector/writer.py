@@ -136,8 +136,9 @@ class Writer:
             await asyncio.to_thread(self._commit, batch)
         except Exception as exc:  # the store refused: nothing of this batch is acknowledged
             self.stats.failed_batches += 1
-            log.warning("commit of %d requests failed: %s", len(batch), exc)
-            error = StoreDown(f"store unavailable, retry later: {exc}")
+            reason = _brief(exc)
+            log.warning("commit of %d requests failed: %s", len(batch), reason)
+            error = StoreDown(f"store unavailable, retry later: {reason}")
             for p in batch:
                 self._in_flight.pop(p.digest, None)
                 if not p.done.done():
@@ -157,3 +158,9 @@ class Writer:
         self._committed[digest] = None
         if len(self._committed) > self._limits.remembered_digests:
             self._committed.popitem(last=False)
+
+
+def _brief(exc: Exception, limit: int = 300) -> str:
+    """The first line of a store error: clickhouse-connect quotes the whole request URL otherwise."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text if len(text) <= limit else text[:limit] + "..."

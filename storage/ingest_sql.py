@@ -74,9 +74,14 @@ METRICS_STRUCTURE = (
 )
 
 
+def _double(v: str) -> str:
+    # pdata writes large doubles as ECMAScript does ("1e+21"); the engine writes "1e21".
+    return f"replaceRegexpOne({v}.double_value, 'e([0-9])', 'e+\\\\1')"
+
+
 def _leaf_json(v: str) -> str:
     return (
-        f"coalesce(toJSONString({v}.string_value), {v}.int_value, {v}.double_value, {v}.bool_value, "
+        f"coalesce(toJSONString({v}.string_value), {v}.int_value, {_double(v)}, {v}.bool_value, "
         f"toJSONString(base64Encode({v}.bytes_value)), 'null')"
     )
 
@@ -89,7 +94,7 @@ def any_value_string(v: str) -> str:
         f"{v}.kvlist_value.values), ','), '}}')"
     )
     return (
-        f"coalesce({v}.string_value, {v}.int_value, {v}.double_value, {v}.bool_value, base64Encode({v}.bytes_value), "
+        f"coalesce({v}.string_value, {v}.int_value, {_double(v)}, {v}.bool_value, base64Encode({v}.bytes_value), "
         f"if(notEmpty({v}.array_value.values), {array}, if(notEmpty({v}.kvlist_value.values), {kvlist}, '')))"
     )
 
