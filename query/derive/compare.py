@@ -1,0 +1,90 @@
+"""Compare like with like: two or more jobs on their matched tasks.
+
+Matched tasks are the intersection of the jobs' recorded (dataset, task) identities, without
+guessing aliases. Every attempt on a matched task contributes to rates, tokens and costs; a task's
+row shows each job's last indexed attempt. Whole-run wall time is left out: it does not measure
+just the matched tasks. The first job is the baseline of the differences and flips.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from query.derive.job_metrics import JobMetrics, derive_job
+from query.derive.outcomes import Outcome, classify
+from query.derive.provenance import Valued, derived, unavailable
+from query.derive.records import TrialFacts
+
+TaskKey = tuple[str | None, str]  # (dataset, task)
+RATE_FIELDS = ("raw_solve_rate", "adjusted_solve_rate", "mean_score")
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRow:
+    dataset: str | None
+    task: str
+    outcomes: dict[str, Outcome | None]  # job -> outcome of its last indexed attempt
+    flip: str | None  # "gained" / "lost" against the baseline, "mixed" over 3+ jobs, None: no flip
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    jobs: tuple[str, ...]
+    matched_tasks: Valued[int]
+    metrics: dict[str, JobMetrics]  # job -> metrics over its matched-task trials only
+    differences: dict[str, dict[str, Valued[float]]]  # job -> field -> job minus baseline
+    rows: tuple[TaskRow, ...]
+    n_flips: Valued[int]
+
+
+def _key(t: TrialFacts) -> TaskKey | None:
+    return (t.source, t.task) if t.task else None
+
+
+def _last(trials: Sequence[TrialFacts]) -> TrialFacts:
+    return max(trials, key=lambda t: (t.attempt or 0, t.started_at or 0.0, t.trial))
+
+
+def _flip(resolved: list[bool | None]) -> str | None:
+    known = [r for r in resolved if r is not None]
+    if len(known) < 2 or len(set(known)) == 1:
+        return None
+    if len(resolved) == 2 and None not in resolved:
+        return "gained" if resolved[1] and not resolved[0] else "lost"
+    return "mixed"
+
+
+def compare(jobs: Mapping[str, Sequence[TrialFacts]]) -> Comparison:
+    """Jobs in baseline-first order (mapping order)."""
+    if len(jobs) < 2:
+        raise ValueError("compare needs two or more jobs")
+    names = tuple(jobs)
+    keysets = [{k for t in trials if (k := _key(t)) is not None} for trials in jobs.values()]
+    matched = set.intersection(*keysets)
+    on_matched = {j: [t for t in jobs[j] if _key(t) in matched] for j in names}
+    metrics = {j: _without_wall_time(derive_job(on_matched[j])) for j in names}
+    base = metrics[names[0]]
+    differences = {j: {f: _diff(getattr(metrics[j], f), getattr(base, f)) for f in RATE_FIELDS}
+                   for j in names[1:]}
+    rows = []
+    for key in sorted(matched, key=lambda k: (str(k[0]), k[1])):
+        outcomes: dict[str, Outcome | None] = {}
+        for j in names:
+            last = _last([t for t in on_matched[j] if _key(t) == key])
+            outcomes[j] = classify(last).value
+        resolved = [None if o is None else o is Outcome.RESOLVED for o in outcomes.values()]
+        rows.append(TaskRow(key[0], key[1], outcomes, _flip(resolved)))
+    return Comparison(names, derived(len(matched)), metrics, differences, tuple(rows),
+                      derived(sum(r.flip is not None for r in rows)))
+
+
+def _diff(value: Valued[float], base: Valued[float]) -> Valued[float]:
+    if value.value is None or base.value is None:
+        return unavailable("a rate is missing on one side")
+    return derived(value.value - base.value)
+
+
+def _without_wall_time(m: JobMetrics) -> JobMetrics:
+    from dataclasses import replace
+    return replace(m, duration_min=unavailable("matched views omit whole-run wall time"))

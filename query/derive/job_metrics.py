@@ -1,0 +1,156 @@
+"""One row per job: solve rates, scores, outcome counts, totals and the run's shape."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from query.derive.outcomes import INFRA_OUTCOMES, VERDICT_OUTCOMES, Outcome, classify, graded_score
+from query.derive.provenance import Valued, derived, measured, unavailable
+from query.derive.records import JobFacts, TrialFacts
+
+CONTROL_AGENTS = frozenset({"oracle", "nop"})
+
+
+@dataclass(frozen=True, slots=True)
+class JobMetrics:
+    job: str
+    n_trials: Valued[int]
+    n_running: Valued[int]
+    raw_solve_rate: Valued[float]
+    adjusted_solve_rate: Valued[float]
+    n_infra: Valued[int]
+    mean_score: Valued[float]
+    score_by_group: Valued[dict[str, float]]
+    counts: Valued[dict[str, int]]
+    total_input_tokens: Valued[int]
+    total_cache_tokens: Valued[int]
+    total_output_tokens: Valued[int]
+    total_cost_usd: Valued[float]
+    duration_min: Valued[float]
+    agent_label: Valued[str]
+    agent_version: Valued[str]
+    is_control: Valued[bool]
+    is_running: Valued[bool]
+    n_planned: Valued[int]
+    n_retries: Valued[int]
+    dataset: Valued[str]
+
+
+def outcome_counts(trials: Sequence[TrialFacts]) -> dict[Outcome, int]:
+    """Finished trials per outcome, every class present (a count of 0 is a real count)."""
+    counts = Counter(o for o in (classify(t).value for t in trials) if o is not None)
+    return {o: counts.get(o, 0) for o in Outcome}
+
+
+def solve_rates(counts: dict[Outcome, int]) -> tuple[Valued[float], Valued[float]]:
+    """(raw, adjusted). Null when no finished trial has a pass or fail verdict, or when the
+    denominator is empty: no verdict means no solve rate, not 0%."""
+    if not any(counts[o] for o in VERDICT_OUTCOMES):
+        none = unavailable("no trial has a pass or fail verdict")
+        return none, none
+    total = sum(counts.values())
+    infra = sum(counts[o] for o in INFRA_OUTCOMES)
+    resolved = counts[Outcome.RESOLVED]
+    raw = derived(resolved / total, f"{resolved}/{total}")
+    if total - infra == 0:
+        return raw, unavailable("every trial is an infrastructure failure")
+    return raw, derived(resolved / (total - infra), f"{resolved}/{total - infra}")
+
+
+def mean_score(trials: Sequence[TrialFacts]) -> Valued[float]:
+    """Mean graded score over finished trials that have one, weighted by n_parts when present."""
+    pairs = [(s, n or 1) for s, n in (graded_score(t) for t in trials if not t.is_running) if s is not None]
+    weight = sum(n for _, n in pairs)
+    if not weight:
+        return unavailable("no trial has a score")
+    return derived(math.fsum(s * n / weight for s, n in pairs))
+
+
+def score_by_group(trials: Sequence[TrialFacts]) -> Valued[dict[str, float]]:
+    groups: dict[str, list[float]] = {}
+    for t in trials:
+        if t.is_running:
+            continue
+        for part in t.parts:
+            if part.group is not None:
+                groups.setdefault(part.group, []).append(part.score)
+    if not groups:
+        return unavailable("no graded parts with a group")
+    return derived({g: math.fsum(v / len(v) for v in vs) for g, vs in sorted(groups.items())})
+
+
+def _total(values: list[float | int | None], what: str) -> Valued:
+    known = [v for v in values if v is not None]
+    if not known:
+        return unavailable(f"no trial recorded {what}")
+    note = None if len(known) == len(values) else f"{len(known)} of {len(values)} trials recorded {what}"
+    return derived(math.fsum(known) if any(isinstance(v, float) for v in known) else sum(known), note)
+
+
+def _single(values: list[str | None], what: str) -> Valued[str]:
+    known = sorted({v for v in values if v})
+    if len(known) == 1:
+        return measured(known[0])
+    return unavailable(f"no {what} recorded" if not known else f"several: {', '.join(known)}")
+
+
+def dataset_of(trials: Sequence[TrialFacts]) -> Valued[str]:
+    sources = sorted({t.source for t in trials if t.source})
+    if len(sources) == 1:
+        return measured(sources[0])
+    tasks = [t.task for t in trials if t.task]
+    prefix = os.path.commonprefix(tasks).rstrip("-_/.") if len(tasks) > 1 and not sources else ""
+    if prefix:
+        return derived(prefix, "shared prefix of the task names")
+    return unavailable("several datasets" if sources else "no dataset recorded")
+
+
+def derive_job(trials: Sequence[TrialFacts], job: JobFacts | None = None) -> JobMetrics:
+    name = job.job if job else (trials[0].job if trials else "")
+    finished = [t for t in trials if not t.is_running]
+    counts = outcome_counts(finished)
+    raw, adjusted = solve_rates(counts)
+    running = any(t.is_running for t in trials) or bool(job and job.is_running)
+    agent = _single([t.agent_name for t in trials], "agent name")
+    label = measured(job.agent_label) if job and job.agent_label else agent
+    return JobMetrics(
+        job=name,
+        n_trials=measured(len(trials)),
+        n_running=measured(sum(t.is_running for t in trials)),
+        raw_solve_rate=raw,
+        adjusted_solve_rate=adjusted,
+        n_infra=derived(sum(counts[o] for o in INFRA_OUTCOMES)),
+        mean_score=mean_score(trials),
+        score_by_group=score_by_group(trials),
+        counts=derived({o.value: n for o, n in counts.items()}),
+        total_input_tokens=_total([t.n_input_tokens for t in trials], "input tokens"),
+        total_cache_tokens=_total([t.n_cache_tokens for t in trials], "cache tokens"),
+        total_output_tokens=_total([t.n_output_tokens for t in trials], "output tokens"),
+        total_cost_usd=_total([t.cost_usd for t in trials], "a cost"),
+        duration_min=_duration(trials, job, running),
+        agent_label=label,
+        agent_version=_single([t.agent_version for t in trials], "agent version"),
+        is_control=measured(agent.value in CONTROL_AGENTS) if agent.value else unavailable("no agent name"),
+        is_running=measured(running),
+        n_planned=measured(job.n_planned) if job and job.n_planned is not None
+        else unavailable("no run record of planned trials"),
+        n_retries=measured(job.n_retries) if job and job.n_retries is not None
+        else unavailable("no retries recorded by the harness"),
+        dataset=dataset_of(trials),
+    )
+
+
+def _duration(trials: Sequence[TrialFacts], job: JobFacts | None, running: bool) -> Valued[float]:
+    if running:
+        return unavailable("job still running")
+    start = job.started_at if job and job.started_at is not None else min(
+        (t.started_at for t in trials if t.started_at is not None), default=None)
+    end = job.finished_at if job and job.finished_at is not None else max(
+        (t.finished_at for t in trials if t.finished_at is not None), default=None)
+    if start is None or end is None:
+        return unavailable("no start or end recorded")
+    return derived((end - start) / 60.0)

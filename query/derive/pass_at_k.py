@@ -1,0 +1,92 @@
+"""pass@k and pass^k over repeated attempts, as the field guide defines them.
+
+pass@k = 1 - C(n-c, k) / C(n, k)   (at least one of k sampled attempts passes)
+pass^k = C(c, k) / C(n, k)         (all k sampled attempts pass)
+n is a unit's attempt count and c its resolved count; a unit is one task of one dataset. Values are
+averaged over eligible units, for every k from 2 to the smallest attempt count among them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from query.derive.outcomes import VERDICT_OUTCOMES, Outcome, classify
+from query.derive.provenance import Valued, derived, unavailable
+from query.derive.records import TrialFacts
+
+Unit = tuple[str | None, str | None]  # (dataset, task)
+
+
+@dataclass(frozen=True, slots=True)
+class UnitAttempts:
+    unit: Unit
+    n: int  # attempts with a pass/fail verdict
+    c: int  # of those, resolved
+
+
+@dataclass(frozen=True, slots=True)
+class PassAtK:
+    pass_at_k: Valued[dict[int, float]]  # k -> mean pass@k
+    pass_hat_k: Valued[dict[int, float]]  # k -> mean pass^k
+    n_units: Valued[int]  # eligible units averaged over
+    n_excluded_units: Valued[int]  # units left out (an invalidating exception or missing verdict)
+    min_attempts: Valued[int]  # the smallest attempt count among eligible units
+
+
+def pass_at(n: int, c: int, k: int) -> float:
+    """1 - C(n-c,k)/C(n,k), exact (rational) then rounded once."""
+    return float(1 - Fraction(math.comb(n - c, k), math.comb(n, k)))
+
+
+def pass_hat(n: int, c: int, k: int) -> float:
+    """C(c,k)/C(n,k), exact (rational) then rounded once."""
+    return float(Fraction(math.comb(c, k), math.comb(n, k)))
+
+
+def _verdict(trial: TrialFacts) -> bool | None:
+    """True/False for a pass/fail verdict the unit can use; None makes the unit ineligible.
+    An agent error keeps the unit eligible only when the verifier still gave a verdict."""
+    outcome = classify(trial).value
+    if outcome is Outcome.RESOLVED:
+        return True
+    if outcome in VERDICT_OUTCOMES and not trial.exception_type:
+        return False
+    if outcome is Outcome.AGENT_ERROR and trial.rewards:
+        return False
+    return None
+
+
+def eligible_units(trials: Sequence[TrialFacts]) -> tuple[list[UnitAttempts], int]:
+    """(eligible units, number excluded). Running attempts are not evidence yet and are skipped;
+    a unit with any finished attempt lacking a usable verdict is excluded whole."""
+    by_unit: dict[Unit, list[bool | None]] = {}
+    for t in trials:
+        if t.is_running:
+            continue
+        by_unit.setdefault((t.source, t.task), []).append(_verdict(t))
+    units = [UnitAttempts(u, len(v), sum(bool(x) for x in v))
+             for u, v in sorted(by_unit.items(), key=lambda kv: (str(kv[0][0]), str(kv[0][1])))
+             if v and all(x is not None for x in v)]
+    return units, len(by_unit) - len(units)
+
+
+def derive_pass_at_k(trials: Sequence[TrialFacts]) -> PassAtK:
+    units, excluded = eligible_units(trials)
+    n_units, n_excl = derived(len(units)), derived(excluded)
+    if not units:
+        none = unavailable("no eligible unit")
+        return PassAtK(none, none, n_units, n_excl, none)
+    n_min = min(u.n for u in units)
+    if n_min < 2:
+        none = unavailable(f"smallest attempt count is {n_min}; no series below two attempts")
+        return PassAtK(none, none, n_units, n_excl, derived(n_min))
+    ks = range(2, n_min + 1)
+    at = {k: math.fsum(pass_at(u.n, u.c, k) / len(units) for u in units) for k in ks}
+    hat = {k: math.fsum(pass_hat(u.n, u.c, k) / len(units) for u in units) for k in ks}
+    note = f"{len(units)} units, k = 2..{n_min}"
+    return PassAtK(derived(at, note), derived(hat, note), n_units, n_excl, derived(n_min))
+
+
