@@ -9,7 +9,7 @@ just the matched tasks. The first job is the baseline of the differences and fli
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from query.derive.job_metrics import JobMetrics, derive_job
 from query.derive.outcomes import Outcome, classify
@@ -86,5 +86,4 @@ def _diff(value: Valued[float], base: Valued[float]) -> Valued[float]:
 
 
 def _without_wall_time(m: JobMetrics) -> JobMetrics:
-    from dataclasses import replace
     return replace(m, duration_min=unavailable("matched views omit whole-run wall time"))

@@ -80,7 +80,7 @@ def score_by_group(trials: Sequence[TrialFacts]) -> Valued[dict[str, float]]:
                 groups.setdefault(part.group, []).append(part.score)
     if not groups:
         return unavailable("no graded parts with a group")
-    return derived({g: math.fsum(v / len(v) for v in vs) for g, vs in sorted(groups.items())})
+    return derived({g: math.fsum(v / len(vs) for v in vs) for g, vs in sorted(groups.items())})
 
 
 def _total(values: list[float | int | None], what: str) -> Valued:
