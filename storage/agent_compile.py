@@ -6,72 +6,14 @@ apply them like any other DDL and Grafana authors can read them; a test keeps th
 Regenerate with `python -m storage.agent_compile`.
 """
 
-from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
 from storage import agent_rules as rules
-from storage.agent_rule_types import Alias, Fact, KindRule, Source, When
-from storage.agent_sql_parts import category_sql, event_name_sql, lit, provenance_sql, target_paths_sql, typed
-
-
-@dataclass(frozen=True)
-class Context:
-    """How one raw table presents a record to the rules (expressions over its inner SELECT)."""
-
-    source: Source
-    table: str
-    mv: str
-    inner: tuple[str, ...]  # raw columns passed through, plus helper aliases
-    columns: dict[str, str | None]  # @-values of Alias keys; None = the table has no such value
-    root: str | None
-    correlated: str | None
-    outer: tuple[tuple[str, str], ...]  # (agent_events column, expression) besides the facts
-
-
-TRACES = Context(
-    source="span", table="otel_traces", mv="agent_events_traces_mv",
-    inner=("Timestamp", "TraceId", "SpanId", "ParentSpanId", "ServiceName", "ScopeName", "Duration", "StatusCode", "StatusMessage",
-           "SpanName AS _name", "SpanAttributes AS _a", "ResourceAttributes AS _r"),
-    columns={
-        "trace_id": "nullIf(TraceId, '')", "name": "_name",
-        "span_status": "multiIf(StatusCode = 'Error', 'false', StatusCode = 'Ok', 'true', '')",
-        "span_ended": "if(StatusCode = 'Unset', 'true', '')",
-        "status_message": "if(StatusCode = 'Error', substring(StatusMessage, 1, 3), '')",
-        "http_error": "if(_f_http_status >= 400, 'false', '')",
-    },
-    root="ParentSpanId = ''", correlated=None,
-    outer=(
-        ("Timestamp", "Timestamp"),
-        ("EndTimestamp", "addNanoseconds(Timestamp, Duration)"),
-        ("DurationNs", "Duration"),
-        ("TimingQuality", f"if(ScopeName IN ({', '.join(map(lit, rules.INFERRED_TIMING_SCOPES))}), "
-                          "'inferred', 'measured')"),
-        ("EventId", "SpanId"), ("SpanId", "SpanId"), ("ParentSpanId", "ParentSpanId"),
-        ("SourceTable", "'otel_traces'"),
-    ),
-)
-
-_LOG_DURATION = f"toFloat64OrNull(_a[{lit(rules.LOG_DURATION_KEY)}])"
-LOGS = Context(
-    source="log", table="otel_logs", mv="agent_events_logs_mv",
-    inner=("Timestamp", "TraceId", "SpanId", "ServiceName", "ScopeName", "LogAttributes AS _a",
-           "ResourceAttributes AS _r", f"{event_name_sql()} AS _name", f"{_LOG_DURATION} AS _duration_ms"),
-    columns={
-        "trace_id": "nullIf(TraceId, '')", "name": "_name", "span_status": None, "span_ended": None,
-        "status_message": None, "http_error": "if(_f_http_status >= 400, 'false', '')",
-    },
-    root=None, correlated="SpanId != ''",
-    outer=(
-        ("Timestamp", "if(isNull(_duration_ms), Timestamp, "
-                      "subtractNanoseconds(Timestamp, toInt64(assumeNotNull(_duration_ms) * 1000000)))"),
-        ("EndTimestamp", "if(isNull(_duration_ms), NULL, Timestamp)"),
-        ("DurationNs", "toUInt64(_duration_ms * 1000000)"),
-        ("TimingQuality", "if(isNull(_duration_ms), 'unknown', 'inferred')"),
-        ("EventId", "lower(hex(sipHash64(TraceId, SpanId, Timestamp, _name, _a)))"),
-        ("SpanId", "SpanId"), ("ParentSpanId", "''"),
-        ("SourceTable", "'otel_logs'"),
-    ),
+from storage.agent_rule_types import Alias, Fact, KindRule, When
+from storage.agent_sources import CONTEXTS, Context
+from storage.agent_sql_parts import (
+    category_sql, lit, provenance_sql, target_paths_sql, tool_exact_sql, tool_helpers_sql, typed,
 )
 
 
@@ -155,18 +97,38 @@ def _raw(alias: Alias, ctx: Context) -> str | None:
     return raw
 
 
+def _groups(fact: Fact, ctx: Context) -> list[tuple[str, str]]:
+    """Runs of consecutive aliases obtained the same way: (how, SQL of the first value present)."""
+    out: list[tuple[str, list[str]]] = []
+    for alias in fact.aliases:
+        raw = _raw(alias, ctx)
+        if raw is None:
+            continue
+        value = typed(fact.type, raw, alias)
+        if out and out[-1][0] == alias.how:
+            out[-1][1].append(value)
+        else:
+            out.append((alias.how, [value]))
+    return [(how, values[0] if len(values) == 1 else f"coalesce({', '.join(values)})") for how, values in out]
+
+
+def fact_group_sql(fact: Fact, ctx: Context) -> list[str]:
+    """`_g<i>_<fact>`: the value from the i-th run of aliases (NULL outside `only_kinds`)."""
+    out = []
+    for i, (_, value) in enumerate(_groups(fact, ctx)):
+        if fact.only_kinds:
+            value = f"if(_kind IN ({', '.join(map(lit, fact.only_kinds))}), {value}, NULL)"
+        out.append(f"{value} AS _g{i}_{fact.name}")
+    return out
+
+
 def fact_sql(fact: Fact, ctx: Context) -> list[str]:
     """`_f_<fact>` (the value) and `_p_<fact>` (how it was obtained, '' when absent)."""
-    values = [(typed(fact.type, raw, alias), alias.how) for alias in fact.aliases
-              if (raw := _raw(alias, ctx)) is not None]
-    if len(values) == 1:
-        value = values[0][0]
-    else:
-        value = "multiIf(" + ", ".join(f"isNotNull({v}), {v}" for v, _ in values) + ", NULL)"
-    how = "multiIf(" + ", ".join(f"isNotNull({v}), {lit(h)}" for v, h in values) + ", '')"
-    if fact.only_kinds:
-        kinds = ", ".join(map(lit, fact.only_kinds))
-        value, how = f"if(_kind IN ({kinds}), {value}, NULL)", f"if(_kind IN ({kinds}), {how}, '')"
+    groups = [(how, f"_g{i}_{fact.name}") for i, (how, _) in enumerate(_groups(fact, ctx))]
+    value = groups[0][1] if len(groups) == 1 else f"coalesce({', '.join(g for _, g in groups)})"
+    if fact.type == "status":
+        value = f"if({value} BETWEEN 100 AND 599, {value}, NULL)"
+    how = "multiIf(" + ", ".join(f"isNotNull({g}), {lit(h)}" for h, g in groups) + ", '')"
     return [f"{value} AS _f_{fact.name}", f"{how} AS _p_{fact.name}"]
 
 
@@ -175,15 +137,19 @@ def _depends_on_facts(fact: Fact, ctx: Context) -> bool:
 
 
 def stages(ctx: Context) -> list[list[str]]:
-    """Select lists, innermost first. Each stage reads the previous one's columns, so no expression
-    is inlined into the next (ClickHouse expands aliases, and the tree would grow past its limit)."""
+    """Select lists, innermost first. ClickHouse expands an alias wherever it is used, and the
+    view's query is analysed again on every INSERT, so an expression read in many places (the rule
+    index, the kind, the tool name) is computed in a stage before its readers."""
     early = [f for f in rules.FACTS if not _depends_on_facts(f, ctx)]
     late = [f for f in rules.FACTS if _depends_on_facts(f, ctx)]
+    kind = _kind_sql(ctx)
     return [
-        list(ctx.inner),
-        _kind_sql(ctx),
-        [e for f in early for e in fact_sql(f, ctx)],
-        [e for f in late for e in fact_sql(f, ctx)]
+        [*ctx.inner, *ctx.named],
+        kind[:1],
+        kind[1:],
+        [e for f in early for e in fact_group_sql(f, ctx) + fact_sql(f, ctx)],
+        tool_helpers_sql() + [tool_exact_sql()]
+        + [e for f in late for e in fact_group_sql(f, ctx) + fact_sql(f, ctx)]
         + [f"{category_sql()} AS _f_tool_category", f"{target_paths_sql()} AS _f_target_paths"],
     ]
 
@@ -200,11 +166,10 @@ def view_sql(ctx: Context) -> str:
         source = f"(\nSELECT\n    {star}{',\n    '.join(exprs)}\nFROM {source}\n)"
     select = ",\n    ".join(f"{expr} AS {col}" if expr != col else col for col, expr in outer)
     where = "\nWHERE _kind != ''" if any(r.kind is None for r, _ in compiled_rules(ctx)) else ""
+    # Merging the stages' expressions into one plan step costs more than it saves on every INSERT.
     return (f"CREATE MATERIALIZED VIEW IF NOT EXISTS {ctx.mv} TO agent_events AS\nSELECT\n    {select}\n"
-            f"FROM {source}{where}\n")
+            f"FROM {source}{where}\nSETTINGS query_plan_merge_expressions = 0\n")
 
-
-CONTEXTS = (TRACES, LOGS)
 
 
 def generated_files() -> dict[str, str]:

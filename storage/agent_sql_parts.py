@@ -32,15 +32,14 @@ def typed(kind: FactType, raw: str, alias: Alias) -> str:
         return (f"multiIf({_in(raw, _TRUE)}, CAST(true, 'Nullable(Bool)'), {_in(raw, _FALSE)}, "
                 "CAST(false, 'Nullable(Bool)'), CAST(NULL, 'Nullable(Bool)'))")
     if kind == "status":
-        value = f"toUInt16OrNull({raw})"
-        return f"if({value} BETWEEN 100 AND 599, {value}, NULL)"
+        return f"toUInt16OrNull({raw})"
     raise ValueError(kind)
 
 
 def event_name_sql() -> str:
     """A log record's event name: EventName, else attribute event.name (with the producer's prefix
     restored where it drops it), else a body that looks like a dotted event name."""
-    ev = "LogAttributes['event.name']"
+    ev = "_a['event.name']"
     restore = [
         f"{ev} != '' AND position({ev}, '.') = 0 AND (startsWith(ScopeName, {lit(scope)}) "
         f"OR Body = concat({lit(head)}, {ev})), concat({lit(head)}, {ev})"
@@ -50,49 +49,62 @@ def event_name_sql() -> str:
             "length(Body) < 100 AND match(Body, '^[a-z_]+\\\\.[a-z_.]+$'), Body, '')")
 
 
-def _category_tests(name: str) -> list[tuple[str, str]]:
-    """(condition, category literal) per category, on the tool name expression `name`."""
-    out = []
-    for cat in rules.TOOL_CATEGORIES:
-        tests = [_in(name, cat.names)] + [f"startsWith({name}, {lit(p)})" for p in cat.prefixes]
-        out.append((" OR ".join(tests), lit(cat.name)))
-    return out
+def _array(values) -> str:
+    return f"[{', '.join(map(lit, values))}]"
+
+
+def tool_helpers_sql() -> list[str]:
+    """Columns the category and path rules read: the lower-cased tool name, its MCP tool part
+    (`mcp__server__tool` or `server__tool` -> tool), whether it is an MCP tool, the arguments."""
+    markers = [f"_a[{lit(k)}] != ''" if v is None else f"_a[{lit(k)}] = {lit(v)}" for k, v in rules.MCP_MARKERS]
+    return [
+        "lower(ifNull(_f_tool_name, '')) AS _tn",
+        "if(startsWith(_tn, 'mcp__'), substring(_tn, 6), _tn) AS _tn_bare",
+        "if(position(_tn_bare, '__') > 0, substring(_tn_bare, position(_tn_bare, '__') + 2), _tn_bare) AS _tool_part",
+        f"position(_tn, '__') > 0 OR {' OR '.join(markers)} AS _mcp",
+        "ifNull(_f_arguments, '') AS _args",
+    ]
+
+
+def tool_exact_sql() -> str:
+    """`_exact`: the category of the exact (MCP-stripped) tool name, '' if none; one hash lookup."""
+    names = [(name, cat.name) for cat in rules.TOOL_CATEGORIES for name in cat.names]
+    return f"transform(_tool_part, {_array(n for n, _ in names)}, {_array(c for _, c in names)}, '') AS _exact"
 
 
 def category_sql() -> str:
-    """Tool category from the tool name (and, for editor tools, the `command` argument)."""
-    tn = "lower(assumeNotNull(_f_tool_name))"
-    stripped = f"if(startsWith({tn}, 'mcp__'), substring({tn}, 6), {tn})"
-    part = f"if(position({stripped}, '__') > 0, substring({stripped}, position({stripped}, '__') + 2), {stripped})"
-    markers = [f"_a[{lit(k)}] != ''" if v is None else f"_a[{lit(k)}] = {lit(v)}" for k, v in rules.MCP_MARKERS]
-    mcp = f"(position({tn}, '__') > 0 OR {' OR '.join(markers)})"
-    command = "JSONExtractString(ifNull(_f_arguments, ''), 'command')"
-    editor = [f"{_in(tn, rules.EDITOR_TOOLS)} AND {_in(command, cmds)}, {lit(cat)}"
+    """Tool category: exact names looked up once (one hash lookup, `transform`), then name
+    prefixes, editor commands, and keywords for MCP tools. Exact names are tried on the MCP tool
+    part, which for a plain tool is its whole name."""
+    prefixes = [f"startsWith(_tool_part, {lit(p)}), {lit(cat.name)}" for cat in rules.TOOL_CATEGORIES
+                for p in cat.prefixes]
+    command = "JSONExtractString(_args, 'command')"
+    editor = [f"{_in('_tn', rules.EDITOR_TOOLS)} AND {_in(command, cmds)}, {lit(cat)}"
               for cat, cmds in rules.EDITOR_COMMANDS]
-    exact = [f"{test}, {cat}" for test, cat in _category_tests(tn)]
-    mcp_exact = [f"{mcp} AND ({test}), {cat}" for test, cat in _category_tests(part)]
-    keywords = [f"{mcp} AND multiSearchAny({part}, [{', '.join(map(lit, words))}]), {lit(cat)}"
-                for cat, words in rules.MCP_KEYWORDS]
-    plan_op = "_a['gen_ai.operation.name'] = 'plan', 'plan'"
-    branches = ", ".join([plan_op, *exact, *editor, *mcp_exact, *keywords])
+    keywords = [f"_mcp AND multiSearchAny(_tool_part, {_array(words)}), {lit(cat)}" for cat, words in rules.MCP_KEYWORDS]
+    branches = ", ".join(["_a['gen_ai.operation.name'] = 'plan', 'plan'", f"_exact != '', _exact",
+                          *prefixes, *editor, *keywords])
     return f"if(isNull(_f_tool_name), NULL, multiIf({branches}, 'other'))"
+
+
+_PATH_END = '([^\\n"\\\\]+)'  # a path runs to a newline, a quote or a JSON escape
 
 
 def target_paths_sql() -> str:
     """Paths named in the tool arguments (JSON keys, apply_patch headers) or a path attribute."""
-    args = "ifNull(_f_arguments, '')"
-    keys = [f"JSONExtractString({args}, {lit(k)})" for k in rules.PATH_KEYS]
+    keys = [f"JSONExtractString(_args, {lit(k)})" for k in rules.PATH_KEYS]
     attrs = [f"_a[{lit(k)}]" for k in rules.PATH_ATTRIBUTES]
-    headers = [f"extractAll({args}, {lit(h + '([^\\n\"\\\\]+)')})" for h in rules.PATCH_HEADERS]
-    patches = f"if(position({args}, '*** ') > 0, arrayConcat({', '.join(headers)}), [])"
+    headers = [f"extractAll(_args, {lit(h + _PATH_END)})" for h in rules.PATCH_HEADERS]
+    patches = f"if(position(_args, '*** ') > 0, arrayConcat({', '.join(headers)}), [])"
     paths = f"arrayDistinct(arrayFilter(x -> x != '', arrayConcat([{', '.join(attrs + keys)}], {patches})))"
     return f"if(_kind IN ('tool', 'subagent'), {paths}, [])"
 
 
 def provenance_sql(facts: list[str]) -> str:
-    """Map fact -> measured | derived | inferred, for the facts present on the row."""
+    """Map fact -> measured | derived | inferred; '' for a fact the row lacks (a missing key reads
+    as '' too, and building the map without a filter lambda is cheaper on every INSERT)."""
     pairs = [f"{lit(f)}, _p_{f}" for f in facts]
     pairs.append("'kind', 'inferred'")
     pairs.append("'tool_category', if(isNull(_f_tool_category), '', 'inferred')")
     pairs.append("'target_paths', if(empty(_f_target_paths), '', 'derived')")
-    return f"mapFilter((k, v) -> v != '', map({', '.join(pairs)}))"
+    return f"map({', '.join(pairs)})"

@@ -1,0 +1,75 @@
+"""The raw tables the agent views read, and how each presents a record to the convention rules."""
+
+from dataclasses import dataclass
+
+from storage import agent_rules as rules
+from storage.agent_rule_types import Source
+from storage.agent_sql_parts import event_name_sql, lit
+
+_STRING_MAP = "'Map(String, String)'"  # one cast per row; lookups on LowCardinality keys cost ~7x more
+
+
+@dataclass(frozen=True)
+class Context:
+    """How one raw table presents a record to the rules (expressions over its inner SELECT)."""
+
+    source: Source
+    table: str
+    mv: str
+    inner: tuple[str, ...]  # raw columns passed through, plus helper aliases
+    named: tuple[str, ...]  # helper columns computed from `inner` (the next stage)
+    columns: dict[str, str | None]  # @-values of Alias keys; None = the table has no such value
+    root: str | None
+    correlated: str | None
+    outer: tuple[tuple[str, str], ...]  # (agent_events column, expression) besides the facts
+
+
+TRACES = Context(
+    source="span", table="otel_traces", mv="agent_events_traces_mv",
+    inner=("Timestamp", "TraceId", "SpanId", "ParentSpanId", "ServiceName", "ScopeName", "Duration", "StatusCode",
+           "StatusMessage", "SpanName AS _name", f"CAST(SpanAttributes, {_STRING_MAP}) AS _a",
+           f"CAST(ResourceAttributes, {_STRING_MAP}) AS _r"),
+    named=(),
+    columns={
+        "trace_id": "nullIf(TraceId, '')", "name": "_name",
+        "span_status": "multiIf(StatusCode = 'Error', 'false', StatusCode = 'Ok', 'true', '')",
+        "span_ended": "if(StatusCode = 'Unset', 'true', '')",
+        "status_message": "if(StatusCode = 'Error', substring(StatusMessage, 1, 3), '')",
+        "http_error": "if(_f_http_status >= 400, 'false', '')",
+    },
+    root="ParentSpanId = ''", correlated=None,
+    outer=(
+        ("Timestamp", "Timestamp"),
+        ("EndTimestamp", "addNanoseconds(Timestamp, Duration)"),
+        ("DurationNs", "Duration"),
+        ("TimingQuality", f"if(ScopeName IN ({', '.join(map(lit, rules.INFERRED_TIMING_SCOPES))}), "
+                          "'inferred', 'measured')"),
+        ("EventId", "SpanId"), ("SpanId", "SpanId"), ("ParentSpanId", "ParentSpanId"),
+        ("SourceTable", "'otel_traces'"),
+    ),
+)
+
+_LOG_DURATION = f"toFloat64OrNull(_a[{lit(rules.LOG_DURATION_KEY)}])"
+LOGS = Context(
+    source="log", table="otel_logs", mv="agent_events_logs_mv",
+    inner=("Timestamp", "TraceId", "SpanId", "ServiceName", "ScopeName", "Body", "EventName",
+           f"CAST(LogAttributes, {_STRING_MAP}) AS _a", f"CAST(ResourceAttributes, {_STRING_MAP}) AS _r"),
+    named=(f"{event_name_sql()} AS _name", f"{_LOG_DURATION} AS _duration_ms"),
+    columns={
+        "trace_id": "nullIf(TraceId, '')", "name": "_name", "span_status": None, "span_ended": None,
+        "status_message": None, "http_error": "if(_f_http_status >= 400, 'false', '')",
+    },
+    root=None, correlated="SpanId != ''",
+    outer=(
+        ("Timestamp", "if(isNull(_duration_ms), Timestamp, "
+                      "subtractNanoseconds(Timestamp, toInt64(assumeNotNull(_duration_ms) * 1000000)))"),
+        ("EndTimestamp", "if(isNull(_duration_ms), NULL, Timestamp)"),
+        ("DurationNs", "toUInt64(_duration_ms * 1000000)"),
+        ("TimingQuality", "if(isNull(_duration_ms), 'unknown', 'inferred')"),
+        ("EventId", "lower(hex(sipHash64(TraceId, SpanId, Timestamp, _name, _a)))"),
+        ("SpanId", "SpanId"), ("ParentSpanId", "''"),
+        ("SourceTable", "'otel_logs'"),
+    ),
+)
+
+CONTEXTS = (TRACES, LOGS)
