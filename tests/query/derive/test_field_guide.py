@@ -1,0 +1,56 @@
+"""docs/field-guide.md documents every field the derivations produce."""
+
+import dataclasses
+import re
+from pathlib import Path
+
+from query.derive.agentcompass import build_report, to_json
+from query.derive.agentcompass_attempts import CONTRACTS, task_attempts
+from query.derive.behavior import Behavior, TokenPoint
+from query.derive.compare import Comparison, TaskRow
+from query.derive.job_metrics import JobMetrics
+from query.derive.outcomes import Outcome, TrialOutcome
+from query.derive.pass_at_k import PassAtK
+from query.derive.timings import TrialTimings
+from tests.query.derive.builders import trial
+
+GUIDE = Path(__file__).resolve().parents[3] / "docs" / "field-guide.md"
+RECORDS = (TrialOutcome, TrialTimings, Behavior, TokenPoint, JobMetrics, PassAtK, Comparison, TaskRow)
+
+
+def documented() -> set[str]:
+    return set(re.findall(r"`([A-Za-z_][A-Za-z0-9_.]*)`", GUIDE.read_text()))
+
+
+def report_keys(value, out):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.add(key)
+            if key in ("categories", "hierarchy"):  # keyed by category name / node path
+                for breakdown in item.values():
+                    report_keys(breakdown, out)
+            else:
+                report_keys(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            report_keys(item, out)
+    return out
+
+
+def test_every_derived_field_is_documented():
+    names = {f.name for record in RECORDS for f in dataclasses.fields(record)}
+    missing = sorted(names - documented())
+    assert not missing, f"fields not in docs/field-guide.md: {missing}"
+
+
+def test_every_outcome_class_is_documented():
+    missing = sorted(o.value for o in Outcome if o.value not in documented())
+    assert not missing, missing
+
+
+def test_every_agentcompass_report_key_is_documented():
+    tasks = task_attempts([trial("a", reward=1.0), trial("b", reward=0.0)], "correct")
+    keys = report_keys(to_json(build_report(tasks, CONTRACTS["correct"], k=1)), set())
+    keys -= {"aggregation_weight", "description", "label", "precision", "unit"}  # AgentCompass's own
+    missing = sorted(keys - documented())
+    assert not missing, f"metrics.json keys not in docs/field-guide.md: {missing}"
