@@ -54,6 +54,8 @@ def check(trials, *, strategy="avg", primary="correct", aggregation_mode="micro_
                                      category_hierarchy=category_hierarchy)
     theirs_doc = json.loads(json.dumps(theirs.model_dump(mode="json")))
     assert_close(json.loads(metrics_json_text(ours)), theirs_doc)
+    # Same operation order (fsum of divided terms) as AgentCompass, so even the bytes agree.
+    assert metrics_json_text(ours) == json.dumps(theirs_doc, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
     assert render_summary(ours, model="m-1", benchmark="harbor") == render_summary_markdown("m-1", "HARBOR", theirs)
     return to_json(ours)
 

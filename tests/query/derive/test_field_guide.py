@@ -51,6 +51,6 @@ def test_every_outcome_class_is_documented():
 def test_every_agentcompass_report_key_is_documented():
     tasks = task_attempts([trial("a", reward=1.0), trial("b", reward=0.0)], "correct")
     keys = report_keys(to_json(build_report(tasks, CONTRACTS["correct"], k=1)), set())
-    keys -= {"aggregation_weight", "description", "label", "precision", "unit"}  # AgentCompass's own
+    keys -= {"description", "label", "precision", "unit"}  # AgentCompass's own
     missing = sorted(keys - documented())
     assert not missing, f"metrics.json keys not in docs/field-guide.md: {missing}"
