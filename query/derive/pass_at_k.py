@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from query.derive.outcomes import VERDICT_OUTCOMES, Outcome, classify
+from query.derive.outcomes import EXCEPTION_CLASSES, VERDICT_OUTCOMES, Outcome, classify
 from query.derive.provenance import Valued, derived, unavailable
 from query.derive.records import TrialFacts
 
 Unit = tuple[str | None, str | None]  # (dataset, task)
+FAIL_OUTCOMES = (VERDICT_OUTCOMES - {Outcome.RESOLVED}) | {Outcome.AGENT_ERROR}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,9 +53,9 @@ def _verdict(trial: TrialFacts) -> bool | None:
     outcome = classify(trial).value
     if outcome is Outcome.RESOLVED:
         return True
-    if outcome in VERDICT_OUTCOMES and not trial.exception_type:
-        return False
-    if outcome is Outcome.AGENT_ERROR and trial.rewards:
+    cls = EXCEPTION_CLASSES.get(trial.exception_type) if trial.exception_type else None
+    has_verdict = bool(trial.rewards) or (trial.report is not None and trial.report.resolved is not None)
+    if outcome in FAIL_OUTCOMES and has_verdict and cls in (None, Outcome.AGENT_ERROR):
         return False
     return None
 

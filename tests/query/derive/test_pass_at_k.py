@@ -51,3 +51,12 @@ def test_agent_timeout_with_a_verdict_counts_as_an_attempt():
 def test_running_attempts_are_not_evidence_yet():
     trials = attempts("a", [1, 1]) + [trial("a", attempt=3, running=True)]
     assert derive_pass_at_k(trials).min_attempts.value == 2
+
+
+def test_agent_error_with_a_patch_verdict_counts_as_a_failed_attempt():
+    from query.derive.records import VerifierReport
+    no_patch = VerifierReport(resolved=False, patch_exists=False)
+    trials = [trial("a", attempt=1, reward=0.0, exception="AgentTimeoutError", report=no_patch),
+              trial("a", attempt=2, reward=1.0)]
+    r = derive_pass_at_k(trials)
+    assert r.n_units.value == 1 and r.pass_at_k.value == {2: 1.0} and r.pass_hat_k.value == {2: 0.0}
