@@ -1,51 +1,41 @@
-"""GET /api/spans: stored spans, filtered, in start-time order, a page at a time."""
+"""GET /api/spans: agent events (spans and log events, classified), filtered, in start-time order,
+a page at a time."""
 
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import BaseModel
 
 from query import cursor
+from query.agent_events import COLUMNS, AgentEvent, from_row
 from storage import Store
 
-
-class SpanRow(BaseModel):
-    trace_id: str
-    span_id: str
-    parent_span_id: str
-    name: str
-    kind: str
-    service: str
-    start_unix_nano: int
-    duration_ns: int
-    status_code: str
-    status_message: str
-    job: str | None
-    trial: str | None
-    attributes: dict[str, str]
-    resource: dict[str, str]
+KINDS = ("llm_request", "reasoning", "output", "tool", "subagent", "session", "user_message", "compaction", "group")
 
 
-class SpanPage(BaseModel):
-    items: list[SpanRow]
+class EventPage(BaseModel):
+    items: list[AgentEvent]
     next_cursor: str | None
 
 
-_SELECT = """
-SELECT TraceId, SpanId, ParentSpanId, SpanName, SpanKind, ServiceName, toUnixTimestamp64Nano(Timestamp) AS ts,
-       Duration, StatusCode, StatusMessage, ResourceAttributes['harbor.job.name'] AS job,
-       ResourceAttributes['harbor.trial.name'] AS trial, SpanAttributes, ResourceAttributes
-FROM otel_traces
-WHERE ({job:String} = '' OR job = {job:String})
-  AND ({trial:String} = '' OR trial = {trial:String})
-  AND ({service:String} = '' OR ServiceName = {service:String})
-  AND ({name:String} = '' OR SpanName = {name:String})
-  AND Timestamp >= fromUnixTimestamp64Nano({since:Int64})
-  AND Timestamp < fromUnixTimestamp64Nano({until:Int64})
-  AND (ts, TraceId, SpanId) > ({after_ts:Int64}, {after_trace:String}, {after_span:String})
-ORDER BY ts, TraceId, SpanId
-LIMIT {limit:UInt32}
+_SELECT = f"""
+SELECT {COLUMNS}
+FROM agent_events
+WHERE ({{job:String}} = '' OR JobName = {{job:String}})
+  AND ({{trial:String}} = '' OR TrialName = {{trial:String}})
+  AND ({{kind:String}} = '' OR Kind = {{kind:String}})
+  AND ({{tool_category:String}} = '' OR ToolCategory = {{tool_category:String}})
+  AND ({{model:String}} = '' OR Model = {{model:String}})
+  AND ({{status:Int32}} = 0 OR HttpStatus = {{status:Int32}})
+  AND ({{outcome:String}} = '' OR Success = ({{outcome:String}} = 'ok'))
+  AND ({{service:String}} = '' OR ServiceName = {{service:String}})
+  AND ({{name:String}} = '' OR Name = {{name:String}})
+  AND Timestamp >= fromUnixTimestamp64Nano({{since:Int64}})
+  AND Timestamp < fromUnixTimestamp64Nano({{until:Int64}})
+  AND (ts, EventId) > ({{after_ts:Int64}}, {{after_id:String}})
+ORDER BY ts, EventId
+LIMIT {{limit:UInt32}}
 """
 
 MAX_LIMIT = 1000
@@ -56,41 +46,51 @@ def _nanos(value: datetime | None, default: int) -> int:
     return default if value is None else int(value.timestamp() * 1_000_000_000)
 
 
+def _status(status: str) -> tuple[int, str]:
+    """`status` is an HTTP status (429) or an outcome (ok / error)."""
+    if status.isdigit():
+        return int(status), ""
+    if status in ("", "ok", "error"):
+        return 0, status
+    raise HTTPException(400, "status is an HTTP status code (e.g. 429) or one of ok, error")
+
+
 def spans_router() -> APIRouter:
     router = APIRouter(tags=["spans"])
 
-    @router.get("/api/spans", response_model=SpanPage, summary="Spans by job, trial, service, name and time")
+    @router.get("/api/spans", response_model=EventPage,
+                summary="Agent events (spans and log events) by kind, job, trial, tool category, model, status, time")
     def list_spans(
         request: Request,
         job: str = "",
         trial: str = "",
+        kind: Annotated[str, Query(description=f"one of {', '.join(KINDS)}")] = "",
+        tool_category: Annotated[str, Query(description="plan, search, read, edit, execute or other")] = "",
+        model: str = "",
+        status: Annotated[str, Query(description="HTTP status (e.g. 429), or ok / error")] = "",
         service: str = "",
-        name: str = "",
+        name: Annotated[str, Query(description="span name or event name")] = "",
         since: Annotated[datetime | None, Query(description="ISO 8601 start, inclusive")] = None,
         until: Annotated[datetime | None, Query(description="ISO 8601 end, exclusive")] = None,
         limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 100,
         cursor_: Annotated[str | None, Query(alias="cursor")] = None,
-    ) -> SpanPage:
+    ) -> EventPage:
+        if kind and kind not in KINDS:
+            raise HTTPException(400, f"kind must be one of {', '.join(KINDS)}")
+        http_status, outcome = _status(status)
         store: Store = request.app.state.store
-        after = cursor.decode(cursor_, 3) or [-1, "", ""]
+        after = cursor.decode(cursor_, 2) or [-1, ""]
         rows = store.client.query(
             _SELECT,
             parameters={
-                "job": job, "trial": trial, "service": service, "name": name,
+                "job": job, "trial": trial, "kind": kind, "tool_category": tool_category, "model": model,
+                "status": http_status, "outcome": outcome, "service": service, "name": name,
                 "since": _nanos(since, 0), "until": _nanos(until, _FAR_FUTURE),
-                "after_ts": int(after[0]), "after_trace": str(after[1]), "after_span": str(after[2]),
-                "limit": limit,
+                "after_ts": int(after[0]), "after_id": str(after[1]), "limit": limit,
             },
         ).result_rows
-        items = [
-            SpanRow(
-                trace_id=r[0], span_id=r[1], parent_span_id=r[2], name=r[3], kind=r[4], service=r[5],
-                start_unix_nano=r[6], duration_ns=r[7], status_code=r[8], status_message=r[9],
-                job=r[10] or None, trial=r[11] or None, attributes=r[12], resource=r[13],
-            )
-            for r in rows
-        ]
-        next_cursor = cursor.encode([rows[-1][6], rows[-1][0], rows[-1][1]]) if len(rows) == limit else None
-        return SpanPage(items=items, next_cursor=next_cursor)
+        items = [from_row(r) for r in rows]
+        next_cursor = cursor.encode([items[-1].start_unix_nano, items[-1].event_id]) if len(rows) == limit else None
+        return EventPage(items=items, next_cursor=next_cursor)
 
     return router

@@ -1,0 +1,41 @@
+"""GET /api/trials/{trial}/trace: a trial's span tree with kinds, facts and timing quality."""
+
+from fastapi import APIRouter, HTTPException, Request
+
+from query.agent_events import COLUMNS, from_row
+from query.trace_tree import TraceTree, build_tree
+from storage import Store
+
+# A trial's events, plus the events of its traces that carry no identity of their own (a child
+# span without session.id falls back to its trace id).
+_SELECT = f"""
+SELECT {COLUMNS}
+FROM agent_events
+WHERE TrialName = {{trial:String}}
+   OR TraceId IN (SELECT DISTINCT TraceId FROM agent_events WHERE TrialName = {{trial:String}} AND TraceId != '')
+ORDER BY ts, EventId
+LIMIT {{limit:UInt32}}
+"""
+
+MAX_EVENTS = 50_000
+
+
+class TrialTrace(TraceTree):
+    trial: str
+    truncated: bool
+
+
+def trace_router() -> APIRouter:
+    router = APIRouter(tags=["trials"])
+
+    @router.get("/api/trials/{trial}/trace", response_model=TrialTrace,
+                summary="The trial's span tree: kinds resolved across the trace, facts, timing quality")
+    def trial_trace(trial: str, request: Request) -> TrialTrace:
+        store: Store = request.app.state.store
+        rows = store.client.query(_SELECT, parameters={"trial": trial, "limit": MAX_EVENTS + 1}).result_rows
+        if not rows:
+            raise HTTPException(404, f"no agent events for trial {trial!r}")
+        tree = build_tree([from_row(r) for r in rows[:MAX_EVENTS]])
+        return TrialTrace(trial=trial, truncated=len(rows) > MAX_EVENTS, **tree.model_dump())
+
+    return router
