@@ -4,25 +4,20 @@ The writer hands the engine length-delimited ExportXServiceRequest messages (for
 request per row); these statements ARRAY JOIN down to spans / log records / data points and write the
 OpenTelemetry Collector ClickHouse exporter's columns with its value conventions. Python never
 touches a span on this path.
+
+Planning an INSERT costs more than executing it for a few thousand rows, and the cost grows with the
+number of attribute renderers in the statement: so each level renders all of its attribute lists
+(span, events, links; resource and scope) with a single `attribute_maps` call.
 """
 
 from importlib.resources import files
 
+from storage.any_value_sql import ANY_VALUE_TYPE, any_value_text, attribute_maps
+
 PROTO_SCHEMA = files("storage").joinpath("otlp_decode.proto").read_text()
 
-# ClickHouse column types matching the messages of otlp_decode.proto. The engine reads AnyValue's
-# scalar members straight into Nullable(String) (ints in decimal, doubles in shortest form, bools as
-# true/false), so the member that was sent is the one that is not NULL.
-_SCALARS = (
-    "string_value Nullable(String), bool_value Nullable(String), int_value Nullable(String), "
-    "double_value Nullable(String), bytes_value Nullable(String)"
-)
-_LEAF = f"Tuple({_SCALARS})"
-_ANY = (
-    f"Tuple({_SCALARS}, array_value Tuple(values Array({_LEAF})), "
-    f"kvlist_value Tuple(values Array(Tuple(key String, value {_LEAF}))))"
-)
-_ATTRS = f"Array(Tuple(key String, value {_ANY}))"
+# ClickHouse column types matching the messages of otlp_decode.proto.
+_ATTRS = f"Array(Tuple(key String, value {ANY_VALUE_TYPE}))"
 _RESOURCE = f"Tuple(attributes {_ATTRS})"
 _SCOPE = f"Tuple(name String, version String, attributes {_ATTRS}, dropped_attributes_count UInt32)"
 _SPAN = (
@@ -35,7 +30,7 @@ _SPAN = (
 )
 _LOG = (
     "Tuple(time_unix_nano UInt64, severity_number Int32, severity_text String, "
-    f"body {_ANY}, attributes {_ATTRS}, flags UInt32, trace_id String, span_id String, "
+    f"body {ANY_VALUE_TYPE}, attributes {_ATTRS}, flags UInt32, trace_id String, span_id String, "
     "observed_time_unix_nano UInt64, event_name String)"
 )
 _EXEMPLARS = (
@@ -74,35 +69,6 @@ METRICS_STRUCTURE = (
 )
 
 
-def _double(v: str) -> str:
-    # pdata writes large doubles as ECMAScript does ("1e+21"); the engine writes "1e21".
-    return f"replaceRegexpOne({v}.double_value, 'e([0-9])', 'e+\\\\1')"
-
-
-def _leaf_json(v: str) -> str:
-    return (
-        f"coalesce(toJSONString({v}.string_value), {v}.int_value, {_double(v)}, {v}.bool_value, "
-        f"toJSONString(base64Encode({v}.bytes_value)), 'null')"
-    )
-
-
-def any_value_string(v: str) -> str:
-    """The exporter's AnyValue.AsString(): scalars as text, bytes as base64, arrays and maps as JSON."""
-    array = f"concat('[', arrayStringConcat(arrayMap(x -> {_leaf_json('x')}, {v}.array_value.values), ','), ']')"
-    kvlist = (
-        f"concat('{{', arrayStringConcat(arrayMap(kv -> concat(toJSONString(kv.key), ':', {_leaf_json('kv.value')}), "
-        f"{v}.kvlist_value.values), ','), '}}')"
-    )
-    return (
-        f"coalesce({v}.string_value, {v}.int_value, {_double(v)}, {v}.bool_value, base64Encode({v}.bytes_value), "
-        f"if(notEmpty({v}.array_value.values), {array}, if(notEmpty({v}.kvlist_value.values), {kvlist}, '')))"
-    )
-
-
-def attributes_map(attrs: str) -> str:
-    return f"mapFromArrays({attrs}.key, arrayMap(v -> {any_value_string('v')}, {attrs}.value))"
-
-
 def _nanos(expr: str) -> str:
     return f"fromUnixTimestamp64Nano(toInt64({expr}))"
 
@@ -111,16 +77,16 @@ def _hex(expr: str) -> str:
     return f"lower(hex({expr}))"
 
 
-# Resource and scope columns are computed once per scope block, then copied onto each item by the
-# outer ARRAY JOIN, instead of being rebuilt for every span.
 def _scoped(source: str, resources: str, scopes: str, items: str, extra: str = "") -> str:
+    """One row per scope block with its resource and scope columns, computed once, not per item."""
     return f"""
     SELECT
-        {attributes_map('rs.resource.attributes')} AS res_attrs,
+        {attribute_maps('[rs.resource.attributes, sc.scope.attributes]')} AS scoped_maps,
+        scoped_maps[1] AS res_attrs,
         res_attrs['service.name'] AS service_name,
         sc.scope.name AS scope_name,
         sc.scope.version AS scope_version,
-        {attributes_map('sc.scope.attributes')} AS scope_attrs,
+        scoped_maps[2] AS scope_attrs,
         sc.scope.dropped_attributes_count AS scope_dropped,
         sc.{items} AS items{extra}
     FROM {source}
@@ -134,6 +100,10 @@ STATUS_CODES = "['Unset', 'Ok', 'Error']"
 
 def traces_insert(source: str) -> str:
     """`source` is a table function yielding rows of TRACES_STRUCTURE (file(...) or input(...))."""
+    maps = attribute_maps(
+        "arrayConcat([sp.attributes, rs.resource.attributes], arrayMap(e -> e.attributes, sp.events), "
+        "arrayMap(l -> l.attributes, sp.links))"
+    )
     return f"""
 INSERT INTO otel_traces (
     Timestamp, TraceId, SpanId, ParentSpanId, TraceState, SpanName, SpanKind, ServiceName,
@@ -148,23 +118,25 @@ SELECT
     sp.trace_state,
     sp.name,
     {SPAN_KINDS}[least(greatest(sp.kind, 0), 5) + 1],
-    service_name,
+    (({maps} AS maps)[2] AS res_attrs)['service.name'],
     res_attrs,
-    scope_name,
-    scope_version,
-    {attributes_map('sp.attributes')},
+    sc.scope.name,
+    sc.scope.version,
+    maps[1],
     sp.end_time_unix_nano - sp.start_time_unix_nano,
     {STATUS_CODES}[least(greatest(sp.status.code, 0), 2) + 1],
     sp.status.message,
     arrayMap(e -> {_nanos('e.time_unix_nano')}, sp.events),
     arrayMap(e -> e.name, sp.events),
-    arrayMap(e -> {attributes_map('e.attributes')}, sp.events),
+    arraySlice(maps, 3, length(sp.events)),
     arrayMap(l -> {_hex('l.trace_id')}, sp.links),
     arrayMap(l -> {_hex('l.span_id')}, sp.links),
     arrayMap(l -> l.trace_state, sp.links),
-    arrayMap(l -> {attributes_map('l.attributes')}, sp.links)
-FROM ({_scoped(source, 'resource_spans', 'scope_spans', 'spans')})
-ARRAY JOIN items AS sp"""
+    arraySlice(maps, 3 + length(sp.events), length(sp.links))
+FROM {source}
+ARRAY JOIN resource_spans AS rs
+ARRAY JOIN rs.scope_spans AS sc
+ARRAY JOIN sc.spans AS sp"""
 
 
 def logs_insert(source: str) -> str:
@@ -181,14 +153,14 @@ SELECT
     lr.severity_text,
     lr.severity_number,
     service_name,
-    {any_value_string('lr.body')},
+    {any_value_text('lr.body')},
     res_schema_url,
     res_attrs,
     scope_schema_url,
     scope_name,
     scope_version,
     scope_attrs,
-    {attributes_map('lr.attributes')},
+    {attribute_maps('[lr.attributes]')}[1],
     lr.event_name
 FROM ({_scoped(source, 'resource_logs', 'scope_logs', 'log_records',
                extra=", rs.schema_url AS res_schema_url, sc.schema_url AS scope_schema_url")})
@@ -205,14 +177,15 @@ _EXEMPLAR_COLUMNS = """
 
 
 def _metric_common_values() -> str:
+    point_maps = attribute_maps("arrayConcat([dp.attributes], arrayMap(x -> x.filtered_attributes, dp.exemplars))")
     return f"""
     res_attrs, res_schema_url, scope_name, scope_version, scope_attrs, scope_dropped, scope_schema_url,
-    service_name, m.name, m.description, m.unit, {attributes_map('dp.attributes')},
+    service_name, m.name, m.description, m.unit, ({point_maps} AS point_maps)[1],
     {_nanos('dp.start_time_unix_nano')}, {_nanos('dp.time_unix_nano')}"""
 
 
 _EXEMPLAR_VALUES = f"""
-    arrayMap(x -> {attributes_map('x.filtered_attributes')}, dp.exemplars),
+    arraySlice(point_maps, 2, length(dp.exemplars)),
     arrayMap(x -> {_nanos('x.time_unix_nano')}, dp.exemplars),
     arrayMap(x -> ifNull(x.as_double, toFloat64(ifNull(x.as_int, 0))), dp.exemplars),
     arrayMap(x -> {_hex('x.span_id')}, dp.exemplars),
