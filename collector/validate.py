@@ -48,8 +48,11 @@ def check_request(spec: SignalSpec, body: bytes) -> Checked:
     for container, items in _item_lists(spec.signal, request):
         container_problem = None if strict else first_invalid_utf8(container, skip=_ITEM_FIELDS)
         bad: list[int] = []
+        plainly_valid = _PLAINLY_VALID[spec.signal]
         for index, item in enumerate(items):
-            problem = container_problem or _problem(spec.signal, item) or (None if strict else first_invalid_utf8(item))
+            problem = container_problem or (None if plainly_valid(item) else _problem(spec.signal, item))
+            if not strict:
+                problem = problem or first_invalid_utf8(item)
             if problem:
                 bad.append(index)
                 if len(reasons) < MAX_REASONS and problem not in reasons:
@@ -104,6 +107,37 @@ def _id_problem(what: str, value: bytes, size: int, optional: bool) -> str | Non
 
 def _time_problem(what: str, value: int) -> str | None:
     return f"{what} {value} is beyond year 2262" if value > MAX_UNIX_NANO else None
+
+
+_ZERO8, _ZERO16 = bytes(8), bytes(16)
+
+
+# One cheap expression per item that is true for the common, valid case; anything else gets the
+# full check below, which names the problem.
+def _plain_span(s: Message) -> bool:
+    trace_id, span_id, parent = s.trace_id, s.span_id, s.parent_span_id
+    return (
+        len(trace_id) == 16 and len(span_id) == 8 and trace_id != _ZERO16 and span_id != _ZERO8
+        and (not parent or (len(parent) == 8 and parent != _ZERO8))
+        and 0 < s.start_time_unix_nano <= s.end_time_unix_nano <= MAX_UNIX_NANO
+        and not s.events and not s.links
+    )
+
+
+def _plain_log(r: Message) -> bool:
+    trace_id, span_id = r.trace_id, r.span_id
+    return (
+        (not trace_id or (len(trace_id) == 16 and trace_id != _ZERO16))
+        and (not span_id or (len(span_id) == 8 and span_id != _ZERO8))
+        and r.time_unix_nano <= MAX_UNIX_NANO and r.observed_time_unix_nano <= MAX_UNIX_NANO
+    )
+
+
+def _plain_point(p: Message) -> bool:
+    return p.time_unix_nano <= MAX_UNIX_NANO and p.start_time_unix_nano <= MAX_UNIX_NANO
+
+
+_PLAINLY_VALID = {Signal.traces: _plain_span, Signal.logs: _plain_log, Signal.metrics: _plain_point}
 
 
 def _problem(signal: Signal, item: Message) -> str | None:
