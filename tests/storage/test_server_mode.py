@@ -144,7 +144,7 @@ def test_sdk_spans_land_with_the_exporters_values_and_are_served(server, ch, uni
 
     page = httpx.get(f"{server.http_url}/api/spans", params={"service": unique}).json()
     assert {(s["name"], s["kind"], s["job"]) for s in page["items"]} == {
-        ("invoke_agent", "Server", f"job-{unique}"), ("chat claude-sonnet-4", "Client", f"job-{unique}")}
+        ("invoke_agent", "session", f"job-{unique}"), ("chat claude-sonnet-4", "llm_request", f"job-{unique}")}
 
 
 def test_sdk_logs_and_metrics_land(server, ch, unique):
