@@ -2,15 +2,21 @@
 
 import grpc
 
+from collector.auth import Authenticator, Unauthorized
 from collector.errors import IngestError
 from collector.receiver import Receiver
 from collector.signals import SIGNALS, SignalSpec, response
 
 
-def _handler(receiver: Receiver, spec: SignalSpec):
+def _handler(receiver: Receiver, authenticator: Authenticator, spec: SignalSpec):
     async def export(body: bytes, context: grpc.aio.ServicerContext):
+        metadata = dict(context.invocation_metadata() or ())
         try:
-            result = await receiver.export(spec.signal, body)
+            caller = authenticator.authenticate(metadata.get("authorization"))
+        except Unauthorized as exc:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(exc))
+        try:
+            result = await receiver.export(spec.signal, body, caller)
         except IngestError as exc:
             # Status details travel as a header (16 KiB hard limit): a longer message, such as a store error
             # quoting a whole request URL, would turn the answer into RESOURCE_EXHAUSTED "Stream removed".
@@ -28,21 +34,23 @@ def _brief(message: str, limit: int = 1000) -> str:
 
 
 class _Handlers(grpc.GenericRpcHandler):
-    def __init__(self, receiver: Receiver) -> None:
-        self._by_method = {spec.grpc_method: _handler(receiver, spec) for spec in SIGNALS.values()}
+    def __init__(self, receiver: Receiver, authenticator: Authenticator) -> None:
+        self._by_method = {spec.grpc_method: _handler(receiver, authenticator, spec) for spec in SIGNALS.values()}
 
     def service(self, handler_call_details):
         return self._by_method.get(handler_call_details.method)
 
 
-def build_grpc_server(receiver: Receiver, host: str, port: int, max_message_bytes: int) -> tuple[grpc.aio.Server, int]:
+def build_grpc_server(
+    receiver: Receiver, authenticator: Authenticator, host: str, port: int, max_message_bytes: int
+) -> tuple[grpc.aio.Server, int]:
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", max_message_bytes),
             ("grpc.so_reuseport", 0),
         ]
     )
-    server.add_generic_rpc_handlers((_Handlers(receiver),))
+    server.add_generic_rpc_handlers((_Handlers(receiver, authenticator),))
     bound = server.add_insecure_port(f"{host}:{port}")
     if bound == 0:
         raise OSError(f"cannot listen for OTLP/gRPC on {host}:{port}")

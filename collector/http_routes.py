@@ -6,7 +6,8 @@ from fastapi import APIRouter, Request, Response
 from google.protobuf import json_format
 from google.rpc import status_pb2
 
-from collector.errors import IngestError, InvalidRequest, TooLarge
+from collector.auth import Authenticator, Unauthorized
+from collector.errors import IngestError, InvalidRequest, TooLarge, Unauthenticated
 from collector.otlp_json import json_to_protobuf
 from collector.receiver import Receiver
 from collector.signals import SIGNALS, SignalSpec, response
@@ -37,7 +38,7 @@ def _reply(message, as_json: bool, status: int = 200, headers: dict | None = Non
     return Response(message.SerializeToString(), status_code=status, media_type=PROTOBUF, headers=headers)
 
 
-def otlp_router(receiver: Receiver, max_body_bytes: int) -> APIRouter:
+def otlp_router(receiver: Receiver, authenticator: Authenticator, max_body_bytes: int) -> APIRouter:
     router = APIRouter(tags=["OTLP/HTTP"])
 
     def add(spec: SignalSpec) -> None:
@@ -45,6 +46,10 @@ def otlp_router(receiver: Receiver, max_body_bytes: int) -> APIRouter:
             content_type = request.headers.get("content-type", PROTOBUF).split(";")[0].strip().lower()
             as_json = content_type == JSON
             try:
+                try:
+                    caller = authenticator.authenticate(request.headers.get("authorization"))
+                except Unauthorized as exc:
+                    raise Unauthenticated(str(exc)) from exc
                 if content_type not in (PROTOBUF, JSON):
                     raise InvalidRequest(f"unsupported Content-Type {content_type!r}; use {PROTOBUF} or {JSON}")
                 declared = request.headers.get("content-length")
@@ -54,10 +59,12 @@ def otlp_router(receiver: Receiver, max_body_bytes: int) -> APIRouter:
                 body = _decompress(body, request.headers.get("content-encoding", "").lower(), max_body_bytes)
                 if as_json:
                     body = json_to_protobuf(spec, body)
-                result = await receiver.export(spec.signal, body)
+                result = await receiver.export(spec.signal, body, caller)
             except IngestError as exc:
                 status = status_pb2.Status(code=exc.grpc_code.value[0], message=str(exc))
-                headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+                headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else {}
+                if isinstance(exc, Unauthenticated):
+                    headers["WWW-Authenticate"] = "Bearer"
                 return _reply(status, as_json, exc.http_status, headers)
             return _reply(response(spec, result.rejected, result.message), as_json)
 

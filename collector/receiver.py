@@ -4,6 +4,7 @@ import hashlib
 from dataclasses import dataclass
 
 from collector.accounting import IngestCounters
+from collector.auth import Caller
 from collector.errors import IngestError
 from collector.signals import SIGNALS, SignalSpec
 from collector.validate import check_request
@@ -20,20 +21,25 @@ class ExportResult:
     duplicate: bool
 
 
+OPEN = Caller(tenant=None)
+
+
 class Receiver:
     def __init__(self, writer: Writer, counters: IngestCounters | None = None) -> None:
         self._writer = writer
         self.counters = counters or IngestCounters()
 
-    async def export(self, signal: Signal, body: bytes) -> ExportResult:
+    async def export(self, signal: Signal, body: bytes, caller: Caller = OPEN) -> ExportResult:
         """Validates, queues and waits for the commit; raises an IngestError for the wire."""
         spec = SIGNALS[signal]
         try:
             checked = check_request(spec, body)
             duplicate = False
             if checked.accepted:
-                digest = hashlib.blake2b(body, digest_size=16).digest()
-                duplicate = not await self._writer.write(signal, checked.payload, checked.accepted, digest)
+                digest = hashlib.blake2b(body, digest_size=16, key=(caller.tenant or "").encode()).digest()
+                duplicate = not await self._writer.write(
+                    signal, checked.payload, checked.accepted, digest, caller.tenant
+                )
         except IngestError as exc:
             self.counters.refused_requests[(signal.value, type(exc).__name__)] += 1
             raise

@@ -27,6 +27,7 @@ class Pending:
     payload: bytes
     items: int
     digest: bytes
+    tenant: str | None = None
     done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
@@ -80,7 +81,9 @@ class Writer:
     def queued_items(self) -> int:
         return self._queued_items
 
-    async def write(self, signal: Signal, payload: bytes, items: int, digest: bytes) -> bool:
+    async def write(
+        self, signal: Signal, payload: bytes, items: int, digest: bytes, tenant: str | None = None
+    ) -> bool:
         """Returns after the payload is committed: True if stored now, False if it was a duplicate."""
         if digest in self._committed:
             return False
@@ -91,7 +94,7 @@ class Writer:
             raise StoreDown("harborlight is shutting down")
         if self._queue and self._queued_items + items > self._limits.max_queued_items:
             raise QueueFull(f"ingest queue is full ({self._queued_items} items waiting); retry later")
-        pending = Pending(signal, payload, items, digest)
+        pending = Pending(signal, payload, items, digest, tenant)
         self._queue.append(pending)
         self._in_flight[digest] = pending
         self._queued_items += items

@@ -12,15 +12,16 @@ from dataclasses import dataclass
 from itertools import groupby
 
 import uvicorn
-from fastapi import FastAPI
+from fastapi import FastAPI, HTTPException
 
+from collector.auth import Authenticator, Unauthorized
 from collector.grpc_server import build_grpc_server
 from collector.http_routes import otlp_router
 from collector.receiver import Receiver
 from collector.writer import Pending, Writer, WriterLimits
 from harborlight.settings import Settings
 from query.api import api_router
-from storage import Store, ensure_schema, insert_requests, open_client, recent_digests, record_digests
+from storage import Signal, Store, ensure_schema, insert_requests, open_client, recent_digests, record_digests
 
 log = logging.getLogger("harborlight")
 
@@ -41,26 +42,44 @@ def open_store(settings: Settings) -> Store:
 
 def committer(store: Store):
     def commit(batch: list[Pending]) -> None:
-        ordered = sorted(batch, key=lambda p: p.signal)
-        for signal, group in groupby(ordered, key=lambda p: p.signal):
-            insert_requests(store, signal, [p.payload for p in group])
+        def key(p: Pending) -> tuple[str, str]:
+            return p.signal.value, p.tenant or ""
+
+        for (signal, tenant), group in groupby(sorted(batch, key=key), key=key):
+            insert_requests(store, Signal(signal), [p.payload for p in group], tenant or None)
         record_digests(store, [(p.digest, p.signal.value, p.items) for p in batch])
 
     return commit
 
 
-def build_http_app(store: Store, writer: Writer, receiver: Receiver, settings: Settings) -> FastAPI:
+def api_authenticator(authenticator: Authenticator):
+    """The API's view of authentication: a tenant ('' when off) or a 401."""
+
+    def authenticate(authorization: str | None) -> str:
+        try:
+            return authenticator.authenticate(authorization).tenant or ""
+        except Unauthorized as exc:
+            raise HTTPException(401, str(exc), headers={"WWW-Authenticate": "Bearer"}) from exc
+
+    return authenticate
+
+
+def build_http_app(
+    store: Store, writer: Writer, receiver: Receiver, authenticator: Authenticator, settings: Settings
+) -> FastAPI:
     app = FastAPI(title="harborlight", summary="OTLP in, agent behaviour out", version="0.1.0")
     app.state.store = store
     app.state.counters = receiver.counters
     app.state.writer = writer
-    app.include_router(otlp_router(receiver, settings.max_request_bytes))
+    app.state.authenticate = api_authenticator(authenticator)
+    app.include_router(otlp_router(receiver, authenticator, settings.max_request_bytes))
     app.include_router(api_router())
     return app
 
 
 @asynccontextmanager
 async def running(settings: Settings) -> AsyncIterator[Running]:
+    authenticator = Authenticator.from_settings(settings.auth_token, settings.tokens_file)
     store = await asyncio.to_thread(open_store, settings)
     limits = WriterLimits(
         max_queued_items=settings.max_queued_items,
@@ -72,11 +91,12 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
         async with Writer(committer(store), limits, known) as writer:
             receiver = Receiver(writer)
             grpc_server, grpc_port = build_grpc_server(
-                receiver, settings.host, settings.grpc_port, settings.max_request_bytes
+                receiver, authenticator, settings.host, settings.grpc_port, settings.max_request_bytes
             )
             await grpc_server.start()
             config = uvicorn.Config(
-                build_http_app(store, writer, receiver, settings), host=settings.host, port=settings.http_port,
+                build_http_app(store, writer, receiver, authenticator, settings),
+                host=settings.host, port=settings.http_port,
                 log_level="warning", lifespan="off", timeout_graceful_shutdown=5,
             )
             http_server = uvicorn.Server(config)

@@ -26,6 +26,10 @@ class Settings:
     )
     max_batch_items: int = _setting(50_000, "most items committed in one INSERT")
     linger_ms: int = _setting(5, "how long the writer waits for concurrent requests to join one commit")
+    auth_token: str | None = _setting(None, "require 'Authorization: Bearer <token>' on ingest and the API")
+    tokens_file: Path | None = _setting(
+        None, "file of 'token tenant' lines: each token may write and read only its tenant's data"
+    )
 
     @classmethod
     def resolve(cls, given: Mapping[str, object], environ: Mapping[str, str] = os.environ) -> "Settings":

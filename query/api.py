@@ -1,17 +1,21 @@
 """The query API's routes, gathered for the composition root."""
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 
 from query.health import health_router
 from query.ingest import ingest_router
+from query.tenancy import require_caller
 from query.spans import spans_router
 from query.trace_routes import trace_router
 
 
 def api_router() -> APIRouter:
+    """Every route but /healthz (for load balancers) asks for the caller's token when auth is on."""
     router = APIRouter()
     router.include_router(health_router())
-    router.include_router(spans_router())
-    router.include_router(trace_router())
-    router.include_router(ingest_router())
+    guarded = APIRouter(dependencies=[Depends(require_caller)])
+    guarded.include_router(spans_router())
+    guarded.include_router(trace_router())
+    guarded.include_router(ingest_router())
+    router.include_router(guarded)
     return router

@@ -4,13 +4,16 @@ from dataclasses import asdict
 
 from fastapi import APIRouter, Request
 
+from query.tenancy import RAW_TENANT_FILTER, tenant_of
 from storage import Store
 
-_STORED = """
+_STORED = f"""
 SELECT 'traces' AS signal, ServiceName, ResourceAttributes['harbor.job.name'] AS job, count() FROM otel_traces
+WHERE {RAW_TENANT_FILTER} AND ({{service:String}} = '' OR ServiceName = {{service:String}})
 GROUP BY ServiceName, job
 UNION ALL
 SELECT 'logs', ServiceName, ResourceAttributes['harbor.job.name'] AS job, count() FROM otel_logs
+WHERE {RAW_TENANT_FILTER} AND ({{service:String}} = '' OR ServiceName = {{service:String}})
 GROUP BY ServiceName, job
 ORDER BY 1, 2, 3
 """
@@ -20,13 +23,10 @@ def ingest_router() -> APIRouter:
     router = APIRouter(tags=["ingest"])
 
     @router.get("/api/ingest", summary="Ingest accounting: counters since start and rows stored per service and job")
-    def ingest(request: Request, service: str | None = None) -> dict:
+    def ingest(request: Request, service: str = "") -> dict:
         store: Store = request.app.state.store
-        stored = [
-            {"signal": signal, "service": svc, "job": job or None, "items": n}
-            for signal, svc, job, n in store.client.query(_STORED).result_rows
-            if service is None or svc == service
-        ]
+        rows = store.client.query(_STORED, parameters={"tenant": tenant_of(request), "service": service}).result_rows
+        stored = [{"signal": signal, "service": svc, "job": job or None, "items": n} for signal, svc, job, n in rows]
         return {
             "since_start": request.app.state.counters.snapshot(),
             "writer": asdict(request.app.state.writer.stats),

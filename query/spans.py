@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from query import cursor
 from query.agent_events import COLUMNS, AgentEvent, from_row
+from query.tenancy import AGENT_TENANT_FILTER, tenant_of
 from storage import Store
 
 KINDS = ("llm_request", "reasoning", "output", "tool", "subagent", "session", "user_message", "compaction", "group")
@@ -22,7 +23,8 @@ class EventPage(BaseModel):
 _SELECT = f"""
 SELECT {COLUMNS}
 FROM agent_events
-WHERE ({{job:String}} = '' OR JobName = {{job:String}})
+WHERE {AGENT_TENANT_FILTER}
+  AND ({{job:String}} = '' OR JobName = {{job:String}})
   AND ({{trial:String}} = '' OR TrialName = {{trial:String}})
   AND ({{kind:String}} = '' OR Kind = {{kind:String}})
   AND ({{tool_category:String}} = '' OR ToolCategory = {{tool_category:String}})
@@ -87,6 +89,7 @@ def spans_router() -> APIRouter:
                 "status": http_status, "outcome": outcome, "service": service, "name": name,
                 "since": _nanos(since, 0), "until": _nanos(until, _FAR_FUTURE),
                 "after_ts": int(after[0]), "after_id": str(after[1]), "limit": limit,
+                "tenant": tenant_of(request),
             },
         ).result_rows
         items = [from_row(r) for r in rows]

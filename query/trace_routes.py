@@ -3,6 +3,7 @@
 from fastapi import APIRouter, HTTPException, Request
 
 from query.agent_events import COLUMNS, from_row
+from query.tenancy import AGENT_TENANT_FILTER, tenant_of
 from query.trace_tree import TraceTree, build_tree
 from storage import Store
 
@@ -11,8 +12,10 @@ from storage import Store
 _SELECT = f"""
 SELECT {COLUMNS}
 FROM agent_events
-WHERE TrialName = {{trial:String}}
-   OR TraceId IN (SELECT DISTINCT TraceId FROM agent_events WHERE TrialName = {{trial:String}} AND TraceId != '')
+WHERE {AGENT_TENANT_FILTER}
+  AND (TrialName = {{trial:String}}
+       OR TraceId IN (SELECT DISTINCT TraceId FROM agent_events
+                      WHERE TrialName = {{trial:String}} AND TraceId != '' AND {AGENT_TENANT_FILTER}))
 ORDER BY ts, EventId
 LIMIT {{limit:UInt32}}
 """
@@ -32,7 +35,7 @@ def trace_router() -> APIRouter:
                 summary="The trial's span tree: kinds resolved across the trace, facts, timing quality")
     def trial_trace(trial: str, request: Request) -> TrialTrace:
         store: Store = request.app.state.store
-        rows = store.client.query(_SELECT, parameters={"trial": trial, "limit": MAX_EVENTS + 1}).result_rows
+        rows = store.client.query(_SELECT, parameters={"trial": trial, "limit": MAX_EVENTS + 1, "tenant": tenant_of(request)}).result_rows
         if not rows:
             raise HTTPException(404, f"no agent events for trial {trial!r}")
         tree = build_tree([from_row(r) for r in rows[:MAX_EVENTS]])

@@ -156,7 +156,8 @@ def stages(ctx: Context) -> list[list[str]]:
 
 def view_sql(ctx: Context) -> str:
     outer = [*ctx.outer, ("TraceId", "TraceId"), ("Kind", "_kind"), ("KindRule", "_kind_rule"),
-             ("Resolve", "_resolve"), ("Name", "_name"), ("ServiceName", "ServiceName"), ("ScopeName", "ScopeName")]
+             ("Resolve", "_resolve"), ("Name", "_name"), ("ServiceName", "ServiceName"), ("ScopeName", "ScopeName"),
+             ("Tenant", "_r['harborlight.tenant']")]
     outer += [(f.column, f"_f_{f.name}") for f in rules.FACTS if f.column]
     outer += [("ToolCategory", "_f_tool_category"), ("TargetPaths", "_f_target_paths"),
               ("Provenance", provenance_sql([f.name for f in rules.FACTS if f.column]))]

@@ -10,6 +10,7 @@ number of attribute renderers in the statement: so each level renders all of its
 (span, events, links; resource and scope) with a single `attribute_maps` call.
 """
 
+import re
 from importlib.resources import files
 
 from storage.any_value_sql import ANY_VALUE_TYPE, any_value_text, attribute_maps
@@ -69,6 +70,19 @@ METRICS_STRUCTURE = (
 )
 
 
+TENANT_ATTRIBUTE = "harborlight.tenant"
+_TENANT_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+def _with_tenant(resource_map: str, tenant: str | None) -> str:
+    """With tenants on, every row's resource carries the caller's tenant (overriding what was sent)."""
+    if tenant is None:
+        return resource_map
+    if not _TENANT_NAME.fullmatch(tenant):
+        raise ValueError(f"not a tenant name: {tenant!r}")
+    return f"mapUpdate({resource_map}, map('{TENANT_ATTRIBUTE}', '{tenant}'))"
+
+
 def _nanos(expr: str) -> str:
     return f"fromUnixTimestamp64Nano(toInt64({expr}))"
 
@@ -77,12 +91,12 @@ def _hex(expr: str) -> str:
     return f"lower(hex({expr}))"
 
 
-def _scoped(source: str, resources: str, scopes: str, items: str, extra: str = "") -> str:
+def _scoped(source: str, tenant: str | None, resources: str, scopes: str, items: str, extra: str = "") -> str:
     """One row per scope block with its resource and scope columns, computed once, not per item."""
     return f"""
     SELECT
         {attribute_maps('[rs.resource.attributes, sc.scope.attributes]')} AS scoped_maps,
-        scoped_maps[1] AS res_attrs,
+        {_with_tenant('scoped_maps[1]', tenant)} AS res_attrs,
         res_attrs['service.name'] AS service_name,
         sc.scope.name AS scope_name,
         sc.scope.version AS scope_version,
@@ -98,7 +112,7 @@ SPAN_KINDS = "['Unspecified', 'Internal', 'Server', 'Client', 'Producer', 'Consu
 STATUS_CODES = "['Unset', 'Ok', 'Error']"
 
 
-def traces_insert(source: str) -> str:
+def traces_insert(source: str, tenant: str | None = None) -> str:
     """`source` is a table function yielding rows of TRACES_STRUCTURE (file(...) or input(...))."""
     maps = attribute_maps(
         "arrayConcat([sp.attributes, rs.resource.attributes], arrayMap(e -> e.attributes, sp.events), "
@@ -118,7 +132,7 @@ SELECT
     sp.trace_state,
     sp.name,
     {SPAN_KINDS}[least(greatest(sp.kind, 0), 5) + 1],
-    (({maps} AS maps)[2] AS res_attrs)['service.name'],
+    ({_with_tenant(f"({maps} AS maps)[2]", tenant)} AS res_attrs)['service.name'],
     res_attrs,
     sc.scope.name,
     sc.scope.version,
@@ -139,7 +153,7 @@ ARRAY JOIN rs.scope_spans AS sc
 ARRAY JOIN sc.spans AS sp"""
 
 
-def logs_insert(source: str) -> str:
+def logs_insert(source: str, tenant: str | None = None) -> str:
     return f"""
 INSERT INTO otel_logs (
     Timestamp, TraceId, SpanId, TraceFlags, SeverityText, SeverityNumber, ServiceName, Body,
@@ -162,7 +176,7 @@ SELECT
     scope_attrs,
     {attribute_maps('[lr.attributes]')}[1],
     lr.event_name
-FROM ({_scoped(source, 'resource_logs', 'scope_logs', 'log_records',
+FROM ({_scoped(source, tenant, 'resource_logs', 'scope_logs', 'log_records',
                extra=", rs.schema_url AS res_schema_url, sc.schema_url AS scope_schema_url")})
 ARRAY JOIN items AS lr"""
 
@@ -192,37 +206,37 @@ _EXEMPLAR_VALUES = f"""
     arrayMap(x -> {_hex('x.trace_id')}, dp.exemplars)"""
 
 
-def _metric_source(source: str, points: str) -> str:
-    scoped = _scoped(source, 'resource_metrics', 'scope_metrics', 'metrics',
+def _metric_source(source: str, tenant: str | None, points: str) -> str:
+    scoped = _scoped(source, tenant, 'resource_metrics', 'scope_metrics', 'metrics',
                      extra=", rs.schema_url AS res_schema_url, sc.schema_url AS scope_schema_url")
     return f"""FROM ({scoped})
 ARRAY JOIN items AS m
 ARRAY JOIN m.{points} AS dp"""
 
 
-def gauge_insert(source: str) -> str:
+def gauge_insert(source: str, tenant: str | None = None) -> str:
     return f"""
 INSERT INTO otel_metrics_gauge ({_METRIC_COMMON}, Value, Flags, {_EXEMPLAR_COLUMNS})
 SELECT {_metric_common_values()},
     ifNull(dp.as_double, toFloat64(ifNull(dp.as_int, 0))), dp.flags, {_EXEMPLAR_VALUES}
-{_metric_source(source, 'gauge.data_points')}"""
+{_metric_source(source, tenant, 'gauge.data_points')}"""
 
 
-def sum_insert(source: str) -> str:
+def sum_insert(source: str, tenant: str | None = None) -> str:
     return f"""
 INSERT INTO otel_metrics_sum ({_METRIC_COMMON}, Value, Flags, {_EXEMPLAR_COLUMNS},
     AggregationTemporality, IsMonotonic)
 SELECT {_metric_common_values()},
     ifNull(dp.as_double, toFloat64(ifNull(dp.as_int, 0))), dp.flags, {_EXEMPLAR_VALUES},
     m.sum.aggregation_temporality, m.sum.is_monotonic
-{_metric_source(source, 'sum.data_points')}"""
+{_metric_source(source, tenant, 'sum.data_points')}"""
 
 
-def histogram_insert(source: str) -> str:
+def histogram_insert(source: str, tenant: str | None = None) -> str:
     return f"""
 INSERT INTO otel_metrics_histogram ({_METRIC_COMMON}, Count, Sum, BucketCounts, ExplicitBounds,
     {_EXEMPLAR_COLUMNS}, Flags, Min, Max, AggregationTemporality)
 SELECT {_metric_common_values()},
     dp.count, dp.sum, dp.bucket_counts, dp.explicit_bounds, {_EXEMPLAR_VALUES}, dp.flags,
     ifNull(dp.min, 0), ifNull(dp.max, 0), m.histogram.aggregation_temporality
-{_metric_source(source, 'histogram.data_points')}"""
+{_metric_source(source, tenant, 'histogram.data_points')}"""

@@ -65,8 +65,9 @@ def length_delimited(requests: list[bytes]) -> bytes:
     return b"".join(_varint(len(r)) + r for r in requests)
 
 
-def insert_requests(store: Store, signal: Signal, requests: list[bytes]) -> None:
-    """Commits every item of `requests` (already validated) to the signal's tables; raises on failure."""
+def insert_requests(store: Store, signal: Signal, requests: list[bytes], tenant: str | None = None) -> None:
+    """Commits every item of `requests` (already validated) to the signal's tables; raises on failure.
+    With a tenant, every row's resource attributes carry it."""
     if not requests:
         return
     blob = length_delimited(requests)
@@ -74,7 +75,7 @@ def insert_requests(store: Store, signal: Signal, requests: list[bytes]) -> None
     structure = _quote(_STRUCTURE[signal])
     if not store.embedded:
         for insert in _INSERTS[signal]:
-            store.client.command(f"{insert(f'input({structure})')} FORMAT Protobuf", data=blob, settings=settings)
+            store.client.command(f"{insert(f'input({structure})', tenant)} FORMAT Protobuf", data=blob, settings=settings)
         return
     assert store.spool_dir is not None
     fd, path = tempfile.mkstemp(dir=store.spool_dir, suffix=".pb")
@@ -84,6 +85,6 @@ def insert_requests(store: Store, signal: Signal, requests: list[bytes]) -> None
         source = f"file({_quote(path)}, 'Protobuf', {structure})"
         inline = ", ".join(f"{k} = {_quote(v)}" for k, v in settings.items())
         for insert in _INSERTS[signal]:
-            store.client.command(f"{insert(source)} SETTINGS {inline}")
+            store.client.command(f"{insert(source, tenant)} SETTINGS {inline}")
     finally:
         os.unlink(path)

@@ -14,6 +14,7 @@ CREATE TABLE IF NOT EXISTS agent_events (
     Name String CODEC(ZSTD(1)),
     ServiceName LowCardinality(String),
     ScopeName LowCardinality(String),
+    Tenant LowCardinality(String),  -- the caller's tenant when tokens map to tenants, else ''
     JobName Nullable(String) CODEC(ZSTD(1)),
     TrialName Nullable(String) CODEC(ZSTD(1)),
     Attempt Nullable(Int64),

@@ -15,6 +15,7 @@ SELECT
     _name AS Name,
     ServiceName,
     ScopeName,
+    _r['harborlight.tenant'] AS Tenant,
     _f_job AS JobName,
     _f_trial AS TrialName,
     _f_attempt AS Attempt,

@@ -39,9 +39,14 @@ def _awkward_request(service: str):
     array.add(int_value=3)
     array.add(bool_value=False)
     array.add(string_value='a"b')
+    array.add(string_value="x" * 300)  # a two-byte length inside the array
+    array.add(double_value=-2.5)
     kvlist = spans[2].attributes.add(key="usage").value.kvlist_value.values
     kvlist.add(key="input", value=_value(int_value=10))
     kvlist.add(key="model", value=_value(string_value="m"))
+    kvlist.add(key="k" * 200, value=_value(double_value=0.25))
+    spans[2].attributes.add(key="long", value=_value(string_value="é" * 20_000))  # a three-byte length
+    spans[2].attributes.add(key="no_value")
     for i, (kind, code) in enumerate([(0, 0), (2, 1), (3, 2), (4, 0), (5, 2)]):
         spans[i + 1].kind, spans[i + 1].status.code = kind, code
     spans[3].status.message = "boom"
