@@ -1,31 +1,61 @@
-"""Counts of what ingest received, accepted, rejected (by reason), deduplicated and refused.
-
-In-process counters since start; the stored counts come from the tables themselves.
-"""
+"""Counts of what ingest received, accepted, rejected (by reason), truncated, deduplicated and refused,
+per tenant, signal, service and job since start. The stored counts come from the tables themselves."""
 
 from collections import Counter
 from dataclasses import dataclass, field
 
+from collector.validate import Checked
+
+Source = tuple[str, str, str, str]  # (tenant, signal, service, job); '' where absent
+
 
 @dataclass
 class IngestCounters:
-    received: Counter = field(default_factory=Counter)  # items per signal
-    accepted: Counter = field(default_factory=Counter)
-    rejected: Counter = field(default_factory=Counter)
-    rejected_reasons: Counter = field(default_factory=Counter)  # (signal, reason) -> items
-    duplicate_requests: Counter = field(default_factory=Counter)
-    refused_requests: Counter = field(default_factory=Counter)  # (signal, error class) -> requests
+    received: Counter[Source] = field(default_factory=Counter)  # items
+    accepted: Counter[Source] = field(default_factory=Counter)
+    rejected: Counter[Source] = field(default_factory=Counter)
+    truncated: Counter[Source] = field(default_factory=Counter)
+    duplicate_requests: Counter[Source] = field(default_factory=Counter)
+    rejected_reasons: Counter[tuple[str, str, str]] = field(default_factory=Counter)  # (tenant, signal, reason)
+    refused_requests: Counter[tuple[str, str, str]] = field(default_factory=Counter)  # (tenant, signal, error)
 
-    def snapshot(self) -> dict:
+    def count(self, tenant: str, signal: str, checked: Checked, duplicate: bool) -> None:
+        for (service, job), counts in checked.sources.items():
+            source = (tenant, signal, service, job)
+            self.received[source] += counts.accepted + counts.rejected
+            self.accepted[source] += counts.accepted
+            self.rejected[source] += counts.rejected
+            self.truncated[source] += counts.truncated
+            if duplicate:
+                self.duplicate_requests[source] += 1
+        for reason in checked.reasons:
+            self.rejected_reasons[(tenant, signal, reason)] += 1
+
+    def refuse(self, tenant: str, signal: str, error: str) -> None:
+        self.refused_requests[(tenant, signal, error)] += 1
+
+    def snapshot(self, tenant: str | None = None) -> dict:
+        """Per (signal, service, job) rows; only `tenant`'s when given."""
+        def mine(key: tuple) -> bool:
+            return tenant is None or key[0] == tenant
+
+        sources = sorted(k for k in self.received if mine(k))
         return {
-            "received_items": dict(self.received),
-            "accepted_items": dict(self.accepted),
-            "rejected_items": dict(self.rejected),
-            "rejected_reasons": [
-                {"signal": s, "reason": r, "items": n} for (s, r), n in self.rejected_reasons.most_common()
+            "sources": [
+                {
+                    "signal": signal, "service": service or None, "job": job or None,
+                    "received": self.received[k], "accepted": self.accepted[k], "rejected": self.rejected[k],
+                    "truncated": self.truncated[k], "duplicate_requests": self.duplicate_requests[k],
+                }
+                for k in sources
+                for _, signal, service, job in [k]
             ],
-            "duplicate_requests": dict(self.duplicate_requests),
+            "rejected_reasons": [
+                {"signal": s, "reason": r, "requests": n}
+                for (t, s, r), n in self.rejected_reasons.most_common() if mine((t,))
+            ],
             "refused_requests": [
-                {"signal": s, "error": e, "requests": n} for (s, e), n in self.refused_requests.most_common()
+                {"signal": s, "error": e, "requests": n}
+                for (t, s, e), n in self.refused_requests.most_common() if mine((t,))
             ],
         }

@@ -40,3 +40,11 @@ class StoreDown(IngestError):
 class TooLarge(IngestError):
     grpc_code = grpc.StatusCode.RESOURCE_EXHAUSTED
     http_status = 413
+
+
+class MemoryHigh(IngestError):
+    """The process is near its memory limit: refused before anything is accepted, retry later."""
+
+    grpc_code = grpc.StatusCode.UNAVAILABLE
+    http_status = 503
+    retry_after = 1

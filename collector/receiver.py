@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from collector.accounting import IngestCounters
 from collector.auth import Caller
 from collector.errors import IngestError
+from collector.limits import Limits
+from collector.memory_guard import MemoryGuard
 from collector.signals import SIGNALS, SignalSpec
 from collector.validate import check_request
 from collector.writer import Writer
@@ -25,15 +27,20 @@ OPEN = Caller(tenant=None)
 
 
 class Receiver:
-    def __init__(self, writer: Writer, counters: IngestCounters | None = None) -> None:
+    def __init__(self, writer: Writer, limits: Limits = Limits(), memory: MemoryGuard | None = None) -> None:
         self._writer = writer
-        self.counters = counters or IngestCounters()
+        self._limits = limits
+        self.memory = memory
+        self.counters = IngestCounters()
 
     async def export(self, signal: Signal, body: bytes, caller: Caller = OPEN) -> ExportResult:
         """Validates, queues and waits for the commit; raises an IngestError for the wire."""
         spec = SIGNALS[signal]
+        tenant = caller.tenant or ""
         try:
-            checked = check_request(spec, body)
+            if self.memory:
+                self.memory.check()
+            checked = check_request(spec, body, self._limits)
             duplicate = False
             if checked.accepted:
                 digest = hashlib.blake2b(body, digest_size=16, key=(caller.tenant or "").encode()).digest()
@@ -41,17 +48,7 @@ class Receiver:
                     signal, checked.payload, checked.accepted, digest, caller.tenant
                 )
         except IngestError as exc:
-            self.counters.refused_requests[(signal.value, type(exc).__name__)] += 1
+            self.counters.refuse(tenant, signal.value, type(exc).__name__)
             raise
-        self._count(signal, checked, duplicate)
+        self.counters.count(tenant, signal.value, checked, duplicate)
         return ExportResult(spec, checked.accepted, checked.rejected, checked.message(spec.item), duplicate)
-
-    def _count(self, signal: Signal, checked, duplicate: bool) -> None:
-        c = self.counters
-        c.received[signal.value] += checked.accepted + checked.rejected
-        c.accepted[signal.value] += checked.accepted
-        c.rejected[signal.value] += checked.rejected
-        for reason in checked.reasons:
-            c.rejected_reasons[(signal.value, reason)] += 1
-        if duplicate:
-            c.duplicate_requests[signal.value] += 1

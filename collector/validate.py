@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 
 from google.protobuf.message import DecodeError, Message
 
-from collector.errors import InvalidRequest
-from collector.lenient import lenient_class, first_invalid_utf8
+from collector.errors import InvalidRequest, TooLarge
+from collector.lenient import first_invalid_utf8, lenient_class
+from collector.limits import Limits, enforce
 from collector.signals import SignalSpec
 from storage import Signal
 
@@ -19,11 +20,22 @@ MAX_REASONS = 5
 
 
 @dataclass
+class SourceCounts:
+    """What one (service, job) sent in a request."""
+
+    accepted: int = 0
+    rejected: int = 0
+    truncated: int = 0
+
+
+@dataclass
 class Checked:
     payload: bytes
     accepted: int
     rejected: int = 0
+    truncated: int = 0
     reasons: list[str] = field(default_factory=list)
+    sources: dict[tuple[str, str], SourceCounts] = field(default_factory=dict)
 
     def message(self, item: str) -> str:
         if not self.rejected:
@@ -31,61 +43,93 @@ class Checked:
         return f"rejected {self.rejected} {item}(s): " + "; ".join(self.reasons)
 
 
-def check_request(spec: SignalSpec, body: bytes) -> Checked:
+def _parse(spec: SignalSpec, body: bytes) -> tuple[Message, bool]:
     try:
-        request = spec.request.FromString(body)
-        strict = True
+        return spec.request.FromString(body), True
     except DecodeError:
         # Invalid UTF-8 in a string field fails the strict parse of the whole request; the lenient
         # classes read strings as bytes so the bad items can be found and dropped one by one.
         try:
-            request = lenient_class(spec.request).FromString(body)
+            return lenient_class(spec.request).FromString(body), False
         except DecodeError as exc:
             raise InvalidRequest(f"not a valid OTLP {spec.request.DESCRIPTOR.name}: {exc}") from exc
-        strict = False
-    accepted = rejected = 0
-    reasons: list[str] = []
-    for container, items in _item_lists(spec.signal, request):
+
+
+def check_request(spec: SignalSpec, body: bytes, limits: Limits = Limits()) -> Checked:
+    request, strict = _parse(spec, body)
+    checked = Checked(payload=body, accepted=0)
+    plainly_valid = _PLAINLY_VALID[spec.signal]
+    changed = False
+    for resource, container, items in _item_lists(spec.signal, request):
+        counts = checked.sources.setdefault(_source(resource), SourceCounts())
         container_problem = None if strict else first_invalid_utf8(container, skip=_ITEM_FIELDS)
         bad: list[int] = []
-        plainly_valid = _PLAINLY_VALID[spec.signal]
         for index, item in enumerate(items):
             problem = container_problem or (None if plainly_valid(item) else _problem(spec.signal, item))
             if not strict:
                 problem = problem or first_invalid_utf8(item)
             if problem:
                 bad.append(index)
-                if len(reasons) < MAX_REASONS and problem not in reasons:
-                    reasons.append(problem)
+                if len(checked.reasons) < MAX_REASONS and problem not in checked.reasons:
+                    checked.reasons.append(problem)
+            elif enforce(item, limits, len(body)):
+                counts.truncated += 1
         for index in reversed(bad):
             del items[index]
-        rejected += len(bad)
-        accepted += len(items)
-    payload = body if rejected == 0 else request.SerializeToString()
-    return Checked(payload=payload, accepted=accepted, rejected=rejected, reasons=reasons)
+        counts.rejected += len(bad)
+        counts.accepted += len(items)
+        changed = changed or bool(bad) or counts.truncated > 0
+        if counts.accepted + counts.rejected > limits.max_items_per_request:
+            break
+    checked.accepted = sum(c.accepted for c in checked.sources.values())
+    checked.rejected = sum(c.rejected for c in checked.sources.values())
+    checked.truncated = sum(c.truncated for c in checked.sources.values())
+    if checked.accepted + checked.rejected > limits.max_items_per_request:
+        raise TooLarge(
+            f"request holds more than {limits.max_items_per_request} {spec.item}s; "
+            "send smaller batches (e.g. the exporter's max batch size)"
+        )
+    if changed:
+        checked.payload = request.SerializeToString()
+    return checked
+
+
+def _source(resource: Message) -> tuple[str, str]:
+    """(service.name, harbor.job.name) of a resource, '' where absent."""
+    service = job = ""
+    for kv in resource.attributes:
+        if kv.key == "service.name":
+            service = _text(kv.value.string_value)
+        elif kv.key == "harbor.job.name":
+            job = _text(kv.value.string_value)
+    return service, job
+
+
+def _text(value: str | bytes) -> str:
+    return value if isinstance(value, str) else value.decode("utf-8", "replace")
 
 
 # The repeated fields that hold items; a container's own strings are checked without them.
 _ITEM_FIELDS = {"scope_spans", "spans", "scope_logs", "log_records", "scope_metrics", "metrics", "data_points"}
 
 
-def _item_lists(signal: Signal, request: Message) -> Iterator[tuple[Message, Message]]:
-    """Yields (scope block, repeated items) pairs; a scope block carries its resource's strings too."""
+def _item_lists(signal: Signal, request: Message) -> Iterator[tuple[Message, object, Message]]:
+    """Yields (resource, scope block, repeated items); a scope block carries its resource's strings."""
     if signal is Signal.traces:
         for rs in request.resource_spans:
             for ss in rs.scope_spans:
-                yield _Pair(rs, ss), ss.spans
+                yield rs.resource, _Pair(rs, ss), ss.spans
     elif signal is Signal.logs:
         for rl in request.resource_logs:
             for sl in rl.scope_logs:
-                yield _Pair(rl, sl), sl.log_records
+                yield rl.resource, _Pair(rl, sl), sl.log_records
     else:
         for rm in request.resource_metrics:
             for sm in rm.scope_metrics:
                 for metric in sm.metrics:
                     kind = metric.WhichOneof("data")
                     if kind is not None:
-                        yield _Pair(rm, sm, metric), getattr(metric, kind).data_points
+                        yield rm.resource, _Pair(rm, sm, metric), getattr(metric, kind).data_points
 
 
 class _Pair:

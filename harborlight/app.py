@@ -16,6 +16,8 @@ from fastapi import FastAPI, HTTPException
 
 from collector.auth import Authenticator, Unauthorized
 from collector.grpc_server import build_grpc_server
+from collector.limits import Limits
+from collector.memory_guard import MemoryGuard
 from collector.http_routes import otlp_router
 from collector.receiver import Receiver
 from collector.writer import Pending, Writer, WriterLimits
@@ -35,7 +37,8 @@ class Running:
 
 
 def open_store(settings: Settings) -> Store:
-    store = open_client(settings.data_dir, settings.clickhouse_url)
+    # The engine gets half of the process's memory budget; the rest is Python, gRPC and queued requests.
+    store = open_client(settings.data_dir, settings.clickhouse_url, (settings.memory_limit_mib << 20) // 2)
     ensure_schema(store.client, settings.retention_days)
     return store
 
@@ -50,6 +53,14 @@ def committer(store: Store):
         record_digests(store, [(p.digest, p.signal.value, p.items) for p in batch])
 
     return commit
+
+
+def ingest_limits(settings: Settings) -> Limits:
+    return Limits(
+        max_items_per_request=settings.max_items_per_request,
+        max_attributes_per_item=settings.max_attributes_per_item,
+        max_attribute_value_bytes=settings.max_attribute_value_bytes,
+    )
 
 
 def api_authenticator(authenticator: Authenticator):
@@ -70,6 +81,7 @@ def build_http_app(
     app = FastAPI(title="harborlight", summary="OTLP in, agent behaviour out", version="0.1.0")
     app.state.store = store
     app.state.counters = receiver.counters
+    app.state.memory = receiver.memory
     app.state.writer = writer
     app.state.authenticate = api_authenticator(authenticator)
     app.include_router(otlp_router(receiver, authenticator, settings.max_request_bytes))
@@ -89,7 +101,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
     known = await asyncio.to_thread(recent_digests, store, limits.remembered_digests)
     try:
         async with Writer(committer(store), limits, known) as writer:
-            receiver = Receiver(writer)
+            receiver = Receiver(writer, ingest_limits(settings), MemoryGuard(settings.memory_limit_mib << 20))
             grpc_server, grpc_port = build_grpc_server(
                 receiver, authenticator, settings.host, settings.grpc_port, settings.max_request_bytes
             )

@@ -26,6 +26,14 @@ class Settings:
     )
     max_batch_items: int = _setting(50_000, "most items committed in one INSERT")
     linger_ms: int = _setting(5, "how long the writer waits for concurrent requests to join one commit")
+    max_items_per_request: int = _setting(50_000, "most spans / log records / data points in one export request")
+    max_attributes_per_item: int = _setting(512, "attributes kept per item; the rest are dropped and counted")
+    max_attribute_value_bytes: int = _setting(
+        256 * 1024, "longer attribute values (and log bodies) are cut to this and the item flagged"
+    )
+    memory_limit_mib: int = _setting(
+        1024, "resident memory the process stays under: ingest refuses (retryably) near it"
+    )
     auth_token: str | None = _setting(None, "require 'Authorization: Bearer <token>' on ingest and the API")
     tokens_file: Path | None = _setting(
         None, "file of 'token tenant' lines: each token may write and read only its tenant's data"

@@ -4,6 +4,7 @@ from fastapi import APIRouter, Depends
 
 from query.health import health_router
 from query.ingest import ingest_router
+from query.prometheus import metrics_router
 from query.tenancy import require_caller
 from query.spans import spans_router
 from query.trace_routes import trace_router
@@ -17,5 +18,6 @@ def api_router() -> APIRouter:
     guarded.include_router(spans_router())
     guarded.include_router(trace_router())
     guarded.include_router(ingest_router())
+    guarded.include_router(metrics_router())
     router.include_router(guarded)
     return router

@@ -28,7 +28,7 @@ def ingest_router() -> APIRouter:
         rows = store.client.query(_STORED, parameters={"tenant": tenant_of(request), "service": service}).result_rows
         stored = [{"signal": signal, "service": svc, "job": job or None, "items": n} for signal, svc, job, n in rows]
         return {
-            "since_start": request.app.state.counters.snapshot(),
+            "since_start": request.app.state.counters.snapshot(tenant_of(request) or None),
             "writer": asdict(request.app.state.writer.stats),
             "stored": stored,
         }

@@ -25,14 +25,22 @@ class Store:
     spool_dir: Path | None = None
 
 
-def open_client(data_dir: Path | None = None, clickhouse_url: str | None = None) -> Store:
+def open_client(
+    data_dir: Path | None = None, clickhouse_url: str | None = None, engine_memory_bytes: int | None = None
+) -> Store:
+    """`engine_memory_bytes` caps the embedded engine's memory (queries past it fail, retryably)."""
     if clickhouse_url:
         return Store(client=_server_client(clickhouse_url), embedded=False)
     assert data_dir is not None, "either a data directory or a ClickHouse URL"
     data_dir.mkdir(parents=True, exist_ok=True)
     with _engine_stderr() as engine_said:
         try:
-            client = clickhouse_connect.get_client(interface="chdb", path=str(data_dir.resolve()))
+            options = {"mark_cache_size": 64 << 20, "uncompressed_cache_size": 0}
+            if engine_memory_bytes:
+                options["max_server_memory_usage"] = engine_memory_bytes
+            client = clickhouse_connect.get_client(
+                interface="chdb", path=str(data_dir.resolve()), chdb_options=options
+            )
         except Exception as exc:
             if "Cannot lock file" in engine_said():
                 raise StoreUnavailable(

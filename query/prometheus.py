@@ -1,0 +1,68 @@
+"""GET /metrics: ingest accounting and writer health in the Prometheus text format.
+
+Values are read from the live counters at scrape time (one source of truth, no second set of
+counters to keep in step). With tenants on, only an operator token (--auth-token, no tenant) reads it.
+"""
+
+from fastapi import APIRouter, HTTPException, Request, Response
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+from query.tenancy import tenant_of
+
+_ITEM_COUNTERS = (
+    ("received", "items received (valid or not)"),
+    ("accepted", "items accepted and committed"),
+    ("rejected", "items rejected one by one (partial_success)"),
+    ("truncated", "items stored with values cut or attributes dropped by the size limits"),
+    ("duplicate_requests", "requests acknowledged as retries of already-stored ones"),
+)
+
+
+class _StateCollector:
+    def __init__(self, state) -> None:
+        self._state = state
+
+    def collect(self):
+        counters = self._state.counters
+        labels = ["tenant", "signal", "service", "job"]
+        for name, help_text in _ITEM_COUNTERS:
+            family = CounterMetricFamily(f"harborlight_ingest_{name}", help_text, labels=labels)
+            for source, value in getattr(counters, name).items():
+                family.add_metric(list(source), value)
+            yield family
+        refused = CounterMetricFamily(
+            "harborlight_ingest_refused_requests", "requests refused whole (retryable or not)",
+            labels=["tenant", "signal", "error"],
+        )
+        for key, value in counters.refused_requests.items():
+            refused.add_metric(list(key), value)
+        yield refused
+        stats = self._state.writer.stats
+        yield CounterMetricFamily("harborlight_writer_commits", "group commits", value=stats.batches)
+        yield CounterMetricFamily("harborlight_writer_failed_commits", "commits the store refused",
+                                  value=stats.failed_batches)
+        yield CounterMetricFamily("harborlight_writer_commit_seconds", "time spent committing",
+                                  value=stats.commit_seconds)
+        yield GaugeMetricFamily("harborlight_writer_queued_items", "items waiting for a commit",
+                                value=self._state.writer.queued_items)
+        memory = self._state.memory
+        if memory is not None:
+            yield GaugeMetricFamily("harborlight_memory_peak_bytes", "peak resident memory seen by the guard",
+                                    value=memory.peak_bytes)
+            yield GaugeMetricFamily("harborlight_memory_limit_bytes", "configured memory limit",
+                                    value=memory.limit_bytes)
+
+
+def metrics_router() -> APIRouter:
+    router = APIRouter(tags=["health"])
+
+    @router.get("/metrics", summary="Prometheus metrics: ingest accounting and writer health")
+    def metrics(request: Request) -> Response:
+        if tenant_of(request):
+            raise HTTPException(403, "metrics cover every tenant: read them with the operator token (--auth-token)")
+        registry = CollectorRegistry(auto_describe=False)
+        registry.register(_StateCollector(request.app.state))
+        return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+    return router
