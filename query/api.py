@@ -4,10 +4,13 @@ from fastapi import APIRouter, Depends
 
 from query.health import health_router
 from query.ingest import ingest_router
+from query.job_routes import jobs_router
+from query.report_routes import reports_router
 from query.prometheus import metrics_router
 from query.tenancy import require_caller
 from query.spans import spans_router
 from query.trace_routes import trace_router
+from query.trial_routes import trials_router
 
 
 def api_router() -> APIRouter:
@@ -18,6 +21,9 @@ def api_router() -> APIRouter:
     guarded.include_router(spans_router())
     guarded.include_router(trace_router())
     guarded.include_router(ingest_router())
+    guarded.include_router(jobs_router())
+    guarded.include_router(trials_router())
+    guarded.include_router(reports_router())
     guarded.include_router(metrics_router())
     router.include_router(guarded)
     return router

@@ -1,0 +1,58 @@
+"""The SQL that fetches one trial's tool calls and model calls, in time order.
+
+agent_events is ordered by (TrialName, Timestamp), so a trial's events are one contiguous range.
+A tool call's argument digest (to tell an exact repeat from a different call of the same tool) is
+read from the raw span or log record, using the argument aliases of the rule table.
+"""
+
+from query.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
+from storage.agent_rules import FACTS
+
+ARGUMENT_KEYS = next(f for f in FACTS if f.name == "arguments").aliases
+
+
+def _arguments(attributes: str) -> str:
+    """The first non-empty argument attribute of a raw row, else ''."""
+    picks = ", ".join(f"nullIf({attributes}['{a.key}'], '')" for a in ARGUMENT_KEYS)
+    return f"coalesce({picks}, '')"
+
+
+_CALL_FILTER = f"""{AGENT_TENANT_FILTER}
+      AND TrialName = {{trial:String}} AND ({{job:String}} = '' OR JobName = {{job:String}})"""
+
+TOOL_CALLS = f"""
+WITH calls AS (
+    SELECT EventId, SourceTable, TraceId, SpanId,
+           if(SourceTable = 'otel_logs', coalesce(EndTimestamp, Timestamp), Timestamp) AS raw_ts,
+           toUnixTimestamp64Nano(Timestamp) AS ts, ToolName, ToolCategory, TargetPaths, Success, ToolCallId
+    FROM agent_events
+    WHERE {_CALL_FILTER} AND Kind = 'tool' AND coalesce(ToolName, '') != ''
+)
+SELECT c.ts, c.ToolName, c.ToolCategory, c.TargetPaths, c.Success, c.ToolCallId,
+       if(a.args = '', NULL, lower(hex(cityHash64(a.args)))) AS args_key
+FROM calls AS c
+ANY LEFT JOIN (
+    SELECT 'otel_traces' AS source, TraceId, SpanId, Timestamp AS raw_ts, {_arguments('SpanAttributes')} AS args
+    FROM otel_traces
+    WHERE {RAW_TENANT_FILTER}
+      AND TraceId IN (SELECT TraceId FROM calls WHERE SourceTable = 'otel_traces')
+      AND SpanId IN (SELECT SpanId FROM calls WHERE SourceTable = 'otel_traces')
+    UNION ALL
+    SELECT 'otel_logs' AS source, TraceId, SpanId, Timestamp AS raw_ts, {_arguments('LogAttributes')} AS args
+    FROM otel_logs
+    WHERE {RAW_TENANT_FILTER}
+      AND Timestamp IN (SELECT raw_ts FROM calls WHERE SourceTable = 'otel_logs')
+      AND {_arguments('LogAttributes')} != ''
+) AS a ON a.source = c.SourceTable AND a.TraceId = c.TraceId AND a.SpanId = c.SpanId AND a.raw_ts = c.raw_ts
+ORDER BY c.ts, c.EventId
+LIMIT {{limit:UInt32}}
+"""
+
+MODEL_CALLS = f"""
+SELECT toUnixTimestamp64Nano(Timestamp) AS ts, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
+       ReasoningTokens, CostUsd, HttpStatus, ErrorType
+FROM agent_events
+WHERE {_CALL_FILTER} AND Kind = 'llm_request'
+ORDER BY Timestamp, EventId
+LIMIT {{limit:UInt32}}
+"""

@@ -1,0 +1,52 @@
+"""A job's AgentCompass-compatible report (metrics.json, summary.md) from its trials, with the
+options a caller may set validated in one place. Pure: shared by the API and `harborlight report`."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from query.derive.agentcompass import agentcompass_report, metrics_json_text
+from query.derive.agentcompass_summary import render_summary
+from query.derive.job_metrics import dataset_of
+from query.derive.records import TrialFacts
+
+FORMATS = ("json", "md")
+STRATEGIES = ("avg", "pass")
+PRIMARIES = ("correct", "score")
+AGGREGATIONS = ("micro_weighted", "category_mean")
+
+
+@dataclass(frozen=True, slots=True)
+class ReportOptions:
+    k: int | None = None  # attempts per task; None: the highest attempt index seen
+    strategy: str = "avg"
+    primary: str | None = None  # None: "score" when any trial is graded, else "correct"
+    aggregation: str = "micro_weighted"
+
+    def __post_init__(self) -> None:
+        if self.k is not None and not 1 <= self.k <= 1000:
+            raise ValueError("k must be a whole number from 1 to 1000")
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}")
+        if self.primary is not None and self.primary not in PRIMARIES:
+            raise ValueError(f"primary must be one of {', '.join(PRIMARIES)}")
+        if self.aggregation not in AGGREGATIONS:
+            raise ValueError(f"aggregation must be one of {', '.join(AGGREGATIONS)}")
+
+
+def report_document(trials: Sequence[TrialFacts], options: ReportOptions) -> dict[str, Any]:
+    """The metrics.json document (raises ValueError for a combination AgentCompass rejects)."""
+    return agentcompass_report(trials, k=options.k, strategy=options.strategy, primary=options.primary,
+                               aggregation_mode=options.aggregation)
+
+
+def report_text(job: str, trials: Sequence[TrialFacts], options: ReportOptions, fmt: str) -> str:
+    """metrics.json (fmt "json") or summary.md (fmt "md"), byte for byte as AgentCompass writes them."""
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}")
+    report = report_document(trials, options)
+    if fmt == "json":
+        return metrics_json_text(report)
+    models = sorted({t.model for t in trials if t.model}) or sorted({t.agent_name for t in trials if t.agent_name})
+    benchmark = dataset_of(trials).value or job
+    return render_summary(report, model=", ".join(models) or "unknown", benchmark=benchmark)

@@ -1,0 +1,65 @@
+"""GET /api/jobs, /api/jobs/{job}, /api/jobs/{job}/trials: job rows and trial rows, derived from
+the store's per-trial aggregates (query/load_trials.py)."""
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query, Request
+
+from query import cursor
+from query.load_trials import load_trials
+from query.params import bounded_int
+from query.rows_json import job_row, trial_row
+from query.tenancy import tenant_of
+from query.trial_rows_sql import JOB_NAMES
+from storage import Store
+
+MAX_JOBS = 200
+MAX_TRIAL_PAGE = 5000
+
+
+def job_trials(request: Request, job: str) -> list:
+    """Every trial of `job` for the caller, or 404."""
+    store: Store = request.app.state.store
+    trials = [t.facts for t in load_trials(store.client, tenant_of(request), jobs=[job])]
+    if not trials:
+        raise HTTPException(404, f"no job named {job!r}")
+    return trials
+
+
+def jobs_router() -> APIRouter:
+    router = APIRouter(tags=["jobs"])
+
+    @router.get("/api/jobs", summary="Job rows (solve rates, counts, totals, pass@k), a page of jobs at a time")
+    def list_jobs(request: Request, limit: Annotated[str | None, Query(description=f"1 to {MAX_JOBS}")] = None,
+                  cursor_: Annotated[str | None, Query(alias="cursor")] = None) -> dict[str, Any]:
+        limit_ = bounded_int("limit", limit, 50, 1, MAX_JOBS)
+        store: Store = request.app.state.store
+        tenant = tenant_of(request)
+        after = cursor.decode(cursor_, 1) or [""]
+        names = [r[0] for r in store.client.query(
+            JOB_NAMES, parameters={"tenant": tenant, "after": str(after[0]), "limit": limit_}).result_rows]
+        by_job: dict[str, list] = {n: [] for n in names}
+        for t in load_trials(store.client, tenant, jobs=names) if names else []:
+            by_job[t.facts.job].append(t.facts)
+        items = [job_row(n, trials) for n, trials in by_job.items()]
+        return {"items": items, "next_cursor": cursor.encode([names[-1]]) if len(names) == limit_ else None}
+
+    @router.get("/api/jobs/{job}", summary="One job row: solve rates, outcome counts, totals, pass@k")
+    def get_job(job: str, request: Request) -> dict[str, Any]:
+        return job_row(job, job_trials(request, job))
+
+    @router.get("/api/jobs/{job}/trials", summary="The job's trial rows: outcome, reward, timings, tokens, cost")
+    def list_trials(job: str, request: Request,
+                    limit: Annotated[str | None, Query(description=f"1 to {MAX_TRIAL_PAGE}")] = None,
+                    cursor_: Annotated[str | None, Query(alias="cursor")] = None) -> dict[str, Any]:
+        limit_ = bounded_int("limit", limit, 500, 1, MAX_TRIAL_PAGE)
+        store: Store = request.app.state.store
+        after = cursor.decode(cursor_, 1)
+        page = load_trials(store.client, tenant_of(request), jobs=[job], after=str(after[0]) if after else "",
+                           limit=limit_)
+        if not page and after is None:
+            raise HTTPException(404, f"no job named {job!r}")
+        next_cursor = cursor.encode([page[-1].facts.trial]) if len(page) == limit_ else None
+        return {"items": [trial_row(t) for t in page], "next_cursor": next_cursor}
+
+    return router

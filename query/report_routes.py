@@ -1,0 +1,65 @@
+"""GET /api/jobs/{job}/report (AgentCompass metrics.json / summary.md) and /api/compare (like with
+like on matched tasks)."""
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import PlainTextResponse, Response
+
+from query.derive.compare import compare
+from query.derive.provenance import valued_fields_json
+from query.job_report import AGGREGATIONS, FORMATS, PRIMARIES, STRATEGIES, ReportOptions, report_text
+from query.job_routes import job_trials
+from query.load_trials import load_trials
+from query.params import bounded_int
+from query.tenancy import tenant_of
+from storage import Store
+
+MAX_COMPARED = 10
+
+
+def reports_router() -> APIRouter:
+    router = APIRouter(tags=["reports"])
+
+    @router.get("/api/jobs/{job}/report", summary="AgentCompass 1.0.1-compatible metrics.json or summary.md",
+                response_class=Response)
+    def job_report(
+        job: str, request: Request,
+        format: Annotated[str, Query(description=" or ".join(FORMATS))] = "json",
+        k: Annotated[str | None, Query(description="attempts per task, 1 to 1000 (default: the most seen)")] = None,
+        strategy: Annotated[str, Query(description=" or ".join(STRATEGIES))] = "avg",
+        primary: Annotated[str | None, Query(description=" or ".join(PRIMARIES) + " (default: automatic)")] = None,
+        aggregation: Annotated[str, Query(description=" or ".join(AGGREGATIONS))] = "micro_weighted",
+    ) -> Response:
+        try:
+            options = ReportOptions(k=bounded_int("k", k, None, 1, 1000), strategy=strategy, primary=primary, aggregation=aggregation)
+            if format not in FORMATS:
+                raise ValueError(f"format must be one of {', '.join(FORMATS)}")
+        except ValueError as exc:
+            raise HTTPException(400, str(exc)) from None
+        trials = job_trials(request, job)
+        try:
+            text = report_text(job, trials, options, format)
+        except ValueError as exc:
+            raise HTTPException(400, str(exc)) from None
+        if format == "json":
+            return Response(text, media_type="application/json")
+        return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
+
+    @router.get("/api/compare", summary="Two or more jobs on their matched tasks: rates, differences, flips")
+    def compare_jobs(request: Request,
+                     jobs: Annotated[str, Query(description="comma-separated job names, baseline first")] = ""
+                     ) -> dict[str, Any]:
+        names = [j.strip() for j in jobs.split(",") if j.strip()]
+        if len(names) < 2 or len(set(names)) != len(names) or len(names) > MAX_COMPARED:
+            raise HTTPException(400, f"jobs must name 2 to {MAX_COMPARED} different jobs, comma-separated")
+        store: Store = request.app.state.store
+        by_job: dict[str, list] = {n: [] for n in names}
+        for t in load_trials(store.client, tenant_of(request), jobs=names):
+            by_job[t.facts.job].append(t.facts)
+        missing = [n for n, trials in by_job.items() if not trials]
+        if missing:
+            raise HTTPException(404, f"no job named {', '.join(map(repr, missing))}")
+        return valued_fields_json(compare(by_job))
+
+    return router
