@@ -8,6 +8,7 @@ import sys
 from dataclasses import fields
 from pathlib import Path
 
+from harborlight.report_command import add_report_command
 from harborlight.settings import Settings, env_name, flag_name
 
 
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="receive OTLP and answer the API")
     _add_settings(serve, [f.name for f in fields(Settings)])
     serve.set_defaults(run=_serve)
+    add_report_command(commands)
     return parser
 
 
