@@ -23,6 +23,7 @@ from collector.receiver import Receiver
 from collector.writer import Pending, Writer, WriterLimits
 from harborlight.settings import Settings
 from query.api import api_router
+from query.clickhouse_http import optional_clickhouse_http_server
 from storage import Signal, Store, ensure_schema, insert_requests, open_client, recent_digests, record_digests
 
 log = logging.getLogger("harborlight")
@@ -34,6 +35,7 @@ class Running:
     writer: Writer
     grpc_port: int
     http_port: int
+    clickhouse_http_port: int | None = None
 
 
 def open_store(settings: Settings) -> Store:
@@ -121,7 +123,10 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
                 await asyncio.sleep(0.01)
             http_port = http_server.servers[0].sockets[0].getsockname()[1]
             try:
-                yield Running(store, writer, grpc_port, http_port)
+                async with optional_clickhouse_http_server(
+                    store, authenticator, settings.host, settings.clickhouse_http_port
+                ) as clickhouse_http_port:
+                    yield Running(store, writer, grpc_port, http_port, clickhouse_http_port)
             finally:
                 await grpc_server.stop(grace=5)
                 http_server.should_exit = True

@@ -38,6 +38,9 @@ class Settings:
     tokens_file: Path | None = _setting(
         None, "file of 'token tenant' lines: each token may write and read only its tenant's data"
     )
+    clickhouse_http_port: int | None = _setting(
+        None, "serve a read-only ClickHouse-compatible HTTP interface (for Grafana) on this port; off when unset"
+    )
 
     @classmethod
     def resolve(cls, given: Mapping[str, object], environ: Mapping[str, str] = os.environ) -> "Settings":
