@@ -38,7 +38,9 @@ class StoreDown(IngestError):
 
 
 class TooLarge(IngestError):
-    grpc_code = grpc.StatusCode.RESOURCE_EXHAUSTED
+    """Over a size limit: the same request would be refused again, so not retryable."""
+
+    grpc_code = grpc.StatusCode.INVALID_ARGUMENT
     http_status = 413
 
 
