@@ -79,7 +79,8 @@ def _claude_logs(identity: TrialIdentity, server, start_s: int) -> None:
     logs.send(server)
 
 
-def stream_job(server, unique: str) -> StreamedJob:
+def stream_job(server, unique: str, failed_reward: float = 0.0) -> StreamedJob:
+    """failed_reward: the reward of the `add-feature` trial (0.0: it fails; 1.0: it is resolved too)."""
     job = f"job-{unique}"
     names = StreamedJob(job, f"{unique}-resolved", f"{unique}-failed", f"{unique}-infra", f"{unique}-limited",
                         f"{unique}-running")
@@ -98,7 +99,7 @@ def stream_job(server, unique: str) -> StreamedJob:
 
     resolved = run(names.resolved, "fix-bug", 0, 100, env=10, setup=5, agent=60, verifier=20, reward=1.0)
     _agent_spans(resolved, server, 0 + 15)
-    failed = run(names.failed, "add-feature", 0, 90, env=10, setup=5, agent=50, verifier=20, reward=0.0)
+    failed = run(names.failed, "add-feature", 0, 90, env=10, setup=5, agent=50, verifier=20, reward=failed_reward)
     _claude_logs(failed, server, 15)
     run(names.infra, "refactor", 0, 30, env=30, setup=0, agent=0, verifier=0,
         env_error="EnvironmentStartTimeoutError")

@@ -127,3 +127,24 @@ def test_compare_and_bad_parameters(server, streamed):
     assert get(server, f"/api/jobs/{streamed.job}/trials", cursor="garbage!").status_code == 400
     assert get(server, f"/api/jobs/{streamed.job}/trials", limit=0).status_code == 400
     assert get(server, "/api/jobs", limit="ten").status_code == 400
+
+
+def test_trial_list_pages_by_cursor(server, streamed):
+    first = get(server, f"/api/jobs/{streamed.job}/trials", limit=2).json()
+    pages, cursor = [first], first["next_cursor"]
+    while cursor:
+        pages.append(get(server, f"/api/jobs/{streamed.job}/trials", limit=2, cursor=cursor).json())
+        cursor = pages[-1]["next_cursor"]
+    names = [t["trial"] for p in pages for t in p["items"]]
+    assert names == sorted([streamed.resolved, streamed.failed, streamed.infra, streamed.limited, streamed.running])
+
+
+def test_compare_matches_tasks_and_shows_flips(server, streamed):
+    import uuid
+    better = stream_job(server, uuid.uuid4().hex[:12], failed_reward=1.0)
+    result = get(server, "/api/compare", jobs=f"{streamed.job},{better.job}").json()
+    assert result["jobs"] == [streamed.job, better.job] and value(result["matched_tasks"]) == 5
+    flips = {r["task"]: r["flip"] for r in result["rows"]}
+    assert flips["add-feature"] == "gained" and value(result["n_flips"]) == 1
+    assert value(result["differences"][better.job]["raw_solve_rate"]) == pytest.approx(0.25)
+    assert value(result["metrics"][better.job]["duration_min"]) is None

@@ -1,0 +1,214 @@
+"""Query latency on a generated store: 1,000 trials, ~1M agent events, measured in one run.
+
+1. Generates a job of TRIALS trials (200 tasks x 5 attempts by default) as OTLP export requests:
+   per trial the harness lifecycle (`harbor.trial` + four phases, rewards on the verifier, exception
+   events for infra and agent errors; 5% still running, their root span absent), ~900 agent spans
+   (model calls with tokens, cost and some 429s; tool calls with arguments and file paths) and ~100
+   Claude Code log events. They are written through `storage.insert_requests` (the receiver's own
+   write path: engine-side decoding and the agent_events views), 20 requests per INSERT, in a child
+   process that owns the data directory.
+2. Starts `harborlight serve` on that directory and times, over HTTP, the job report
+   (metrics.json), the job row, the full trial list and one trial's row and behaviour: the first
+   (cold) call, then the median of RUNS calls.
+
+Usage: python bench/query.py [--trials 1000] [--events 1000] [--runs 7] [--data-dir DIR]
+"""
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from storage import Signal, ensure_schema, insert_requests, open_client  # noqa: E402
+from tests.support.servers import SubprocessServer  # noqa: E402
+
+JOB = "bench-query-job"
+T0 = 1_764_547_200_000_000_000
+S = 1_000_000_000
+ATTEMPTS = 5
+LOGS_SHARE = 0.1  # of a trial's agent events, as Claude Code log events
+REQUESTS_PER_INSERT = 20
+TOOLS = (("Read", "read"), ("Grep", "search"), ("Edit", "edit"), ("Bash", "execute"), ("Glob", "search"))
+
+
+def _kv(values: dict) -> list[KeyValue]:
+    out = []
+    for k, v in values.items():
+        value = AnyValue(int_value=v) if isinstance(v, int) else (
+            AnyValue(double_value=v) if isinstance(v, float) else AnyValue(string_value=str(v)))
+        out.append(KeyValue(key=k, value=value))
+    return out
+
+
+def _outcome(i: int, rng: random.Random) -> str:
+    roll = rng.random()
+    for name, upto in (("resolved", 0.5), ("failed", 0.8), ("agent_timeout", 0.85), ("setup", 0.9),
+                       ("rate_limited", 0.95)):
+        if roll < upto:
+            return name
+    return "running"
+
+
+def trial_requests(i: int, n_events: int, rng: random.Random) -> tuple[bytes, bytes]:
+    """One trial: a trace request (lifecycle + agent spans) and a logs request."""
+    task, attempt = f"task-{i // ATTEMPTS:04d}", i % ATTEMPTS + 1
+    trial = f"{task}__{attempt}"
+    resource = {"service.name": "bench-harness", "harbor.job.name": JOB, "harbor.trial.name": trial,
+                "harbor.task.name": task, "harbor.task.source": "bench@1", "harbor.attempt": attempt,
+                "harbor.agent.name": "codex", "harbor.agent.version": "0.9", "harbor.model.name": "gpt-5"}
+    outcome = _outcome(i, rng)
+    trace_id = rng.randbytes(16)
+    start = T0 + i * 600 * S
+    req = ExportTraceServiceRequest()
+    rs = req.resource_spans.add()
+    rs.resource.attributes.extend(_kv(resource))
+    scope = rs.scope_spans.add()
+    scope.scope.name = "harborlight.harness"
+    root_id = rng.randbytes(8)
+
+    def span(name: str, begin: int, end: int, parent: bytes, attrs: dict | None = None,
+             exception: str | None = None) -> bytes:
+        span_id = rng.randbytes(8)
+        s = scope.spans.add(trace_id=trace_id, span_id=span_id, parent_span_id=parent, name=name, kind=1,
+                            start_time_unix_nano=begin, end_time_unix_nano=end)
+        if attrs:
+            s.attributes.extend(_kv(attrs))
+        if exception:
+            e = s.events.add(time_unix_nano=end, name="exception")
+            e.attributes.extend(_kv({"exception.type": exception, "exception.message": "bench"}))
+        return span_id
+
+    env_end = start + 30 * S
+    if outcome == "setup":
+        span("harbor.environment_setup", start, env_end, root_id, exception="EnvironmentStartTimeoutError")
+        finished = env_end
+    else:
+        span("harbor.environment_setup", start, env_end, root_id)
+        span("harbor.agent_setup", env_end, env_end + 10 * S, root_id)
+        agent_start, agent_end = env_end + 10 * S, env_end + 400 * S
+        error = {"agent_timeout": "AgentTimeoutError", "rate_limited": "ApiRateLimitError"}.get(outcome)
+        execution = span("harbor.agent_execution", agent_start, agent_end, root_id, exception=error)
+        n_spans = int(n_events * (1 - LOGS_SHARE))
+        step = (agent_end - agent_start) // max(n_spans, 1)
+        for j in range(n_spans):
+            at = agent_start + j * step
+            if j % 5 < 2:
+                status = 429 if outcome == "rate_limited" and j % 50 == 0 else 200
+                span("chat gpt-5", at, at + step // 2, execution, {
+                    "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5", "http.response.status_code": status,
+                    "gen_ai.usage.input_tokens": 20_000 + j * 10, "gen_ai.usage.cache_read.input_tokens": 15_000,
+                    "gen_ai.usage.output_tokens": 300, "gen_ai.usage.cost": 0.004})
+            else:
+                name, _ = TOOLS[rng.randrange(len(TOOLS))]
+                path = f"/testbed/src/module_{rng.randrange(40)}.py"
+                span(f"execute_tool {name}", at, at + step // 2, execution, {
+                    "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name,
+                    "gen_ai.tool.call.id": f"call_{j}", "file_path": path,
+                    "gen_ai.tool.call.arguments": json.dumps({"file_path": path, "n": j % 7})})
+        finished = agent_end
+        if outcome in ("resolved", "failed", "agent_timeout"):
+            reward = 1.0 if outcome == "resolved" else 0.0
+            span("harbor.verifier", agent_end, agent_end + 60 * S, root_id, {"harbor.reward.reward": reward})
+            finished = agent_end + 60 * S
+    if outcome != "running":
+        s = scope.spans.add(trace_id=trace_id, span_id=root_id, name="harbor.trial", kind=1,
+                            start_time_unix_nano=start, end_time_unix_nano=finished + 5 * S)
+        s.attributes.extend(_kv({"harbor.trial.name": trial, "harbor.job.name": JOB}))
+
+    logs = ExportLogsServiceRequest()
+    rl = logs.resource_logs.add()
+    rl.resource.attributes.extend(_kv({**resource, "service.name": "claude-code"}))
+    ls = rl.scope_logs.add()
+    ls.scope.name = "com.anthropic.claude_code.events"
+    for j in range(int(n_events * LOGS_SHARE) if outcome != "setup" else 0):
+        record = ls.log_records.add(time_unix_nano=start + 60 * S + j * S, severity_number=9)
+        record.body.string_value = "claude_code.api_request"
+        record.attributes.extend(_kv({"event.name": "api_request", "model": "claude-haiku-4-5", "input_tokens": 50,
+                                      "cache_read_tokens": 900, "output_tokens": 40, "cost_usd": 0.0005,
+                                      "duration_ms": 700}))
+    return req.SerializeToString(), logs.SerializeToString()
+
+
+def generate(data_dir: Path, n_trials: int, n_events: int) -> None:
+    store = open_client(data_dir)
+    ensure_schema(store.client)
+    rng = random.Random(11)
+    began, built, traces, logs = time.perf_counter(), 0.0, [], []
+    for i in range(n_trials):
+        t = time.perf_counter()
+        trace_bytes, log_bytes = trial_requests(i, n_events, rng)
+        built += time.perf_counter() - t
+        traces.append(trace_bytes)
+        logs.append(log_bytes)
+        if len(traces) == REQUESTS_PER_INSERT or i == n_trials - 1:
+            insert_requests(store, Signal.traces, traces)
+            insert_requests(store, Signal.logs, logs)
+            traces, logs = [], []
+            print(f"\r  {i + 1}/{n_trials} trials written", end="", flush=True)
+    events = store.client.query("SELECT count() FROM agent_events WHERE JobName = {j:String}",
+                                parameters={"j": JOB}).result_rows[0][0]
+    print(f"\n  {events:,} agent events in {time.perf_counter() - began:.0f} s "
+          f"(building requests {built:.0f} s of it)")
+
+
+def timed(client: httpx.Client, path: str, runs: int, **params) -> tuple[float, float, int]:
+    """(cold seconds, median of `runs` warm seconds, bytes of the answer)."""
+    def once() -> tuple[float, int]:
+        t = time.perf_counter()
+        reply = client.get(path, params=params)
+        elapsed = time.perf_counter() - t
+        assert reply.status_code == 200, reply.text[:300]
+        return elapsed, len(reply.content)
+    cold, size = once()
+    return cold, statistics.median(once()[0] for _ in range(runs)), size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--trials", type=int, default=1000)
+    parser.add_argument("--events", type=int, default=1000, help="agent events per trial")
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--data-dir", type=Path, default=None, help="reuse a generated store")
+    parser.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.generate_only:
+        generate(args.data_dir, args.trials, args.events)
+        return
+    data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="bench-query-")) / "store"
+    if not (data_dir / "metadata").is_dir():
+        print(f"generating {args.trials} trials x ~{args.events} agent events into {data_dir}")
+        subprocess.run([sys.executable, __file__, "--generate-only", "--data-dir", str(data_dir),
+                        "--trials", str(args.trials), "--events", str(args.events)], check=True)
+    server = SubprocessServer(data_dir).start()
+    try:
+        with httpx.Client(base_url=server.http_url, timeout=300) as client:
+            trial = client.get(f"/api/jobs/{JOB}/trials", params={"limit": 1}).json()["items"][0]["trial"]
+            checks = [
+                ("job report (metrics.json)", f"/api/jobs/{JOB}/report", {"format": "json"}),
+                ("job report (summary.md)", f"/api/jobs/{JOB}/report", {"format": "md"}),
+                ("job row (rates, counts, pass@k)", f"/api/jobs/{JOB}", {}),
+                (f"trial list ({args.trials} trials, one page)", f"/api/jobs/{JOB}/trials", {"limit": 5000}),
+                ("one trial's row", f"/api/trials/{trial}", {}),
+                ("one trial's behaviour", f"/api/trials/{trial}/behavior", {}),
+            ]
+            print(f"\n{'query':<40} {'cold s':>8} {'median s':>9} {'bytes':>10}   (median of {args.runs})")
+            for label, path, params in checks:
+                cold, median, size = timed(client, path, args.runs, **params)
+                print(f"{label:<40} {cold:>8.3f} {median:>9.3f} {size:>10,}")
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
