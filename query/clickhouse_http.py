@@ -23,6 +23,7 @@ import zlib
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import uvicorn
 from starlette.applications import Starlette
@@ -30,7 +31,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from collector.auth import Authenticator, Unauthorized
 from query.clickhouse_guard import (
     SYNTAX_ERROR, Refused, check, filters_setting, is_denied_setting, set_statement_names, tenant_filters,
     url_settings,
@@ -51,6 +51,16 @@ _TABLES = """
 SELECT database, table, groupArray(name) FROM system.columns
 WHERE database NOT IN ('system', 'information_schema', 'INFORMATION_SCHEMA')
 GROUP BY database, table FORMAT JSONCompactEachRow"""
+
+
+class Caller(Protocol):
+    tenant: str | None  # None when tenants are off
+
+
+class Authenticator(Protocol):
+    """collector.auth.Authenticator, as the composition root passes it: raises for a missing or unknown token."""
+
+    def authenticate(self, authorization: str | None) -> Caller: ...
 
 
 @dataclass
@@ -126,7 +136,7 @@ class ClickHouseInterface:
     def _execute(self, headers: Mapping[str, str], params: Mapping[str, str], body: bytes) -> Reply:
         try:
             caller = self._authenticator.authenticate(token_of(headers, params))
-        except Unauthorized:
+        except Exception:  # collector.auth.Unauthorized: no token, or not one this server knows
             return error_reply(AUTHENTICATION_FAILED, "default: Authentication failed: password is incorrect, or "
                                "there is no user with such name (send an API token as the password)")
         try:

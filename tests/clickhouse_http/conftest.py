@@ -1,5 +1,7 @@
 """A harborlight with tenants and its ClickHouse HTTP interface on; two tenants' spans and agent events stored."""
 
+import uuid
+
 import httpx
 import pytest
 
@@ -24,9 +26,9 @@ def guarded(store_dir, tmp_path_factory):
 @pytest.fixture(scope="module")
 def tenants_data(guarded):
     """Per tenant: a service name that only that tenant's spans and log events carry."""
-    services = {}
+    services, run = {}, uuid.uuid4().hex[:8]  # each test module stores its own rows in the session's store
     for token, tenant in TOKENS.items():
-        service = f"svc-{tenant}-{token[-3:]}"
+        service = f"svc-{tenant}-{run}"
         headers = {"content-type": "application/x-protobuf", "authorization": f"Bearer {token}"}
         for path, request in (("traces", traces_request(service, 3, job=f"job-{tenant}")),
                               ("logs", logs_request(service, 2))):
