@@ -65,6 +65,8 @@ class Writer:
         self._in_flight: dict[bytes, Pending] = {}
         self._task: asyncio.Task | None = None
         self.stats = WriterStats()
+        # Called on the event loop after each successful commit with its batch (the live feed); must be cheap.
+        self.on_commit: Callable[[list[Pending]], None] | None = None
 
     async def __aenter__(self) -> "Writer":
         self._task = asyncio.create_task(self._run(), name="harborlight-writer")
@@ -156,6 +158,11 @@ class Writer:
             self._remember(p.digest)
             if not p.done.done():
                 p.done.set_result(None)
+        if self.on_commit is not None:
+            try:
+                self.on_commit(batch)
+            except Exception:  # a watcher's trouble never reaches ingest
+                log.exception("on_commit callback failed")
 
     def _remember(self, digest: bytes) -> None:
         self._committed[digest] = None

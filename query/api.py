@@ -5,6 +5,7 @@ from fastapi import APIRouter, Depends
 from query.health import health_router
 from query.ingest import ingest_router
 from query.job_routes import jobs_router
+from query.live import live_router
 from query.report_routes import reports_router
 from query.prometheus import metrics_router
 from query.tenancy import require_caller
@@ -25,5 +26,6 @@ def api_router() -> APIRouter:
     guarded.include_router(trials_router())
     guarded.include_router(reports_router())
     guarded.include_router(metrics_router())
+    guarded.include_router(live_router())
     router.include_router(guarded)
     return router

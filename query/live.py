@@ -1,0 +1,175 @@
+"""GET /api/live: trial started / phase / model call / tool call / trial finished, as server-sent events.
+
+The ingest path pays one test per commit: the first watcher attaches a feed to the writer's `on_commit`
+hook, which, only while someone is watching, queues the committed request bytes for the feed's own task. That task reads from them just the trial names, session ids and trace ids (a protobuf
+parse, off the event loop), asks agent_events for those trials' and traces' rows (the table's sort key and
+bloom index), and gives each watcher the rows of its job and tenant that it has not seen yet.
+"""
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import StreamingResponse
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from query.live_events import COLUMNS, LiveEvent, LiveRow, to_events
+from query.tenancy import tenant_of
+from storage import Store
+
+log = logging.getLogger(__name__)
+
+# Attributes whose values name a trial (the harness's, then the fallbacks agents stream without one).
+_TRIAL_KEYS = ("harbor.trial.name", "session.id", "gen_ai.conversation.id", "conversation.id")
+_ROWS = f"""
+SELECT {COLUMNS} FROM agent_events
+WHERE TrialName IN {{trials:Array(String)}} OR TraceId IN {{traces:Array(String)}}
+ORDER BY end_ts, EventId"""
+_HISTORY = f"""
+SELECT {COLUMNS} FROM agent_events
+WHERE JobName = {{job:String}} AND ({{tenant:String}} = '' OR Tenant = {{tenant:String}})
+ORDER BY end_ts, EventId"""
+KEEPALIVE_SECONDS = 15.0
+
+
+@dataclass(eq=False)
+class Watcher:
+    job: str  # '' for every job
+    tenant: str  # '' when tenants are off
+    queue: asyncio.Queue = field(default_factory=asyncio.Queue)
+    seen: set[str] = field(default_factory=set)
+    started: set[str] = field(default_factory=set)
+
+    def offer(self, rows: Iterable[LiveRow]) -> None:
+        for row in rows:
+            if row.event_id in self.seen or (self.tenant and row.tenant != self.tenant):
+                continue
+            if self.job and row.job != self.job:
+                continue
+            self.seen.add(row.event_id)
+            for event in to_events(row, self.started):
+                self.queue.put_nowait(event)
+
+
+def committed_keys(items: Iterable[tuple[str, bytes]]) -> tuple[set[str], set[str]]:
+    """The trial names (and session ids) and trace ids a batch of committed requests carries."""
+    trials: set[str] = set()
+    traces: set[str] = set()
+
+    def names(attributes) -> None:
+        for kv in attributes:
+            if kv.key in _TRIAL_KEYS and kv.value.string_value:
+                trials.add(kv.value.string_value)
+
+    for signal, payload in items:
+        if signal == "traces":
+            request = ExportTraceServiceRequest.FromString(payload)
+            for rs in request.resource_spans:
+                names(rs.resource.attributes)
+                for ss in rs.scope_spans:
+                    for span in ss.spans:
+                        traces.add(span.trace_id.hex())
+        elif signal == "logs":
+            request = ExportLogsServiceRequest.FromString(payload)
+            for rl in request.resource_logs:
+                names(rl.resource.attributes)
+                for sl in rl.scope_logs:
+                    for record in sl.log_records:
+                        names(record.attributes)
+                        if record.trace_id:
+                            traces.add(record.trace_id.hex())
+    return trials, traces
+
+
+class LiveFeed:
+    """Created inside the running event loop; `committed` is the writer's on_commit hook."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._inbox: asyncio.Queue[list[tuple[str, bytes]]] = asyncio.Queue()
+        self._watchers: set[Watcher] = set()
+        self._task: asyncio.Task | None = None
+
+    def committed(self, batch: list[Any]) -> None:
+        """The writer's on_commit hook (on the event loop); each item has `.signal` and `.payload`."""
+        if self._watchers:
+            self._inbox.put_nowait([(str(p.signal), p.payload) for p in batch])
+
+    async def watch(self, job: str, tenant: str, history: bool) -> AsyncIterator[LiveEvent | None]:
+        """Events for one watcher, None as a keep-alive tick; history: the job's stored events first."""
+        watcher = Watcher(job, tenant)
+        self._watchers.add(watcher)
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name="harborlight-live")
+        try:
+            if history and job:
+                watcher.offer(await asyncio.to_thread(self._rows, _HISTORY, {"job": job, "tenant": tenant}))
+            while True:
+                try:
+                    yield await asyncio.wait_for(watcher.queue.get(), KEEPALIVE_SECONDS)
+                except TimeoutError:
+                    yield None
+        finally:
+            self._watchers.discard(watcher)
+
+    async def _run(self) -> None:
+        while True:
+            items = await self._inbox.get()
+            while not self._inbox.empty():  # commits that landed meanwhile share one look-up
+                items.extend(self._inbox.get_nowait())
+            if not self._watchers:
+                continue
+            try:
+                trials, traces = await asyncio.to_thread(committed_keys, items)
+                rows = await asyncio.to_thread(self._rows, _ROWS, {"trials": sorted(trials), "traces": sorted(traces)})
+            except Exception as exc:  # a watcher misses these events; ingest and other watchers go on
+                log.warning("live feed look-up failed: %s", exc)
+                continue
+            for watcher in list(self._watchers):
+                watcher.offer(rows)
+
+    def _rows(self, sql: str, parameters: dict) -> list[LiveRow]:
+        return [LiveRow(*r) for r in self._store.client.query(sql, parameters=parameters).result_rows]
+
+
+def _feed(request: Request) -> LiveFeed:
+    """The app's feed, attached to its writer by the first watcher."""
+    state = request.app.state
+    if getattr(state, "live", None) is None:
+        state.live = LiveFeed(state.store)
+        state.writer.on_commit = state.live.committed
+    return state.live
+
+
+def live_router() -> APIRouter:
+    router = APIRouter(tags=["live"])
+
+    @router.get("/api/live", summary="Server-sent events of running trials: started, phase, model call, tool call, "
+                "finished", response_class=StreamingResponse)
+    async def live(
+        request: Request,
+        job: str = "",
+        history: Annotated[bool, Query(description="first replay the job's stored events")] = False,
+    ) -> StreamingResponse:
+        feed = _feed(request)
+        tenant = tenant_of(request)
+
+        async def stream() -> AsyncIterator[bytes]:
+            yield b": harborlight live\n\n"
+            async for event in feed.watch(job, tenant, history):
+                if await request.is_disconnected():
+                    return
+                if event is None:
+                    yield b": keep-alive\n\n"
+                else:
+                    yield f"event: {event.type}\ndata: {json.dumps(event.as_json())}\n\n".encode()
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    return router

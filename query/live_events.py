@@ -1,0 +1,75 @@
+"""What a person watching a run sees: agent_events rows turned into live events. Pure: rows in, events out.
+
+Spans reach the store when they end, so each event is reported at its end: a phase event says a phase has
+just finished (and the next begins), `trial_finished` comes with the root `harbor.trial` span. A trial's
+first event of any kind is preceded by `trial_started`.
+"""
+
+from dataclasses import asdict, dataclass, field
+
+# The columns read, in the order `LiveRow` takes them.
+COLUMNS = """
+    EventId, Kind, Name, JobName, TrialName, TaskName, AgentName, Model,
+    toUnixTimestamp64Nano(Timestamp) AS ts, toUnixTimestamp64Nano(coalesce(EndTimestamp, Timestamp)) AS end_ts,
+    InputTokens, OutputTokens, CostUsd, HttpStatus, Success, ToolName, ToolCategory, Tenant"""
+
+PHASES = {"harbor.environment_setup", "harbor.agent_setup", "harbor.agent_execution", "harbor.verifier"}
+TRIAL_SPAN = "harbor.trial"
+
+
+@dataclass(frozen=True)
+class LiveRow:
+    event_id: str
+    kind: str
+    name: str
+    job: str | None
+    trial: str | None
+    task: str | None
+    agent: str | None
+    model: str | None
+    start_unix_nano: int
+    end_unix_nano: int
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+    http_status: int | None
+    success: bool | None
+    tool: str | None
+    tool_category: str | None
+    tenant: str
+
+
+@dataclass(frozen=True)
+class LiveEvent:
+    type: str  # trial_started, phase, model_call, tool_call, trial_finished
+    job: str | None
+    trial: str | None
+    at_unix_nano: int
+    data: dict = field(default_factory=dict)
+
+    def as_json(self) -> dict:
+        return asdict(self)
+
+
+def to_events(row: LiveRow, started: set[str]) -> list[LiveEvent]:
+    """The events one row means for a watcher who has seen `started` trials begin (updated in place)."""
+    out: list[LiveEvent] = []
+    if row.trial and row.trial not in started:
+        started.add(row.trial)
+        out.append(LiveEvent("trial_started", row.job, row.trial, row.start_unix_nano,
+                             {"task": row.task, "agent": row.agent}))
+    if row.name == TRIAL_SPAN:
+        out.append(LiveEvent("trial_finished", row.job, row.trial, row.end_unix_nano,
+                             {"success": row.success, "duration_ns": row.end_unix_nano - row.start_unix_nano}))
+    elif row.name in PHASES:
+        out.append(LiveEvent("phase", row.job, row.trial, row.end_unix_nano, {
+            "phase": row.name.removeprefix("harbor."), "state": "finished", "success": row.success,
+            "duration_ns": row.end_unix_nano - row.start_unix_nano}))
+    elif row.kind == "llm_request":
+        out.append(LiveEvent("model_call", row.job, row.trial, row.end_unix_nano, {
+            "model": row.model, "input_tokens": row.input_tokens, "output_tokens": row.output_tokens,
+            "cost_usd": row.cost_usd, "http_status": row.http_status, "success": row.success}))
+    elif row.kind == "tool":
+        out.append(LiveEvent("tool_call", row.job, row.trial, row.end_unix_nano, {
+            "tool": row.tool, "category": row.tool_category, "success": row.success}))
+    return out

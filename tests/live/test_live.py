@@ -1,0 +1,105 @@
+"""GET /api/live watched with a real SSE client while a job streams in, one export request per step."""
+
+import json
+import os
+import threading
+import time
+
+import httpx
+
+from tests.agent.otlp_build import Traces
+
+STEPS = [  # span name, attributes, the live events it should produce, in order
+    ("harbor.environment_setup", {}, ["trial_started", "phase"]),
+    ("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5",
+                    "gen_ai.usage.input_tokens": 1200, "gen_ai.usage.output_tokens": 80}, ["model_call"]),
+    ("execute_tool Bash", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash",
+                           "gen_ai.tool.call.id": "call-1", "command": "pytest -q"}, ["tool_call"]),
+    ("harbor.agent_execution", {}, ["phase"]),
+    ("harbor.trial", {}, ["trial_finished"]),
+]
+
+
+class SseClient:
+    """Reads /api/live in a thread; keeps (arrival time, event type, data) in order; hangs up after `count`."""
+
+    def __init__(self, url: str, count: int) -> None:
+        self._count = count
+        self.events: list[tuple[float, str, dict]] = []
+        self.ready = threading.Event()
+        self._url = url
+        self._stop = False
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+        assert self.ready.wait(10), "the live stream did not open"
+
+    def _read(self) -> None:
+        try:
+            with httpx.stream("GET", self._url, timeout=httpx.Timeout(5, read=None)) as answer:
+                assert answer.headers["content-type"].startswith("text/event-stream")
+                kind = None
+                for line in answer.iter_lines():
+                    self.ready.set()
+                    if line.startswith("event: "):
+                        kind = line[7:]
+                    elif line.startswith("data: "):
+                        self.events.append((time.monotonic(), kind, json.loads(line[6:])))
+                        if len(self.events) >= self._count:
+                            return
+        except (httpx.HTTPError, RuntimeError):
+            if not self._stop:
+                raise
+
+    def wait_for(self, count: int, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while len(self.events) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def close(self) -> None:
+        self._stop = True
+        self._thread.join(5)
+
+
+def test_live_events_arrive_in_order_within_a_second_of_ingest(server, unique):
+    job, other_job = f"job-{unique}", f"other-{unique}"
+    watcher = SseClient(f"{server.http_url}/api/live?job={job}", sum(len(events) for _, _, events in STEPS))
+    trace_id, root = os.urandom(16), os.urandom(8)
+    expected, acked = [], []
+    for i, (name, attrs, events) in enumerate(STEPS):
+        for which_job in (other_job, job):  # the other job's twin must not reach this watcher
+            resource = {"service.name": f"agent-{unique}", "harbor.job.name": which_job,
+                        "harbor.trial.name": f"{which_job}-t1", "harbor.task.name": "fix-bug"}
+            traces = Traces(resource, trace_id=trace_id if which_job == job else os.urandom(16))
+            start = 0 if name == "harbor.trial" else 1000 * (i + 1)
+            traces.span(name, attrs, parent=b"" if name == "harbor.trial" else root, start_ms=start,
+                        dur_ms=10_000 if name == "harbor.trial" else 500, span_id=root if name == "harbor.trial" else None)
+            traces.send(server)
+        acked.append(time.monotonic())
+        expected.extend(events)
+        watcher.wait_for(len(expected), 3)
+    watcher.close()
+    assert [kind for _, kind, _ in watcher.events] == expected
+    assert {data["job"] for _, _, data in watcher.events} == {job}
+    by_step = iter(watcher.events)
+    for (name, _, events), ack in zip(STEPS, acked):
+        for _ in events:
+            arrived, kind, data = next(by_step)
+            assert arrived - ack < 1.0, f"{kind} arrived {arrived - ack:.2f} s after its request was acknowledged"
+    model_call = next(data for _, kind, data in watcher.events if kind == "model_call")
+    assert model_call["data"]["model"] == "gpt-5" and model_call["data"]["input_tokens"] == 1200
+    tool_call = next(data for _, kind, data in watcher.events if kind == "tool_call")
+    assert tool_call["data"]["tool"] == "Bash" and tool_call["trial"] == f"{job}-t1"
+    assert [d["data"]["phase"] for _, k, d in watcher.events if k == "phase"] == ["environment_setup", "agent_execution"]
+
+
+def test_history_replays_a_jobs_stored_events_first(server, unique):
+    job = f"job-{unique}"
+    resource = {"service.name": f"agent-{unique}", "harbor.job.name": job, "harbor.trial.name": f"{job}-t9"}
+    traces = Traces(resource)
+    root = traces.span("harbor.trial", {}, start_ms=0, dur_ms=5000)
+    traces.span("harbor.verifier", {}, parent=root, start_ms=4000, dur_ms=500)
+    traces.send(server)
+    watcher = SseClient(f"{server.http_url}/api/live?job={job}&history=true", 3)
+    watcher.wait_for(3, 3)
+    watcher.close()
+    assert [kind for _, kind, _ in watcher.events] == ["trial_started", "phase", "trial_finished"]
