@@ -10,6 +10,7 @@ from pathlib import Path
 
 from harborlight.report_command import add_report_command
 from harborlight.settings import Settings, env_name, flag_name
+from harborlight.watch_command import add_watch_command
 
 
 def _add_settings(parser: argparse.ArgumentParser, names: list[str]) -> None:
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_settings(serve, [f.name for f in fields(Settings)])
     serve.set_defaults(run=_serve)
     add_report_command(commands)
+    add_watch_command(commands)
     return parser
 
 

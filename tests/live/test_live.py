@@ -103,3 +103,35 @@ def test_history_replays_a_jobs_stored_events_first(server, unique):
     watcher.wait_for(3, 3)
     watcher.close()
     assert [kind for _, kind, _ in watcher.events] == ["trial_started", "phase", "trial_finished"]
+
+
+def test_watch_builds_a_table_of_trials_from_the_live_stream(server, unique):
+    from harborlight.watch_command import TrialBoard, live_events
+
+    job = f"job-{unique}"
+    resource = {"service.name": f"agent-{unique}", "harbor.job.name": job, "harbor.trial.name": f"{job}-t1",
+                "harbor.task.name": "fix-bug"}
+    traces = Traces(resource)
+    root = traces.span("harbor.trial", {}, start_ms=0, dur_ms=9000)
+    traces.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5",
+                               "gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 7}, parent=root,
+                start_ms=1000, dur_ms=500)
+    traces.span("harbor.verifier", {}, parent=root, start_ms=8000, dur_ms=500)
+    traces.send(server)
+    board = TrialBoard(job)
+    for n, event in enumerate(live_events(server.http_url, job, None), 1):
+        board.apply(event)
+        if n == 4:  # started, model call, verifier phase, finished
+            break
+    line = board.trials[f"{job}-t1"]
+    assert (line.task, line.model_calls, line.input_tokens, line.phase) == ("fix-bug", 1, 100, "finished")
+    assert board.table().row_count == 1
+
+
+def test_watch_says_in_one_line_when_no_server_answers(capsys):
+    from harborlight.cli import main
+    from tests.support.servers import free_port
+
+    assert main(["watch", "some-job", "--server", f"http://127.0.0.1:{free_port()}"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("harborlight: cannot reach") and "\n" not in err

@@ -1,0 +1,119 @@
+"""`harborlight watch JOB`: a live table of the job's trials in the terminal, fed by GET /api/live."""
+
+import argparse
+import json
+import os
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+DEFAULT_SERVER = "http://127.0.0.1:4318"
+
+
+@dataclass
+class TrialLine:
+    trial: str
+    task: str = ""
+    phase: str = "started"
+    model_calls: int = 0
+    failed_model_calls: int = 0
+    tool_calls: int = 0
+    failed_tool_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    state: str = "running"
+
+
+class TrialBoard:
+    """The trials of one job as the live events describe them; pure."""
+
+    def __init__(self, job: str) -> None:
+        self.job = job
+        self.trials: dict[str, TrialLine] = {}
+
+    def apply(self, event: dict) -> None:
+        trial = event.get("trial")
+        if not trial:
+            return
+        line = self.trials.setdefault(trial, TrialLine(trial))
+        data, kind = event.get("data") or {}, event.get("type")
+        if kind == "trial_started":
+            line.task = data.get("task") or line.task
+        elif kind == "phase":
+            line.phase = f"{data['phase']} done"
+        elif kind == "model_call":
+            line.model_calls += 1
+            line.failed_model_calls += data.get("success") is False
+            line.input_tokens += data.get("input_tokens") or 0
+            line.output_tokens += data.get("output_tokens") or 0
+            line.cost_usd += data.get("cost_usd") or 0.0
+        elif kind == "tool_call":
+            line.tool_calls += 1
+            line.failed_tool_calls += data.get("success") is False
+        elif kind == "trial_finished":
+            line.phase = "finished"
+            line.state = {True: "ok", False: "error"}.get(data.get("success"), "finished")
+
+    def table(self) -> Table:
+        table = Table(title=f"job {self.job}: {len(self.trials)} trials", expand=False)
+        for column in ("trial", "task", "last phase", "model calls", "tool calls", "tokens in/out", "cost $", "state"):
+            table.add_column(column, justify="right" if column[0] in "mtc" and column != "task" else "left")
+        for t in sorted(self.trials.values(), key=lambda t: t.trial):
+            failed_models = f" ({t.failed_model_calls} failed)" if t.failed_model_calls else ""
+            failed_tools = f" ({t.failed_tool_calls} failed)" if t.failed_tool_calls else ""
+            style = {"ok": "green", "error": "red"}.get(t.state, "")
+            table.add_row(t.trial, t.task, t.phase, f"{t.model_calls}{failed_models}", f"{t.tool_calls}{failed_tools}",
+                          f"{t.input_tokens}/{t.output_tokens}", f"{t.cost_usd:.4f}", t.state, style=style)
+        return table
+
+
+def live_events(server: str, job: str, token: str | None) -> Iterator[dict]:
+    """The job's events from a running harborlight (stored ones first), as they arrive."""
+    query = urllib.parse.urlencode({"job": job, "history": "true"})
+    request = urllib.request.Request(f"{server.rstrip('/')}/api/live?{query}", headers={"Accept": "text/event-stream"})
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=60) as stream:
+        for raw in stream:
+            line = raw.decode().rstrip("\r\n")
+            if line.startswith("data: "):
+                yield json.loads(line[6:])
+
+
+def _watch(args: argparse.Namespace) -> int:
+    board = TrialBoard(args.job)
+    console = Console()
+    try:
+        with Live(board.table(), console=console, refresh_per_second=4) as live:
+            for event in live_events(args.server, args.job, args.token):
+                board.apply(event)
+                live.update(board.table())
+    except KeyboardInterrupt:
+        return 0
+    except urllib.error.HTTPError as exc:
+        print(f"harborlight: {args.server} answered {exc.code}: {exc.read().decode(errors='replace')[:200]}",
+              file=sys.stderr)
+        return 1
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        print(f"harborlight: cannot reach {args.server}: {reason} (is `harborlight serve` running?)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def add_watch_command(commands) -> None:
+    watch = commands.add_parser("watch", help="a live table of a job's trials, from a running server")
+    watch.add_argument("job", help="the job (harbor.job.name) to watch")
+    watch.add_argument("--server", default=os.environ.get("HARBORLIGHT_SERVER", DEFAULT_SERVER),
+                       help=f"the running harborlight (env HARBORLIGHT_SERVER, default {DEFAULT_SERVER})")
+    watch.add_argument("--token", default=os.environ.get("HARBORLIGHT_TOKEN"),
+                       help="API token when the server asks for one (env HARBORLIGHT_TOKEN)")
+    watch.set_defaults(run=_watch)
