@@ -193,7 +193,8 @@ def main() -> None:
                 time.sleep(0.01)
             queryable = time.monotonic()
             rss = peak_rss_mib(server.process.pid)
-            writer = ingest_report(server.http_url)["writer"]
+            report = ingest_report(server.http_url)
+            writer, refused = report["writer"], report["since_start"]["refused_requests"]
         finally:
             server.stop()
     end_to_end = n_spans / (last_ack - started)
@@ -206,6 +207,7 @@ def main() -> None:
     print(f"ratio end-to-end / direct:       {end_to_end / direct:.2f}")
     print(f"last ack -> all queryable:       {(queryable - last_ack) * 1000:.0f} ms")
     print(f"server peak RSS:                 {rss:,.0f} MiB")
+    print(f"refused (retried by the clients): {refused or 'none'}")
     print(f"writer: {writer['batches']} commits, {writer['items'] / max(writer['batches'], 1):,.0f} spans each, "
           f"{writer['commit_seconds']:.1f} s committing of {last_ack - started:.1f} s")
 

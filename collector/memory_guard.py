@@ -23,11 +23,16 @@ def rss_bytes() -> int:
 
 
 class MemoryGuard:
-    def __init__(self, limit_bytes: int, soft_share: float = 0.85) -> None:
+    def __init__(self, limit_bytes: int, soft_share: float = 0.85, purge_share: float = 0.6) -> None:
         self.limit_bytes = limit_bytes
         self.soft_bytes = int(limit_bytes * soft_share)
+        self.purge_bytes = int(limit_bytes * purge_share)
         self.refusals = 0
         self.peak_bytes = 0
+
+    def wants_purge(self) -> bool:
+        """Above this the writer asks the engine to hand cached memory back after its commit."""
+        return rss_bytes() > self.purge_bytes
 
     def check(self) -> None:
         rss = rss_bytes()

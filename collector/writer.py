@@ -2,8 +2,9 @@
 
 Requests wait in a bounded queue. The flush task wakes when the first one arrives, lingers briefly so
 concurrent requests share one INSERT, commits everything queued (up to a batch limit) in a worker
-thread, and then resolves every waiting request. Up to `concurrent_commits` INSERTs run at once: an
-INSERT spends a fixed ~0.1 s planning on one core, which the next batch overlaps on the other. A full queue refuses at once (QueueFull) instead of
+thread, and then resolves every waiting request. Up to `concurrent_commits` INSERTs run at once (one
+by default: while it runs, the queue grows into a bigger next batch, and an INSERT's cost is mostly
+fixed, so bigger batches are what makes ingest fast). A full queue refuses at once (QueueFull) instead of
 growing; a failed commit fails every request of the batch (StoreDown), so nothing is acknowledged
 that is not stored. Identical request bodies already committed are acknowledged without storing twice.
 """
@@ -49,7 +50,7 @@ class WriterLimits:
     max_queued_items: int = 200_000
     max_batch_items: int = 50_000
     linger_seconds: float = 0.005
-    concurrent_commits: int = 2
+    concurrent_commits: int = 1
     remembered_digests: int = 100_000
 
 

@@ -5,6 +5,7 @@ then the store closes.
 """
 
 import asyncio
+import queue
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -45,16 +46,36 @@ def open_store(settings: Settings) -> Store:
     return store
 
 
-def committer(store: Store):
-    def commit(batch: list[Pending]) -> None:
+class Committer:
+    """Commits the writer's batches on connections of its own (embedded chDB serialises the calls of
+    one connection, so API queries never wait behind a commit), and hands the engine's cached memory
+    back when the process grows toward its limit."""
+
+    def __init__(self, store: Store, connections: int, memory: MemoryGuard) -> None:
+        self._memory = memory
+        self._connections = [store.another_connection() for _ in range(connections)]
+        self._idle: queue.SimpleQueue[Store] = queue.SimpleQueue()
+        for connection in self._connections:
+            self._idle.put(connection)
+
+    def __call__(self, batch: list[Pending]) -> None:
         def key(p: Pending) -> tuple[str, str]:
             return p.signal.value, p.tenant or ""
 
-        for (signal, tenant), group in groupby(sorted(batch, key=key), key=key):
-            insert_requests(store, Signal(signal), [p.payload for p in group], tenant or None)
-        record_digests(store, [(p.digest, p.signal.value, p.items) for p in batch])
+        connection = self._idle.get()
+        try:
+            for (signal, tenant), group in groupby(sorted(batch, key=key), key=key):
+                insert_requests(connection, Signal(signal), [p.payload for p in group], tenant or None)
+            record_digests(connection, [(p.digest, p.signal.value, p.items) for p in batch])
+            if self._memory.wants_purge():
+                connection.release_memory()
+        finally:
+            self._idle.put(connection)
 
-    return commit
+    def close(self) -> None:
+        for connection in self._connections:
+            if connection.embedded:
+                connection.client.close()
 
 
 def ingest_limits(settings: Settings) -> Limits:
@@ -101,9 +122,11 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
         linger_seconds=settings.linger_ms / 1000,
     )
     known = await asyncio.to_thread(recent_digests, store, limits.remembered_digests)
+    memory = MemoryGuard(settings.memory_limit_mib << 20)
     try:
-        async with Writer(committer(store), limits, known) as writer:
-            receiver = Receiver(writer, ingest_limits(settings), MemoryGuard(settings.memory_limit_mib << 20))
+        committer = Committer(store, limits.concurrent_commits, memory)
+        async with Writer(committer, limits, known) as writer:
+            receiver = Receiver(writer, ingest_limits(settings), memory)
             grpc_server, grpc_port = build_grpc_server(
                 receiver, authenticator, settings.host, settings.grpc_port, settings.max_request_bytes
             )
@@ -131,5 +154,6 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
                 await grpc_server.stop(grace=5)
                 http_server.should_exit = True
                 await http_task
+        committer.close()
     finally:
         store.client.close()

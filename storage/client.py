@@ -23,6 +23,20 @@ class Store:
     embedded: bool
     # Where the embedded writer stages request bytes for the engine to read (tmpfs when there is one).
     spool_dir: Path | None = None
+    data_dir: Path | None = None
+
+    def release_memory(self) -> None:
+        """Returns the embedded engine's freed-but-cached memory to the system (jemalloc keeps it
+        otherwise, and the process's RSS stays at its high-water mark)."""
+        if self.embedded:
+            self.client.command("SYSTEM JEMALLOC PURGE")
+
+    def another_connection(self) -> "Store":
+        """A second connection to the same store, for work that should not queue behind this one's calls."""
+        if not self.embedded:
+            return self  # the HTTP client runs concurrent requests itself
+        client = clickhouse_connect.get_client(interface="chdb", path=str(self.data_dir.resolve()))
+        return Store(client=client, embedded=True, spool_dir=self.spool_dir, data_dir=self.data_dir)
 
 
 def open_client(
@@ -48,7 +62,7 @@ def open_client(
                     "another --data-dir (other commands reach a running server with --server URL)"
                 ) from exc
             raise StoreUnavailable(f"cannot open the data directory {data_dir}: {exc}") from exc
-    return Store(client=client, embedded=True, spool_dir=_spool_dir(data_dir))
+    return Store(client=client, embedded=True, spool_dir=_spool_dir(data_dir), data_dir=data_dir)
 
 
 @contextmanager
