@@ -11,7 +11,7 @@
    (metrics.json), the job row, the full trial list and one trial's row and behaviour: the first
    (cold) call, then the median of RUNS calls.
 
-Usage: python bench/query.py [--trials 1000] [--events 1000] [--runs 7] [--data-dir DIR]
+Usage: python bench/query.py [--trials 1000] [--events 1040] [--runs 7] [--data-dir DIR]
 """
 
 import argparse
@@ -177,7 +177,7 @@ def timed(client: httpx.Client, path: str, runs: int, **params) -> tuple[float, 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--trials", type=int, default=1000)
-    parser.add_argument("--events", type=int, default=1000, help="agent events per trial")
+    parser.add_argument("--events", type=int, default=1040, help="agent events per trial (~1M in all)")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--data-dir", type=Path, default=None, help="reuse a generated store")
     parser.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)

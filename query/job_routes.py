@@ -1,9 +1,10 @@
 """GET /api/jobs, /api/jobs/{job}, /api/jobs/{job}/trials: job rows and trial rows, derived from
 the store's per-trial aggregates (query/load_trials.py)."""
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import JSONResponse
 
 from query import cursor
 from query.load_trials import load_trials
@@ -31,7 +32,7 @@ def jobs_router() -> APIRouter:
 
     @router.get("/api/jobs", summary="Job rows (solve rates, counts, totals, pass@k), a page of jobs at a time")
     def list_jobs(request: Request, limit: Annotated[str | None, Query(description=f"1 to {MAX_JOBS}")] = None,
-                  cursor_: Annotated[str | None, Query(alias="cursor")] = None) -> dict[str, Any]:
+                  cursor_: Annotated[str | None, Query(alias="cursor")] = None) -> JSONResponse:
         limit_ = bounded_int("limit", limit, 50, 1, MAX_JOBS)
         store: Store = request.app.state.store
         tenant = tenant_of(request)
@@ -42,16 +43,17 @@ def jobs_router() -> APIRouter:
         for t in load_trials(store.client, tenant, jobs=names) if names else []:
             by_job[t.facts.job].append(t.facts)
         items = [job_row(n, trials) for n, trials in by_job.items()]
-        return {"items": items, "next_cursor": cursor.encode([names[-1]]) if len(names) == limit_ else None}
+        next_cursor = cursor.encode([names[-1]]) if len(names) == limit_ else None
+        return JSONResponse({"items": items, "next_cursor": next_cursor})
 
     @router.get("/api/jobs/{job}", summary="One job row: solve rates, outcome counts, totals, pass@k")
-    def get_job(job: str, request: Request) -> dict[str, Any]:
-        return job_row(job, job_trials(request, job))
+    def get_job(job: str, request: Request) -> JSONResponse:
+        return JSONResponse(job_row(job, job_trials(request, job)))
 
     @router.get("/api/jobs/{job}/trials", summary="The job's trial rows: outcome, reward, timings, tokens, cost")
     def list_trials(job: str, request: Request,
                     limit: Annotated[str | None, Query(description=f"1 to {MAX_TRIAL_PAGE}")] = None,
-                    cursor_: Annotated[str | None, Query(alias="cursor")] = None) -> dict[str, Any]:
+                    cursor_: Annotated[str | None, Query(alias="cursor")] = None) -> JSONResponse:
         limit_ = bounded_int("limit", limit, 500, 1, MAX_TRIAL_PAGE)
         store: Store = request.app.state.store
         after = cursor.decode(cursor_, 1)
@@ -60,6 +62,6 @@ def jobs_router() -> APIRouter:
         if not page and after is None:
             raise HTTPException(404, f"no job named {job!r}")
         next_cursor = cursor.encode([page[-1].facts.trial]) if len(page) == limit_ else None
-        return {"items": [trial_row(t) for t in page], "next_cursor": next_cursor}
+        return JSONResponse({"items": [trial_row(t) for t in page], "next_cursor": next_cursor})
 
     return router

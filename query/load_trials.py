@@ -106,7 +106,8 @@ def load_trials(client: Client, tenant: str, *, jobs: Sequence[str] = (), trial:
     events = _dicts(client, TRIAL_EVENTS, {**base, "trial": trial, "after": after, "limit": limit})
     if not events:
         return []
-    names = sorted({e["trial"] for e in events})
+    whole_jobs = bool(jobs) and not trial and not after and len(events) < limit
+    names = [] if whole_jobs else sorted({e["trial"] for e in events})  # whole jobs: no 1000-name IN list
     lifecycle = {(r["job"], r["trial"]): r for r in _dicts(client, TRIAL_LIFECYCLE, {**base, "trials": names})}
     return [LoadedTrial(_facts(e, lifecycle.get((e["job"], e["trial"]))), _seconds(e["first_seen"]),
                         _seconds(e["last_seen"]), e["n_events"]) for e in events]

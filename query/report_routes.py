@@ -1,10 +1,10 @@
 """GET /api/jobs/{job}/report (AgentCompass metrics.json / summary.md) and /api/compare (like with
 like on matched tasks)."""
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.responses import PlainTextResponse, Response
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from query.derive.compare import compare
 from query.derive.provenance import valued_fields_json
@@ -49,7 +49,7 @@ def reports_router() -> APIRouter:
     @router.get("/api/compare", summary="Two or more jobs on their matched tasks: rates, differences, flips")
     def compare_jobs(request: Request,
                      jobs: Annotated[str, Query(description="comma-separated job names, baseline first")] = ""
-                     ) -> dict[str, Any]:
+                     ) -> JSONResponse:
         names = [j.strip() for j in jobs.split(",") if j.strip()]
         if len(names) < 2 or len(set(names)) != len(names) or len(names) > MAX_COMPARED:
             raise HTTPException(400, f"jobs must name 2 to {MAX_COMPARED} different jobs, comma-separated")
@@ -60,6 +60,6 @@ def reports_router() -> APIRouter:
         missing = [n for n, trials in by_job.items() if not trials]
         if missing:
             raise HTTPException(404, f"no job named {', '.join(map(repr, missing))}")
-        return valued_fields_json(compare(by_job))
+        return JSONResponse(valued_fields_json(compare(by_job)))
 
     return router

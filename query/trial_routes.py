@@ -1,8 +1,7 @@
 """GET /api/trials/{trial} (the trial row) and /api/trials/{trial}/behavior (how the agent worked)."""
 
-from typing import Any
-
 from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import JSONResponse
 
 from query.derive.behavior import derive_behavior
 from query.load_behavior import load_calls
@@ -31,12 +30,12 @@ def trials_router() -> APIRouter:
     router = APIRouter(tags=["trials"])
 
     @router.get("/api/trials/{trial}", summary="One trial row: outcome, reward, phase timings, tokens, cost")
-    def get_trial(trial: str, request: Request, job: str = "") -> dict[str, Any]:
-        return trial_row(find_trial(request, trial, job))
+    def get_trial(trial: str, request: Request, job: str = "") -> JSONResponse:
+        return JSONResponse(trial_row(find_trial(request, trial, job)))
 
     @router.get("/api/trials/{trial}/behavior",
                 summary="How the agent worked: tool calls by category, files touched, repeats, tokens per call")
-    def trial_behavior(trial: str, request: Request, job: str = "") -> dict[str, Any]:
+    def trial_behavior(trial: str, request: Request, job: str = "") -> JSONResponse:
         loaded = find_trial(request, trial, job)
         facts = loaded.facts
         store: Store = request.app.state.store
@@ -46,7 +45,7 @@ def trials_router() -> APIRouter:
         calls = [{"index": c.index, "name": c.name, "category": c.category.value, "targets": list(c.targets),
                   "failed": c.failed, "timestamp": c.timestamp, "step": c.step, "tool_call_id": c.tool_call_id}
                  for c in got.calls]
-        return behavior_row(facts.job, trial, behavior, n_calls=len(got.calls), n_model_calls=len(got.model_calls),
-                            truncated=got.truncated, calls=calls)
+        return JSONResponse(behavior_row(facts.job, trial, behavior, n_calls=len(got.calls),
+                                         n_model_calls=len(got.model_calls), truncated=got.truncated, calls=calls))
 
     return router

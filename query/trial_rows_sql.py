@@ -53,7 +53,7 @@ _EXCEPTIONS = """arrayMap(i -> (toUnixTimestamp64Nano(`Events.Timestamp`[i]),
                           `Events.Attributes`[i]['exception.type'], `Events.Attributes`[i]['exception.message']),
                  arrayFilter(i -> `Events.Name`[i] = 'exception', arrayEnumerate(`Events.Name`)))"""
 
-# The lifecycle of the given trials. Times are UNIX nanoseconds; a phase is the extent of its spans.
+# The lifecycle of the given trials ({trials} empty: every trial of {jobs}). Times are UNIX nanoseconds; a phase is the extent of its spans.
 TRIAL_LIFECYCLE = f"""
 SELECT
     ResourceAttributes['harbor.job.name'] AS job,
@@ -78,7 +78,7 @@ SELECT
 FROM otel_traces
 WHERE {RAW_TENANT_FILTER}
   AND SpanName IN {LIFECYCLE_SPANS!r}
-  AND ResourceAttributes['harbor.trial.name'] IN {{trials:Array(String)}}
+  AND (empty({{trials:Array(String)}}) OR ResourceAttributes['harbor.trial.name'] IN {{trials:Array(String)}})
   AND (empty({{jobs:Array(String)}}) OR ResourceAttributes['harbor.job.name'] IN {{jobs:Array(String)}})
 GROUP BY job, trial
 """
