@@ -32,9 +32,11 @@ def _post(server, body: bytes, token: str | None, signal: str = "traces") -> htt
     return httpx.post(f"{server.http_url}/v1/{signal}", content=body, headers=headers)
 
 
-def _api_routes(server) -> list[str]:
+def _api_routes(server) -> list[tuple[str, str]]:
+    """(method, path) of every route in the OpenAPI document but /healthz and the OTLP receivers."""
     spec = httpx.get(f"{server.http_url}/openapi.json").json()
-    return [path for path, ops in spec["paths"].items() if "get" in ops and path != "/healthz"]
+    return [(method, path) for path, ops in spec["paths"].items() for method in ops
+            if path != "/healthz" and not path.startswith("/v1/")]
 
 
 def test_ingest_without_or_with_a_wrong_token_is_refused_and_stores_nothing(guarded, unique):
@@ -54,11 +56,12 @@ def test_ingest_without_or_with_a_wrong_token_is_refused_and_stores_nothing(guar
 
 def test_every_api_route_asks_for_a_token(guarded):
     routes = _api_routes(guarded)
-    assert "/api/spans" in routes and "/api/ingest" in routes and "/metrics" in routes
-    for path in routes:
+    paths = {path for _, path in routes}
+    assert {"/api/spans", "/api/ingest", "/metrics"} <= paths
+    for method, path in routes:
         concrete = path.replace("{", "").replace("}", "")  # path parameters become literal names
-        answer = httpx.get(f"{guarded.http_url}{concrete}")
-        assert answer.status_code == 401, f"{path} answered {answer.status_code} without a token"
+        answer = httpx.request(method.upper(), f"{guarded.http_url}{concrete}")
+        assert answer.status_code == 401, f"{method} {path} answered {answer.status_code} without a token"
     assert httpx.get(f"{guarded.http_url}/healthz").status_code == 200  # for load balancers
 
 
