@@ -50,7 +50,7 @@ _STATUS = {194: 401, 516: 403, 192: 403, 193: 403, 164: 403, 497: 403, 62: 400, 
 _TABLES = """
 SELECT database, table, groupArray(name) FROM system.columns
 WHERE database NOT IN ('system', 'information_schema', 'INFORMATION_SCHEMA')
-GROUP BY database, table FORMAT JSONCompactEachRow"""
+GROUP BY database, table"""
 
 
 class Caller(Protocol):

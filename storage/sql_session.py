@@ -19,6 +19,7 @@ from typing import Protocol
 from storage.client import Store
 
 _CODE = re.compile(r"Code:\s*(\d+)")
+_TRAILING_FORMAT = re.compile(r"\bFORMAT\s+\w+\s*;?\s*$", re.I)
 
 
 class EngineError(Exception):
@@ -86,8 +87,12 @@ class _ServerSession:
     def apply(self, settings: Mapping[str, str]) -> None:
         self._settings.update(settings)
 
-    def run(self, sql: str, fmt: str, params: Mapping[str, str] | None = None) -> Output:
+    def run(self, sql: str, fmt: str | None, params: Mapping[str, str] | None = None) -> Output:
         started = time.monotonic()
+        # clickhouse-connect appends "FORMAT fmt": not after a FORMAT clause, nor after an EXPLAIN AST of an
+        # INSERT ... VALUES (where it would read as data); those get the statement's own or the default format.
+        if _TRAILING_FORMAT.search(sql) or sql.startswith("EXPLAIN AST"):
+            fmt = None
         try:
             body = self._client.raw_query(sql, parameters=dict(params) if params else None,
                                           settings=dict(self._settings), fmt=fmt)
