@@ -15,7 +15,8 @@ from importlib.resources import files
 
 from storage.any_value_sql import ANY_VALUE_TYPE, any_value_text, attribute_maps
 
-PROTO_SCHEMA = files("storage").joinpath("otlp_decode.proto").read_text()
+PROTO_PATH = files("storage").joinpath("otlp_decode.proto")
+PROTO_SCHEMA = PROTO_PATH.read_text()
 
 # ClickHouse column types matching the messages of otlp_decode.proto.
 _ATTRS = f"Array(Tuple(key String, value {ANY_VALUE_TYPE}))"

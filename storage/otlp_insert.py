@@ -35,13 +35,19 @@ _INSERTS = {
 }
 
 
-def _settings(signal: Signal) -> dict[str, str]:
-    return {
-        "format_schema_source": "string",
-        "format_schema": ingest_sql.PROTO_SCHEMA,
-        "format_schema_message_name": _MESSAGE[signal],
-        "async_insert": "0",
-    }
+def _settings(signal: Signal, embedded: bool) -> dict[str, str]:
+    if embedded:
+        # The packaged file: sent as a string, the engine would cache it in ./__cache__ of whatever
+        # directory harborlight was started from.
+        schema = {"format_schema": f"{ingest_sql.PROTO_PATH}:{_MESSAGE[signal]}"}
+    else:
+        # A server cannot read our files: send the schema itself (it caches it in its own directory).
+        schema = {
+            "format_schema_source": "string",
+            "format_schema": ingest_sql.PROTO_SCHEMA,
+            "format_schema_message_name": _MESSAGE[signal],
+        }
+    return {**schema, "async_insert": "0"}
 
 
 def _quote(value: str) -> str:
@@ -71,7 +77,7 @@ def insert_requests(store: Store, signal: Signal, requests: list[bytes], tenant:
     if not requests:
         return
     blob = length_delimited(requests)
-    settings = _settings(signal)
+    settings = _settings(signal, store.embedded)
     structure = _quote(_STRUCTURE[signal])
     if not store.embedded:
         for insert in _INSERTS[signal]:
