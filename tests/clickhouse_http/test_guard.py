@@ -1,0 +1,53 @@
+"""The guard's pure decisions: which statements, settings and tables a caller gets."""
+
+import pytest
+
+from query.clickhouse_guard import Refused, check, tenant_filters, url_settings
+
+SELECT_FILE_AST = """SelectWithUnionQuery (children 1)
+ ExpressionList (children 1)
+  SelectQuery (children 2)
+   ExpressionList (children 1)
+    Asterisk
+   TablesInSelectQuery (children 1)
+    TablesInSelectQueryElement (children 1)
+     TableExpression (children 1)
+      Function file (children 1)
+       ExpressionList (children 1)
+        Literal '/etc/passwd'
+"""
+SELECT_FORMAT_AST = """SelectWithUnionQuery (children 2)
+ ExpressionList (children 1)
+  SelectQuery (children 1)
+   ExpressionList (children 1)
+    Literal UInt64_1
+ Identifier JSON
+"""
+
+
+def test_a_table_function_outside_the_safe_list_is_refused_and_a_format_clause_is_read():
+    with pytest.raises(Refused) as refused:
+        check(SELECT_FILE_AST, ["file", "numbers"], "default")
+    assert refused.value.code == 497
+    assert check(SELECT_FORMAT_AST, ["file"], "default").output_format == "JSON"
+    with pytest.raises(Refused):
+        check("KillQueryQuery Literal_UInt64_1 ASYNC (children 1)\n Literal UInt64_1\n", [], "default")
+
+
+def test_guard_lifting_settings_are_refused_and_a_clients_readonly_is_dropped():
+    assert url_settings({"max_threads": "2", "readonly": "2", "query": "SELECT 1", "param_x": "1"}) == {"max_threads": "2"}
+    for name in ("additional_table_filters", "dialect", "use_query_cache", "format_schema"):
+        with pytest.raises(Refused):
+            url_settings({name: "x"})
+
+
+def test_every_table_gets_a_tenant_filter_and_one_without_a_tenant_column_keeps_no_rows():
+    filters = tenant_filters([("default", "otel_traces", ["ResourceAttributes", "TraceId"]),
+                              ("default", "agent_events", ["Tenant"]),
+                              ("default", "otel_traces_trace_id_ts", ["TraceId", "Start", "End"]),
+                              ("default", "harborlight_ingested_requests", ["Digest"])], "acme")
+    assert filters["default.otel_traces"] == "ResourceAttributes['harborlight.tenant'] = 'acme'"
+    assert filters["default.agent_events"] == "Tenant = 'acme'"
+    assert "TraceId IN (SELECT TraceId FROM `default`.otel_traces" in filters["default.otel_traces_trace_id_ts"]
+    assert filters["default.harborlight_ingested_requests"] == "0"
+    assert filters["system.query_log"] == "0"
