@@ -28,7 +28,9 @@ class InProcessServer:
     """`harborlight serve` run by the test process; `.store` gives the tests direct SQL access."""
 
     def __init__(self, settings: Settings) -> None:
-        self.settings = replace(settings, grpc_port=0, http_port=0)
+        # The memory guard measures the whole process, and the test process holds far more than the
+        # server (every test's data, clients, one engine shared by all): give it room.
+        self.settings = replace(settings, grpc_port=0, http_port=0, memory_limit_mib=64 * 1024)
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
