@@ -23,6 +23,7 @@ from collector.http_routes import otlp_router
 from collector.receiver import Receiver
 from collector.writer import Pending, Writer, WriterLimits
 from harborlight.settings import Settings
+from importers.service import Transfers
 from query.api import api_router
 from query.clickhouse_http import optional_clickhouse_http_server
 from storage import Signal, Store, ensure_schema, insert_requests, open_client, recent_digests, record_digests
@@ -107,6 +108,7 @@ def build_http_app(
     app.state.memory = receiver.memory
     app.state.writer = writer
     app.state.authenticate = api_authenticator(authenticator)
+    app.state.transfers = Transfers(store, receiver)
     app.include_router(otlp_router(receiver, authenticator, settings.max_request_bytes))
     app.include_router(api_router())
     return app

@@ -8,6 +8,8 @@ import sys
 from dataclasses import fields
 from pathlib import Path
 
+from harborlight.export_command import add_export_command
+from harborlight.import_command import add_import_command
 from harborlight.report_command import add_report_command
 from harborlight.settings import Settings, env_name, flag_name
 from harborlight.watch_command import add_watch_command
@@ -59,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(run=_serve)
     add_report_command(commands)
     add_watch_command(commands)
+    add_import_command(commands)
+    add_export_command(commands)
     return parser
 
 

@@ -11,6 +11,7 @@ from query.prometheus import metrics_router
 from query.tenancy import require_caller
 from query.spans import spans_router
 from query.trace_routes import trace_router
+from query.transfer_routes import transfer_router
 from query.trial_routes import trials_router
 
 
@@ -26,6 +27,7 @@ def api_router() -> APIRouter:
     guarded.include_router(trials_router())
     guarded.include_router(reports_router())
     guarded.include_router(metrics_router())
+    guarded.include_router(transfer_router())
     guarded.include_router(live_router())
     router.include_router(guarded)
     return router

@@ -1,0 +1,64 @@
+"""`harborlight export-job JOB --out DIR [--snapshot]`: the job as a Harbor job directory DIR/<job>/."""
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from harborlight.transfer_access import add_store_options, open_local, server_client
+from importers.errors import TransferError
+from importers.job_dir_write import extract_job, write_job_dir
+from importers.job_files import safe_name
+from importers.service import export_files
+
+
+async def _from_server(args: argparse.Namespace, out: Path) -> Path:
+    async with server_client(args) as client:
+        try:
+            reply = await client.get(f"/api/jobs/{quote(args.job, safe='')}/export",
+                                     params={"snapshot": str(args.snapshot).lower(), "jobs_dir": str(out)})
+        except Exception as exc:
+            raise TransferError(f"cannot reach harborlight at {args.server}: {exc}") from None
+    if reply.status_code == 401:
+        raise TransferError(f"{args.server} asks for a token: pass --token")
+    if reply.status_code != 200:
+        try:
+            detail = reply.json().get("detail")
+        except ValueError:
+            detail = reply.text.strip()[:200]
+        raise TransferError(str(detail or f"HTTP {reply.status_code}"))
+    return extract_job(reply.content, out, args.job)
+
+
+def _export(args: argparse.Namespace) -> int:
+    try:
+        safe_name(args.job, "job")
+        out = args.out.resolve()
+        if args.server:
+            target = asyncio.run(_from_server(args, out))
+        else:
+            store = open_local(args, "export-job")
+            try:
+                files = export_files(store, args.job, str(out), "", args.snapshot)
+            finally:
+                store.client.close()
+            target = write_job_dir(out, args.job, files)
+    except TransferError as exc:
+        print(f"harborlight: {exc}", file=sys.stderr)
+        return 1
+    trials = sum(1 for p in target.iterdir() if p.is_dir())
+    running = sum(1 for p in target.iterdir() if p.is_dir() and not (p / "result.json").exists())
+    print(f"harborlight: wrote {target} ({trials} trial(s)" + (f", {running} running" if running else "") + ")")
+    return 0
+
+
+def add_export_command(commands: Any) -> None:
+    parser = commands.add_parser("export-job", help="write a job as a Harbor job directory (DIR/<job>/)")
+    parser.add_argument("job", metavar="JOB", help="the job name (harbor.job.name)")
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="the jobs folder to write into")
+    parser.add_argument("--snapshot", action="store_true",
+                        help="also write result.json for trials still running (Harbor writes it at the end)")
+    add_store_options(parser)
+    parser.set_defaults(run=_export)

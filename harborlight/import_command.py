@@ -1,0 +1,78 @@
+"""`harborlight import otlp FILE...` and `harborlight import harbor JOBDIR...`, with a progress bar on
+a terminal and a one-line summary; bad input is one line on stderr and exit 1."""
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from harborlight.transfer_access import add_store_options, sink_for
+from importers.errors import TransferError
+from importers.harbor_import import count_trials, import_harbor
+from importers.otlp_import import import_otlp, read_files
+from importers.pump import Tally
+
+
+def _progress() -> Progress:
+    console = Console(stderr=True)
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=console, disable=not console.is_terminal, transient=True)
+
+
+def _rejections(tally: Tally) -> str:
+    if not tally.rejected:
+        return ""
+    reasons = "; ".join(f"{reason} (x{n})" if n > 1 else reason for reason, n in tally.reasons.most_common(5))
+    return f"; rejected {tally.rejected:,} item(s): {reasons}"
+
+
+async def _otlp(args: argparse.Namespace) -> str:
+    files = read_files(args.files)
+    with _progress() as progress:
+        task = progress.add_task("importing OTLP files", total=len(files))
+        async with sink_for(args, "import otlp") as sink:
+            tally = await import_otlp(files, sink, lambda n: progress.advance(task, n))
+    duplicates = f"; {tally.duplicates} request(s) were already stored" if tally.duplicates else ""
+    return (f"stored {tally.stored:,} item(s) from {len(files)} file(s) in {tally.requests:,} request(s)"
+            f"{_rejections(tally)}{duplicates}")
+
+
+async def _harbor(args: argparse.Namespace) -> str:
+    with _progress() as progress:
+        task = progress.add_task("importing Harbor trials", total=count_trials(args.jobdirs))
+        async with sink_for(args, "import harbor") as sink:
+            report = await import_harbor(args.jobdirs, sink, lambda n: progress.advance(task, n))
+    running = f"; skipped {report.running_skipped} running trial(s) (no result.json)" if report.running_skipped else ""
+    again = " (already stored)" if report.spans.requests and report.spans.duplicates == report.spans.requests else ""
+    return (f"imported {report.trials} trial(s) of {len(report.jobs)} job(s) as {report.spans.stored:,} span(s)"
+            f"{again}{running}{_rejections(report.spans)}")
+
+
+def _run(work) -> Any:
+    def run(args: argparse.Namespace) -> int:
+        try:
+            print(f"harborlight: {asyncio.run(work(args))}")
+        except TransferError as exc:
+            print(f"harborlight: {exc}", file=sys.stderr)
+            return 1
+        return 0
+
+    return run
+
+
+def add_import_command(commands: Any) -> None:
+    """Registers `import otlp` and `import harbor` on the CLI's subcommands."""
+    parser = commands.add_parser("import", help="store OpenTelemetry files or Harbor job directories")
+    kinds = parser.add_subparsers(dest="kind", required=True)
+    otlp = kinds.add_parser("otlp", help="Collector file exporter JSON lines, OTLP/JSON documents, OTLP protobuf")
+    otlp.add_argument("files", metavar="FILE", nargs="+", type=Path)
+    add_store_options(otlp)
+    otlp.set_defaults(run=_run(_otlp))
+    harbor = kinds.add_parser("harbor", help="Harbor job directories (result.json, ATIF trajectories, rewards)")
+    harbor.add_argument("jobdirs", metavar="JOBDIR", nargs="+", type=Path)
+    add_store_options(harbor)
+    harbor.set_defaults(run=_run(_harbor))

@@ -1,0 +1,70 @@
+"""How `import` and `export-job` reach the store: directly on --data-dir (or --clickhouse-url) when
+no server holds it, else through a running server (--server URL). Shared options and the local
+ingest path (receiver -> writer -> store, as `serve` wires it) live here."""
+
+import argparse
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from itertools import groupby
+from pathlib import Path
+
+import httpx
+
+from collector.receiver import Receiver
+from collector.writer import Pending, Writer, WriterLimits
+from harborlight.settings import Settings
+from importers.errors import TransferError
+from importers.sink import HttpSink, ReceiverSink, Sink
+from storage import Signal, Store, StoreUnavailable, ensure_schema, insert_requests, open_client, recent_digests, \
+    record_digests
+
+
+def add_store_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help="use this embedded store directly (env HARBORLIGHT_DATA_DIR, default harborlight-data)")
+    parser.add_argument("--clickhouse-url", default=None, help="use a ClickHouse server directly")
+    parser.add_argument("--server", default=None, help="go through a running harborlight, e.g. http://127.0.0.1:4318")
+    parser.add_argument("--token", default=None, help="bearer token for --server when it requires one")
+
+
+def open_local(args: argparse.Namespace, command: str) -> Store:
+    settings = Settings.resolve({"data_dir": args.data_dir, "clickhouse_url": args.clickhouse_url})
+    try:
+        store = open_client(settings.data_dir, settings.clickhouse_url)
+    except StoreUnavailable as exc:
+        raise TransferError(f"{exc}; or run: harborlight {command} ... --server http://HOST:PORT") from None
+    ensure_schema(store.client, settings.retention_days)
+    return store
+
+
+def server_client(args: argparse.Namespace, timeout: float = 300) -> httpx.AsyncClient:
+    headers = {"authorization": f"Bearer {args.token}"} if args.token else {}
+    return httpx.AsyncClient(base_url=args.server.rstrip("/"), headers=headers, timeout=timeout)
+
+
+def _commit(store: Store):
+    def commit(batch: list[Pending]) -> None:
+        def key(p: Pending) -> tuple[str, str]:
+            return p.signal.value, p.tenant or ""
+
+        for (signal, tenant), group in groupby(sorted(batch, key=key), key=key):
+            insert_requests(store, Signal(signal), [p.payload for p in group], tenant or None)
+        record_digests(store, [(p.digest, p.signal.value, p.items) for p in batch])
+
+    return commit
+
+
+@asynccontextmanager
+async def sink_for(args: argparse.Namespace, command: str) -> AsyncIterator[Sink]:
+    """A running server's OTLP/HTTP endpoint, or the live ingest path on the local store."""
+    if args.server:
+        async with server_client(args) as client:
+            yield HttpSink(client)
+        return
+    store = open_local(args, command)
+    try:
+        limits = WriterLimits()
+        async with Writer(_commit(store), limits, recent_digests(store, limits.remembered_digests)) as writer:
+            yield ReceiverSink(Receiver(writer))
+    finally:
+        store.client.close()

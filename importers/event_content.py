@@ -1,0 +1,110 @@
+"""What an agent event says, read from its raw attributes (pure): user text, the model's output
+(text, reasoning, tool calls), a tool call's arguments and result. One alias list per piece, first
+present wins, covering GenAI semconv, OpenInference, Claude Code, Codex and Gemini CLI."""
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from importers import atif_attributes as A
+from importers.telemetry import Event
+
+USER_TEXT = ("prompt", "user_prompt", "input.value", "body")
+OUTPUT_TEXT = ("output.value", "response", "response_text", "body")
+REASONING_TEXT = ("metadata.reasoning_content", "reasoning", "reasoning_content")
+ARGUMENTS = (A.TOOL_ARGUMENTS, "tool_input", "arguments", "function_args", "ai.toolCall.args", "tool_arguments",
+             "input.value", "tool_parameters")
+RESULT = (A.TOOL_RESULT, "output.value", "output", "ai.toolCall.result", "tool_result")
+TOOL_OUTPUT_EVENT = ("tool.output", ("output", "content"))
+
+
+@dataclass
+class ModelOutput:
+    text: str | None = None
+    reasoning: str | None = None
+    tool_calls: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)  # (id, name, arguments)
+
+
+def load_json(text: str | None) -> Any:
+    if text is None or text == "":
+        return None
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        return None
+
+
+def _first(attributes: dict[str, str], keys: tuple[str, ...]) -> str | None:
+    return next((attributes[k] for k in keys if attributes.get(k) not in (None, "")), None)
+
+
+def _parts_text(parts: Any, kinds: tuple[str, ...]) -> str | None:
+    if not isinstance(parts, list):
+        return None
+    texts = [str(p.get("content") if p.get("content") is not None else p.get("text", ""))
+             for p in parts if isinstance(p, dict) and p.get("type") in kinds]
+    return "".join(texts) if texts else None
+
+
+def user_message(event: Event) -> tuple[str, str]:
+    """(role, text) of a user or system message."""
+    messages = load_json(event.attributes.get(A.INPUT_MESSAGES))
+    if isinstance(messages, list):
+        for message in reversed(messages):
+            if isinstance(message, dict) and message.get("role") in ("user", "system"):
+                return message["role"], _parts_text(message.get("parts"), ("text",)) or str(message.get("content") or "")
+    text = _first(event.attributes, USER_TEXT)
+    return "user", "" if text is None or text == event.name else text
+
+
+def model_output(event: Event) -> ModelOutput:
+    out = ModelOutput()
+    messages = load_json(event.attributes.get(A.OUTPUT_MESSAGES))
+    if isinstance(messages, list):
+        for message in messages:
+            if not isinstance(message, dict):
+                continue
+            parts = message.get("parts") or []
+            text = _parts_text(parts, ("text",))
+            reasoning = _parts_text(parts, ("reasoning",))
+            out.text = text if out.text is None else out.text + (text or "")
+            out.reasoning = reasoning if out.reasoning is None else out.reasoning + (reasoning or "")
+            for part in parts:
+                if isinstance(part, dict) and part.get("type") == "tool_call":
+                    out.tool_calls.append((str(part.get("id") or ""), str(part.get("name") or ""),
+                                           as_arguments(part.get("arguments"))))
+        return out
+    if event.kind in ("llm_request", "output"):
+        text = _first(event.attributes, OUTPUT_TEXT)
+        out.text = None if text == event.name else text
+    out.reasoning = _first(event.attributes, REASONING_TEXT)
+    return out
+
+
+def as_arguments(value: Any) -> dict[str, Any]:
+    """ATIF arguments are an object: JSON objects as they are, anything else under "input"."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        parsed = load_json(value)
+        if isinstance(parsed, dict):
+            return parsed
+        return {"input": value} if value else {}
+    return {} if value is None else {"input": value}
+
+
+def tool_arguments(event: Event) -> dict[str, Any]:
+    return as_arguments(_first(event.attributes, ARGUMENTS))
+
+
+def tool_result(event: Event) -> str | None:
+    text = _first(event.attributes, RESULT)
+    if text is not None:
+        return text
+    name, keys = TOOL_OUTPUT_EVENT
+    for span_event in event.span_events:
+        if span_event.name == name:
+            found = _first(span_event.attributes, keys)
+            if found is not None:
+                return found
+    return None

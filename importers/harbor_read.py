@@ -1,0 +1,93 @@
+"""Reads a Harbor job directory (config.json, result.json, trial dirs, ATIF trajectories) into records.
+
+A job dir is recognised by its `config.json` (a JSON object) and at least one trial sub-directory
+holding a `config.json`. A trial without `result.json` is still running. Problems are one-line
+TransferErrors naming the file.
+"""
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from importers.atif import Trajectory
+from importers.errors import TransferError
+from importers.harbor_files import JobResult, TrialResult
+
+
+@dataclass(frozen=True)
+class HarborTrial:
+    name: str
+    config: dict[str, Any]
+    result: TrialResult | None  # None: the trial was still running
+    trajectory: Trajectory | None
+    log_lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class HarborJob:
+    name: str
+    path: Path
+    config: dict[str, Any]
+    result: JobResult | None
+    trials: tuple[HarborTrial, ...]
+    log_lines: tuple[str, ...]
+
+
+def _json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TransferError(f"{path}: not readable JSON ({_brief(exc)})") from None
+
+
+def _brief(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error["loc"])
+        return f"{exc.error_count()} problem(s), first: {where}: {error['msg']}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _model(model, path: Path):
+    try:
+        return model.model_validate(_json(path))
+    except ValidationError as exc:
+        raise TransferError(f"{path}: not a valid Harbor {model.__name__} ({_brief(exc)})") from None
+
+
+def _lines(path: Path) -> tuple[str, ...]:
+    try:
+        return tuple(path.read_text(encoding="utf-8", errors="replace").splitlines())
+    except FileNotFoundError:
+        return ()
+
+
+def read_trial(path: Path) -> HarborTrial:
+    config = _json(path / "config.json")
+    if not isinstance(config, dict):
+        raise TransferError(f"{path / 'config.json'}: not a Harbor TrialConfig (expected a JSON object)")
+    result = _model(TrialResult, path / "result.json") if (path / "result.json").exists() else None
+    trajectory_path = path / "agent" / "trajectory.json"
+    trajectory = _model(Trajectory, trajectory_path) if trajectory_path.exists() else None
+    return HarborTrial(path.name, config, result, trajectory, _lines(path / "trial.log"))
+
+
+def read_job(path: Path) -> HarborJob:
+    if not path.is_dir():
+        raise TransferError(f"{path}: no such directory")
+    config_path = path / "config.json"
+    if not config_path.is_file():
+        raise TransferError(f"{path}: not a Harbor job directory (no config.json)")
+    config = _json(config_path)
+    if not isinstance(config, dict):
+        raise TransferError(f"{config_path}: not a Harbor JobConfig (expected a JSON object)")
+    trial_dirs = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")
+                        and (p / "config.json").is_file())
+    if not trial_dirs:
+        raise TransferError(f"{path}: not a Harbor job directory (no trial directories with a config.json)")
+    result = _model(JobResult, path / "result.json") if (path / "result.json").exists() else None
+    trials = tuple(read_trial(p) for p in trial_dirs)
+    return HarborJob(path.name, path, config, result, trials, _lines(path / "job.log"))

@@ -1,0 +1,30 @@
+"""The import and export operations for a running server, on its store and its receiver: what the
+composition root puts on app.state for the API routes (query/transfer_routes.py)."""
+
+from dataclasses import asdict, dataclass
+
+from collector.receiver import Receiver
+from importers.job_dir_write import tarball
+from importers.job_files import job_files
+from importers.otlp_import import NamedData, import_otlp
+from importers.sink import ReceiverSink
+from importers.store_read import read_job
+from storage import Store
+
+
+def export_files(store: Store, job: str, jobs_dir: str, tenant: str = "", snapshot: bool = False) -> dict[str, bytes]:
+    return job_files(job, read_job(store, job, tenant), jobs_dir, snapshot)
+
+
+@dataclass(frozen=True)
+class Transfers:
+    store: Store
+    receiver: Receiver
+
+    def export_tarball(self, job: str, jobs_dir: str, tenant: str, snapshot: bool) -> bytes:
+        """Blocking: run it in a worker thread."""
+        return tarball(job, export_files(self.store, job, jobs_dir, tenant, snapshot))
+
+    async def import_otlp(self, name: str, data: bytes, tenant: str) -> dict:
+        tally = await import_otlp([NamedData(name, data)], ReceiverSink(self.receiver, tenant))
+        return {**asdict(tally), "reasons": dict(tally.reasons)}

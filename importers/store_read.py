@@ -1,0 +1,94 @@
+"""Reads one job's telemetry from the store: its agent events (agent_events), joined in Python with
+the raw span and log attributes they came from (otel_traces, otel_logs). Three queries per job,
+whatever its size; every query is filtered by tenant ('' when tenants are off)."""
+
+from collections import defaultdict
+
+from importers.errors import UnknownJob
+from importers.telemetry import Event, SpanEvent, TrialTelemetry
+from storage import Store
+from storage.ingest_sql import TENANT_ATTRIBUTE
+
+_AGENT_TENANT = "({tenant:String} = '' OR Tenant = {tenant:String})"
+_RAW_TENANT = f"({{tenant:String}} = '' OR ResourceAttributes['{TENANT_ATTRIBUTE}'] = {{tenant:String}})"
+
+EVENTS = f"""
+SELECT EventId, TraceId, SpanId, ParentSpanId, SourceTable, Kind, Resolve, Name, ServiceName, ScopeName,
+       toUnixTimestamp64Nano(Timestamp), toUnixTimestamp64Nano(EndTimestamp), TimingQuality,
+       TrialName, Attempt, TaskName, AgentName, Model, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
+       ReasoningTokens, CostUsd, HttpStatus, ErrorType, Success, ToolName, ToolCategory, ToolCallId
+FROM agent_events
+WHERE JobName = {{job:String}} AND {_AGENT_TENANT}
+ORDER BY TrialName, Timestamp, EventId
+"""
+
+SPANS = f"""
+SELECT TraceId, SpanId, SpanAttributes, if(startsWith(SpanName, 'harbor.'), ResourceAttributes, map()),
+       StatusMessage, arrayMap(t -> toUnixTimestamp64Nano(t), `Events.Timestamp`), `Events.Name`,
+       `Events.Attributes`
+FROM otel_traces
+WHERE TraceId IN (SELECT DISTINCT TraceId FROM agent_events
+                  WHERE JobName = {{job:String}} AND SourceTable = 'otel_traces' AND {_AGENT_TENANT})
+  AND {_RAW_TENANT}
+"""
+
+LOGS = f"""
+SELECT ServiceName, TraceId, SpanId, toUnixTimestamp64Nano(Timestamp), EventName, Body, LogAttributes
+FROM otel_logs
+WHERE (ServiceName, TraceId, SpanId, Timestamp) IN (
+        SELECT ServiceName, TraceId, SpanId, coalesce(EndTimestamp, Timestamp) FROM agent_events
+        WHERE JobName = {{job:String}} AND SourceTable = 'otel_logs' AND {_AGENT_TENANT})
+  AND {_RAW_TENANT}
+"""
+
+
+def read_job(store: Store, job: str, tenant: str = "") -> dict[str, TrialTelemetry]:
+    params = {"job": job, "tenant": tenant}
+    rows = store.client.query(EVENTS, parameters=params).result_rows
+    if not rows:
+        raise UnknownJob(f"unknown job {job!r}: no telemetry is stored under that name")
+    spans = {(r[0], r[1]): r for r in store.client.query(SPANS, parameters=params).result_rows}
+    logs: dict[tuple, list[tuple]] = defaultdict(list)
+    for r in store.client.query(LOGS, parameters=params).result_rows:
+        logs[(r[0], r[1], r[2], r[3])].append(r)
+    trials: dict[str, TrialTelemetry] = {}
+    for r in rows:
+        event = _event(r, spans, logs)
+        trials.setdefault(event.trial, TrialTelemetry(event.trial)).events.append(event)
+    return trials
+
+
+def _event(r: tuple, spans: dict, logs: dict) -> Event:
+    attributes: dict[str, str] = {}
+    resource: dict[str, str] = {}
+    span_events: tuple[SpanEvent, ...] = ()
+    status = ""
+    if r[4] == "otel_traces":
+        raw = spans.get((r[1], r[2]))
+        if raw is not None:
+            attributes, resource, status = dict(raw[2]), dict(raw[3]), raw[4]
+            span_events = tuple(SpanEvent(n, t, dict(a)) for t, n, a in zip(raw[5], raw[6], raw[7]))
+    else:
+        original_ts = r[11] if r[11] is not None else r[10]
+        raw_log = _matching_log(logs.get((r[8], r[1], r[2], original_ts), []), r[7])
+        if raw_log is not None:
+            attributes = {**dict(raw_log[6]), "body": raw_log[5]}
+    return Event(
+        event_id=r[0], trace_id=r[1], span_id=r[2], parent_span_id=r[3], source=r[4], kind=r[5], resolve=r[6],
+        name=r[7], service=r[8], scope=r[9], start_ns=r[10], end_ns=r[11], timing=r[12], trial=r[13] or "",
+        attempt=r[14], task=r[15], agent=r[16], model=r[17], input_tokens=r[18], cached_tokens=r[19],
+        cache_write_tokens=r[20], output_tokens=r[21], reasoning_tokens=r[22], cost_usd=r[23], http_status=r[24],
+        error_type=r[25], success=r[26], tool_name=r[27], tool_category=r[28], tool_call_id=r[29],
+        attributes=attributes, resource=resource, span_events=span_events, status_message=status,
+    )
+
+
+def _matching_log(candidates: list[tuple], name: str) -> tuple | None:
+    """Several log records can share a timestamp: pick the one whose own name ends the event's name."""
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else None
+    for c in candidates:
+        own = c[6].get("event.name") or c[4] or c[5]
+        if own and name.endswith(own):
+            return c
+    return candidates[0]

@@ -1,0 +1,45 @@
+"""POST /api/import/otlp (an OpenTelemetry file in) and GET /api/jobs/{job}/export (a Harbor job
+directory out, as .tar.gz). The operations themselves live in importers/; the composition root puts
+them on app.state.transfers, so the query package does not import the importers."""
+
+from fastapi import APIRouter, HTTPException, Query, Request, Response
+
+from query.tenancy import tenant_of
+
+
+def _transfers(request: Request):
+    transfers = getattr(request.app.state, "transfers", None)
+    if transfers is None:
+        raise HTTPException(503, "import and export are not available on this server")
+    return transfers
+
+
+def _refused(exc: ValueError) -> HTTPException:
+    return HTTPException(404 if isinstance(exc, LookupError) else 400, str(exc))
+
+
+def transfer_router() -> APIRouter:
+    router = APIRouter(tags=["import and export"])
+
+    @router.post("/api/import/otlp", summary="Store an OpenTelemetry file: Collector file exporter JSON lines, "
+                 "an OTLP/JSON document or OTLP protobuf (gzip or not), as the request body")
+    async def import_otlp(request: Request, name: str = Query("upload", description="the file's name, for messages")):
+        body = await request.body()
+        try:
+            return await _transfers(request).import_otlp(name, body, tenant_of(request))
+        except ValueError as exc:
+            raise _refused(exc) from None
+
+    @router.get("/api/jobs/{job}/export", response_class=Response,
+                summary="The job as a Harbor job directory, in a .tar.gz (running trials without result.json "
+                        "unless snapshot=true)")
+    def export_job(job: str, request: Request, snapshot: bool = False,
+                   jobs_dir: str = Query("jobs", description="where the job directory will live (trial_uri)")):
+        try:
+            data = _transfers(request).export_tarball(job, jobs_dir, tenant_of(request), snapshot)
+        except ValueError as exc:
+            raise _refused(exc) from None
+        return Response(data, media_type="application/gzip",
+                        headers={"Content-Disposition": f'attachment; filename="{job}.tar.gz"'})
+
+    return router

@@ -1,0 +1,91 @@
+"""A Harbor job directory imported and exported again keeps every trial's steps, tool calls and their
+ids, observations, token counts, cost, rewards, exception type and phase timings; the export loads
+with Harbor's models, its viewer and its resume logic."""
+
+import json
+
+from harbor.models.job.result import JobResult, JobStats
+from harbor.models.trajectories import Trajectory
+from harbor.models.trial.result import TrialResult
+from harbor.utils.pass_at_k import compute_pass_at_k_by_evals
+from harbor.metrics.mean import Mean
+
+from tests.importers.cli import run
+from tests.importers.exported import resume_plan, validate_job, view
+from tests.importers.harbor_job import write_job
+
+STEP_FIELDS = ("step_id", "timestamp", "source", "message", "model_name", "reasoning_content", "tool_calls",
+               "observation", "metrics")
+
+
+def _trajectory(trial_dir) -> Trajectory:
+    return Trajectory.model_validate_json((trial_dir / "agent" / "trajectory.json").read_text())
+
+
+def test_harbor_job_round_trips_field_by_field(server, unique, tmp_path, capsys):
+    job = f"rt-{unique}"
+    source = write_job(tmp_path / "src", job)
+    code, out, err = run(capsys, "import", "harbor", str(source), "--server", server.http_url)
+    assert code == 0, err
+    assert "imported 3 trial(s) of 1 job(s)" in out and "skipped 1 running trial" in out
+
+    out_dir = tmp_path / "out"
+    code, out, err = run(capsys, "export-job", job, "--out", str(out_dir), "--server", server.http_url)
+    assert code == 0, err
+    exported = out_dir / job
+    results = validate_job(exported)
+    assert sorted(results) == sorted(p.name for p in source.iterdir() if (p / "result.json").exists())
+
+    for name, result in results.items():
+        original = TrialResult.model_validate_json((source / name / "result.json").read_text())
+        for field in ("id", "task_name", "trial_name", "task_id", "source", "task_checksum", "agent_info",
+                      "agent_result", "verifier_result", "exception_info", "started_at", "finished_at",
+                      "environment_setup", "agent_setup", "agent_execution", "verifier"):
+            assert getattr(result, field) == getattr(original, field), (name, field)
+        assert result.config.trials_dir == exported  # the new location; resume rebinds it the same way
+        result.config.trials_dir = original.config.trials_dir
+        assert result.config == original.config  # TrialConfig equality: task, agent, environment, verifier...
+        before, after = _trajectory(source / name), _trajectory(exported / name)
+        assert len(after.steps) == len(before.steps)
+        for old, new in zip(before.steps, after.steps):
+            for field in STEP_FIELDS:
+                assert getattr(new, field) == getattr(old, field), (name, old.step_id, field)
+        assert after.final_metrics == before.final_metrics and after.agent == before.agent
+        assert after.subagent_trajectories == before.subagent_trajectories
+        assert (exported / name / "exception.txt").exists() == (source / name / "exception.txt").exists()
+
+    # Job stats are Harbor's own computation over the same trials.
+    finished = list(results.values())
+    # The running trial had no result.json: nothing finished to import, so it is pending here.
+    expected = JobStats.from_trial_results(finished, n_total_trials=4, n_running_trials=0)
+    for key, rewards in {"claude-code__claude-sonnet-4-5__adhoc": [r.verifier_result.rewards for r in finished
+                                                                  if r.reward_valid]}.items():
+        expected.evals[key].metrics.append(Mean().compute(rewards))
+    for key, value in compute_pass_at_k_by_evals(finished).items():
+        expected.evals[key].pass_at_k = value
+    stats = JobResult.model_validate_json((exported / "result.json").read_text()).stats
+    assert stats.model_dump() == expected.model_dump()
+
+    view(out_dir, job)
+    planned = resume_plan(exported)
+    assert len(planned._remaining_trial_configs) == 1  # only the trial that never finished would run
+
+
+def test_export_is_idempotent_and_tarball_matches(server, unique, tmp_path, capsys):
+    job = f"idem-{unique}"
+    run(capsys, "import", "harbor", str(write_job(tmp_path / "src", job)), "--server", server.http_url)
+    out = tmp_path / "out"
+    run(capsys, "export-job", job, "--out", str(out), "--server", server.http_url)
+    first = {p.relative_to(out): p.read_bytes() for p in sorted((out / job).rglob("*")) if p.is_file()}
+    code, _, err = run(capsys, "export-job", job, "--out", str(out), "--server", server.http_url)
+    assert code == 0, err
+    second = {p.relative_to(out): p.read_bytes() for p in sorted((out / job).rglob("*")) if p.is_file()}
+    assert first == second
+
+    # Importing the same directory again stores nothing twice.
+    code, out_text, _ = run(capsys, "import", "harbor", str(tmp_path / "src" / "jobs" / job), "--server",
+                            server.http_url)
+    assert code == 0
+    assert server.sql("SELECT count() FROM otel_traces WHERE ResourceAttributes['harbor.job.name'] = {j:String} "
+                      "AND SpanName = 'harbor.trial'", j=job) == [(3,)]
+    assert json.loads((out / job / "result.json").read_text())["n_total_trials"] == 4
