@@ -110,3 +110,39 @@ def test_a_client_cannot_claim_another_tenant_in_its_resource(guarded, unique):
     assert guarded.sql(
         "SELECT ResourceAttributes['harborlight.tenant'] FROM otel_traces WHERE ServiceName = {s:String}", s=unique
     ) == [("acme",)]
+
+
+def _stream_trial(server, token: str, job: str, trial: str, reward: float) -> None:
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+    from harness.identity import TrialIdentity
+    from harness.lifecycle import tracer_provider, trial_spans
+
+    identity = TrialIdentity(job=job, trial=trial, task="task-1", attempt=1, agent="claude-code")
+    exporter = OTLPSpanExporter(endpoint=f"{server.http_url}/v1/traces", headers=_bearer(token))
+    provider = tracer_provider(identity, exporter)
+    with trial_spans(identity, provider) as spans:
+        with spans.phase("agent_execution"):
+            pass
+        with spans.verifier() as verifier:
+            verifier.reward("reward", reward)
+    provider.shutdown()
+
+
+def test_job_and_trial_routes_answer_only_the_callers_tenant(guarded, unique):
+    job, trial = f"{unique}-job", f"{unique}-trial"
+    _stream_trial(guarded, "tok-acme", job, trial, 1.0)
+    mine, theirs = _bearer("tok-acme"), _bearer("tok-globex")
+    routes = [f"/api/jobs/{job}", f"/api/jobs/{job}/trials", f"/api/trials/{trial}",
+              f"/api/trials/{trial}/behavior", f"/api/jobs/{job}/report", f"/api/trials/{trial}/trace"]
+    for path in routes:
+        assert httpx.get(f"{guarded.http_url}{path}", headers=mine).status_code == 200, path
+        answer = httpx.get(f"{guarded.http_url}{path}", headers=theirs)
+        assert answer.status_code == 404, f"{path} showed acme's job to globex: {answer.status_code}"
+
+    def jobs(headers) -> set[str]:
+        return {row["job"] for row in httpx.get(f"{guarded.http_url}/api/jobs", headers=headers).json()["items"]}
+
+    assert job in jobs(mine) and job not in jobs(theirs)
+    compare = httpx.get(f"{guarded.http_url}/api/compare", params={"jobs": f"{job},{job}"}, headers=theirs)
+    assert compare.status_code in (400, 404)
