@@ -26,7 +26,8 @@ class Tally:
         self.stored += sent.accepted
         self.rejected += sent.rejected
         self.duplicates += sent.duplicate
-        for reason in filter(None, sent.message.split("; ")):
+        message = sent.message.split(": ", 1)[1] if sent.message.startswith("rejected ") else sent.message
+        for reason in filter(None, message.split("; ")):
             self.reasons[reason] += 1
 
 

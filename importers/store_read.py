@@ -16,7 +16,8 @@ EVENTS = f"""
 SELECT EventId, TraceId, SpanId, ParentSpanId, SourceTable, Kind, Resolve, Name, ServiceName, ScopeName,
        toUnixTimestamp64Nano(Timestamp), toUnixTimestamp64Nano(EndTimestamp), TimingQuality,
        TrialName, Attempt, TaskName, AgentName, Model, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
-       ReasoningTokens, CostUsd, HttpStatus, ErrorType, Success, ToolName, ToolCategory, ToolCallId
+       ReasoningTokens, CostUsd, HttpStatus, ErrorType, Success, ToolName, ToolCategory, ToolCallId,
+       toUnixTimestamp64Nano(Timestamp) + ifNull(DurationNs, 0)
 FROM agent_events
 WHERE JobName = {{job:String}} AND {_AGENT_TENANT}
 ORDER BY TrialName, Timestamp, EventId
@@ -36,7 +37,7 @@ LOGS = f"""
 SELECT ServiceName, TraceId, SpanId, toUnixTimestamp64Nano(Timestamp), EventName, Body, LogAttributes
 FROM otel_logs
 WHERE (ServiceName, TraceId, SpanId, Timestamp) IN (
-        SELECT ServiceName, TraceId, SpanId, coalesce(EndTimestamp, Timestamp) FROM agent_events
+        SELECT ServiceName, TraceId, SpanId, addNanoseconds(Timestamp, ifNull(DurationNs, 0)) FROM agent_events
         WHERE JobName = {{job:String}} AND SourceTable = 'otel_logs' AND {_AGENT_TENANT})
   AND {_RAW_TENANT}
 """
@@ -69,13 +70,14 @@ def _event(r: tuple, spans: dict, logs: dict) -> Event:
             attributes, resource, status = dict(raw[2]), dict(raw[3]), raw[4]
             span_events = tuple(SpanEvent(n, t, dict(a)) for t, n, a in zip(raw[5], raw[6], raw[7]))
     else:
-        original_ts = r[11] if r[11] is not None else r[10]
+        original_ts = r[30]  # a log event's start is its record's time minus duration_ms
         raw_log = _matching_log(logs.get((r[8], r[1], r[2], original_ts), []), r[7])
         if raw_log is not None:
             attributes = {**dict(raw_log[6]), "body": raw_log[5]}
     return Event(
         event_id=r[0], trace_id=r[1], span_id=r[2], parent_span_id=r[3], source=r[4], kind=r[5], resolve=r[6],
-        name=r[7], service=r[8], scope=r[9], start_ns=r[10], end_ns=r[11], timing=r[12], trial=r[13] or "",
+        name=r[7], service=r[8], scope=r[9], start_ns=r[10],
+        end_ns=r[30] if r[4] == "otel_logs" and r[11] is not None else r[11], timing=r[12], trial=r[13] or "",
         attempt=r[14], task=r[15], agent=r[16], model=r[17], input_tokens=r[18], cached_tokens=r[19],
         cache_write_tokens=r[20], output_tokens=r[21], reasoning_tokens=r[22], cost_usd=r[23], http_status=r[24],
         error_type=r[25], success=r[26], tool_name=r[27], tool_category=r[28], tool_call_id=r[29],
