@@ -1,0 +1,12 @@
+-- Model-call cost and tokens of the selected jobs per interval (llm_request events; an agent that reports
+-- only session totals shows in the jobs table, not here).
+SELECT
+    $__timeInterval(Timestamp) AS time,
+    sum(CostUsd) AS cost_usd,
+    sum(InputTokens) AS input_tokens,
+    sum(CachedTokens) AS cached_tokens,
+    sum(OutputTokens) AS output_tokens
+FROM agent_events
+WHERE $__timeFilter(Timestamp) AND JobName IN (${job:sqlstring}) AND Kind = 'llm_request'
+GROUP BY time
+ORDER BY time
