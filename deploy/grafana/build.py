@@ -176,7 +176,7 @@ def dashboard(uid: str, title: str, description_text: str, items: list, variable
 
 def jobs_overview() -> dict:
     return dashboard("harborlight-jobs", "harborlight: jobs", APPROXIMATED, [
-        Panel("Jobs", "jobs_table.sql", ["job", "trials", "running", "resolved", "infra_errors", "raw_solve_rate",
+        Panel("Jobs", "jobs_table.sql", ["job", "trials", "running_trials", "resolved", "infra_errors", "raw_solve_rate",
                                          "adjusted_solve_rate", "cost_usd", "input_tokens", "output_tokens",
                                          "started"], width=24,
               units={"raw_solve_rate": RATE, "adjusted_solve_rate": RATE, "cost_usd": USD},
@@ -192,7 +192,7 @@ def jobs_overview() -> dict:
 
 def one_job() -> dict:
     return dashboard("harborlight-job", "harborlight: one job", APPROXIMATED, [
-        Panel("Job", "job_summary.sql", ["trials", "running", "raw_solve_rate", "adjusted_solve_rate",
+        Panel("Job", "job_summary.sql", ["trials", "running_trials", "raw_solve_rate", "adjusted_solve_rate",
                                          "infra_errors", "cost_usd", "input_tokens", "cache_tokens",
                                          "output_tokens"], kind="stat", width=24, height=4,
               units={"raw_solve_rate": RATE, "adjusted_solve_rate": RATE, "cost_usd": USD}),

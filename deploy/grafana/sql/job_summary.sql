@@ -2,7 +2,7 @@
 WITH {{trial_outcomes}}
 SELECT
     count() AS trials,
-    countIf(running) AS running,
+    countIf(running) AS running_trials,
     if(countIf(verdict) = 0, NULL, countIf(outcome = 'resolved') / countIf(NOT running)) AS raw_solve_rate,
     if(countIf(verdict) = 0 OR countIf(NOT running AND NOT infra) = 0, NULL,
        countIf(outcome = 'resolved') / countIf(NOT running AND NOT infra)) AS adjusted_solve_rate,

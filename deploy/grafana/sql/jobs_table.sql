@@ -4,7 +4,7 @@ WITH {{trial_outcomes}}
 SELECT
     job,
     count() AS trials,
-    countIf(running) AS running,
+    countIf(running) AS running_trials,
     countIf(outcome = 'resolved') AS resolved,
     countIf(infra) AS infra_errors,
     if(countIf(verdict) = 0, NULL, countIf(outcome = 'resolved') / countIf(NOT running)) AS raw_solve_rate,
