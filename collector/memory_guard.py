@@ -23,7 +23,7 @@ def rss_bytes() -> int:
 
 
 class MemoryGuard:
-    def __init__(self, limit_bytes: int, soft_share: float = 0.85, purge_share: float = 0.6) -> None:
+    def __init__(self, limit_bytes: int, soft_share: float = 0.8, purge_share: float = 0.6) -> None:
         self.limit_bytes = limit_bytes
         self.soft_bytes = int(limit_bytes * soft_share)
         self.purge_bytes = int(limit_bytes * purge_share)

@@ -47,8 +47,8 @@ class WriterStats:
 
 @dataclass(frozen=True)
 class WriterLimits:
-    max_queued_items: int = 200_000
-    max_batch_items: int = 50_000
+    max_queued_items: int = 100_000
+    max_batch_items: int = 20_000
     linger_seconds: float = 0.005
     concurrent_commits: int = 1
     remembered_digests: int = 100_000

@@ -41,7 +41,8 @@ class Running:
 
 
 def open_store(settings: Settings) -> Store:
-    # The engine gets half of the process's memory budget; the rest is Python, gRPC and queued requests.
+    # The engine gets half of the process's memory budget; the rest is the mapped engine library
+    # (~380 MiB of file-backed pages), Python, gRPC and the queued requests.
     store = open_client(settings.data_dir, settings.clickhouse_url, (settings.memory_limit_mib << 20) // 2)
     ensure_schema(store.client, settings.retention_days)
     return store
