@@ -1,0 +1,160 @@
+"""The dashboards show the figures the API computes for the same streamed job: solve rates, outcome counts,
+trial rows, cost and tokens, tool categories, 429s; and the ingest panels count what was just sent."""
+
+from collections import Counter
+
+import httpx
+import pytest
+
+JOBS, JOB, TRIAL, INGEST = ("harborlight-jobs.json", "harborlight-job.json", "harborlight-trial.json",
+                            "harborlight-ingest.json")
+
+
+def api(server, path: str):
+    answer = httpx.get(f"{server.http_url}{path}", timeout=30)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def values(row: dict) -> dict:
+    """An API row with each {value, provenance} field reduced to its value."""
+    return {k: v["value"] if isinstance(v, dict) and "provenance" in v else v for k, v in row.items()}
+
+
+@pytest.fixture(scope="module")
+def api_job(server, job) -> dict:
+    return values(api(server, f"/api/jobs/{job.job}"))
+
+
+@pytest.fixture(scope="module")
+def api_trials(server, job) -> dict[str, dict]:
+    return {r["trial"]: values(r) for r in api(server, f"/api/jobs/{job.job}/trials")["items"]}
+
+
+def api_outcome(row: dict) -> str:
+    return "running" if row["is_running"] else row["outcome"]
+
+
+def test_job_summary_equals_the_api(grafana, job, api_job):
+    shown = grafana.panel(JOB, "Job", {"job": job.job}).only()
+    assert shown["raw_solve_rate"] == pytest.approx(api_job["raw_solve_rate"]) == pytest.approx(0.25)
+    assert shown["adjusted_solve_rate"] == pytest.approx(api_job["adjusted_solve_rate"]) == pytest.approx(0.5)
+    assert (shown["trials"], shown["running_trials"], shown["infra_errors"]) == (
+        api_job["n_trials"], api_job["n_running"], api_job["n_infra"])
+    assert shown["cost_usd"] == pytest.approx(api_job["total_cost_usd"])
+    assert (shown["input_tokens"], shown["cache_tokens"], shown["output_tokens"]) == (
+        api_job["total_input_tokens"], api_job["total_cache_tokens"], api_job["total_output_tokens"])
+
+
+def test_outcome_counts_equal_the_api(grafana, job, api_job):
+    shown = {r["outcome"]: r["trials"] for r in grafana.panel(JOB, "Outcomes", {"job": job.job}).dicts()}
+    expected = {o: n for o, n in api_job["counts"].items() if n} | {"running": api_job["n_running"]}
+    assert shown == expected == {"resolved": 1, "failed_verification": 1, "setup_error": 1, "rate_limited": 1,
+                                 "running": 1}
+
+
+def test_trial_rows_equal_the_api(grafana, job, api_trials):
+    shown = {r["trial"]: r for r in grafana.panel(JOB, "Trials", {"job": job.job}).dicts()}
+    assert set(shown) == set(api_trials)
+    for trial, row in api_trials.items():
+        mine = shown[trial]
+        assert mine["outcome"] == api_outcome(row), trial
+        assert (mine["task"], mine["attempt"], mine["reward"], mine["exception"]) == (
+            row["task"], row["attempt"], row["reward"], row["exception_type"]), trial
+        for col, field in (("total_s", "dur_total"), ("env_s", "dur_env"), ("agent_setup_s", "dur_agent_setup"),
+                           ("agent_s", "dur_agent"), ("verifier_s", "dur_verifier"), ("cost_usd", "cost_usd")):
+            assert mine[col] == pytest.approx(row[field]), (trial, col)
+        assert (mine["input_tokens"], mine["output_tokens"]) == (row["n_input_tokens"], row["n_output_tokens"]), trial
+        assert mine["tool_calls"] == (row["n_tool_calls"] or 0), trial  # a count: 0 where the API says unavailable
+    assert shown[job.limited]["rate_limited_calls"] == api_trials[job.limited]["n_rate_limited_retries"] == 2
+
+
+def test_jobs_overview_equals_the_api(grafana, job, api_job):
+    other = grafana.panel(JOBS, "Jobs", {"job": [job.job]}).only()
+    assert other["job"] == job.job
+    assert other["raw_solve_rate"] == pytest.approx(api_job["raw_solve_rate"])
+    assert other["adjusted_solve_rate"] == pytest.approx(api_job["adjusted_solve_rate"])
+    assert (other["trials"], other["running_trials"], other["resolved"]) == (5, 1, api_job["counts"]["resolved"])
+    assert other["cost_usd"] == pytest.approx(api_job["total_cost_usd"])
+
+    mix = grafana.panel(JOBS, "Outcome mix over time", {"job": [job.job]}).dicts()
+    totals = Counter()
+    for row in mix:
+        totals.update({k: v for k, v in row.items() if k != "time"})
+    counts = api_job["counts"]
+    assert (totals["resolved"], totals["failed"], totals["infra_error"], totals["running"]) == (
+        counts["resolved"], counts["failed_verification"],
+        counts["setup_error"] + counts["rate_limited"] + counts["api_error"], api_job["n_running"])
+
+    usage = grafana.panel(JOBS, "Cost and tokens over time", {"job": [job.job]}).dicts()
+    assert sum(r["cost_usd"] for r in usage) == pytest.approx(api_job["total_cost_usd"])
+    assert sum(r["input_tokens"] for r in usage) == api_job["total_input_tokens"]
+
+
+def test_tool_categories_and_429s_equal_the_api(server, grafana, job, api_trials):
+    categories, failed = Counter(), 0
+    for trial in api_trials:
+        behavior = values(api(server, f"/api/trials/{trial}/behavior"))
+        categories.update(behavior["category_freq"] or {})
+        failed += behavior["n_failed_calls"] or 0
+    shown = grafana.panel(JOB, "Tool calls by category", {"job": job.job}).dicts()
+    assert {r["category"]: r["calls"] for r in shown} == dict(categories)
+    assert sum(r["failed"] for r in shown) == failed == 1
+
+    per_interval = grafana.panel(JOB, "Rate limits (429) and server errors", {"job": job.job}).dicts()
+    assert sum(r["rate_limited"] for r in per_interval) == sum(
+        t["n_rate_limited_retries"] or 0 for t in api_trials.values()) == 2
+    models = {r["model"]: r for r in grafana.panel(JOB, "Models", {"job": job.job}).dicts()}
+    assert models["gpt-5"]["rate_limited"] == 2
+
+
+def test_trial_panels_equal_the_api(server, grafana, job, api_trials):
+    chosen = {"job": job.job, "trial": job.resolved}
+    row = api_trials[job.resolved]
+    summary = grafana.panel(TRIAL, "Trial", chosen).only()
+    assert (summary["outcome"], summary["reward"], summary["model_calls"], summary["tool_calls"]) == (
+        "resolved", 1.0, 2, row["n_tool_calls"])
+    assert summary["total_s"] == pytest.approx(row["dur_total"])
+
+    phases = {r["phase"]: r["duration_s"] for r in grafana.panel(TRIAL, "Phases", chosen).dicts()}
+    assert phases == pytest.approx({"trial": 100, "environment_setup": 10, "agent_setup": 5, "agent_execution": 60,
+                                    "verifier": 20})
+
+    calls = grafana.panel(TRIAL, "Model calls", chosen).dicts()
+    assert sum(c["input_tokens"] for c in calls) == row["n_input_tokens"]
+    assert sum(c["cost_usd"] for c in calls) == pytest.approx(row["cost_usd"])
+    by_kind = grafana.panel(TRIAL, "Agent events by kind", chosen).dicts()
+    assert sum(r["llm_request"] for r in by_kind) == len(calls) == 2
+    assert sum(r["tool"] for r in by_kind) == 4
+
+    behavior = values(api(server, f"/api/trials/{job.resolved}/behavior"))
+    tools = grafana.panel(TRIAL, "Tool calls", chosen).dicts()
+    assert [t["tool"] for t in tools] == [c["name"] for c in behavior["calls"]] == ["Read", "Edit", "Bash", "Read"]
+    failed = grafana.panel(TRIAL, "Tool calls", {"job": job.job, "trial": job.failed}).dicts()
+    assert [(t["tool"], t["category"], t["failed"]) for t in failed] == [("Grep", "search", True)]
+
+
+def test_trace_view_shows_the_trials_spans(server, grafana, job):
+    chosen = {"job": job.job, "trial": job.resolved}
+    trace_ids = grafana.variable(TRIAL, "trace", chosen)
+    assert set(trace_ids) == {t["trace_id"] for t in grafana.panel(TRIAL, "Traces", chosen).dicts()}
+    spans = []
+    for trace_id in trace_ids:
+        shown = grafana.panel(TRIAL, "Trace view ($trace)", {**chosen, "trace": trace_id}).dicts()
+        assert {s["traceID"] for s in shown} == {trace_id}
+        spans += shown
+    assert {s["operationName"] for s in spans} >= {"harbor.trial", "harbor.verifier", "execute_tool Read"}
+    assert len(spans) == api(server, f"/api/trials/{job.resolved}/trace")["events"]
+
+
+def test_ingest_panels_count_what_was_just_sent(grafana, recent):
+    window = recent.time_range
+    stored = grafana.panel(INGEST, "Rows stored per second (by telemetry time)", {}, window).dicts()
+    assert sum(r["spans_per_s"] for r in stored) * window.interval_s >= recent.spans
+    assert sum(r["log_records_per_s"] for r in stored) * window.interval_s >= 3
+    acked = grafana.panel(INGEST, "Acknowledged items per second (by arrival)", {}, window).dicts()
+    assert sum(r["spans_per_s"] for r in acked) * window.interval_s >= recent.spans
+    truncated = grafana.panel(INGEST, "Truncated items per second", {}, window).dicts()
+    assert sum(r["truncated_spans_per_s"] for r in truncated) * window.interval_s >= recent.truncated
+    lag = grafana.panel(INGEST, "Ingest lag", {}, window).only()
+    assert 0 <= lag["spans_lag_s"] < 600 and 0 <= lag["last_commit_age_s"] < 600
