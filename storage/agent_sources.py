@@ -52,8 +52,8 @@ TRACES = Context(
 _LOG_DURATION = f"toFloat64OrNull(_a[{lit(rules.LOG_DURATION_KEY)}])"
 LOGS = Context(
     source="log", table="otel_logs", mv="agent_events_logs_mv",
-    inner=("Timestamp", "TraceId", "SpanId", "ServiceName", "ScopeName", "Body", "EventName",
-           f"CAST(LogAttributes, {_STRING_MAP}) AS _a", f"CAST(ResourceAttributes, {_STRING_MAP}) AS _r"),
+    inner=("Timestamp", "Timestamp AS _logged_at", "TraceId", "SpanId", "ServiceName", "ScopeName", "Body",
+           "EventName", f"CAST(LogAttributes, {_STRING_MAP}) AS _a", f"CAST(ResourceAttributes, {_STRING_MAP}) AS _r"),
     named=(f"{event_name_sql()} AS _name", f"{_LOG_DURATION} AS _duration_ms"),
     columns={
         "trace_id": "nullIf(TraceId, '')", "name": "_name", "span_status": None, "span_ended": None,
@@ -61,9 +61,11 @@ LOGS = Context(
     },
     root=None, correlated="SpanId != ''",
     outer=(
-        ("Timestamp", "if(isNull(_duration_ms), Timestamp, "
-                      "subtractNanoseconds(Timestamp, toInt64(assumeNotNull(_duration_ms) * 1000000)))"),
-        ("EndTimestamp", "if(isNull(_duration_ms), NULL, Timestamp)"),
+        # A log event is written when the work ends: its start is the record's time minus the duration.
+        # (_logged_at, because the output column Timestamp shadows the input one in this SELECT.)
+        ("Timestamp", "if(isNull(_duration_ms), _logged_at, "
+                      "subtractNanoseconds(_logged_at, toInt64(assumeNotNull(_duration_ms) * 1000000)))"),
+        ("EndTimestamp", "if(isNull(_duration_ms), NULL, _logged_at)"),
         ("DurationNs", "toUInt64(_duration_ms * 1000000)"),
         ("TimingQuality", "if(isNull(_duration_ms), 'unknown', 'inferred')"),
         ("EventId", "lower(hex(sipHash64(TraceId, SpanId, Timestamp, _name, _a)))"),

@@ -1,7 +1,7 @@
 CREATE MATERIALIZED VIEW IF NOT EXISTS agent_events_logs_mv TO agent_events AS
 SELECT
-    if(isNull(_duration_ms), Timestamp, subtractNanoseconds(Timestamp, toInt64(assumeNotNull(_duration_ms) * 1000000))) AS Timestamp,
-    if(isNull(_duration_ms), NULL, Timestamp) AS EndTimestamp,
+    if(isNull(_duration_ms), _logged_at, subtractNanoseconds(_logged_at, toInt64(assumeNotNull(_duration_ms) * 1000000))) AS Timestamp,
+    if(isNull(_duration_ms), NULL, _logged_at) AS EndTimestamp,
     toUInt64(_duration_ms * 1000000) AS DurationNs,
     if(isNull(_duration_ms), 'unknown', 'inferred') AS TimingQuality,
     lower(hex(sipHash64(TraceId, SpanId, Timestamp, _name, _a))) AS EventId,
@@ -130,6 +130,7 @@ SELECT
 FROM (
 SELECT
     Timestamp,
+    Timestamp AS _logged_at,
     TraceId,
     SpanId,
     ServiceName,
