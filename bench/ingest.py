@@ -8,7 +8,7 @@
 4. Decodes the same requests into an Arrow table (not timed) and inserts it straight into a fresh
    chDB store with clickhouse-connect's insert_arrow, same schema, same batch size: spans/s and ratio.
 
-Usage: python bench/ingest.py [--spans 200000] [--clients 4] [--in-flight 4]
+Usage: python bench/ingest.py [--spans 200000] [--clients 16] [--in-flight 8] [--server-args '...']
 """
 
 import argparse
@@ -178,14 +178,15 @@ def direct_insert_rate(requests: list[bytes], batch_requests: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spans", type=int, default=200_000)
-    parser.add_argument("--clients", type=int, default=4)
-    parser.add_argument("--in-flight", type=int, default=4)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--in-flight", type=int, default=8)
+    parser.add_argument("--server-args", default="", help="extra `harborlight serve` flags, e.g. '--memory-limit-mib 4096'")
     args = parser.parse_args()
 
     requests = build_requests(args.spans)
     n_spans = len(requests) * SPANS_PER_TRACE * TRACES_PER_REQUEST
     with tempfile.TemporaryDirectory() as tmp:
-        server = SubprocessServer(Path(tmp) / "store").start()
+        server = SubprocessServer(Path(tmp) / "store", tuple(args.server_args.split())).start()
         try:
             started = time.monotonic()
             last_ack = asyncio.run(send_all(server.grpc_endpoint, requests, args.clients, args.in_flight))
@@ -201,6 +202,7 @@ def main() -> None:
     batch = max(1, 50_000 // (SPANS_PER_TRACE * TRACES_PER_REQUEST))
     direct = direct_insert_rate(requests, batch)
     print(f"spans sent:                      {n_spans} ({len(requests)} requests, {args.clients} clients x {args.in_flight} in flight)")
+    print(f"server flags:                    {args.server_args or '(defaults)'}")
     print(f"stored (exactly once):           {stored}")
     print(f"end-to-end durable ingest:       {end_to_end:,.0f} spans/s")
     print(f"direct insert_arrow, same rows:  {direct:,.0f} spans/s (Arrow built beforehand, not timed)")

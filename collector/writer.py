@@ -48,7 +48,7 @@ class WriterStats:
 @dataclass(frozen=True)
 class WriterLimits:
     max_queued_items: int = 100_000
-    max_batch_items: int = 20_000
+    max_batch_items: int = 10_000
     linger_seconds: float = 0.005
     concurrent_commits: int = 1
     remembered_digests: int = 100_000

@@ -41,9 +41,9 @@ class Running:
 
 
 def open_store(settings: Settings) -> Store:
-    # The engine gets half of the process's memory budget; the rest is the mapped engine library
-    # (~380 MiB of file-backed pages), Python, gRPC and the queued requests.
-    store = open_client(settings.data_dir, settings.clickhouse_url, (settings.memory_limit_mib << 20) // 2)
+    # The engine's queries get 30% of the process's memory budget: the rest is the mapped engine
+    # library (~380-480 MiB of file-backed pages), the allocator's caches, Python, gRPC and the queue.
+    store = open_client(settings.data_dir, settings.clickhouse_url, (settings.memory_limit_mib << 20) * 3 // 10)
     ensure_schema(store.client, settings.retention_days)
     return store
 

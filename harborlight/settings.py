@@ -24,7 +24,7 @@ class Settings:
     max_queued_items: int = _setting(
         100_000, "items waiting to be written before ingest refuses with a retryable status"
     )
-    max_batch_items: int = _setting(20_000, "most items committed in one INSERT (bounds a commit's memory)")
+    max_batch_items: int = _setting(10_000, "most items committed in one INSERT (bounds a commit's memory)")
     linger_ms: int = _setting(5, "how long the writer waits for concurrent requests to join one commit")
     max_items_per_request: int = _setting(50_000, "most spans / log records / data points in one export request")
     max_attributes_per_item: int = _setting(512, "attributes kept per item; the rest are dropped and counted")
