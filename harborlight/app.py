@@ -5,8 +5,8 @@ then the store closes.
 """
 
 import asyncio
-import queue
 import logging
+import queue
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -17,9 +17,9 @@ from fastapi import FastAPI, HTTPException
 
 from collector.auth import Authenticator, Unauthorized
 from collector.grpc_server import build_grpc_server
+from collector.http_routes import otlp_router
 from collector.limits import Limits
 from collector.memory_guard import MemoryGuard
-from collector.http_routes import otlp_router
 from collector.receiver import Receiver
 from collector.writer import Pending, Writer, WriterLimits
 from harborlight.settings import Settings
@@ -126,8 +126,8 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
     )
     known = await asyncio.to_thread(recent_digests, store, limits.remembered_digests)
     memory = MemoryGuard(settings.memory_limit_mib << 20)
+    committer = Committer(store, limits.concurrent_commits, memory)
     try:
-        committer = Committer(store, limits.concurrent_commits, memory)
         async with Writer(committer, limits, known) as writer:
             receiver = Receiver(writer, ingest_limits(settings), memory)
             grpc_server, grpc_port = build_grpc_server(
@@ -157,6 +157,6 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
                 await grpc_server.stop(grace=5)
                 http_server.should_exit = True
                 await http_task
-        committer.close()
     finally:
+        committer.close()
         store.client.close()
