@@ -1,13 +1,15 @@
-"""`import harbor JOBDIR...`: each finished trial of each Harbor job directory as the spans a live
-harness and agent would have sent, through the sink (the live ingest path)."""
+"""`import harbor JOBDIR...`: each trial of each Harbor job directory as the spans a live harness
+and agent would have sent (so far, for a running trial), and the job's and trials' own log files as
+log records (importers/harbor_logs.py), through the sink (the live ingest path)."""
 
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from importers import harbor_logs
 from importers.harbor_read import HarborJob, HarborTrial, read_job
-from importers.harbor_spans import JobContext, trial_requests
+from importers.harbor_spans import JobContext, config_facts, trial_identity, trial_requests
 from importers.pump import Pump, Tally
 from importers.sink import Sink
 from storage import Signal
@@ -16,22 +18,30 @@ from storage import Signal
 @dataclass
 class HarborImport:
     jobs: list[str] = field(default_factory=list)
-    trials: int = 0
-    running_skipped: int = 0  # trials without result.json: nothing finished to import yet
+    trials: int = 0  # finished and running
+    running: int = 0  # of those, trials without result.json, imported as running
+    running_skipped: int = 0  # running trials with nothing ended yet (no trajectory step): nothing to send
     spans: Tally = field(default_factory=Tally)
+    logs: Tally = field(default_factory=Tally)
+
+
+def _group(trial: HarborTrial) -> tuple:
+    if trial.result is not None:
+        info = trial.result.agent_info
+        return trial.result.task_name, info.name, info.model_info.name if info.model_info else None
+    return config_facts(trial)
 
 
 def attempts(job: HarborJob) -> dict[str, int]:
-    """harbor.attempt: the 1-based index of each trial among the job's trials of the same task and agent."""
+    """harbor.attempt: the 1-based index of each trial among the job's trials of the same task and
+    agent, finished ones first by start time, then running ones by name."""
     groups: dict[tuple, list[HarborTrial]] = defaultdict(list)
     for trial in job.trials:
-        if trial.result is None:
-            continue
-        info = trial.result.agent_info
-        groups[(trial.result.task_name, info.name, info.model_info.name if info.model_info else None)].append(trial)
+        groups[_group(trial)].append(trial)
     numbers = {}
     for members in groups.values():
-        ordered = sorted(members, key=lambda t: (t.result.started_at is None, t.result.started_at, t.name))
+        ordered = sorted(members, key=lambda t: (t.result is None, t.result is None or t.result.started_at is None,
+                                                 t.result.started_at if t.result else None, t.name))
         numbers.update({t.name: i for i, t in enumerate(ordered, 1)})
     return numbers
 
@@ -54,6 +64,7 @@ async def import_harbor(paths: list[Path], sink: Sink,
     it are stored."""
     report = HarborImport()
     pump = Pump(sink)
+    logs = Pump(sink)
     try:
         for path in paths:
             job = read_job(path)
@@ -61,15 +72,27 @@ async def import_harbor(paths: list[Path], sink: Sink,
             numbers = attempts(job)
             report.jobs.append(job.name)
             for trial in job.trials:
-                if trial.result is None:
+                bodies = trial_requests(context, trial, numbers.get(trial.name))
+                if not bodies:
                     report.running_skipped += 1
                     on_trial(1)
                     continue
-                for body in trial_requests(context, trial, numbers.get(trial.name)):
+                for body in bodies:
                     await pump.send(Signal.traces, body)
+                if trial.log is not None:
+                    resource = trial_identity(context, trial, numbers.get(trial.name)).resource_attributes()
+                    await logs.send(Signal.logs, harbor_logs.log_request(
+                        resource, harbor_logs.TRIAL_LOG, trial.log.text, trial.log.written_ns))
                 report.trials += 1
+                report.running += trial.result is None
                 on_trial(1)
+            if job.log is not None:
+                resource = {"service.name": "harbor", "harbor.job.name": job.name,
+                            **({"harbor.job.id": context.job_id} if context.job_id else {})}
+                await logs.send(Signal.logs, harbor_logs.log_request(
+                    resource, harbor_logs.JOB_LOG, job.log.text, job.log.written_ns))
     finally:
         await pump.drain()
-        report.spans = pump.tally
+        await logs.drain()
+        report.spans, report.logs = pump.tally, logs.tally
     return report

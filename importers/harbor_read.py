@@ -18,12 +18,24 @@ from importers.harbor_files import JobResult, TrialResult
 
 
 @dataclass(frozen=True)
+class LogFile:
+    """A log file as written: its text (bytes that are not UTF-8 become U+FFFD, as OTLP log bodies
+    are strings) and when it was last written."""
+
+    text: str
+    written_ns: int
+
+
+@dataclass(frozen=True)
 class HarborTrial:
     name: str
     config: dict[str, Any]
     result: TrialResult | None  # None: the trial was still running
     trajectory: Trajectory | None
     log_lines: tuple[str, ...]
+    log: LogFile | None = None  # trial.log
+    started_ns: int | None = None  # config.json's mtime: Harbor writes it when the trial starts
+    verifier_started: bool = False  # verifier/ holds a file: the agent phase is over
 
 
 @dataclass(frozen=True)
@@ -34,6 +46,7 @@ class HarborJob:
     result: JobResult | None
     trials: tuple[HarborTrial, ...]
     log_lines: tuple[str, ...]
+    log: LogFile | None = None  # job.log
 
 
 def _json(path: Path) -> Any:
@@ -58,11 +71,15 @@ def _model(model, path: Path):
         raise TransferError(f"{path}: not a valid Harbor {model.__name__} ({_brief(exc)})") from None
 
 
-def _lines(path: Path) -> tuple[str, ...]:
+def _log(path: Path) -> LogFile | None:
     try:
-        return tuple(path.read_text(encoding="utf-8", errors="replace").splitlines())
-    except FileNotFoundError:
-        return ()
+        return LogFile(path.read_bytes().decode("utf-8", errors="replace"), path.stat().st_mtime_ns)
+    except (FileNotFoundError, IsADirectoryError):
+        return None
+
+
+def _lines(log: LogFile | None) -> tuple[str, ...]:
+    return tuple(log.text.splitlines()) if log is not None else ()
 
 
 def read_trial(path: Path) -> HarborTrial:
@@ -72,7 +89,11 @@ def read_trial(path: Path) -> HarborTrial:
     result = _model(TrialResult, path / "result.json") if (path / "result.json").exists() else None
     trajectory_path = path / "agent" / "trajectory.json"
     trajectory = _model(Trajectory, trajectory_path) if trajectory_path.exists() else None
-    return HarborTrial(path.name, config, result, trajectory, _lines(path / "trial.log"))
+    log = _log(path / "trial.log")
+    verifier = path / "verifier"
+    return HarborTrial(path.name, config, result, trajectory, _lines(log), log,
+                       started_ns=(path / "config.json").stat().st_mtime_ns,
+                       verifier_started=verifier.is_dir() and any(p.is_file() for p in verifier.rglob("*")))
 
 
 def read_job(path: Path) -> HarborJob:
@@ -90,4 +111,5 @@ def read_job(path: Path) -> HarborJob:
         raise TransferError(f"{path}: not a Harbor job directory (no trial directories with a config.json)")
     result = _model(JobResult, path / "result.json") if (path / "result.json").exists() else None
     trials = tuple(read_trial(p) for p in trial_dirs)
-    return HarborJob(path.name, path, config, result, trials, _lines(path / "job.log"))
+    log = _log(path / "job.log")
+    return HarborJob(path.name, path, config, result, trials, _lines(log), log)

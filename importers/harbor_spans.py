@@ -1,4 +1,5 @@
-"""One finished Harbor trial as the telemetry a live harness and agent would have sent.
+"""One Harbor trial as the telemetry a live harness and agent would have sent: all of it for a
+finished trial, what was sent so far for a running one (no ended `harbor.trial` root).
 
 The lifecycle (`harbor.trial`, its four phases, rewards, the exception) is emitted with the harness
 helper (harness/), the trajectory as GenAI spans (importers/trajectory_spans.py). What only the
@@ -12,7 +13,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import PurePosixPath
 
+from opentelemetry import trace
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -23,7 +26,7 @@ from harness import TrialIdentity, trial_spans
 from importers import atif_attributes
 from importers.harbor_files import TimingInfo, TrialResult
 from importers.harbor_read import HarborTrial
-from importers.trajectory_spans import emit_trajectory
+from importers.trajectory_spans import emit_trajectory, step_ns
 
 MAX_SPANS_PER_REQUEST = 2_000
 
@@ -100,15 +103,26 @@ def identity_of(job: JobContext, trial: HarborTrial, result: TrialResult, attemp
                          agent_version=result.agent_info.version, model=model.name if model else None)
 
 
-def trial_requests(job: JobContext, trial: HarborTrial, attempt: int | None) -> list[bytes]:
-    """ExportTraceServiceRequest bytes for one finished trial (a few requests for very long trials)."""
-    result = trial.result
-    assert result is not None, "running trials have no recorded telemetry to import"
-    identity = identity_of(job, trial, result, attempt)
+def _provider(identity: TrialIdentity, job: JobContext, trial: HarborTrial) -> tuple[TracerProvider, _Collect]:
     collected = _Collect()
     provider = TracerProvider(resource=Resource.create(identity.resource_attributes()),
                               id_generator=_Ids(f"{job.name}/{trial.name}"))
     provider.add_span_processor(SimpleSpanProcessor(collected))
+    return provider, collected
+
+
+def _requests(spans: list[ReadableSpan]) -> list[bytes]:
+    return [encode_spans(spans[i:i + MAX_SPANS_PER_REQUEST]).SerializeToString()
+            for i in range(0, len(spans), MAX_SPANS_PER_REQUEST)]
+
+
+def trial_requests(job: JobContext, trial: HarborTrial, attempt: int | None) -> list[bytes]:
+    """ExportTraceServiceRequest bytes for one trial (a few requests for very long trials)."""
+    result = trial.result
+    if result is None:
+        return running_requests(job, trial, attempt)
+    identity = identity_of(job, trial, result, attempt)
+    provider, collected = _provider(identity, job, trial)
     phases: dict[str, TimingInfo | None] = {
         "environment_setup": result.environment_setup, "agent_setup": result.agent_setup,
         "agent_execution": result.agent_execution, "verifier": result.verifier}
@@ -144,9 +158,72 @@ def trial_requests(job: JobContext, trial: HarborTrial, attempt: int | None) -> 
             spans.exception(exception.exception_type, exception.exception_message, exception.exception_traceback,
                             time=_ns(exception.occurred_at))
     provider.shutdown()
-    ordered = collected.spans
-    return [encode_spans(ordered[i:i + MAX_SPANS_PER_REQUEST]).SerializeToString()
-            for i in range(0, len(ordered), MAX_SPANS_PER_REQUEST)]
+    return _requests(collected.spans)
+
+
+def trial_identity(job: JobContext, trial: HarborTrial, attempt: int | None) -> TrialIdentity:
+    if trial.result is None:
+        return running_identity(job, trial, attempt)
+    return identity_of(job, trial, trial.result, attempt)
+
+
+def running_identity(job: JobContext, trial: HarborTrial, attempt: int | None) -> TrialIdentity:
+    """Who a running trial is, from its config.json (and the trajectory's agent version)."""
+    task, agent, model = config_facts(trial)
+    return TrialIdentity(job=job.name, trial=trial.name, task=task,
+                         task_source=(trial.config.get("task") or {}).get("source"), attempt=attempt,
+                         job_id=trial.config.get("job_id") or job.job_id, agent=agent,
+                         agent_version=trial.trajectory.agent.version if trial.trajectory else None, model=model)
+
+
+def config_facts(trial: HarborTrial) -> tuple[str, str | None, str | None]:
+    """(task name, agent name, model name without its provider) from a trial's config.json."""
+    task = trial.config.get("task") or {}
+    agent = trial.config.get("agent") or {}
+    task_name = (PurePosixPath(task["path"]).name if task.get("path") else
+                 str(task.get("name") or "").rsplit("/", 1)[-1]) or trial.name.split("__")[0]
+    model = agent.get("model_name")
+    return task_name, agent.get("name"), model.rpartition("/")[2] if model else None
+
+
+def running_requests(job: JobContext, trial: HarborTrial, attempt: int | None) -> list[bytes]:
+    """What a live harness had sent of a running trial: the phases that ended, none of the open ones
+    and not the root. The evidence is the trajectory: its first step means both setup phases ended
+    (their boundary is not recorded: environment_setup takes the time from config.json's write,
+    agent_setup is empty) and the agent is executing, its steps sent as they ended; a file under
+    verifier/ means the agent phase ended at its last step too. No trajectory step: nothing ended
+    yet, nothing to send."""
+    trajectory = trial.trajectory
+    times = [t for step in trajectory.steps if (t := step_ns(step.timestamp))] if trajectory else []
+    if trajectory is None or not times:
+        return []
+    identity = running_identity(job, trial, attempt)
+    provider, collected = _provider(identity, job, trial)
+    agent_start = min(times)
+    start = min(trial.started_ns or agent_start, agent_start)
+    with trial_spans(identity, provider, start_time=start) as spans:
+        with spans.phase("environment_setup", start_time=start, end_time=agent_start) as span:
+            for key, value in _carried_attributes(job, trial).items():
+                span.set_attribute(key, value)
+        with spans.phase("agent_setup", start_time=agent_start, end_time=agent_start):
+            pass
+        execution = spans.tracer.start_span("harbor.agent_execution", context=trace.set_span_in_context(spans.root),
+                                            start_time=agent_start)
+        end = emit_trajectory(provider.get_tracer(atif_attributes.SCOPE), execution, trajectory, agent_start)
+        if trial.verifier_started:
+            execution.end(end_time=end)
+        sent = list(collected.spans)  # before the root ends
+    provider.shutdown()
+    return _requests(sent)
+
+
+def _carried_attributes(job: JobContext, trial: HarborTrial) -> dict:
+    """What only the files know of a running trial, on its first phase (its root has not ended)."""
+    model = (trial.config.get("agent") or {}).get("model_name") or ""
+    values = {TRIAL_CONFIG: _json(trial.config), JOB_CONFIG: _json(job.config),
+              JOB_STARTED: job.started_at.isoformat() if job.started_at else None,
+              N_TOTAL_TRIALS: job.n_total_trials, MODEL_PROVIDER: model.rpartition("/")[0] or None}
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def _root_attributes(job: JobContext, trial: HarborTrial, result: TrialResult) -> dict:

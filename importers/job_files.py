@@ -4,7 +4,8 @@ telemetry, so exporting twice writes identical files.
 Job `config.json` is the one the Harbor importer carried, else one built from what the trials say
 (agents, tasks, attempts). Job `result.json` has Harbor's stats (importers/harbor_stats.py) over the
 finished trials. A running trial gets its config, log and trajectory so far, and no result.json
-(as Harbor writes it) unless a snapshot is asked for.
+(as Harbor writes it) unless a snapshot is asked for. `job.log` and `trial.log` are the files the
+Harbor importer carried, as they were, else built from the telemetry.
 """
 
 import json
@@ -14,6 +15,7 @@ from datetime import datetime
 from importers.atif import to_json
 from importers.errors import TransferError
 from importers.harbor_files import JobResult, dump, dump_object
+from importers.harbor_logs import CarriedLogs
 from importers.harbor_stats import job_stats
 from importers.sidecars import gateway_log, trace_json
 from importers.telemetry import TrialTelemetry
@@ -59,14 +61,15 @@ def _job_config(job: str, jobs_dir: str, records: list[TrialRecords]) -> dict:
     return {**carried, "job_name": job, "jobs_dir": jobs_dir}
 
 
-def job_files(job: str, trials: dict[str, TrialTelemetry], jobs_dir: str, snapshot: bool = False) -> dict[str, bytes]:
+def job_files(job: str, trials: dict[str, TrialTelemetry], jobs_dir: str, snapshot: bool = False,
+              logs: CarriedLogs = CarriedLogs()) -> dict[str, bytes]:
     safe_name(job, "job")
     job_dir = f"{jobs_dir.rstrip('/')}/{job}"
     job_id = _job_id(job, trials)
     records = [build_trial(trials[name], job, job_dir, job_id) for name in sorted(trials)]
     files: dict[str, str] = {}
     for r in records:
-        _trial_files(files, safe_name(r.name, "trial"), r, trials[r.name], snapshot)
+        _trial_files(files, safe_name(r.name, "trial"), r, trials[r.name], snapshot, logs.trials.get(r.name))
     finished = [r.result for r in records if not r.running]
     running = [r for r in records if r.running]
     n_total = max([len(records), *(r.n_total_trials or 0 for r in records)])
@@ -79,15 +82,16 @@ def job_files(job: str, trials: dict[str, TrialTelemetry], jobs_dir: str, snapsh
                        n_total_trials=n_total, stats=job_stats(finished, n_total, len(running)))
     files["config.json"] = dump_object(_job_config(job, jobs_dir, records))
     files["result.json"] = dump(result)
-    files["job.log"] = "".join(f"{line}\n" for line in _job_log(records))
+    files["job.log"] = logs.job if logs.job is not None else "".join(f"{line}\n" for line in _job_log(records))
     return {path: text.encode() for path, text in sorted(files.items())}
 
 
-def _trial_files(files: dict[str, str], name: str, r: TrialRecords, trial: TrialTelemetry, snapshot: bool) -> None:
+def _trial_files(files: dict[str, str], name: str, r: TrialRecords, trial: TrialTelemetry, snapshot: bool,
+                 log: str | None) -> None:
     files[f"{name}/config.json"] = dump_object(r.config)
     if not r.running or snapshot:
         files[f"{name}/result.json"] = dump(r.result)
-    files[f"{name}/trial.log"] = "".join(f"{line}\n" for line in r.log_lines)
+    files[f"{name}/trial.log"] = log if log is not None else "".join(f"{line}\n" for line in r.log_lines)
     if r.exception_text is not None:
         files[f"{name}/exception.txt"] = r.exception_text
     if r.result.verifier_result and r.result.verifier_result.rewards is not None:

@@ -8,12 +8,12 @@ from importers.job_dir_write import tarball
 from importers.job_files import job_files
 from importers.otlp_import import NamedData, import_otlp
 from importers.sink import ReceiverSink
-from importers.store_read import read_job
+from importers.store_read import read_job, read_logs
 from storage import Store
 
 
 def export_files(store: Store, job: str, jobs_dir: str, tenant: str = "", snapshot: bool = False) -> dict[str, bytes]:
-    return job_files(job, read_job(store, job, tenant), jobs_dir, snapshot)
+    return job_files(job, read_job(store, job, tenant), jobs_dir, snapshot, read_logs(store, job, tenant))
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ whatever its size; every query is filtered by tenant ('' when tenants are off)."
 
 from collections import defaultdict
 
+from importers import harbor_logs
 from importers.errors import UnknownJob
 from importers.telemetry import Event, SpanEvent, TrialTelemetry
 from storage import Store
@@ -41,6 +42,28 @@ WHERE (ServiceName, TraceId, SpanId, Timestamp) IN (
         WHERE JobName = {{job:String}} AND SourceTable = 'otel_logs' AND {_AGENT_TENANT})
   AND {_RAW_TENANT}
 """
+
+
+CARRIED_LOGS = f"""
+SELECT EventName, ResourceAttributes['harbor.trial.name'], toUnixTimestamp64Nano(Timestamp),
+       toUInt32OrZero(LogAttributes['{harbor_logs.PART}']), toUInt32OrZero(LogAttributes['{harbor_logs.PARTS}']), Body
+FROM otel_logs
+WHERE ScopeName = '{harbor_logs.SCOPE}' AND EventName IN ('{harbor_logs.JOB_LOG}', '{harbor_logs.TRIAL_LOG}')
+  AND ResourceAttributes['harbor.job.name'] = {{job:String}} AND {_RAW_TENANT}
+"""
+
+
+def read_logs(store: Store, job: str, tenant: str = "") -> harbor_logs.CarriedLogs:
+    """The job.log and trial.log files the Harbor importer carried for the job (importers/harbor_logs.py)."""
+    files: dict[tuple[str, str], list[tuple[int, int, int, str]]] = defaultdict(list)
+    for name, trial, written, part, parts, body in store.client.query(
+            CARRIED_LOGS, parameters={"job": job, "tenant": tenant}).result_rows:
+        files[(name, trial if name == harbor_logs.TRIAL_LOG else "")].append((written, part, parts, body))
+    texts = {key: harbor_logs.joined(rows) for key, rows in files.items()}
+    return harbor_logs.CarriedLogs(
+        job=texts.get((harbor_logs.JOB_LOG, "")),
+        trials={trial: text for (name, trial), text in texts.items() if name == harbor_logs.TRIAL_LOG
+                and text is not None})
 
 
 def read_job(store: Store, job: str, tenant: str = "") -> dict[str, TrialTelemetry]:

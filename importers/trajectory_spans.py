@@ -26,7 +26,7 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def _ns(timestamp: str | None) -> int | None:
+def step_ns(timestamp: str | None) -> int | None:
     if not timestamp:
         return None
     try:
@@ -59,7 +59,7 @@ def emit_trajectory(tracer: trace.Tracer, parent: Span, trajectory: Trajectory, 
                     end_ns: int | None = None) -> int:
     """Emits the trajectory under `parent`; returns the time its last span ends."""
     clock = _Clock(start_ns - US)
-    wanted = [_ns(s.timestamp) for s in trajectory.steps]
+    wanted = [step_ns(s.timestamp) for s in trajectory.steps]
     first = clock.at(wanted[0] if wanted else None, US)
     clock.now -= US
     attributes = {

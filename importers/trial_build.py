@@ -111,9 +111,16 @@ def _model_info(identity: dict[str, str], root: dict[str, str]) -> ModelInfo | N
     return ModelInfo(name=name, provider=root.get(H.MODEL_PROVIDER) or provider or None)
 
 
+def _carried(trial: TrialTelemetry) -> dict[str, str]:
+    """What the Harbor importer carried: on the root span, or for a running trial on its first phase."""
+    if trial.root is not None:
+        return trial.root.attributes
+    return next((e.attributes for e in trial.events if e.is_lifecycle and H.TRIAL_CONFIG in e.attributes), {})
+
+
 def build_trial(trial: TrialTelemetry, job: str, trials_dir: str, job_id: str | None) -> TrialRecords:
     root = trial.root
-    r = root.attributes if root else {}
+    r = _carried(trial)
     identity = _identity(trial)
     task = identity.get("harbor.task.name") or trial.name.split("__")[0]
     source = identity.get("harbor.task.source")

@@ -1,6 +1,7 @@
 """A Harbor job directory written the way Harbor writes one, with Harbor's own models: two tasks,
 two attempts each; a solved trial, an agent timeout still graded, a trial that spawned a sub-agent,
-and one still running (config.json only)."""
+and one still running (config.json, its log and trajectory so far, no result.json). The logs are
+Harbor-like text with what a byte-for-byte copy must keep (non-ASCII, CRLF, no final newline)."""
 
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -86,6 +87,17 @@ def trajectory(base: float, with_subagent: bool = False) -> Trajectory:
                                                  total_cost_usd=0.0223, total_steps=len(steps)))
 
 
+def job_log(name: str) -> str:
+    return (f"2026-05-01 12:00:00,001 - harbor.job - INFO - Starting job {name} (4 trials)\n"
+            "2026-05-01 12:00:00,002 - harbor.job - WARNING - ünïcode ✓ and a tab\there\r\n")
+
+
+def trial_log(trial: str, outcome: str) -> str:
+    text = (f"2026-05-01 12:00:01,000 - harbor.trial - INFO - [{trial}] environment setup\n"
+            f"2026-05-01 12:00:10,000 - harbor.trial - DEBUG - [{trial}] agent setup … done\n")
+    return text + ("still going" if outcome == "running" else f"finished: {outcome}\n")
+
+
 def write_job(root: Path, name: str) -> Path:
     """Writes root/jobs/<name>/ and its task dirs under root/tasks; returns the job dir."""
     tasks = [make_task(root, "hello-world"), make_task(root, "fix-bug")]
@@ -97,7 +109,7 @@ def write_job(root: Path, name: str) -> Path:
     job_dir = jobs_dir / name
     job_dir.mkdir(parents=True)
     (job_dir / "config.json").write_text(config.model_dump_json(indent=4))
-    (job_dir / "job.log").write_text("")
+    (job_dir / "job.log").write_bytes(job_log(name).encode())
     planned = JobPlan.build_trial_configs(config, [TaskConfig(path=t) for t in tasks], job_id=job_id)
     outcomes = ["solved", "timeout", "subagent", "running"]
     results = []
@@ -107,7 +119,7 @@ def write_job(root: Path, name: str) -> Path:
         (trial_dir / "agent").mkdir(parents=True)
         (trial_dir / "verifier").mkdir()
         (trial_dir / "config.json").write_text(trial_config.model_dump_json(indent=4, exclude_defaults=True))
-        (trial_dir / "trial.log").write_text("")
+        (trial_dir / "trial.log").write_bytes(trial_log(trial_config.trial_name, outcome).encode())
         base = 100.0 * index
         traj = trajectory(base + 20, with_subagent=outcome == "subagent")
         (trial_dir / "agent" / "trajectory.json").write_text(

@@ -1,11 +1,13 @@
 """A Harbor job directory imported and exported again keeps every trial's steps, tool calls and their
-ids, observations, token counts, cost, rewards, exception type and phase timings; the export loads
-with Harbor's models, its viewer and its resume logic."""
+ids, observations, token counts, cost, rewards, exception type and phase timings; a trial still
+running stays running; job.log and trial.log come back byte for byte; the export loads with Harbor's
+models, its viewer and its resume logic."""
 
 import json
 
 from harbor.models.job.result import JobResult, JobStats
 from harbor.models.trajectories import Trajectory
+from harbor.models.trial.config import TrialConfig
 from harbor.models.trial.result import TrialResult
 from harbor.utils.pass_at_k import compute_pass_at_k_by_evals
 from harbor.metrics.mean import Mean
@@ -27,7 +29,7 @@ def test_harbor_job_round_trips_field_by_field(server, unique, tmp_path, capsys)
     source = write_job(tmp_path / "src", job)
     code, out, err = run(capsys, "import", "harbor", str(source), "--server", server.http_url)
     assert code == 0, err
-    assert "imported 3 trial(s) of 1 job(s)" in out and "skipped 1 running trial" in out
+    assert "imported 4 trial(s) of 1 job(s)" in out and "skipped" not in out
 
     out_dir = tmp_path / "out"
     code, out, err = run(capsys, "export-job", job, "--out", str(out_dir), "--server", server.http_url)
@@ -54,10 +56,24 @@ def test_harbor_job_round_trips_field_by_field(server, unique, tmp_path, capsys)
         assert after.subagent_trajectories == before.subagent_trajectories
         assert (exported / name / "exception.txt").exists() == (source / name / "exception.txt").exists()
 
+    # The running trial is exported as running: its config and trajectory so far, no result.json.
+    (running,) = [p.name for p in source.iterdir() if p.is_dir() and not (p / "result.json").exists()]
+    assert not (exported / running / "result.json").exists()
+    config = TrialConfig.model_validate_json((exported / running / "config.json").read_text())
+    original = TrialConfig.model_validate_json((source / running / "config.json").read_text())
+    config.trials_dir = original.trials_dir
+    assert config == original
+    before, after = _trajectory(source / running), _trajectory(exported / running)
+    assert [s.model_dump() for s in after.steps] == [s.model_dump() for s in before.steps]
+
+    # Harbor's own logs come back as they were.
+    assert (exported / "job.log").read_bytes() == (source / "job.log").read_bytes()
+    for trial in [*results, running]:
+        assert (exported / trial / "trial.log").read_bytes() == (source / trial / "trial.log").read_bytes(), trial
+
     # Job stats are Harbor's own computation over the same trials.
     finished = list(results.values())
-    # The running trial had no result.json: nothing finished to import, so it is pending here.
-    expected = JobStats.from_trial_results(finished, n_total_trials=4, n_running_trials=0)
+    expected = JobStats.from_trial_results(finished, n_total_trials=4, n_running_trials=1)
     for key, rewards in {"claude-code__claude-sonnet-4-5__adhoc": [r.verifier_result.rewards for r in finished
                                                                   if r.reward_valid]}.items():
         expected.evals[key].metrics.append(Mean().compute(rewards))
@@ -89,3 +105,26 @@ def test_export_is_idempotent_and_tarball_matches(server, unique, tmp_path, caps
     assert server.sql("SELECT count() FROM otel_traces WHERE ResourceAttributes['harbor.job.name'] = {j:String} "
                       "AND SpanName = 'harbor.trial'", j=job) == [(3,)]
     assert json.loads((out / job / "result.json").read_text())["n_total_trials"] == 4
+    assert server.sql("SELECT count() FROM otel_logs WHERE ResourceAttributes['harbor.job.name'] = {j:String} "
+                      "AND ScopeName = 'harborlight.harbor_import'", j=job) == [(5,)]  # 4 trial.log, 1 job.log
+    assert server.sql("SELECT count() FROM agent_events WHERE JobName = {j:String} AND SourceTable = 'otel_logs'",
+                      j=job) == [(0,)]  # the carried logs are no agent events
+
+
+def test_trials_without_logs_get_them_built_from_telemetry(server, unique, tmp_path, capsys):
+    job = f"nolog-{unique}"
+    source = write_job(tmp_path / "src", job)
+    (source / "job.log").unlink()
+    for trial_log in source.glob("*/trial.log"):
+        trial_log.unlink()
+    assert run(capsys, "import", "harbor", str(source), "--server", server.http_url)[0] == 0
+    out = tmp_path / "out"
+    assert run(capsys, "export-job", job, "--out", str(out), "--server", server.http_url)[0] == 0
+    assert f"trial {running_name(source)} is running" in (out / job / "job.log").read_text()
+    for trial_dir in (p for p in (out / job).iterdir() if p.is_dir()):
+        assert "INFO environment_setup started" in (trial_dir / "trial.log").read_text(), trial_dir.name
+
+
+def running_name(job_dir) -> str:
+    (name,) = [p.name for p in job_dir.iterdir() if p.is_dir() and not (p / "result.json").exists()]
+    return name
