@@ -46,7 +46,9 @@ async def _harbor(args: argparse.Namespace) -> str:
         task = progress.add_task("importing Harbor trials", total=count_trials(args.jobdirs))
         async with sink_for(args, "import harbor") as sink:
             report = await import_harbor(args.jobdirs, sink, lambda n: progress.advance(task, n))
-    running = f"; skipped {report.running_skipped} running trial(s) (no result.json)" if report.running_skipped else ""
+    running = f"; {report.running} of them still running" if report.running else ""
+    if report.running_skipped:
+        running += f"; skipped {report.running_skipped} running trial(s) with no trajectory step yet"
     again = " (already stored)" if report.spans.requests and report.spans.duplicates == report.spans.requests else ""
     return (f"imported {report.trials} trial(s) of {len(report.jobs)} job(s) as {report.spans.stored:,} span(s)"
             f"{again}{running}{_rejections(report.spans)}")

@@ -1,9 +1,14 @@
 """Shared fixtures. chDB allows one data directory per process, so in-process servers share one
 session-wide store; tests keep apart by the job / service names they send."""
 
+import os
 import uuid
 
 import pytest
+
+# harbor and agentcompass import litellm, which otherwise fetches a model cost map from the network
+# (refused here) and logs a warning to stderr from a background thread, into whichever test runs then.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from harborlight.settings import Settings
 from tests.support.servers import InProcessServer
