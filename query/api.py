@@ -6,10 +6,10 @@ from query.health import health_router
 from query.ingest import ingest_router
 from query.job_routes import jobs_router
 from query.live import live_router
-from query.report_routes import reports_router
 from query.prometheus import metrics_router
-from query.tenancy import require_caller
+from query.report_routes import reports_router
 from query.spans import spans_router
+from query.tenancy import require_caller
 from query.trace_routes import trace_router
 from query.transfer_routes import transfer_router
 from query.trial_routes import trials_router
