@@ -41,9 +41,11 @@ class Running:
 
 
 def open_store(settings: Settings) -> Store:
-    # The engine's queries get 30% of the process's memory budget: the rest is the mapped engine
+    # The engine's queries get half of the process's memory budget: the rest is the mapped engine
     # library (~380-480 MiB of file-backed pages), the allocator's caches, Python, gRPC and the queue.
-    store = open_client(settings.data_dir, settings.clickhouse_url, (settings.memory_limit_mib << 20) * 3 // 10)
+    # Less makes commits fail on memory, and a commit that fails after its main INSERT (in a view)
+    # would be stored again when the exporter retries it.
+    store = open_client(settings.data_dir, settings.clickhouse_url, (settings.memory_limit_mib << 20) // 2)
     ensure_schema(store.client, settings.retention_days)
     return store
 
@@ -68,11 +70,21 @@ class Committer:
         try:
             for (signal, tenant), group in groupby(sorted(batch, key=key), key=key):
                 insert_requests(connection, Signal(signal), [p.payload for p in group], tenant or None)
-            record_digests(connection, [(p.digest, p.signal.value, p.items) for p in batch])
-            if self._memory.wants_purge():
-                connection.release_memory()
+            self._after_commit(connection, batch)
         finally:
             self._idle.put(connection)
+
+    def _after_commit(self, connection: Store, batch: list[Pending]) -> None:
+        """Bookkeeping once the rows are stored: a failure here must not fail (and so re-store) the batch."""
+        try:
+            record_digests(connection, [(p.digest, p.signal.value, p.items) for p in batch])
+        except Exception as exc:  # dedup across restarts weakens for these requests; nothing is lost
+            log.warning("could not record %d request digests: %s", len(batch), str(exc).splitlines()[0][:200])
+        if self._memory.wants_purge():
+            try:
+                connection.release_memory()
+            except Exception as exc:
+                log.warning("could not release engine memory: %s", str(exc).splitlines()[0][:200])
 
     def close(self) -> None:
         for connection in self._connections:
