@@ -50,3 +50,10 @@ class MemoryHigh(IngestError):
     grpc_code = grpc.StatusCode.UNAVAILABLE
     http_status = 503
     retry_after = 1
+
+
+def brief(exc: Exception, limit: int = 300) -> str:
+    """The first line of a store error: clickhouse-connect quotes the whole request URL otherwise."""
+    text = str(exc).strip()
+    text = text.splitlines()[0] if text else type(exc).__name__
+    return text if len(text) <= limit else text[:limit] + "..."

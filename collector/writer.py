@@ -16,7 +16,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from collector.errors import QueueFull, StoreDown
+from collector.errors import QueueFull, StoreDown, brief
 from storage import Signal
 
 log = logging.getLogger(__name__)
@@ -142,7 +142,7 @@ class Writer:
             await asyncio.to_thread(self._commit, batch)
         except Exception as exc:  # the store refused: nothing of this batch is acknowledged
             self.stats.failed_batches += 1
-            reason = _brief(exc)
+            reason = brief(exc)
             log.warning("commit of %d requests failed: %s", len(batch), reason)
             error = StoreDown(f"store unavailable, retry later: {reason}")
             for p in batch:
@@ -169,9 +169,3 @@ class Writer:
         self._committed[digest] = None
         if len(self._committed) > self._limits.remembered_digests:
             self._committed.popitem(last=False)
-
-
-def _brief(exc: Exception, limit: int = 300) -> str:
-    """The first line of a store error: clickhouse-connect quotes the whole request URL otherwise."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return text if len(text) <= limit else text[:limit] + "..."

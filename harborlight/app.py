@@ -16,6 +16,7 @@ import uvicorn
 from fastapi import FastAPI, HTTPException
 
 from collector.auth import Authenticator, Unauthorized
+from collector.errors import brief
 from collector.grpc_server import build_grpc_server
 from collector.http_routes import otlp_router
 from collector.limits import Limits
@@ -79,12 +80,12 @@ class Committer:
         try:
             record_digests(connection, [(p.digest, p.signal.value, p.items) for p in batch])
         except Exception as exc:  # dedup across restarts weakens for these requests; nothing is lost
-            log.warning("could not record %d request digests: %s", len(batch), str(exc).splitlines()[0][:200])
+            log.warning("could not record %d request digests: %s", len(batch), brief(exc))
         if self._memory.wants_purge():
             try:
                 connection.release_memory()
             except Exception as exc:
-                log.warning("could not release engine memory: %s", str(exc).splitlines()[0][:200])
+                log.warning("could not release engine memory: %s", brief(exc))
 
     def close(self) -> None:
         for connection in self._connections:
