@@ -7,6 +7,10 @@ and rendered from their field tag (the first byte): 0x0A string, 0x10 bool, 0x18
 0x21 double (fixed64), 0x3A bytes. Arrays and maps become JSON; a value nested two levels deep
 (an array inside an array) is JSON null. Small row types and few lambdas keep query planning cheap,
 which is most of the cost of an INSERT of a few thousand spans.
+
+The scalar decoding (otlp_decode_scalar.proto, for requests without array or kvlist values) reads
+every AnyValue as raw bytes and renders it from its tag the same way: one column per value parses
+and plans in about half the time.
 """
 
 ANY_VALUE_TYPE = (
@@ -21,8 +25,9 @@ def _ecmascript(number: str) -> str:
     return f"replaceRegexpOne({number}, 'e([0-9])', 'e+\\\\1')"
 
 
-def _raw_leaf_json(b: str) -> str:
-    """JSON for one raw AnyValue: its only member fills the message after the tag (and a length)."""
+def _raw_parts(b: str) -> tuple[str, str, str]:
+    """(field tag, length-delimited payload, varint payload) of a raw AnyValue `b`: its only member
+    fills the message after the tag (and, for strings and bytes, a length)."""
     tag = f"reinterpretAsUInt8(substring({b}, 1, 1))"
     length_size = f"if(length({b}) < 130, 1, if(length({b}) < 16387, 2, if(length({b}) < 2097156, 3, 4)))"
     payload = f"substring({b}, 2 + {length_size})"
@@ -30,6 +35,12 @@ def _raw_leaf_json(b: str) -> str:
         f"reinterpretAsInt64(arraySum(arrayMap(i -> bitShiftLeft(toUInt64(bitAnd("
         f"reinterpretAsUInt8(substring({b}, 2 + i, 1)), 127)), 7 * i), range(greatest(length({b}), 1) - 1))))"
     )
+    return tag, payload, varint
+
+
+def _raw_leaf_json(b: str) -> str:
+    """JSON for one raw AnyValue (an array element or a kvlist value)."""
+    tag, payload, varint = _raw_parts(b)
     return (
         f"multiIf({tag} = 10, toJSONString({payload}), {tag} = 24, toString({varint}), "
         f"{tag} = 33, {_ecmascript(f'toString(reinterpretAsFloat64(substring({b}, 2, 8)))')}, "
@@ -55,3 +66,19 @@ def any_value_text(v: str) -> str:
 def attribute_maps(lists: str) -> str:
     """Map(String, String) for each attribute list in the array `lists`, with one renderer to plan."""
     return f"arrayMap(a -> mapFromArrays(a.key, arrayMap(v -> {any_value_text('v')}, a.value)), {lists})"
+
+
+def scalar_value_text(b: str) -> str:
+    """The exporter's text for a raw AnyValue `b` known to be a scalar (otlp_decode_scalar.proto)."""
+    tag, payload, varint = _raw_parts(b)
+    return (
+        f"multiIf({tag} = 10, {payload}, {tag} = 24, toString({varint}), "
+        f"{tag} = 33, {_ecmascript(f'toString(reinterpretAsFloat64(substring({b}, 2, 8)))')}, "
+        f"{tag} = 16, if(reinterpretAsUInt8(substring({b}, 2, 1)) = 0, 'false', 'true'), "
+        f"{tag} = 58, base64Encode({payload}), '')"
+    )
+
+
+def scalar_attribute_maps(lists: str) -> str:
+    """attribute_maps for lists of (key, raw scalar AnyValue)."""
+    return f"arrayMap(a -> mapFromArrays(a.key, arrayMap(v -> {scalar_value_text('v')}, a.value)), {lists})"

@@ -11,64 +11,99 @@ number of attribute renderers in the statement: so each level renders all of its
 """
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
 from importlib.resources import files
+from importlib.resources.abc import Traversable
 
-from storage.any_value_sql import ANY_VALUE_TYPE, any_value_text, attribute_maps
-
-PROTO_PATH = files("storage").joinpath("otlp_decode.proto")
-PROTO_SCHEMA = PROTO_PATH.read_text()
-
-# ClickHouse column types matching the messages of otlp_decode.proto.
-_ATTRS = f"Array(Tuple(key String, value {ANY_VALUE_TYPE}))"
-_RESOURCE = f"Tuple(attributes {_ATTRS})"
-_SCOPE = f"Tuple(name String, version String, attributes {_ATTRS}, dropped_attributes_count UInt32)"
-_SPAN = (
-    "Tuple(trace_id String, span_id String, trace_state String, parent_span_id String, name String, "
-    "kind Int32, start_time_unix_nano UInt64, end_time_unix_nano UInt64, "
-    f"attributes {_ATTRS}, "
-    f"events Array(Tuple(time_unix_nano UInt64, name String, attributes {_ATTRS})), "
-    f"links Array(Tuple(trace_id String, span_id String, trace_state String, attributes {_ATTRS})), "
-    "status Tuple(message String, code Int32))"
-)
-_LOG = (
-    "Tuple(time_unix_nano UInt64, severity_number Int32, severity_text String, "
-    f"body {ANY_VALUE_TYPE}, attributes {_ATTRS}, flags UInt32, trace_id String, span_id String, "
-    "observed_time_unix_nano UInt64, event_name String)"
-)
-_EXEMPLARS = (
-    "Array(Tuple(time_unix_nano UInt64, as_double Nullable(Float64), span_id String, trace_id String, "
-    f"as_int Nullable(Int64), filtered_attributes {_ATTRS}))"
-)
-_NUMBER_POINTS = (
-    "Array(Tuple(start_time_unix_nano UInt64, time_unix_nano UInt64, as_double Nullable(Float64), "
-    f"exemplars {_EXEMPLARS}, as_int Nullable(Int64), attributes {_ATTRS}, flags UInt32))"
-)
-_HISTOGRAM_POINTS = (
-    "Array(Tuple(start_time_unix_nano UInt64, time_unix_nano UInt64, count UInt64, sum Float64, "
-    f"bucket_counts Array(UInt64), explicit_bounds Array(Float64), exemplars {_EXEMPLARS}, "
-    f"attributes {_ATTRS}, flags UInt32, min Nullable(Float64), max Nullable(Float64)))"
-)
-_METRIC = (
-    "Tuple(name String, description String, unit String, "
-    f"gauge Tuple(data_points {_NUMBER_POINTS}), "
-    f"sum Tuple(data_points {_NUMBER_POINTS}, aggregation_temporality Int32, is_monotonic Bool), "
-    f"histogram Tuple(data_points {_HISTOGRAM_POINTS}, aggregation_temporality Int32))"
+from storage.any_value_sql import (
+    ANY_VALUE_TYPE, any_value_text, attribute_maps, scalar_attribute_maps, scalar_value_text,
 )
 
-TRACES_STRUCTURE = (
-    f"resource_spans Array(Tuple(resource {_RESOURCE}, "
-    f"scope_spans Array(Tuple(scope {_SCOPE}, spans Array({_SPAN})))))"
-)
-LOGS_STRUCTURE = (
-    f"resource_logs Array(Tuple(resource {_RESOURCE}, "
-    f"scope_logs Array(Tuple(scope {_SCOPE}, log_records Array({_LOG}), schema_url String)), "
-    "schema_url String))"
-)
-METRICS_STRUCTURE = (
-    f"resource_metrics Array(Tuple(resource {_RESOURCE}, "
-    f"scope_metrics Array(Tuple(scope {_SCOPE}, metrics Array({_METRIC}), schema_url String)), "
-    "schema_url String))"
-)
+
+@dataclass(frozen=True)
+class Decoding:
+    """How the engine reads attribute values (and log bodies): `NESTED` takes any AnyValue; `SCALAR`
+    reads each as raw bytes, cheaper, for requests without array or kvlist values."""
+
+    proto_path: Traversable
+    value_type: str  # the ClickHouse type of one AnyValue
+    attribute_maps: Callable[[str], str]
+    value_text: Callable[[str], str]
+
+    @cached_property
+    def proto_schema(self) -> str:
+        return self.proto_path.read_text()
+
+    @cached_property
+    def traces_structure(self) -> str:
+        return (f"resource_spans Array(Tuple(resource {self._resource}, "
+                f"scope_spans Array(Tuple(scope {self._scope}, spans Array({self._span})))))")
+
+    @cached_property
+    def logs_structure(self) -> str:
+        log = (
+            "Tuple(time_unix_nano UInt64, severity_number Int32, severity_text String, "
+            f"body {self.value_type}, attributes {self._attrs}, flags UInt32, trace_id String, span_id String, "
+            "observed_time_unix_nano UInt64, event_name String)"
+        )
+        return (f"resource_logs Array(Tuple(resource {self._resource}, "
+                f"scope_logs Array(Tuple(scope {self._scope}, log_records Array({log}), schema_url String)), "
+                "schema_url String))")
+
+    @cached_property
+    def metrics_structure(self) -> str:
+        exemplars = (
+            "Array(Tuple(time_unix_nano UInt64, as_double Nullable(Float64), span_id String, trace_id String, "
+            f"as_int Nullable(Int64), filtered_attributes {self._attrs}))"
+        )
+        number_points = (
+            "Array(Tuple(start_time_unix_nano UInt64, time_unix_nano UInt64, as_double Nullable(Float64), "
+            f"exemplars {exemplars}, as_int Nullable(Int64), attributes {self._attrs}, flags UInt32))"
+        )
+        histogram_points = (
+            "Array(Tuple(start_time_unix_nano UInt64, time_unix_nano UInt64, count UInt64, sum Float64, "
+            f"bucket_counts Array(UInt64), explicit_bounds Array(Float64), exemplars {exemplars}, "
+            f"attributes {self._attrs}, flags UInt32, min Nullable(Float64), max Nullable(Float64)))"
+        )
+        metric = (
+            "Tuple(name String, description String, unit String, "
+            f"gauge Tuple(data_points {number_points}), "
+            f"sum Tuple(data_points {number_points}, aggregation_temporality Int32, is_monotonic Bool), "
+            f"histogram Tuple(data_points {histogram_points}, aggregation_temporality Int32))"
+        )
+        return (f"resource_metrics Array(Tuple(resource {self._resource}, "
+                f"scope_metrics Array(Tuple(scope {self._scope}, metrics Array({metric}), schema_url String)), "
+                "schema_url String))")
+
+    @property
+    def _attrs(self) -> str:
+        return f"Array(Tuple(key String, value {self.value_type}))"
+
+    @property
+    def _resource(self) -> str:
+        return f"Tuple(attributes {self._attrs})"
+
+    @property
+    def _scope(self) -> str:
+        return f"Tuple(name String, version String, attributes {self._attrs}, dropped_attributes_count UInt32)"
+
+    @property
+    def _span(self) -> str:
+        return (
+            "Tuple(trace_id String, span_id String, trace_state String, parent_span_id String, name String, "
+            "kind Int32, start_time_unix_nano UInt64, end_time_unix_nano UInt64, "
+            f"attributes {self._attrs}, "
+            f"events Array(Tuple(time_unix_nano UInt64, name String, attributes {self._attrs})), "
+            f"links Array(Tuple(trace_id String, span_id String, trace_state String, attributes {self._attrs})), "
+            "status Tuple(message String, code Int32))"
+        )
+
+
+NESTED = Decoding(files("storage").joinpath("otlp_decode.proto"), ANY_VALUE_TYPE, attribute_maps, any_value_text)
+SCALAR = Decoding(files("storage").joinpath("otlp_decode_scalar.proto"), "String", scalar_attribute_maps,
+                  scalar_value_text)
 
 
 TENANT_ATTRIBUTE = "harborlight.tenant"
@@ -92,11 +127,12 @@ def _hex(expr: str) -> str:
     return f"lower(hex({expr}))"
 
 
-def _scoped(source: str, tenant: str | None, resources: str, scopes: str, items: str, extra: str = "") -> str:
+def _scoped(decoding: Decoding, source: str, tenant: str | None, resources: str, scopes: str, items: str,
+            extra: str = "") -> str:
     """One row per scope block with its resource and scope columns, computed once, not per item."""
     return f"""
     SELECT
-        {attribute_maps('[rs.resource.attributes, sc.scope.attributes]')} AS scoped_maps,
+        {decoding.attribute_maps('[rs.resource.attributes, sc.scope.attributes]')} AS scoped_maps,
         {_with_tenant('scoped_maps[1]', tenant)} AS res_attrs,
         res_attrs['service.name'] AS service_name,
         sc.scope.name AS scope_name,
@@ -113,9 +149,9 @@ SPAN_KINDS = "['Unspecified', 'Internal', 'Server', 'Client', 'Producer', 'Consu
 STATUS_CODES = "['Unset', 'Ok', 'Error']"
 
 
-def traces_insert(source: str, tenant: str | None = None) -> str:
-    """`source` is a table function yielding rows of TRACES_STRUCTURE (file(...) or input(...))."""
-    maps = attribute_maps(
+def traces_insert(source: str, tenant: str | None = None, decoding: Decoding = NESTED) -> str:
+    """`source` is a table function yielding rows of `decoding.traces_structure` (file(...) or input(...))."""
+    maps = decoding.attribute_maps(
         "arrayConcat([sp.attributes, rs.resource.attributes], arrayMap(e -> e.attributes, sp.events), "
         "arrayMap(l -> l.attributes, sp.links))"
     )
@@ -154,7 +190,7 @@ ARRAY JOIN rs.scope_spans AS sc
 ARRAY JOIN sc.spans AS sp"""
 
 
-def logs_insert(source: str, tenant: str | None = None) -> str:
+def logs_insert(source: str, tenant: str | None = None, decoding: Decoding = NESTED) -> str:
     return f"""
 INSERT INTO otel_logs (
     Timestamp, TraceId, SpanId, TraceFlags, SeverityText, SeverityNumber, ServiceName, Body,
@@ -168,16 +204,16 @@ SELECT
     lr.severity_text,
     lr.severity_number,
     service_name,
-    {any_value_text('lr.body')},
+    {decoding.value_text('lr.body')},
     res_schema_url,
     res_attrs,
     scope_schema_url,
     scope_name,
     scope_version,
     scope_attrs,
-    {attribute_maps('[lr.attributes]')}[1],
+    {decoding.attribute_maps('[lr.attributes]')}[1],
     lr.event_name
-FROM ({_scoped(source, tenant, 'resource_logs', 'scope_logs', 'log_records',
+FROM ({_scoped(decoding, source, tenant, 'resource_logs', 'scope_logs', 'log_records',
                extra=", rs.schema_url AS res_schema_url, sc.schema_url AS scope_schema_url")})
 ARRAY JOIN items AS lr"""
 
@@ -191,8 +227,8 @@ _EXEMPLAR_COLUMNS = """
     `Exemplars.TraceId`"""
 
 
-def _metric_common_values() -> str:
-    point_maps = attribute_maps("arrayConcat([dp.attributes], arrayMap(x -> x.filtered_attributes, dp.exemplars))")
+def _metric_common_values(decoding: Decoding) -> str:
+    point_maps = decoding.attribute_maps("arrayConcat([dp.attributes], arrayMap(x -> x.filtered_attributes, dp.exemplars))")
     return f"""
     res_attrs, res_schema_url, scope_name, scope_version, scope_attrs, scope_dropped, scope_schema_url,
     service_name, m.name, m.description, m.unit, ({point_maps} AS point_maps)[1],
@@ -207,37 +243,37 @@ _EXEMPLAR_VALUES = f"""
     arrayMap(x -> {_hex('x.trace_id')}, dp.exemplars)"""
 
 
-def _metric_source(source: str, tenant: str | None, points: str) -> str:
-    scoped = _scoped(source, tenant, 'resource_metrics', 'scope_metrics', 'metrics',
+def _metric_source(decoding: Decoding, source: str, tenant: str | None, points: str) -> str:
+    scoped = _scoped(decoding, source, tenant, 'resource_metrics', 'scope_metrics', 'metrics',
                      extra=", rs.schema_url AS res_schema_url, sc.schema_url AS scope_schema_url")
     return f"""FROM ({scoped})
 ARRAY JOIN items AS m
 ARRAY JOIN m.{points} AS dp"""
 
 
-def gauge_insert(source: str, tenant: str | None = None) -> str:
+def gauge_insert(source: str, tenant: str | None = None, decoding: Decoding = NESTED) -> str:
     return f"""
 INSERT INTO otel_metrics_gauge ({_METRIC_COMMON}, Value, Flags, {_EXEMPLAR_COLUMNS})
-SELECT {_metric_common_values()},
+SELECT {_metric_common_values(decoding)},
     ifNull(dp.as_double, toFloat64(ifNull(dp.as_int, 0))), dp.flags, {_EXEMPLAR_VALUES}
-{_metric_source(source, tenant, 'gauge.data_points')}"""
+{_metric_source(decoding, source, tenant, 'gauge.data_points')}"""
 
 
-def sum_insert(source: str, tenant: str | None = None) -> str:
+def sum_insert(source: str, tenant: str | None = None, decoding: Decoding = NESTED) -> str:
     return f"""
 INSERT INTO otel_metrics_sum ({_METRIC_COMMON}, Value, Flags, {_EXEMPLAR_COLUMNS},
     AggregationTemporality, IsMonotonic)
-SELECT {_metric_common_values()},
+SELECT {_metric_common_values(decoding)},
     ifNull(dp.as_double, toFloat64(ifNull(dp.as_int, 0))), dp.flags, {_EXEMPLAR_VALUES},
     m.sum.aggregation_temporality, m.sum.is_monotonic
-{_metric_source(source, tenant, 'sum.data_points')}"""
+{_metric_source(decoding, source, tenant, 'sum.data_points')}"""
 
 
-def histogram_insert(source: str, tenant: str | None = None) -> str:
+def histogram_insert(source: str, tenant: str | None = None, decoding: Decoding = NESTED) -> str:
     return f"""
 INSERT INTO otel_metrics_histogram ({_METRIC_COMMON}, Count, Sum, BucketCounts, ExplicitBounds,
     {_EXEMPLAR_COLUMNS}, Flags, Min, Max, AggregationTemporality)
-SELECT {_metric_common_values()},
+SELECT {_metric_common_values(decoding)},
     dp.count, dp.sum, dp.bucket_counts, dp.explicit_bounds, {_EXEMPLAR_VALUES}, dp.flags,
     ifNull(dp.min, 0), ifNull(dp.max, 0), m.histogram.aggregation_temporality
-{_metric_source(source, tenant, 'histogram.data_points')}"""
+{_metric_source(decoding, source, tenant, 'histogram.data_points')}"""

@@ -2,6 +2,7 @@
 
 Embedded: the requests are staged, length-delimited, in a tmpfs file that `file()` reads.
 Server: the same bytes are the body of an `INSERT ... SELECT ... FROM input()` request.
+Traces and logs without array or kvlist values (nearly all) take the cheaper scalar decoding.
 """
 
 import os
@@ -10,6 +11,8 @@ from enum import StrEnum
 
 from storage import ingest_sql
 from storage.client import Store
+from storage.ingest_sql import NESTED, SCALAR, Decoding
+from storage.nested_values import may_hold_nested_values
 
 
 class Signal(StrEnum):
@@ -19,9 +22,9 @@ class Signal(StrEnum):
 
 
 _STRUCTURE = {
-    Signal.traces: ingest_sql.TRACES_STRUCTURE,
-    Signal.logs: ingest_sql.LOGS_STRUCTURE,
-    Signal.metrics: ingest_sql.METRICS_STRUCTURE,
+    Signal.traces: lambda d: d.traces_structure,
+    Signal.logs: lambda d: d.logs_structure,
+    Signal.metrics: lambda d: d.metrics_structure,
 }
 _MESSAGE = {
     Signal.traces: "ExportTraceServiceRequest",
@@ -35,19 +38,26 @@ _INSERTS = {
 }
 
 
-def _settings(signal: Signal, embedded: bool) -> dict[str, str]:
+def _settings(signal: Signal, decoding: Decoding, embedded: bool) -> dict[str, str]:
     if embedded:
         # The packaged file: sent as a string, the engine would cache it in ./__cache__ of whatever
         # directory harborlight was started from.
-        schema = {"format_schema": f"{ingest_sql.PROTO_PATH}:{_MESSAGE[signal]}"}
+        schema = {"format_schema": f"{decoding.proto_path}:{_MESSAGE[signal]}"}
     else:
         # A server cannot read our files: send the schema itself (it caches it in its own directory).
         schema = {
             "format_schema_source": "string",
-            "format_schema": ingest_sql.PROTO_SCHEMA,
+            "format_schema": decoding.proto_schema,
             "format_schema_message_name": _MESSAGE[signal],
         }
     return {**schema, "async_insert": "0"}
+
+
+def decoding_for(signal: Signal, blob: bytes) -> Decoding:
+    # Metrics always take the nested decoding: their rows are few and the scalar variant has no messages for them.
+    if signal is Signal.metrics or may_hold_nested_values(blob):
+        return NESTED
+    return SCALAR
 
 
 def _quote(value: str) -> str:
@@ -77,11 +87,14 @@ def insert_requests(store: Store, signal: Signal, requests: list[bytes], tenant:
     if not requests:
         return
     blob = length_delimited(requests)
-    settings = _settings(signal, store.embedded)
-    structure = _quote(_STRUCTURE[signal])
+    decoding = decoding_for(signal, blob)
+    settings = _settings(signal, decoding, store.embedded)
+    structure = _quote(_STRUCTURE[signal](decoding))
     if not store.embedded:
         for insert in _INSERTS[signal]:
-            store.client.command(f"{insert(f'input({structure})', tenant)} FORMAT Protobuf", data=blob, settings=settings)
+            store.client.command(
+                f"{insert(f'input({structure})', tenant, decoding)} FORMAT Protobuf", data=blob, settings=settings
+            )
         return
     assert store.spool_dir is not None
     fd, path = tempfile.mkstemp(dir=store.spool_dir, suffix=".pb")
@@ -91,6 +104,6 @@ def insert_requests(store: Store, signal: Signal, requests: list[bytes], tenant:
         source = f"file({_quote(path)}, 'Protobuf', {structure})"
         inline = ", ".join(f"{k} = {_quote(v)}" for k, v in settings.items())
         for insert in _INSERTS[signal]:
-            store.client.command(f"{insert(source, tenant)} SETTINGS {inline}")
+            store.client.command(f"{insert(source, tenant, decoding)} SETTINGS {inline}")
     finally:
         os.unlink(path)

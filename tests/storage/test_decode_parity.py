@@ -1,8 +1,10 @@
 """The engine's decoding of OTLP bytes matches a plain Python reference, value for value."""
 
 import httpx
+import pytest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
+from storage.nested_values import may_hold_nested_values
 from tests.support.otlp import traces_request
 from tests.support.reference_decoder import span_rows
 
@@ -17,7 +19,7 @@ def _value(**kw) -> AnyValue:
     return AnyValue(**kw)
 
 
-def _awkward_request(service: str):
+def _awkward_request(service: str, nested: bool = True):
     request = traces_request(service, 6)
     rs = request.resource_spans[0]
     rs.resource.attributes.add(key="host.arch", value=_value(string_value="amd64"))
@@ -34,19 +36,10 @@ def _awkward_request(service: str):
         "raw": _value(bytes_value=b"\x00\xffbin"),
     }
     spans[1].attributes.extend(KeyValue(key=k, value=v) for k, v in values.items())
-    array = spans[2].attributes.add(key="finish_reasons").value.array_value.values
-    array.add(string_value="stop")
-    array.add(int_value=3)
-    array.add(bool_value=False)
-    array.add(string_value='a"b')
-    array.add(string_value="x" * 300)  # a two-byte length inside the array
-    array.add(double_value=-2.5)
-    kvlist = spans[2].attributes.add(key="usage").value.kvlist_value.values
-    kvlist.add(key="input", value=_value(int_value=10))
-    kvlist.add(key="model", value=_value(string_value="m"))
-    kvlist.add(key="k" * 200, value=_value(double_value=0.25))
     spans[2].attributes.add(key="long", value=_value(string_value="é" * 20_000))  # a three-byte length
     spans[2].attributes.add(key="no_value")
+    if nested:
+        _add_nested_values(spans[2])
     for i, (kind, code) in enumerate([(0, 0), (2, 1), (3, 2), (4, 0), (5, 2)]):
         spans[i + 1].kind, spans[i + 1].status.code = kind, code
     spans[3].status.message = "boom"
@@ -59,8 +52,24 @@ def _awkward_request(service: str):
     return request
 
 
-def test_engine_rows_equal_the_reference_decoder(server, unique):
-    request = _awkward_request(unique)
+def _add_nested_values(span) -> None:
+    array = span.attributes.add(key="finish_reasons").value.array_value.values
+    array.add(string_value="stop")
+    array.add(int_value=3)
+    array.add(bool_value=False)
+    array.add(string_value='a"b')
+    array.add(string_value="x" * 300)  # a two-byte length inside the array
+    array.add(double_value=-2.5)
+    kvlist = span.attributes.add(key="usage").value.kvlist_value.values
+    kvlist.add(key="input", value=_value(int_value=10))
+    kvlist.add(key="model", value=_value(string_value="m"))
+    kvlist.add(key="k" * 200, value=_value(double_value=0.25))
+
+
+@pytest.mark.parametrize("nested", [True, False], ids=["nested decoding", "scalar decoding"])
+def test_engine_rows_equal_the_reference_decoder(server, unique, nested):
+    request = _awkward_request(unique, nested)
+    assert may_hold_nested_values(request.SerializeToString()) is nested
     answer = httpx.post(f"{server.http_url}/v1/traces", content=request.SerializeToString(),
                         headers={"content-type": "application/x-protobuf"})
     assert answer.status_code == 200
