@@ -4,8 +4,19 @@ materialized view per raw table (otel_traces, otel_logs) into agent_events.
 The generated statements live in storage/sql/agent_events_{traces,logs}_mv.sql so that migrations
 apply them like any other DDL and Grafana authors can read them; a test keeps them in sync.
 Regenerate with `python -m storage.agent_compile`.
+
+ClickHouse analyses a view's query again on every INSERT, at roughly 70 µs per function call and
+2.5 µs per element of a constant array, so the SQL is shaped for few calls:
+- consecutive kind rules that test one value (the name, or one attribute alone) are one hash
+  lookup (`transform`);
+- facts are read in one pass over the record's attributes: each attribute a fact alias names gets a
+  rank (fact, precedence, provenance); the entries valid for their fact's type are sorted by rank,
+  and a map from fact to its first entry gives every fact with one lookup;
+- each stage passes on only the columns later stages read.
 """
 
+import re
+from dataclasses import replace
 from importlib.resources import files
 from pathlib import Path
 
@@ -13,25 +24,30 @@ from storage import agent_rules as rules
 from storage.agent_rule_types import Alias, Fact, KindRule, When
 from storage.agent_sources import CONTEXTS, Context
 from storage.agent_sql_parts import (
-    category_sql, lit, provenance_sql, target_paths_sql, tool_exact_sql, tool_helpers_sql, typed,
+    BOOL_WORDS, category_sql, has_sql, lit, one_of, provenance_sql, target_paths_sql, tool_exact_sql,
+    tool_helpers_sql, typed,
 )
+
+_STRIDE = 128  # rank = fact id * 128 + alias index * 4 + how code: sorted ranks group by fact, then precedence
+_HOWS = ("measured", "derived", "inferred")  # how codes 1..3 (rank % 4)
 
 
 def condition(when: When, ctx: Context) -> str | None:
-    """SQL for `when` on this table, 'true' when it always holds, None when it never can."""
+    """SQL for `when` on this table, 'true' when it always holds, None when it never can.
+    `_a` holds only non-empty attributes, so a present key is a non-empty value."""
     if when.source and when.source != ctx.source:
         return None
     parts: list[str] = []
     if when.names:
-        parts.append(f"_name IN ({', '.join(map(lit, when.names))})")
+        parts.append(one_of("_name", when.names))
     if when.prefixes:
         parts.append("(" + " OR ".join(f"startsWith(_name, {lit(p)})" for p in when.prefixes) + ")")
     if when.suffixes:
         parts.append("(" + " OR ".join(f"endsWith(_name, {lit(s)})" for s in when.suffixes) + ")")
     for key, values in when.attrs:
-        parts.append(f"_a[{lit(key)}] IN ({', '.join(map(lit, values))})")
+        parts.append(one_of(f"_a[{lit(key)}]", values))
     for keys in when.has:
-        parts.append("(" + " OR ".join(f"_a[{lit(k)}] != ''" for k in keys) + ")")
+        parts.append(has_sql(keys))
     if when.scope:
         parts.append(f"ScopeName = {lit(when.scope)}")
     if when.service_prefix:
@@ -59,16 +75,60 @@ def compiled_rules(ctx: Context) -> list[tuple[KindRule, str]]:
     return out
 
 
-def _kind_sql(ctx: Context) -> list[str]:
+def _lookup_key(when: When, ctx: Context) -> tuple[str, str] | None:
+    """(tested value, other tests) of a rule that tests one value against a list: the name (with
+    other tests its neighbours may share), or one attribute alone."""
+    if when.names and not (when.prefixes or when.suffixes):
+        return "_name", condition(replace(when, names=(), source=None), ctx) or "false"
+    if replace(when, attrs=(), has=(), source=None) == When() and len(when.attrs) + len(when.has) == 1:
+        keys = [when.attrs[0][0]] if when.attrs else list(when.has[0])
+        if len(keys) == 1:
+            return f"_a[{lit(keys[0])}]", "true"
+    return None
+
+
+def _kind_sql(ctx: Context) -> tuple[list[str], list[str], list[str]]:
+    """(lookups, rule index, kind columns). Consecutive rules testing the same value become one
+    `transform` to the first rule that holds (0: none), read by one branch of the multiIf."""
     compiled = compiled_rules(ctx)
-    branches = ", ".join(f"{cond}, {i}" for i, (_, cond) in enumerate(compiled[:-1], start=1))
-    index = f"multiIf({branches}, {len(compiled)})" if branches else "1"
+    groups: list[tuple[tuple[str, str] | None, list[tuple[int, KindRule, str]]]] = []
+    for i, (rule, cond) in enumerate(compiled, start=1):
+        key = _lookup_key(rule.when, ctx)
+        if groups and key is not None and groups[-1][0] == key:
+            groups[-1][1].append((i, rule, cond))
+        else:
+            groups.append((key, [(i, rule, cond)]))
+    lookups: list[str] = []
+    branches: list[tuple[str, str]] = []
+    for key, members in groups:
+        if key is None or len(members) == 1:
+            branches += [(cond, str(i)) for i, _, cond in members]
+            continue
+        expr, rest = key
+        mapping: dict[str, int] = {}
+        default = 0
+        for i, rule, _ in members:
+            if default:
+                break  # a presence test before took every other value
+            w = rule.when
+            values = w.names if expr == "_name" else (w.attrs[0][1] if w.attrs else ())
+            for v in values:
+                mapping.setdefault(v, i)
+            if not values:
+                default = i
+        if default:
+            mapping.setdefault("", 0)
+        name = f"_k{len(lookups)}"
+        lookups.append(f"transform({expr}, [{', '.join(map(lit, mapping))}], "
+                       f"[{', '.join(map(str, mapping.values()))}], {default}) AS {name}")
+        branches.append((f"{name} != 0" + ("" if rest == "true" else f" AND {rest}"), name))
+    assert branches[-1][0] == "true", "the last rule must always hold"
+    index = f"multiIf({', '.join(f'{c}, {v}' for c, v in branches[:-1])}, {branches[-1][1]})"
     kinds = ", ".join(lit(r.kind or "") for r, _ in compiled)
     labels = ", ".join(lit(r.label) for r, _ in compiled)
     resolves = ", ".join(lit(r.resolve) for r, _ in compiled)
     root = ctx.root or "true"
-    return [
-        f"toUInt16({index}) AS _rule",
+    return lookups, [f"toUInt16({index}) AS _rule"], [
         f"[{kinds}][_rule] AS _kind_raw",
         f"[{labels}][_rule] AS _kind_rule",
         f"[{resolves}][_rule] AS _resolve",
@@ -78,6 +138,7 @@ def _kind_sql(ctx: Context) -> list[str]:
 
 
 def _raw(alias: Alias, ctx: Context) -> str | None:
+    """The alias's value as a String ('' when absent); None when the table has no such value."""
     if alias.key.startswith("resource:"):
         raw = f"_r[{lit(alias.key.removeprefix('resource:'))}]"
     elif alias.key.startswith("@name_after:"):
@@ -97,61 +158,125 @@ def _raw(alias: Alias, ctx: Context) -> str | None:
     return raw
 
 
-def _groups(fact: Fact, ctx: Context) -> list[tuple[str, str]]:
-    """Runs of consecutive aliases obtained the same way: (how, SQL of the first value present)."""
-    out: list[tuple[str, list[str]]] = []
-    for alias in fact.aliases:
-        raw = _raw(alias, ctx)
-        if raw is None:
-            continue
-        value = typed(fact.type, raw, alias)
-        if out and out[-1][0] == alias.how:
-            out[-1][1].append(value)
-        else:
-            out.append((alias.how, [value]))
-    return [(how, values[0] if len(values) == 1 else f"coalesce({', '.join(values)})") for how, values in out]
+def _is_late(alias: Alias, ctx: Context) -> bool:
+    """An alias computed from another fact (read after the facts)."""
+    return alias.key.startswith("@") and "_f_" in (ctx.columns.get(alias.key[1:]) or "")
 
 
-def fact_group_sql(fact: Fact, ctx: Context) -> list[str]:
-    """`_g<i>_<fact>`: the value from the i-th run of aliases (NULL outside `only_kinds`)."""
-    out = []
-    for i, (_, value) in enumerate(_groups(fact, ctx)):
-        if fact.only_kinds:
-            value = f"if(_kind IN ({', '.join(map(lit, fact.only_kinds))}), {value}, NULL)"
-        out.append(f"{value} AS _g{i}_{fact.name}")
+class _Entries:
+    """Where each fact alias is read: ranks for attribute and resource keys (one `transform` over the
+    record's keys each), (rank, SQL) for any other value, and each fact's late tail of aliases."""
+
+    def __init__(self, ctx: Context):
+        self.attr: dict[str, int] = {}
+        self.resource: dict[str, int] = {}
+        self.values: list[tuple[int, str]] = []
+        self.tails: dict[str, list[Alias]] = {}
+        self.ranks: dict[tuple[str, int], int] = {}
+        for fid, fact in enumerate(rules.FACTS, start=1):
+            assert len(fact.aliases) < _STRIDE // 4, f"too many aliases for {fact.name}"
+            for j, alias in enumerate(fact.aliases):
+                if fact.name in self.tails or _is_late(alias, ctx):
+                    self.tails.setdefault(fact.name, []).append(alias)
+                    continue
+                raw = _raw(alias, ctx)
+                if raw is None:
+                    continue
+                rank = self.ranks[fact.name, j] = fid * _STRIDE + j * 4 + _HOWS.index(alias.how) + 1
+                table, key = ((self.resource, alias.key.removeprefix("resource:"))
+                              if alias.key.startswith("resource:") else (self.attr, alias.key))
+                if alias.when is None and not key.startswith("@") and key not in table:
+                    table[key] = rank
+                else:  # a computed value, or a key another fact reads too
+                    self.values.append((rank, raw))
+
+    def sql(self, ctx: Context) -> str:
+        """`_e`: the (rank, value) entries valid for their fact, sorted by rank."""
+        def ranks(table: dict[str, int], column: str) -> str:
+            return (f"arrayMap(k -> transform(k, [{', '.join(map(lit, table))}], "
+                    f"[{', '.join(map(str, table.values()))}], 0), mapKeys({column}))")
+        ranks_sql = f"arrayConcat({ranks(self.attr, '_a')}, {ranks(self.resource, '_r')}, " \
+                    f"[{', '.join(str(r) for r, _ in self.values)}])"
+        values_sql = f"arrayConcat(mapValues(_a), mapValues(_r), [{', '.join(v for _, v in self.values)}])"
+        fact = f"intDiv(e.1, {_STRIDE})"
+        by_type: dict[str, list[int]] = {}
+        for fid, f in enumerate(rules.FACTS, start=1):
+            by_type.setdefault(f.type, []).append(fid)
+        checks = {"int": "isNotNull(toInt64OrNull(e.2))", "float": "isNotNull(toFloat64OrNull(e.2))",
+                  "status": "isNotNull(toUInt16OrNull(e.2))", "bool": one_of("e.2", BOOL_WORDS)}
+        branches = [f"has([{', '.join(map(str, by_type[t]))}], {fact}), {check}"
+                    for t, check in checks.items() if t in by_type]
+        valid = f"multiIf({', '.join(branches)}, e.2 != '')" if branches else "e.2 != ''"
+        kinds: dict[tuple[str, ...], list[int]] = {}
+        for fid, f in enumerate(rules.FACTS, start=1):
+            if f.only_kinds:
+                kinds.setdefault(f.only_kinds, []).append(fid)
+        only = "".join(f" AND (NOT has([{', '.join(map(str, fids))}], {fact}) OR {one_of('_kind', ks)})"
+                       for ks, fids in kinds.items())
+        return f"arraySort(arrayFilter(e -> e.1 != 0 AND {valid}{only}, arrayZip({ranks_sql}, {values_sql}))) AS _e"
+
+
+def _maps_sql(entries: _Entries) -> list[str]:
+    """Maps from fact id to its first entry's value, provenance and rank (a map lookup finds the
+    first of equal keys)."""
+    facts = f"arrayMap(e -> intDiv(e.1, {_STRIDE}), _e)"
+    out = [f"mapFromArrays({facts}, _e.2) AS _fv",
+           f"mapFromArrays({facts}, arrayMap(e -> [{', '.join(map(lit, _HOWS))}][e.1 % 4], _e)) AS _fh"]
+    if any(a.plus or a.scale is not None for f in rules.FACTS for a in f.aliases):
+        out.append(f"mapFromArrays({facts}, _e.1) AS _fr")
     return out
 
 
-def fact_sql(fact: Fact, ctx: Context) -> list[str]:
-    """`_f_<fact>` (the value) and `_p_<fact>` (how it was obtained, '' when absent)."""
-    groups = [(how, f"_g{i}_{fact.name}") for i, (how, _) in enumerate(_groups(fact, ctx))]
-    value = groups[0][1] if len(groups) == 1 else f"coalesce({', '.join(g for _, g in groups)})"
+def _fact_value(fid: int, fact: Fact, entries: _Entries) -> str:
+    """A fact's typed value from its first entry; `plus` and `scale` apply when their alias won."""
+    value = typed(fact.type, f"_fv[{fid}]", Alias(""))
+    plus = [(entries.ranks[fact.name, j], " + ".join(f"ifNull(toInt64OrNull(_a[{lit(k)}]), 0)" for k in a.plus))
+            for j, a in enumerate(fact.aliases) if a.plus and (fact.name, j) in entries.ranks]
+    if plus:
+        value += f" + multiIf({', '.join(f'_fr[{fid}] = {r}, {s}' for r, s in plus)}, 0)"
+    for j, a in enumerate(fact.aliases):
+        if a.scale is not None and (fact.name, j) in entries.ranks:
+            value = f"{value} * if(_fr[{fid}] = {entries.ranks[fact.name, j]}, {a.scale!r}, 1)"
     if fact.type == "status":
         value = f"if({value} BETWEEN 100 AND 599, {value}, NULL)"
-    how = "multiIf(" + ", ".join(f"isNotNull({g}), {lit(h)}" for h, g in groups) + ", '')"
-    return [f"{value} AS _f_{fact.name}", f"{how} AS _p_{fact.name}"]
+    return value
 
 
-def _depends_on_facts(fact: Fact, ctx: Context) -> bool:
-    return any(a.key.startswith("@") and "_f_" in (ctx.columns.get(a.key[1:]) or "") for a in fact.aliases)
+def _facts_sql(ctx: Context, entries: _Entries) -> tuple[list[str], list[str]]:
+    """`_f_<fact>` (value) and `_p_<fact>` (how it was obtained, '' when absent). A fact with a late
+    tail is `_h_`/`_hp_` here, and completed a stage later by its tail's typed values in order."""
+    now, late, tail_terms = [], [], []
+    for fid, fact in enumerate(rules.FACTS, start=1):
+        tail = [(a, _raw(a, ctx)) for a in entries.tails.get(fact.name, [])]
+        tail = [(a, raw) for a, raw in tail if raw is not None]
+        if not tail:
+            now += [f"{_fact_value(fid, fact, entries)} AS _f_{fact.name}", f"_fh[{fid}] AS _p_{fact.name}"]
+            continue
+        now += [f"{_fact_value(fid, fact, entries)} AS _h_{fact.name}", f"_fh[{fid}] AS _hp_{fact.name}"]
+        terms = [(f"_t{i}_{fact.name}", a.how) for i, (a, _) in enumerate(tail)]
+        tail_terms += [f"{typed(fact.type, raw, a)} AS {t}" for (a, raw), (t, _) in zip(tail, terms)]
+        late.append(f"coalesce(_h_{fact.name}, {', '.join(t for t, _ in terms)}) AS _f_{fact.name}")
+        late.append(f"multiIf(isNotNull(_h_{fact.name}), _hp_{fact.name}, "
+                    + "".join(f"isNotNull({t}), {lit(h)}, " for t, h in terms) + f"'') AS _p_{fact.name}")
+    return now + tail_terms, late
 
 
 def stages(ctx: Context) -> list[list[str]]:
-    """Select lists, innermost first. ClickHouse expands an alias wherever it is used, and the
-    view's query is analysed again on every INSERT, so an expression read in many places (the rule
-    index, the kind, the tool name) is computed in a stage before its readers."""
-    early = [f for f in rules.FACTS if not _depends_on_facts(f, ctx)]
-    late = [f for f in rules.FACTS if _depends_on_facts(f, ctx)]
-    kind = _kind_sql(ctx)
-    return [
-        [*ctx.inner, *ctx.named],
-        kind[:1],
-        kind[1:],
-        [e for f in early for e in fact_group_sql(f, ctx) + fact_sql(f, ctx)],
-        tool_helpers_sql() + [tool_exact_sql()]
-        + [e for f in late for e in fact_group_sql(f, ctx) + fact_sql(f, ctx)]
-        + [f"{category_sql()} AS _f_tool_category", f"{target_paths_sql()} AS _f_target_paths"],
-    ]
+    """Select lists, innermost first. ClickHouse expands an alias wherever it is used (and analyses
+    each copy), so an expression read in many places is computed in a stage before its readers."""
+    lookups, index, kind = _kind_sql(ctx)
+    entries = _Entries(ctx)
+    facts, late = _facts_sql(ctx, entries)
+    out = [[*ctx.inner, *ctx.named], lookups, index, kind, [entries.sql(ctx)], _maps_sql(entries),
+           facts + tool_helpers_sql() + [tool_exact_sql()],
+           late + [f"{category_sql()} AS _f_tool_category", f"{target_paths_sql()} AS _f_target_paths"]]
+    if ctx.named:  # helpers of the raw columns get a stage of their own
+        out[0:1] = [list(ctx.inner), list(ctx.named)]
+    return [s for s in out if s]
+
+
+def _column(expr: str) -> str:
+    return expr.rsplit(" AS ", 1)[1] if " AS " in expr else expr
 
 
 def view_sql(ctx: Context) -> str:
@@ -161,16 +286,22 @@ def view_sql(ctx: Context) -> str:
     outer += [(f.column, f"_f_{f.name}") for f in rules.FACTS if f.column]
     outer += [("ToolCategory", "_f_tool_category"), ("TargetPaths", "_f_target_paths"),
               ("Provenance", provenance_sql([f.name for f in rules.FACTS if f.column]))]
-    source = ctx.table
-    for i, exprs in enumerate(stages(ctx)):
-        star = "" if i == 0 else "*,\n    "
-        source = f"(\nSELECT\n    {star}{',\n    '.join(exprs)}\nFROM {source}\n)"
     select = ",\n    ".join(f"{expr} AS {col}" if expr != col else col for col, expr in outer)
     where = "\nWHERE _kind != ''" if any(r.kind is None for r, _ in compiled_rules(ctx)) else ""
+    all_stages = stages(ctx)
+    # Each stage passes on the columns a later stage (or the outer SELECT) reads.
+    readers = [select + where]
+    for exprs in reversed(all_stages[1:]):
+        readers.append(readers[-1] + "\n" + "\n".join(exprs))
+    readers.reverse()
+    source, available = ctx.table, []
+    for exprs, later in zip(all_stages, readers):
+        passed = [c for c in available if re.search(rf"\b{re.escape(c)}\b", later)]
+        source = f"(\nSELECT\n    {',\n    '.join(passed + exprs)}\nFROM {source}\n)"
+        available = passed + [_column(e) for e in exprs]
     # Merging the stages' expressions into one plan step costs more than it saves on every INSERT.
     return (f"CREATE MATERIALIZED VIEW IF NOT EXISTS {ctx.mv} TO agent_events AS\nSELECT\n    {select}\n"
             f"FROM {source}{where}\nSETTINGS query_plan_merge_expressions = 0\n")
-
 
 
 def generated_files() -> dict[str, str]:

@@ -9,6 +9,11 @@ from storage.agent_sql_parts import event_name_sql, lit
 _STRING_MAP = "'Map(String, String)'"  # one cast per row; lookups on LowCardinality keys cost ~7x more
 
 
+def _non_empty(column: str) -> str:
+    """The attributes with a value: an empty value reads as absent anyway, and presence becomes a key test."""
+    return f"mapFilter((k, v) -> v != '', CAST({column}, {_STRING_MAP}))"
+
+
 @dataclass(frozen=True)
 class Context:
     """How one raw table presents a record to the rules (expressions over its inner SELECT)."""
@@ -18,7 +23,7 @@ class Context:
     mv: str
     inner: tuple[str, ...]  # raw columns passed through, plus helper aliases
     named: tuple[str, ...]  # helper columns computed from `inner` (the next stage)
-    columns: dict[str, str | None]  # @-values of Alias keys; None = the table has no such value
+    columns: dict[str, str | None]  # @-values of Alias keys (String, '' = absent); None = the table has none
     root: str | None
     correlated: str | None
     outer: tuple[tuple[str, str], ...]  # (agent_events column, expression) besides the facts
@@ -27,11 +32,11 @@ class Context:
 TRACES = Context(
     source="span", table="otel_traces", mv="agent_events_traces_mv",
     inner=("Timestamp", "TraceId", "SpanId", "ParentSpanId", "ServiceName", "ScopeName", "Duration", "StatusCode",
-           "StatusMessage", "SpanName AS _name", f"CAST(SpanAttributes, {_STRING_MAP}) AS _a",
+           "StatusMessage", "SpanName AS _name", f"{_non_empty('SpanAttributes')} AS _a",
            f"CAST(ResourceAttributes, {_STRING_MAP}) AS _r"),
     named=(),
     columns={
-        "trace_id": "nullIf(TraceId, '')", "name": "_name",
+        "trace_id": "TraceId", "name": "_name",
         "span_status": "multiIf(StatusCode = 'Error', 'false', StatusCode = 'Ok', 'true', '')",
         "span_ended": "if(StatusCode = 'Unset', 'true', '')",
         "status_message": "if(StatusCode = 'Error', substring(StatusMessage, 1, 3), '')",
@@ -53,10 +58,11 @@ _LOG_DURATION = f"toFloat64OrNull(_a[{lit(rules.LOG_DURATION_KEY)}])"
 LOGS = Context(
     source="log", table="otel_logs", mv="agent_events_logs_mv",
     inner=("Timestamp", "Timestamp AS _logged_at", "TraceId", "SpanId", "ServiceName", "ScopeName", "Body",
-           "EventName", f"CAST(LogAttributes, {_STRING_MAP}) AS _a", f"CAST(ResourceAttributes, {_STRING_MAP}) AS _r"),
+           "EventName", f"CAST(LogAttributes, {_STRING_MAP}) AS _attributes", f"{_non_empty('LogAttributes')} AS _a",
+           f"CAST(ResourceAttributes, {_STRING_MAP}) AS _r"),
     named=(f"{event_name_sql()} AS _name", f"{_LOG_DURATION} AS _duration_ms"),
     columns={
-        "trace_id": "nullIf(TraceId, '')", "name": "_name", "span_status": None, "span_ended": None,
+        "trace_id": "TraceId", "name": "_name", "span_status": None, "span_ended": None,
         "status_message": None, "http_error": "if(_f_http_status >= 400, 'false', '')",
     },
     root=None, correlated="SpanId != ''",
@@ -68,7 +74,7 @@ LOGS = Context(
         ("EndTimestamp", "if(isNull(_duration_ms), NULL, _logged_at)"),
         ("DurationNs", "toUInt64(_duration_ms * 1000000)"),
         ("TimingQuality", "if(isNull(_duration_ms), 'unknown', 'inferred')"),
-        ("EventId", "lower(hex(sipHash64(TraceId, SpanId, Timestamp, _name, _a)))"),
+        ("EventId", "lower(hex(sipHash64(TraceId, SpanId, Timestamp, _name, _attributes)))"),
         ("SpanId", "SpanId"), ("ParentSpanId", "''"),
         ("SourceTable", "'otel_logs'"),
     ),

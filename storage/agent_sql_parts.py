@@ -10,12 +10,23 @@ def lit(value: str) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _in(expr: str, values: tuple[str, ...]) -> str:
+def one_of(expr: str, values: tuple[str, ...]) -> str:
+    """`expr` equals one of `values` (`=` for one: cheaper to analyse than IN)."""
+    if len(values) == 1:
+        return f"{expr} = {lit(values[0])}"
     return f"{expr} IN ({', '.join(map(lit, values))})"
+
+
+def has_sql(keys: tuple[str, ...] | list[str]) -> str:
+    """Any of `keys` is present in `_a` (which holds only non-empty attributes)."""
+    if len(keys) == 1:
+        return f"mapContains(_a, {lit(keys[0])})"
+    return f"hasAny(mapKeys(_a), {_array(keys)})"
 
 
 _TRUE = ("true", "True", "TRUE", "1", "success", "ok", "OK")
 _FALSE = ("false", "False", "FALSE", "0", "error", "failure", "failed")
+BOOL_WORDS = _TRUE + _FALSE
 
 
 def typed(kind: FactType, raw: str, alias: Alias) -> str:
@@ -29,7 +40,7 @@ def typed(kind: FactType, raw: str, alias: Alias) -> str:
         value = f"toFloat64OrNull({raw})"
         return f"{value} * {alias.scale!r}" if alias.scale is not None else value
     if kind == "bool":
-        return (f"multiIf({_in(raw, _TRUE)}, CAST(true, 'Nullable(Bool)'), {_in(raw, _FALSE)}, "
+        return (f"multiIf({one_of(raw, _TRUE)}, CAST(true, 'Nullable(Bool)'), {one_of(raw, _FALSE)}, "
                 "CAST(false, 'Nullable(Bool)'), CAST(NULL, 'Nullable(Bool)'))")
     if kind == "status":
         return f"toUInt16OrNull({raw})"
@@ -56,7 +67,8 @@ def _array(values) -> str:
 def tool_helpers_sql() -> list[str]:
     """Columns the category and path rules read: the lower-cased tool name, its MCP tool part
     (`mcp__server__tool` or `server__tool` -> tool), whether it is an MCP tool, the arguments."""
-    markers = [f"_a[{lit(k)}] != ''" if v is None else f"_a[{lit(k)}] = {lit(v)}" for k, v in rules.MCP_MARKERS]
+    present = [k for k, v in rules.MCP_MARKERS if v is None]
+    markers = [has_sql(present)] + [f"_a[{lit(k)}] = {lit(v)}" for k, v in rules.MCP_MARKERS if v is not None]
     return [
         "lower(ifNull(_f_tool_name, '')) AS _tn",
         "if(startsWith(_tn, 'mcp__'), substring(_tn, 6), _tn) AS _tn_bare",
@@ -79,7 +91,7 @@ def category_sql() -> str:
     prefixes = [f"startsWith(_tool_part, {lit(p)}), {lit(cat.name)}" for cat in rules.TOOL_CATEGORIES
                 for p in cat.prefixes]
     command = "JSONExtractString(_args, 'command')"
-    editor = [f"{_in('_tn', rules.EDITOR_TOOLS)} AND {_in(command, cmds)}, {lit(cat)}"
+    editor = [f"{one_of('_tn', rules.EDITOR_TOOLS)} AND {one_of(command, cmds)}, {lit(cat)}"
               for cat, cmds in rules.EDITOR_COMMANDS]
     keywords = [f"_mcp AND multiSearchAny(_tool_part, {_array(words)}), {lit(cat)}" for cat, words in rules.MCP_KEYWORDS]
     branches = ", ".join(["_a['gen_ai.operation.name'] = 'plan', 'plan'", f"_exact != '', _exact",
@@ -92,11 +104,11 @@ _PATH_END = '([^\\n"\\\\]+)'  # a path runs to a newline, a quote or a JSON esca
 
 def target_paths_sql() -> str:
     """Paths named in the tool arguments (JSON keys, apply_patch headers) or a path attribute."""
-    keys = [f"JSONExtractString(_args, {lit(k)})" for k in rules.PATH_KEYS]
-    attrs = [f"_a[{lit(k)}]" for k in rules.PATH_ATTRIBUTES]
+    attrs = f"[{', '.join(f'_a[{lit(k)}]' for k in rules.PATH_ATTRIBUTES)}]"
+    keys = f"arrayMap(k -> JSONExtractString(_args, k), {_array(rules.PATH_KEYS)})"
     headers = [f"extractAll(_args, {lit(h + _PATH_END)})" for h in rules.PATCH_HEADERS]
     patches = f"if(position(_args, '*** ') > 0, arrayConcat({', '.join(headers)}), [])"
-    paths = f"arrayDistinct(arrayFilter(x -> x != '', arrayConcat([{', '.join(attrs + keys)}], {patches})))"
+    paths = f"arrayDistinct(arrayFilter(x -> x != '', arrayConcat({attrs}, {keys}, {patches})))"
     return f"if(_kind IN ('tool', 'subagent'), {paths}, [])"
 
 

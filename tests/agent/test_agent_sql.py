@@ -50,7 +50,7 @@ SELECT _f_tool_category FROM (
         SELECT *, {exact} FROM (
             SELECT *, {helpers} FROM (
                 SELECT {name:Nullable(String)} AS _f_tool_name, {arguments:Nullable(String)} AS _f_arguments,
-                       map('mcp_server', {server:String}, 'gen_ai.operation.name', '') AS _a))))"""
+                       mapFilter((k, v) -> v != '', map('mcp_server', {server:String}, 'gen_ai.operation.name', '')) AS _a))))"""
 
 
 @pytest.mark.parametrize(("tool", "arguments", "server_name", "category"), [
