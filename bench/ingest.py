@@ -120,6 +120,12 @@ def stored_spans(http_url: str) -> int:
     return sum(row["items"] for row in ingest_report(http_url)["stored"] if row["signal"] == "traces")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def peak_rss_mib(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -188,8 +194,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         server = SubprocessServer(Path(tmp) / "store", tuple(args.server_args.split())).start()
         try:
-            started = time.monotonic()
+            started, cpu_before = time.monotonic(), cpu_seconds(server.process.pid)
             last_ack = asyncio.run(send_all(server.grpc_endpoint, requests, args.clients, args.in_flight))
+            server_cpu = cpu_seconds(server.process.pid) - cpu_before
             while (stored := stored_spans(server.http_url)) < n_spans:
                 time.sleep(0.01)
             queryable = time.monotonic()
@@ -209,6 +216,7 @@ def main() -> None:
     print(f"ratio end-to-end / direct:       {end_to_end / direct:.2f}")
     print(f"last ack -> all queryable:       {(queryable - last_ack) * 1000:.0f} ms")
     print(f"server peak RSS:                 {rss:,.0f} MiB")
+    print(f"server CPU while ingesting:      {server_cpu:.1f} s ({server_cpu / (last_ack - started):.2f} cores)")
     print(f"refused (retried by the clients): {refused or 'none'}")
     print(f"writer: {writer['batches']} commits, {writer['items'] / max(writer['batches'], 1):,.0f} spans each, "
           f"{writer['commit_seconds']:.1f} s committing of {last_ack - started:.1f} s")
