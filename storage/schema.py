@@ -1,5 +1,6 @@
 """Creates the exporter tables idempotently and records the schema version for later migrations."""
 
+import hashlib
 from importlib.resources import files
 
 from clickhouse_connect.driver.client import Client
@@ -31,13 +32,37 @@ def statement(name: str, retention_days: int | None = None) -> str:
     return sql
 
 
+def view_comment(sql: str) -> str:
+    """What a materialized view created from `sql` carries as its comment: the statement's hash."""
+    return "harborlight:" + hashlib.sha256(sql.encode()).hexdigest()[:16]
+
+
+def _ensure_view(client: Client, name: str, sql: str) -> None:
+    """Creates the materialized view, or drops and creates it again when the store's was created from
+    another statement (an older rule table): IF NOT EXISTS alone would keep the old one forever."""
+    comment = view_comment(sql)
+    current = client.query(
+        "SELECT comment FROM system.tables WHERE database = currentDatabase() AND name = {n:String}",
+        parameters={"n": name},
+    ).result_rows
+    if current and current[0][0] == comment:
+        return
+    if current:
+        client.command(f"DROP VIEW IF EXISTS {name}")
+    client.command(f"{sql.rstrip()}\nCOMMENT '{comment}'")
+
+
 def ensure_schema(client: Client, retention_days: int | None = None) -> int:
     """Brings the store to SCHEMA_VERSION; safe to run on every start. Returns the version."""
     client.command(_VERSION_TABLE)
     applied = {row[0] for row in client.query("SELECT Version FROM harborlight_schema_migrations").result_rows}
     for version, names in MIGRATIONS:
         for name in names:
-            client.command(statement(name, retention_days))
+            sql = statement(name, retention_days)
+            if sql.startswith("CREATE MATERIALIZED VIEW"):
+                _ensure_view(client, name, sql)
+            else:
+                client.command(sql)
         if version not in applied:
             client.command(
                 "INSERT INTO harborlight_schema_migrations (Version) VALUES ({v:UInt32})", parameters={"v": version}

@@ -1,9 +1,13 @@
-"""The exporter schema is created idempotently, versioned, and carries the TTL when asked."""
+"""The exporter schema is created idempotently, versioned, carries the TTL when asked, and its views
+follow the statements of the running version."""
+
+from datetime import datetime
 
 import clickhouse_connect
 import pytest
 
 from storage import SCHEMA_VERSION, ensure_schema
+from storage.schema import statement, view_comment
 
 TABLES = {
     "otel_traces": "MergeTree", "otel_traces_trace_id_ts": "AggregatingMergeTree",
@@ -50,3 +54,37 @@ def test_retention_days_adds_the_exporters_ttl(fresh_database):
     assert "TTL toDateTime(Start) + toIntervalDay(7)" in engines["otel_traces_trace_id_ts"]
     assert "TTL toDateTime(TimeUnix) + toIntervalDay(7)" in engines["otel_metrics_sum"]
     assert "ttl_only_drop_parts = 1" in engines["otel_logs"]
+
+
+def _view(client, database, name):
+    return client.query(
+        "SELECT uuid, comment FROM system.tables WHERE database = {d:String} AND name = {n:String}",
+        parameters={"d": database, "n": name},
+    ).result_rows
+
+
+def _insert_chat_span(client, span_id):
+    client.insert("otel_traces", [[datetime(2025, 1, 1), "t" * 32, span_id, "", "chat m", "svc",
+                                   {"gen_ai.operation.name": "chat"}]],
+                  column_names=["Timestamp", "TraceId", "SpanId", "ParentSpanId", "SpanName", "ServiceName",
+                                "SpanAttributes"])
+    return client.query("SELECT Kind FROM agent_events WHERE SpanId = {s:String}", parameters={"s": span_id}).result_rows
+
+
+def test_a_view_from_an_older_rule_table_is_created_again(fresh_database):
+    client, database = fresh_database
+    ensure_schema(client)
+    current = _view(client, database, "agent_events_traces_mv")
+    assert current[0][1] == view_comment(statement("agent_events_traces_mv"))
+    ensure_schema(client)
+    assert _view(client, database, "agent_events_traces_mv") == current  # unchanged: not created again
+
+    # What an older harborlight left: a view of other rules (chat spans were groups), without a hash.
+    client.command("DROP VIEW agent_events_traces_mv")
+    client.command(statement("agent_events_traces_mv").replace("'llm_request'", "'group'"))
+    assert _insert_chat_span(client, "old") == [("group",)]
+
+    ensure_schema(client)
+    assert _view(client, database, "agent_events_traces_mv")[0][1] == current[0][1]
+    assert _insert_chat_span(client, "new") == [("llm_request",)]
+    assert client.query("SELECT count() FROM agent_events").result_rows == [(2,)]  # one row per span
