@@ -12,6 +12,7 @@ from collector.signals import SIGNALS, SignalSpec
 from collector.validate import check_request
 from collector.writer import Writer
 from storage import Signal
+from storage.nested_values import may_hold_nested_values
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,10 @@ class Receiver:
             duplicate = False
             if checked.accepted:
                 digest = hashlib.blake2b(body, digest_size=16, key=(caller.tenant or "").encode()).digest()
+                # Screened here, while the previous commit runs, rather than on the commit's own path.
+                nested = signal is Signal.metrics or may_hold_nested_values(checked.payload)
                 duplicate = not await self._writer.write(
-                    signal, checked.payload, checked.accepted, digest, caller.tenant
+                    signal, checked.payload, checked.accepted, digest, caller.tenant, nested
                 )
         except IngestError as exc:
             self.counters.refuse(tenant, signal.value, type(exc).__name__)

@@ -29,6 +29,7 @@ class Pending:
     items: int
     digest: bytes
     tenant: str | None = None
+    nested: bool = True  # may hold array/kvlist values (storage.nested_values); False allows the cheaper decoding
     done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
@@ -85,7 +86,8 @@ class Writer:
         return self._queued_items
 
     async def write(
-        self, signal: Signal, payload: bytes, items: int, digest: bytes, tenant: str | None = None
+        self, signal: Signal, payload: bytes, items: int, digest: bytes, tenant: str | None = None,
+        nested: bool = True,
     ) -> bool:
         """Returns after the payload is committed: True if stored now, False if it was a duplicate."""
         if digest in self._committed:
@@ -97,7 +99,7 @@ class Writer:
             raise StoreDown("harborlight is shutting down")
         if self._queue and self._queued_items + items > self._limits.max_queued_items:
             raise QueueFull(f"ingest queue is full ({self._queued_items} items waiting); retry later")
-        pending = Pending(signal, payload, items, digest, tenant)
+        pending = Pending(signal, payload, items, digest, tenant, nested)
         self._queue.append(pending)
         self._in_flight[digest] = pending
         self._queued_items += items

@@ -70,7 +70,9 @@ class Committer:
         connection = self._idle.get()
         try:
             for (signal, tenant), group in groupby(sorted(batch, key=key), key=key):
-                insert_requests(connection, Signal(signal), [p.payload for p in group], tenant or None)
+                group = list(group)
+                insert_requests(connection, Signal(signal), [p.payload for p in group], tenant or None,
+                                nested=any(p.nested for p in group))
             self._after_commit(connection, batch)
         finally:
             self._idle.put(connection)

@@ -1,4 +1,4 @@
-"""Whether a group of OTLP requests may hold an array or kvlist value, from their bytes alone.
+"""Whether an OTLP request may hold an array or kvlist value, from its bytes alone.
 
 Such values need the nested decoding (otlp_decode.proto); every other commit takes the scalar one
 (otlp_decode_scalar.proto), which is cheaper. The check never misses a nested value of a canonically

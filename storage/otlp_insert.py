@@ -53,11 +53,14 @@ def _settings(signal: Signal, decoding: Decoding, embedded: bool) -> dict[str, s
     return {**schema, "async_insert": "0"}
 
 
-def decoding_for(signal: Signal, blob: bytes) -> Decoding:
-    # Metrics always take the nested decoding: their rows are few and the scalar variant has no messages for them.
-    if signal is Signal.metrics or may_hold_nested_values(blob):
+def decoding_for(signal: Signal, requests: list[bytes], nested: bool | None = None) -> Decoding:
+    """`nested`: whether any of the requests may hold an array or kvlist value (None: look now).
+    Metrics always take the nested decoding: their rows are few, the scalar schema has no metrics."""
+    if signal is Signal.metrics:
         return NESTED
-    return SCALAR
+    if nested is None:
+        nested = any(map(may_hold_nested_values, requests))
+    return NESTED if nested else SCALAR
 
 
 def _quote(value: str) -> str:
@@ -76,21 +79,27 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
-def length_delimited(requests: list[bytes]) -> bytes:
+def _framed(requests: list[bytes]) -> list[bytes]:
     """The Protobuf input format: each message prefixed by its length as a varint."""
-    return b"".join(_varint(len(r)) + r for r in requests)
+    return [part for r in requests for part in (_varint(len(r)), r)]
 
 
-def insert_requests(store: Store, signal: Signal, requests: list[bytes], tenant: str | None = None) -> None:
+def length_delimited(requests: list[bytes]) -> bytes:
+    return b"".join(_framed(requests))
+
+
+def insert_requests(
+    store: Store, signal: Signal, requests: list[bytes], tenant: str | None = None, nested: bool | None = None
+) -> None:
     """Commits every item of `requests` (already validated) to the signal's tables; raises on failure.
-    With a tenant, every row's resource attributes carry it."""
+    With a tenant, every row's resource attributes carry it. `nested`: see decoding_for."""
     if not requests:
         return
-    blob = length_delimited(requests)
-    decoding = decoding_for(signal, blob)
+    decoding = decoding_for(signal, requests, nested)
     settings = _settings(signal, decoding, store.embedded)
     structure = _quote(_STRUCTURE[signal](decoding))
     if not store.embedded:
+        blob = length_delimited(requests)
         for insert in _INSERTS[signal]:
             store.client.command(
                 f"{insert(f'input({structure})', tenant, decoding)} FORMAT Protobuf", data=blob, settings=settings
@@ -100,7 +109,7 @@ def insert_requests(store: Store, signal: Signal, requests: list[bytes], tenant:
     fd, path = tempfile.mkstemp(dir=store.spool_dir, suffix=".pb")
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(blob)
+            f.writelines(_framed(requests))  # no joined copy of the whole commit
         source = f"file({_quote(path)}, 'Protobuf', {structure})"
         inline = ", ".join(f"{k} = {_quote(v)}" for k, v in settings.items())
         for insert in _INSERTS[signal]:
