@@ -244,7 +244,7 @@ def _fact_value(fid: int, fact: Fact, entries: _Entries) -> str:
 
 def _facts_sql(ctx: Context, entries: _Entries) -> tuple[list[str], list[str]]:
     """`_f_<fact>` (value) and `_p_<fact>` (how it was obtained, '' when absent). A fact with a late
-    tail is `_h_`/`_hp_` here, and completed a stage later by its tail's typed values in order."""
+    tail is `_h_`/`_hp_` from its entries, completed by its tail's typed values in order."""
     now, late, tail_terms = [], [], []
     for fid, fact in enumerate(rules.FACTS, start=1):
         tail = [(a, _raw(a, ctx)) for a in entries.tails.get(fact.name, [])]
@@ -268,8 +268,8 @@ def stages(ctx: Context) -> list[list[str]]:
     entries = _Entries(ctx)
     facts, late = _facts_sql(ctx, entries)
     out = [[*ctx.inner, *ctx.named], lookups, index, kind, [entries.sql(ctx)], _maps_sql(entries),
-           facts + tool_helpers_sql() + [tool_exact_sql()],
-           late + [f"{category_sql()} AS _f_tool_category", f"{target_paths_sql()} AS _f_target_paths"]]
+           facts + late + tool_helpers_sql() + [tool_exact_sql()],
+           [f"{category_sql()} AS _f_tool_category", f"{target_paths_sql()} AS _f_target_paths"]]
     if ctx.named:  # helpers of the raw columns get a stage of their own
         out[0:1] = [list(ctx.inner), list(ctx.named)]
     return [s for s in out if s]

@@ -71,8 +71,8 @@ def tool_helpers_sql() -> list[str]:
     markers = [has_sql(present)] + [f"_a[{lit(k)}] = {lit(v)}" for k, v in rules.MCP_MARKERS if v is not None]
     return [
         "lower(ifNull(_f_tool_name, '')) AS _tn",
-        "if(startsWith(_tn, 'mcp__'), substring(_tn, 6), _tn) AS _tn_bare",
-        "if(position(_tn_bare, '__') > 0, substring(_tn_bare, position(_tn_bare, '__') + 2), _tn_bare) AS _tool_part",
+        # One regex, not a chain of helpers: each function call costs analysis on every INSERT.
+        "replaceRegexpOne(_tn, '(?s)^(?:mcp__)?.*?__', '') AS _tool_part",
         f"position(_tn, '__') > 0 OR {' OR '.join(markers)} AS _mcp",
         "ifNull(_f_arguments, '') AS _args",
     ]

@@ -86,8 +86,8 @@ SELECT
     _p_tool_name,
     _f_tool_call_id,
     _p_tool_call_id,
-    coalesce(_h_success, _t0_success) AS _f_success,
-    multiIf(isNotNull(_h_success), _hp_success, isNotNull(_t0_success), 'derived', '') AS _p_success,
+    _f_success,
+    _p_success,
     if(isNull(_f_tool_name), NULL, multiIf(_a['gen_ai.operation.name'] = 'plan', 'plan', _exact != '', _exact, startsWith(_tool_part, 'tracker_'), 'plan', startsWith(_tool_part, 'browser_'), 'other', _tn IN ('str_replace_editor', 'file_editor') AND JSONExtractString(_args, 'command') = 'view', 'read', _tn IN ('str_replace_editor', 'file_editor') AND JSONExtractString(_args, 'command') IN ('create', 'str_replace', 'insert', 'undo_edit'), 'edit', _mcp AND multiSearchAny(_tool_part, ['read', 'get', 'fetch', 'view', 'list', 'describe', 'show', 'open']), 'read', _mcp AND multiSearchAny(_tool_part, ['search', 'find', 'query', 'grep', 'lookup']), 'search', _mcp AND multiSearchAny(_tool_part, ['write', 'create', 'update', 'edit', 'delete', 'patch', 'insert', 'set', 'move', 'rename']), 'edit', _mcp AND multiSearchAny(_tool_part, ['run', 'exec', 'shell', 'command', 'terminal']), 'execute', 'other')) AS _f_tool_category,
     if(_kind IN ('tool', 'subagent'), arrayDistinct(arrayFilter(x -> x != '', arrayConcat([_a['file_path']], arrayMap(k -> JSONExtractString(_args, k), ['file_path', 'notebook_path', 'path', 'dir_path', 'absolute_path', 'filename', 'workdir']), if(position(_args, '*** ') > 0, arrayConcat(extractAll(_args, '\\*\\*\\* (?:Add|Update|Delete) File: ([^\\n"\\\\]+)'), extractAll(_args, '\\*\\*\\* Move to: ([^\\n"\\\\]+)')), [])))), []) AS _f_target_paths
 FROM (
@@ -145,9 +145,10 @@ SELECT
     nullIf(_fv[19], '') AS _f_arguments,
     _fh[19] AS _p_arguments,
     multiIf(if(_f_http_status >= 400, 'false', '') IN ('true', 'True', 'TRUE', '1', 'success', 'ok', 'OK'), CAST(true, 'Nullable(Bool)'), if(_f_http_status >= 400, 'false', '') IN ('false', 'False', 'FALSE', '0', 'error', 'failure', 'failed'), CAST(false, 'Nullable(Bool)'), CAST(NULL, 'Nullable(Bool)')) AS _t0_success,
+    coalesce(_h_success, _t0_success) AS _f_success,
+    multiIf(isNotNull(_h_success), _hp_success, isNotNull(_t0_success), 'derived', '') AS _p_success,
     lower(ifNull(_f_tool_name, '')) AS _tn,
-    if(startsWith(_tn, 'mcp__'), substring(_tn, 6), _tn) AS _tn_bare,
-    if(position(_tn_bare, '__') > 0, substring(_tn_bare, position(_tn_bare, '__') + 2), _tn_bare) AS _tool_part,
+    replaceRegexpOne(_tn, '(?s)^(?:mcp__)?.*?__', '') AS _tool_part,
     position(_tn, '__') > 0 OR hasAny(mapKeys(_a), ['mcp_server', 'mcp_server_name', 'anthropic.mcp.server.name']) OR _a['tool_type'] = 'mcp' OR _a['tool_origin'] = 'mcp' AS _mcp,
     ifNull(_f_arguments, '') AS _args,
     transform(_tool_part, ['todowrite', 'taskcreate', 'taskupdate', 'tasklist', 'enterplanmode', 'exitplanmode', 'update_plan', 'write_todos', 'enter_plan_mode', 'exit_plan_mode', 'task_tracker', 'planning_file_editor', 'think', 'manage_todo_list', 'grep', 'glob', 'ls', 'websearch', 'toolsearch', 'grep_search', 'list_directory', 'google_web_search', 'web_search', 'tool_search', 'find_file', 'search_dir', 'search_file', 'file_search', 'semantic_search', 'read', 'notebookread', 'webfetch', 'read_file', 'read_many_files', 'web_fetch', 'view_image', 'read_mcp_resource', 'list_mcp_resources', 'open', 'goto', 'scroll_up', 'scroll_down', 'edit', 'multiedit', 'write', 'notebookedit', 'apply_patch', 'replace', 'write_file', 'create', 'edit_file', 'bash', 'powershell', 'bashoutput', 'killshell', 'monitor', 'shell', 'shell_command', 'local_shell', 'exec_command', 'write_stdin', 'run_shell_command', 'terminal', 'execute_bash', 'execute_ipython_cell', 'task', 'agent', 'spawn_agent', 'send_input', 'wait_agent', 'close_agent', 'invoke_agent', 'delegate', 'runsubagent', 'askuserquestion', 'ask_user', 'request_user_input', 'skill', 'activate_skill', 'slashcommand', 'submit', 'finish', 'complete_task'], ['plan', 'plan', 'plan', 'plan', 'plan', 'plan', 'plan', 'plan', 'plan', 'plan', 'plan', 'plan', 'plan', 'plan', 'search', 'search', 'search', 'search', 'search', 'search', 'search', 'search', 'search', 'search', 'search', 'search', 'search', 'search', 'search', 'read', 'read', 'read', 'read', 'read', 'read', 'read', 'read', 'read', 'read', 'read', 'read', 'read', 'edit', 'edit', 'edit', 'edit', 'edit', 'edit', 'edit', 'edit', 'edit', 'execute', 'execute', 'execute', 'execute', 'execute', 'execute', 'execute', 'execute', 'execute', 'execute', 'execute', 'execute', 'execute', 'execute', 'other', 'other', 'other', 'other', 'other', 'other', 'other', 'other', 'other', 'other', 'other', 'other', 'other', 'other', 'other', 'other', 'other', 'other'], '') AS _exact
