@@ -136,7 +136,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
     store = await asyncio.to_thread(open_store, settings)
     limits = WriterLimits(
         max_queued_items=settings.max_queued_items,
-        max_batch_items=settings.max_batch_items,
+        max_batch_items=settings.batch_items,
         linger_seconds=settings.linger_ms / 1000,
     )
     known = await asyncio.to_thread(recent_digests, store, limits.remembered_digests)
