@@ -5,8 +5,9 @@ concurrent requests share one INSERT, commits everything queued (up to a batch l
 thread, and then resolves every waiting request. Up to `concurrent_commits` INSERTs run at once (one
 by default: while it runs, the queue grows into a bigger next batch, and an INSERT's cost is mostly
 fixed, so bigger batches are what makes ingest fast). A full queue refuses at once (QueueFull) instead of
-growing; a failed commit fails every request of the batch (StoreDown), so nothing is acknowledged
-that is not stored. Identical request bodies already committed are acknowledged without storing twice.
+growing. A failed commit is tried again, the same batch with the same token, so blocks its failed
+attempt had already written are skipped (the store's insert deduplication); if it keeps failing,
+every request of the batch fails (StoreDown), so nothing is acknowledged that is not stored. Identical request bodies already committed are acknowledged without storing twice.
 """
 
 import asyncio
@@ -33,7 +34,8 @@ class Pending:
     done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
-# commit(pending) stores every payload and records the digests; it runs in a worker thread.
+# commit(pending) stores every payload and records the digests; it runs in a worker thread. Called
+# again with the same batch after a failure: it must make that retry idempotent.
 Commit = Callable[[list[Pending]], None]
 
 
@@ -44,6 +46,7 @@ class WriterStats:
     items: int = 0
     commit_seconds: float = 0.0
     failed_batches: int = 0
+    retried_commits: int = 0
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,8 @@ class WriterLimits:
     linger_seconds: float = 0.005
     concurrent_commits: int = 1
     remembered_digests: int = 100_000
+    commit_attempts: int = 3
+    retry_backoff_seconds: float = 0.25  # doubled after each failed attempt
 
 
 class Writer:
@@ -141,7 +146,7 @@ class Writer:
     async def _commit_batch(self, batch: list[Pending]) -> None:
         started = time.perf_counter()
         try:
-            await asyncio.to_thread(self._commit, batch)
+            await self._commit_with_retries(batch)
         except Exception as exc:  # the store refused: nothing of this batch is acknowledged
             self.stats.failed_batches += 1
             reason = brief(exc)
@@ -166,6 +171,20 @@ class Writer:
                 self.on_commit(batch)
             except Exception:  # a watcher's trouble never reaches ingest
                 log.exception("on_commit callback failed")
+
+    async def _commit_with_retries(self, batch: list[Pending]) -> None:
+        backoff = self._limits.retry_backoff_seconds
+        for attempt in range(1, self._limits.commit_attempts + 1):
+            try:
+                await asyncio.to_thread(self._commit, batch)
+                return
+            except Exception as exc:
+                if attempt == self._limits.commit_attempts:
+                    raise
+                self.stats.retried_commits += 1
+                log.warning("commit of %d requests failed (attempt %d), retrying: %s", len(batch), attempt, brief(exc))
+                await asyncio.sleep(backoff)
+                backoff *= 2
 
     def _remember(self, digest: bytes) -> None:
         self._committed[digest] = None

@@ -5,6 +5,7 @@ then the store closes.
 """
 
 import asyncio
+import hashlib
 import logging
 import queue
 from collections.abc import AsyncIterator
@@ -67,12 +68,14 @@ class Committer:
         def key(p: Pending) -> tuple[str, str]:
             return p.signal.value, p.tenant or ""
 
+        # The same batch, retried after a failure, gets the same token (storage.insert_requests).
+        token = hashlib.blake2b(b"".join(sorted(p.digest for p in batch)), digest_size=16).hexdigest()
         connection = self._idle.get()
         try:
             for (signal, tenant), group in groupby(sorted(batch, key=key), key=key):
                 group = list(group)
                 insert_requests(connection, Signal(signal), [p.payload for p in group], tenant or None,
-                                nested=any(p.nested for p in group))
+                                nested=any(p.nested for p in group), retry_token=token)
             self._after_commit(connection, batch)
         finally:
             self._idle.put(connection)

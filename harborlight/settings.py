@@ -25,7 +25,7 @@ class Settings:
         100_000, "items waiting to be written before ingest refuses with a retryable status"
     )
     max_batch_items: int | None = _setting(
-        None, "most items committed in one INSERT (a commit's memory); unset: 12 per MiB of --memory-limit-mib"
+        None, "most items committed in one INSERT (a commit's memory); unset: 12 per MiB of --memory-limit-mib, at most 100,000"
     )
     linger_ms: int = _setting(5, "how long the writer waits for concurrent requests to join one commit")
     max_items_per_request: int = _setting(50_000, "most spans / log records / data points in one export request")
@@ -48,7 +48,7 @@ class Settings:
     def batch_items(self) -> int:
         """Bigger commits ingest faster (an INSERT's cost is mostly fixed) and need more memory: in
         bench/ingest, 25,000-span commits peaked ~220 MiB above 10,000-span ones."""
-        return self.max_batch_items or self.memory_limit_mib * 12
+        return self.max_batch_items or min(self.memory_limit_mib * 12, 100_000)
 
     @classmethod
     def resolve(cls, given: Mapping[str, object], environ: Mapping[str, str] = os.environ) -> "Settings":

@@ -89,14 +89,20 @@ def length_delimited(requests: list[bytes]) -> bytes:
 
 
 def insert_requests(
-    store: Store, signal: Signal, requests: list[bytes], tenant: str | None = None, nested: bool | None = None
+    store: Store, signal: Signal, requests: list[bytes], tenant: str | None = None, nested: bool | None = None,
+    retry_token: str | None = None,
 ) -> None:
     """Commits every item of `requests` (already validated) to the signal's tables; raises on failure.
-    With a tenant, every row's resource attributes carry it. `nested`: see decoding_for."""
+    With a tenant, every row's resource attributes carry it. `nested`: see decoding_for.
+    `retry_token` names this exact group of requests: inserting it again under the same token skips
+    whatever an earlier, failed attempt had already written, in the tables and in their views."""
     if not requests:
         return
     decoding = decoding_for(signal, requests, nested)
     settings = _settings(signal, decoding, store.embedded)
+    if retry_token:
+        settings["insert_deduplication_token"] = f"{retry_token}:{signal.value}:{tenant or ''}"
+        settings["deduplicate_blocks_in_dependent_materialized_views"] = "1"
     structure = _quote(_STRUCTURE[signal](decoding))
     if not store.embedded:
         blob = length_delimited(requests)

@@ -16,6 +16,16 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
+# The tables a commit writes, directly or through views. A commit retried after a failure carries the
+# same insert_deduplication_token, and each of these skips the blocks it already has from the failed
+# attempt: plain MergeTree tables only remember recent block ids when given this window (Replicated
+# tables always do, and a Distributed table has no such setting).
+RETRY_SAFE_TABLES = (
+    "otel_traces", "otel_traces_trace_id_ts", "otel_logs", "otel_metrics_gauge", "otel_metrics_sum",
+    "otel_metrics_histogram", "agent_events",
+)
+DEDUPLICATION_WINDOW = 1000
+
 _VERSION_TABLE = """
 CREATE TABLE IF NOT EXISTS harborlight_schema_migrations (
     Version UInt32,
@@ -52,6 +62,20 @@ def _ensure_view(client: Client, name: str, sql: str) -> None:
     client.command(f"{sql.rstrip()}\nCOMMENT '{comment}'")
 
 
+def _ensure_deduplication_window(client: Client) -> None:
+    rows = client.query(
+        "SELECT name, engine, create_table_query FROM system.tables "
+        "WHERE database = currentDatabase() AND name IN {names:Array(String)}",
+        parameters={"names": list(RETRY_SAFE_TABLES)},
+    ).result_rows
+    for name, engine, create in rows:
+        if engine.endswith("MergeTree") and not engine.startswith("Replicated") \
+                and "non_replicated_deduplication_window" not in create:
+            client.command(
+                f"ALTER TABLE {name} MODIFY SETTING non_replicated_deduplication_window = {DEDUPLICATION_WINDOW}"
+            )
+
+
 def ensure_schema(client: Client, retention_days: int | None = None) -> int:
     """Brings the store to SCHEMA_VERSION; safe to run on every start. Returns the version."""
     client.command(_VERSION_TABLE)
@@ -67,4 +91,5 @@ def ensure_schema(client: Client, retention_days: int | None = None) -> int:
             client.command(
                 "INSERT INTO harborlight_schema_migrations (Version) VALUES ({v:UInt32})", parameters={"v": version}
             )
+    _ensure_deduplication_window(client)
     return SCHEMA_VERSION

@@ -17,12 +17,14 @@ class RecordingStore:
         self.commits: list[list[bytes]] = []
         self.gate = threading.Event()
         self.gate.set()
-        self.fail_next = False
+        self.failures_to_come = 0
+        self.attempts: list[list[bytes]] = []
 
     def commit(self, batch: list[Pending]) -> None:
         self.gate.wait(10)
-        if self.fail_next:
-            self.fail_next = False
+        self.attempts.append([p.payload for p in batch])
+        if self.failures_to_come:
+            self.failures_to_come -= 1
             raise ConnectionError("server went away")
         self.commits.append([p.payload for p in batch])
 
@@ -65,17 +67,36 @@ def test_a_full_queue_refuses_with_queue_full_and_loses_nothing_accepted():
     assert b"refused" not in stored
 
 
-def test_a_failed_commit_fails_its_requests_as_retryable_and_a_retry_is_stored():
+_QUICK_RETRIES = WriterLimits(linger_seconds=0, commit_attempts=3, retry_backoff_seconds=0.01)
+
+
+def test_a_commit_that_fails_once_is_retried_with_the_same_batch_and_acknowledged():
     store = RecordingStore()
-    store.fail_next = True
+    store.failures_to_come = 1
 
     async def main():
-        async with Writer(store.commit, WriterLimits(linger_seconds=0)) as writer:
+        async with Writer(store.commit, _QUICK_RETRIES) as writer:
+            stored = await writer.write(Signal.logs, b"payload", 3, _digest(1))
+            return stored, writer.stats
+
+    stored, stats = asyncio.run(main())
+    assert stored is True
+    assert store.attempts == [[b"payload"], [b"payload"]]  # the same batch again, so its token is the same
+    assert stats.retried_commits == 1 and stats.failed_batches == 0
+
+
+def test_a_commit_failing_every_attempt_fails_its_requests_as_retryable_and_a_retry_is_stored():
+    store = RecordingStore()
+    store.failures_to_come = 3
+
+    async def main():
+        async with Writer(store.commit, _QUICK_RETRIES) as writer:
             with pytest.raises(StoreDown):
                 await writer.write(Signal.logs, b"payload", 3, _digest(1))
             return await writer.write(Signal.logs, b"payload", 3, _digest(1))
 
     assert asyncio.run(main()) is True
+    assert len(store.attempts) == 4
     assert store.commits == [[b"payload"]]
 
 
