@@ -6,7 +6,9 @@
 3. Waits until every span is queryable, and reports spans/s end to end, the time from the last
    acknowledgement to queryable, and the server's peak RSS.
 4. Decodes the same requests into an Arrow table (not timed) and inserts it straight into a fresh
-   chDB store with clickhouse-connect's insert_arrow, same schema, same batch size: spans/s and ratio.
+   chDB store with clickhouse-connect's insert_arrow, same schema, 50,000-row batches: spans/s and
+   ratio; then again into the exporter's tables alone (no agent_events views), for what the agent
+   layer costs.
 
 Usage: python bench/ingest.py [--spans 200000] [--clients 16] [--in-flight 8] [--server-args '...']
 """
@@ -36,6 +38,7 @@ METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 T0 = 1_764_547_200_000_000_000
 MODELS = ["claude-sonnet-4", "gpt-5-codex", "gemini-2.5-pro"]
 TOOLS = ["Bash", "Read", "Edit", "Grep"]
+AGENT_VIEWS = ("agent_events_traces_mv", "agent_events_logs_mv")
 
 
 def _kv(key: str, value) -> KeyValue:
@@ -167,10 +170,13 @@ def arrow_rows(requests: list[bytes]) -> pa.Table:
     return pa.table({k: pa.array(v, type=types.get(k, pa.string())) for k, v in cols.items()})
 
 
-def direct_insert_rate(requests: list[bytes], batch_requests: int) -> float:
+def direct_insert_rate(requests: list[bytes], batch_requests: int, agent_views: bool = True) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         store = open_client(Path(tmp) / "direct")
         ensure_schema(store.client)
+        if not agent_views:  # the exporter's tables alone: what the agent layer costs shows in the ratio
+            for view in AGENT_VIEWS:
+                store.client.command(f"DROP VIEW {view}")
         tables = [arrow_rows(requests[i:i + batch_requests]) for i in range(0, len(requests), batch_requests)]
         n = sum(t.num_rows for t in tables)
         started = time.perf_counter()
@@ -208,12 +214,15 @@ def main() -> None:
     end_to_end = n_spans / (last_ack - started)
     batch = max(1, 50_000 // (SPANS_PER_TRACE * TRACES_PER_REQUEST))
     direct = direct_insert_rate(requests, batch)
+    lean = direct_insert_rate(requests, batch, agent_views=False)
     print(f"spans sent:                      {n_spans} ({len(requests)} requests, {args.clients} clients x {args.in_flight} in flight)")
     print(f"server flags:                    {args.server_args or '(defaults)'}")
     print(f"stored (exactly once):           {stored}")
     print(f"end-to-end durable ingest:       {end_to_end:,.0f} spans/s")
     print(f"direct insert_arrow, same rows:  {direct:,.0f} spans/s (Arrow built beforehand, not timed)")
     print(f"ratio end-to-end / direct:       {end_to_end / direct:.2f}")
+    print(f"direct, exporter tables only:    {lean:,.0f} spans/s (no agent views); end-to-end / this: "
+          f"{end_to_end / lean:.2f}")
     print(f"last ack -> all queryable:       {(queryable - last_ack) * 1000:.0f} ms")
     print(f"server peak RSS:                 {rss:,.0f} MiB")
     print(f"server CPU while ingesting:      {server_cpu:.1f} s ({server_cpu / (last_ack - started):.2f} cores)")
