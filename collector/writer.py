@@ -7,7 +7,8 @@ by default: while it runs, the queue grows into a bigger next batch, and an INSE
 fixed, so bigger batches are what makes ingest fast). A full queue refuses at once (QueueFull) instead of
 growing. A failed commit is tried again, the same batch with the same token, so blocks its failed
 attempt had already written are skipped (the store's insert deduplication); if it keeps failing,
-every request of the batch fails (StoreDown), so nothing is acknowledged that is not stored. Identical request bodies already committed are acknowledged without storing twice.
+every request of the batch fails (StoreDown), so nothing is acknowledged that is not stored.
+Identical request bodies already committed are acknowledged without storing twice.
 """
 
 import asyncio
@@ -182,7 +183,8 @@ class Writer:
                 if attempt == self._limits.commit_attempts:
                     raise
                 self.stats.retried_commits += 1
-                log.warning("commit of %d requests failed (attempt %d), retrying: %s", len(batch), attempt, brief(exc))
+                log.warning("commit of %d requests failed (attempt %d), retrying: %s",
+                            len(batch), attempt, brief(exc))
                 await asyncio.sleep(backoff)
                 backoff *= 2
 

@@ -25,7 +25,9 @@ class Settings:
         100_000, "items waiting to be written before ingest refuses with a retryable status"
     )
     max_batch_items: int | None = _setting(
-        None, "most items committed in one INSERT (a commit's memory); unset: 12 per MiB of --memory-limit-mib, at most 100,000"
+        None,
+        "most items committed in one INSERT (a commit's memory); unset: 12 per MiB of --memory-limit-mib, "
+        "at most 100,000",
     )
     linger_ms: int = _setting(5, "how long the writer waits for concurrent requests to join one commit")
     max_items_per_request: int = _setting(50_000, "most spans / log records / data points in one export request")

@@ -228,7 +228,9 @@ _EXEMPLAR_COLUMNS = """
 
 
 def _metric_common_values(decoding: Decoding) -> str:
-    point_maps = decoding.attribute_maps("arrayConcat([dp.attributes], arrayMap(x -> x.filtered_attributes, dp.exemplars))")
+    point_maps = decoding.attribute_maps(
+        "arrayConcat([dp.attributes], arrayMap(x -> x.filtered_attributes, dp.exemplars))"
+    )
     return f"""
     res_attrs, res_schema_url, scope_name, scope_version, scope_attrs, scope_dropped, scope_schema_url,
     service_name, m.name, m.description, m.unit, ({point_maps} AS point_maps)[1],
