@@ -152,8 +152,9 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
                 receiver, authenticator, settings.host, settings.grpc_port, settings.max_request_bytes
             )
             await grpc_server.start()
+            http_app = build_http_app(store, writer, receiver, authenticator, settings)
             config = uvicorn.Config(
-                build_http_app(store, writer, receiver, authenticator, settings),
+                http_app,
                 host=settings.host, port=settings.http_port,
                 log_level="warning", lifespan="off", timeout_graceful_shutdown=5,
             )
@@ -173,6 +174,8 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
                     yield Running(store, writer, grpc_port, http_port, clickhouse_http_port)
             finally:
                 await grpc_server.stop(grace=5)
+                if (live := getattr(http_app.state, "live", None)) is not None:
+                    live.close()  # open /api/live streams end now rather than hold the HTTP server's shutdown
                 http_server.should_exit = True
                 await http_task
     finally:

@@ -35,6 +35,7 @@ SELECT {COLUMNS} FROM agent_events
 WHERE JobName = {{job:String}} AND ({{tenant:String}} = '' OR Tenant = {{tenant:String}})
 ORDER BY end_ts, EventId"""
 KEEPALIVE_SECONDS = 15.0
+_CLOSED = object()  # put in a watcher's queue when the server stops: its stream ends
 
 
 @dataclass(eq=False)
@@ -94,14 +95,25 @@ class LiveFeed:
         self._inbox: asyncio.Queue[list[tuple[str, bytes]]] = asyncio.Queue()
         self._watchers: set[Watcher] = set()
         self._task: asyncio.Task | None = None
+        self._closed = False
 
     def committed(self, batch: list[Any]) -> None:
         """The writer's on_commit hook (on the event loop); each item has `.signal` and `.payload`."""
         if self._watchers:
             self._inbox.put_nowait([(str(p.signal), p.payload) for p in batch])
 
+    def close(self) -> None:
+        """Ends every open stream (the server is stopping: they would otherwise hold its shutdown)."""
+        self._closed = True
+        for watcher in self._watchers:
+            watcher.queue.put_nowait(_CLOSED)
+        if self._task is not None:
+            self._task.cancel()
+
     async def watch(self, job: str, tenant: str, history: bool) -> AsyncIterator[LiveEvent | None]:
         """Events for one watcher, None as a keep-alive tick; history: the job's stored events first."""
+        if self._closed:
+            return
         watcher = Watcher(job, tenant)
         self._watchers.add(watcher)
         if self._task is None or self._task.done():
@@ -111,9 +123,12 @@ class LiveFeed:
                 watcher.offer(await asyncio.to_thread(self._rows, _HISTORY, {"job": job, "tenant": tenant}))
             while True:
                 try:
-                    yield await asyncio.wait_for(watcher.queue.get(), KEEPALIVE_SECONDS)
+                    event = await asyncio.wait_for(watcher.queue.get(), KEEPALIVE_SECONDS)
                 except TimeoutError:
-                    yield None
+                    event = None
+                if event is _CLOSED:
+                    return
+                yield event
         finally:
             self._watchers.discard(watcher)
 

@@ -135,3 +135,31 @@ def test_watch_says_in_one_line_when_no_server_answers(capsys):
     assert main(["watch", "some-job", "--server", f"http://127.0.0.1:{free_port()}"]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("harborlight: cannot reach") and "\n" not in err
+
+
+def test_a_server_stopping_ends_open_live_streams_cleanly(tmp_path):
+    """Stopping the server finishes each open stream (the SSE client sees the end of the response),
+    instead of holding shutdown until the connection is cut."""
+    from tests.support.servers import SubprocessServer
+
+    server = SubprocessServer(tmp_path / "store").start()
+    outcome: dict = {}
+
+    def read() -> None:
+        try:
+            with httpx.stream("GET", f"{server.http_url}/api/live", timeout=httpx.Timeout(5, read=None)) as answer:
+                for _ in answer.iter_lines():
+                    outcome["opened"] = True
+            outcome["ended"] = "cleanly"
+        except httpx.HTTPError as exc:
+            outcome["ended"] = f"{type(exc).__name__}: {exc}"
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 10
+    while "opened" not in outcome and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert outcome.get("opened"), "the live stream did not open"
+    assert server.stop() == 0
+    reader.join(10)
+    assert outcome.get("ended") == "cleanly"
