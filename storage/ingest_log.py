@@ -8,9 +8,15 @@ RECENT_HOURS = 24
 
 
 def record_digests(store: Store, rows: Iterable[tuple[bytes, str, int]]) -> None:
-    data = [[digest.hex(), signal, items] for digest, signal, items in rows]
+    data = [(digest.hex(), signal, items) for digest, signal, items in rows]
     if data:
-        store.client.insert("harborlight_ingested_requests", data, column_names=["Digest", "Signal", "Items"])
+        # A bound parameter, not clickhouse-connect's insert(): that one imports pandas on first use,
+        # ~0.4 s added to the first commit's acknowledgement.
+        store.client.command(
+            "INSERT INTO harborlight_ingested_requests (Digest, Signal, Items) "
+            "SELECT r.1, r.2, r.3 FROM (SELECT arrayJoin({rows:Array(Tuple(String, String, UInt32))}) AS r)",
+            parameters={"rows": data},
+        )
 
 
 def recent_digests(store: Store, limit: int) -> list[bytes]:
