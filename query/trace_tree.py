@@ -8,6 +8,8 @@
 - A span whose parent was not received is kept as a root and flagged `orphan`; arrival order does
   not matter, so late spans take their place whenever the trace is read again.
 - Log events hang under the span they were emitted in, when that span is present.
+- Derived child records (reasoning, output, user text a span carried; Provenance kind `derived`)
+  share their carrier's SpanId and hang under it: their ParentSpanId is the carrier's EventId.
 """
 
 from collections import defaultdict
@@ -31,29 +33,43 @@ class TraceTree(BaseModel):
     kinds: dict[str, int]
 
 
+def _derived(event: AgentEvent) -> bool:
+    return event.provenance.get("kind") == "derived"
+
+
 def _parent_id(event: AgentEvent) -> str:
-    return event.parent_span_id if event.source == "otel_traces" else event.span_id
+    """The EventId of the record this one hangs under: a span's parent span, the span a log event
+    was emitted in, a derived record's carrier (a span's EventId is its SpanId)."""
+    return event.parent_span_id if event.source == "otel_traces" or _derived(event) else event.span_id
 
 
 def _key(event: AgentEvent) -> str:
-    return f"{event.trace_id}/{event.span_id}"
+    return f"{event.trace_id}/{event.event_id}"
+
+
+def _order(event: AgentEvent) -> tuple:
+    """Start time; at a carrier's start, its derived records first, in the order they were found
+    (`<carrier>:<kind>:<n>`)."""
+    if _derived(event):
+        return event.start_unix_nano, 0, int(event.event_id.rsplit(":", 1)[1]), event.event_id
+    return event.start_unix_nano, 1, 0, event.event_id
 
 
 def build_tree(events: list[AgentEvent]) -> TraceTree:
-    spans = {_key(e): e for e in events if e.source == "otel_traces" and e.span_id}
+    parents = {_key(e): e for e in events if not _derived(e)}
     children: dict[str, list[AgentEvent]] = defaultdict(list)
     roots: list[AgentEvent] = []
     orphans: set[str] = set()
     for event in events:
         parent = _parent_id(event)
         parent_key = f"{event.trace_id}/{parent}"
-        if parent and parent_key in spans and parent_key != _key(event):
+        if parent and parent_key in parents and parent_key != _key(event):
             children[parent_key].append(event)
         else:
             roots.append(event)
-            if event.source == "otel_traces" and parent:
+            if (event.source == "otel_traces" or _derived(event)) and parent:
                 orphans.add(event.event_id)
-    order = sorted(roots, key=lambda e: (e.start_unix_nano, e.event_id))
+    order = sorted(roots, key=_order)
     nodes = [_node(e, children, orphans, ()) for e in order]
     kinds: dict[str, int] = defaultdict(int)
     for node in _walk(nodes):
@@ -66,10 +82,9 @@ def _node(event: AgentEvent, children: dict[str, list[AgentEvent]], orphans: set
     orphan = event.event_id in orphans
     node = TraceNode(event=event, kind=event.kind, orphan=orphan, children=[])
     node.kind = _resolve(event, ancestors, orphan)
-    kids = sorted(children.get(_key(event), []) if event.source == "otel_traces" else [],
-                  key=lambda e: (e.start_unix_nano, e.event_id))
+    kids = sorted(children.get(_key(event), []), key=_order)
     node.children = [_node(k, children, orphans, (*ancestors, node)) for k in kids]
-    span_kids = [c for c in node.children if c.event.source == "otel_traces"]
+    span_kids = [c for c in node.children if c.event.source == "otel_traces" and not _derived(c.event)]
     if len(span_kids) == 1 and span_kids[0].event.name == event.name and node.kind not in ("session", "subagent"):
         node.kind = "group"
     if (node.kind == "group" and ancestors and ancestors[-1].kind == "tool"

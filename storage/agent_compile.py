@@ -12,7 +12,9 @@ ClickHouse analyses a view's query again on every INSERT, at roughly 70 µs per 
 - facts are read in one pass over the record's attributes: each attribute a fact alias names gets a
   rank (fact, precedence, provenance); the entries valid for their fact's type are sorted by rank,
   and a map from fact to its first entry gives every fact with one lookup;
-- each stage passes on only the columns later stages read.
+- each stage passes on only the columns later stages read;
+- derived child records (rules.DERIVED) are one final ARRAY JOIN over [the record itself, its
+  derived rows] in the same view: another view would cost its own analysis on every INSERT.
 """
 
 import re
@@ -21,7 +23,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from storage import agent_rules as rules
-from storage.agent_rule_types import Alias, Fact, KindRule, When
+from storage.agent_rule_types import Alias, Derived, Fact, KindRule, When
 from storage.agent_sources import CONTEXTS, Context
 from storage.agent_sql_parts import (
     BOOL_WORDS, category_sql, has_sql, lit, one_of, provenance_sql, target_paths_sql, tool_exact_sql,
@@ -32,8 +34,8 @@ _STRIDE = 128  # rank = fact id * 128 + alias index * 4 + how code: sorted ranks
 _HOWS = ("measured", "derived", "inferred")  # how codes 1..3 (rank % 4)
 
 
-def condition(when: When, ctx: Context) -> str | None:
-    """SQL for `when` on this table, 'true' when it always holds, None when it never can.
+def condition_parts(when: When, ctx: Context) -> list[str] | None:
+    """The SQL tests of `when` on this table ([] when it always holds, None when it never can).
     `_a` holds only non-empty attributes, so a present key is a non-empty value."""
     if when.source and when.source != ctx.source:
         return None
@@ -60,7 +62,13 @@ def condition(when: When, ctx: Context) -> str | None:
             if expr is None:
                 return None
             parts.append(expr if wanted else f"NOT ({expr})")
-    return " AND ".join(parts) or "true"
+    return parts
+
+
+def condition(when: When, ctx: Context) -> str | None:
+    """SQL for `when` on this table, 'true' when it always holds, None when it never can."""
+    parts = condition_parts(when, ctx)
+    return None if parts is None else " AND ".join(parts) or "true"
 
 
 def compiled_rules(ctx: Context) -> list[tuple[KindRule, str]]:
@@ -261,6 +269,41 @@ def _facts_sql(ctx: Context, entries: _Entries) -> tuple[list[str], list[str]]:
     return now + tail_terms, late
 
 
+def derived_outputs() -> list[tuple[Derived, str]]:
+    """(carrier rule, kind) of each derived row a record can give; a row's number `_d` is its
+    position here, from 1 (0: the record itself)."""
+    outputs = [(d, kind) for d in rules.DERIVED for kind in ([k for _, k in d.parts] if d.parts else [d.kind])]
+    assert outputs, "the views index constant arrays of derived kinds: keep at least one carrier"
+    return outputs
+
+
+_MESSAGE_PART_TYPES = "'Array(Tuple(parts Array(Tuple(type String))))'"  # malformed JSON reads as []
+
+
+def derived_sql(ctx: Context) -> str:
+    """`_rows`: 0 (the record) then the numbers of the derived rows its carriers give, in order.
+    A carrier's tests are nested ifs: AND and OR cost ~6 ms each to analyse here, an if ~0.2 ms."""
+    terms, number = [], 1
+    for d in rules.DERIVED:
+        numbers = list(range(number, number + (len(d.parts) or 1)))
+        number += len(numbers)
+        tests = condition_parts(d.when, ctx) if d.when else []
+        if tests is None:
+            continue
+        tests = tests + ([one_of("_kind", d.kinds)] if d.kinds else [])
+        if d.parts:  # one row per message part of a listed type, in order
+            types = f"arrayFlatten(JSONExtract(_a[{lit(d.key)}], {_MESSAGE_PART_TYPES}).parts).type"
+            expr = (f"arrayFilter(n -> n != 0, arrayMap(t -> transform(t, [{', '.join(lit(t) for t, _ in d.parts)}], "
+                    f"[{', '.join(map(str, numbers))}], 0), {types}))")
+        else:
+            tests.append(f"mapContains(_a, {lit(d.key)})")
+            expr = f"[{numbers[0]}]"
+        for test in reversed(tests):
+            expr = f"if({test}, {expr}, [])"
+        terms.append(expr)
+    return f"arrayConcat([0], {', '.join(terms)}) AS _rows" if terms else "[0] AS _rows"
+
+
 def stages(ctx: Context) -> list[list[str]]:
     """Select lists, innermost first. ClickHouse expands an alias wherever it is used (and analyses
     each copy), so an expression read in many places is computed in a stage before its readers."""
@@ -269,7 +312,8 @@ def stages(ctx: Context) -> list[list[str]]:
     facts, late = _facts_sql(ctx, entries)
     out = [[*ctx.inner, *ctx.named], lookups, index, kind, [entries.sql(ctx)], _maps_sql(entries),
            facts + late + tool_helpers_sql() + [tool_exact_sql()],
-           [f"{category_sql()} AS _f_tool_category", f"{target_paths_sql()} AS _f_target_paths"]]
+           [f"{category_sql()} AS _f_tool_category", f"{target_paths_sql()} AS _f_target_paths",
+            f"{dict(ctx.outer)['EventId']} AS _id", derived_sql(ctx)]]
     if ctx.named:  # helpers of the raw columns get a stage of their own
         out[0:1] = [list(ctx.inner), list(ctx.named)]
     return [s for s in out if s]
@@ -279,18 +323,40 @@ def _column(expr: str) -> str:
     return expr.rsplit(" AS ", 1)[1] if " AS " in expr else expr
 
 
+def _outer(ctx: Context) -> list[tuple[str, str]]:
+    """(agent_events column, expression) of the final SELECT. `_d` is 0 on the record's own row and
+    a derived row's number (derived_outputs) on its children, `_n` the row's position (1: the record)."""
+    outputs = derived_outputs()
+    kinds = f"[{', '.join(lit(k) for _, k in outputs)}]"
+    labels = f"[{', '.join(lit(d.label) for d, _ in outputs)}]"
+    record = dict(ctx.outer)
+    own = {  # a derived row: a child of its carrier, at the carrier's time
+        "TimingQuality": f"if(_d, 'inferred', {record['TimingQuality']})",
+        "EventId": f"if(_d, concat(_id, ':', {kinds}[_d], ':', toString(_n - 2)), _id)",
+        "ParentSpanId": f"if(_d, _id, {record['ParentSpanId']})",
+    }
+    outer = [(col, own.get(col, expr)) for col, expr in ctx.outer]
+    outer += [("TraceId", "TraceId"), ("Kind", f"if(_d, {kinds}[_d], _kind)"),
+              ("KindRule", f"if(_d, {labels}[_d], _kind_rule)"), ("Resolve", "if(_d, '', _resolve)"),
+              ("Name", "_name"), ("ServiceName", "ServiceName"), ("ScopeName", "ScopeName"),
+              ("Tenant", "_r['harborlight.tenant']")]
+    # Facts a derived row does not keep are NULL there: tokens, cost and tool calls count once.
+    outer += [(f.column, f"_f_{f.name}" if f.name in rules.DERIVED_KEEPS else f"if(_d, NULL, _f_{f.name})")
+              for f in rules.FACTS if f.column]
+    facts = [f.name for f in rules.FACTS if f.column]
+    kept = [f for f in facts if f in rules.DERIVED_KEEPS]
+    outer += [("ToolCategory", "if(_d, NULL, _f_tool_category)"), ("TargetPaths", "if(_d, [], _f_target_paths)"),
+              ("Provenance", f"if(_d, {provenance_sql(kept, derived=True)}, {provenance_sql(facts)})")]
+    return outer
+
+
 def view_sql(ctx: Context) -> str:
-    outer = [*ctx.outer, ("TraceId", "TraceId"), ("Kind", "_kind"), ("KindRule", "_kind_rule"),
-             ("Resolve", "_resolve"), ("Name", "_name"), ("ServiceName", "ServiceName"), ("ScopeName", "ScopeName"),
-             ("Tenant", "_r['harborlight.tenant']")]
-    outer += [(f.column, f"_f_{f.name}") for f in rules.FACTS if f.column]
-    outer += [("ToolCategory", "_f_tool_category"), ("TargetPaths", "_f_target_paths"),
-              ("Provenance", provenance_sql([f.name for f in rules.FACTS if f.column]))]
-    select = ",\n    ".join(f"{expr} AS {col}" if expr != col else col for col, expr in outer)
+    select = ",\n    ".join(f"{expr} AS {col}" if expr != col else col for col, expr in _outer(ctx))
+    array_join = "\nARRAY JOIN _rows AS _d, arrayEnumerate(_rows) AS _n"
     where = "\nWHERE _kind != ''" if any(r.kind is None for r, _ in compiled_rules(ctx)) else ""
     all_stages = stages(ctx)
     # Each stage passes on the columns a later stage (or the outer SELECT) reads.
-    readers = [select + where]
+    readers = [select + array_join + where]
     for exprs in reversed(all_stages[1:]):
         readers.append(readers[-1] + "\n" + "\n".join(exprs))
     readers.reverse()
@@ -301,7 +367,7 @@ def view_sql(ctx: Context) -> str:
         available = passed + [_column(e) for e in exprs]
     # Merging the stages' expressions into one plan step costs more than it saves on every INSERT.
     return (f"CREATE MATERIALIZED VIEW IF NOT EXISTS {ctx.mv} TO agent_events AS\nSELECT\n    {select}\n"
-            f"FROM {source}{where}\nSETTINGS query_plan_merge_expressions = 0\n")
+            f"FROM {source}{array_join}{where}\nSETTINGS query_plan_merge_expressions = 0\n")
 
 
 def generated_files() -> dict[str, str]:

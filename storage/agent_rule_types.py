@@ -137,3 +137,25 @@ class Category:
     name: str
     names: tuple[str, ...]
     prefixes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A child record synthesised from content a record carries (a carrier), for producers whose
+    reasoning, output or user text has no record of its own.
+
+    One `kind` row when attribute `key` is present; or, with `parts`, one row per part of a listed
+    type in the JSON messages `key` holds (GenAI `[{role, parts: [{type, content}]}]`), in order.
+    `when` and `kinds` (the carrier's own kind) restrict the carrier.
+    """
+
+    producer: str
+    key: str
+    kind: str = ""
+    parts: tuple[tuple[str, str], ...] = ()  # (part type, kind)
+    when: When | None = None
+    kinds: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"{self.producer}:{self.key}"

@@ -7,7 +7,7 @@ wins. storage/agent_compile.py compiles these tables into the agent_events mater
 """
 
 from storage.agent_rule_types import (
-    Alias, Category, Fact, KindRule, When, attr, event, has, prefix, scope, service, span, suffix,
+    Alias, Category, Derived, Fact, KindRule, When, attr, event, has, prefix, scope, service, span, suffix,
 )
 
 KINDS = ("llm_request", "reasoning", "output", "tool", "subagent", "session", "user_message", "compaction", "group")
@@ -219,6 +219,25 @@ FACTS: tuple[Fact, ...] = (
         Alias("ai.toolCall.args"), Alias("tool_arguments"), Alias("lmnr.span.input"), Alias("input.value"),
         Alias("tool_parameters")), only_kinds=_TOOL_ONLY),
 )
+
+# Derived child records (reference §10.1 step 7): reasoning, output and user text a record carries
+# become rows of their own under it (EventId `<carrier's EventId>:<kind>:<n>`, parent = the carrier).
+# User text only where it is not repeated history: never every model call's input messages.
+_ATIF = scope("harbor-atif2otel")
+DERIVED: tuple[Derived, ...] = (
+    Derived("genai", "gen_ai.output.messages", parts=(("reasoning", "reasoning"), ("text", "output")),
+            kinds=("llm_request",)),
+    Derived("atif2otel", "metadata.reasoning_content", "reasoning", when=_ATIF, kinds=("llm_request",)),
+    Derived("atif2otel", "output.value", "output", when=_ATIF, kinds=("llm_request",)),
+    Derived("vercel_ai", "ai.response.reasoning", "reasoning", kinds=("llm_request",)),
+    Derived("vercel_ai", "ai.response.text", "output", kinds=("llm_request",)),
+    Derived("claude_code", "user_prompt", "user_message", when=span("claude_code.interaction")),
+    # The trajectory's first user message (turn spans carry none; later ones are only in LLM inputs).
+    Derived("atif2otel", "input.value", "user_message", when=_ATIF & attr(_OI, "AGENT")),
+    Derived("goose", "user_message", "user_message", when=span("reply") & service("goose")),
+)
+# What a derived row keeps of its carrier; every other fact is NULL there, so no total counts twice.
+DERIVED_KEEPS = ("job", "trial", "attempt", "task", "agent", "model", "provider")
 
 # Keys of the tool arguments (JSON) that name a target path, and the Codex apply_patch headers.
 PATH_KEYS = ("file_path", "notebook_path", "path", "dir_path", "absolute_path", "filename", "workdir")

@@ -74,6 +74,7 @@ LOGS = Context(
         ("EndTimestamp", "if(isNull(_duration_ms), NULL, _logged_at)"),
         ("DurationNs", "toUInt64(_duration_ms * 1000000)"),
         ("TimingQuality", "if(isNull(_duration_ms), 'unknown', 'inferred')"),
+        # (Computed in the last inner stage, as `_id`, where Timestamp is still the record's own time.)
         ("EventId", "lower(hex(sipHash64(TraceId, SpanId, Timestamp, _name, _attributes)))"),
         ("SpanId", "SpanId"), ("ParentSpanId", "''"),
         ("SourceTable", "'otel_logs'"),

@@ -112,10 +112,13 @@ def target_paths_sql() -> str:
     return f"if(_kind IN ('tool', 'subagent'), {paths}, [])"
 
 
-def provenance_sql(facts: list[str]) -> str:
+def provenance_sql(facts: list[str], derived: bool = False) -> str:
     """Map fact -> measured | derived | inferred; '' for a fact the row lacks (a missing key reads
-    as '' too, and building the map without a filter lambda is cheaper on every INSERT)."""
+    as '' too, and building the map without a filter lambda is cheaper on every INSERT).
+    A derived child record's kind is 'derived', and it has no tool facts."""
     pairs = [f"{lit(f)}, _p_{f}" for f in facts]
+    if derived:
+        return f"map({', '.join(pairs + ["'kind', 'derived'"])})"
     pairs.append("'kind', 'inferred'")
     pairs.append("'tool_category', if(isNull(_f_tool_category), '', 'inferred')")
     pairs.append("'target_paths', if(empty(_f_target_paths), '', 'derived')")

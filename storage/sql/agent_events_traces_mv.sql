@@ -3,15 +3,15 @@ SELECT
     Timestamp,
     addNanoseconds(Timestamp, Duration) AS EndTimestamp,
     Duration AS DurationNs,
-    if(ScopeName IN ('harbor-atif2otel'), 'inferred', 'measured') AS TimingQuality,
-    SpanId AS EventId,
+    if(_d, 'inferred', if(ScopeName IN ('harbor-atif2otel'), 'inferred', 'measured')) AS TimingQuality,
+    if(_d, concat(_id, ':', ['reasoning', 'output', 'reasoning', 'output', 'reasoning', 'output', 'user_message', 'user_message', 'user_message'][_d], ':', toString(_n - 2)), _id) AS EventId,
     SpanId,
-    ParentSpanId,
+    if(_d, _id, ParentSpanId) AS ParentSpanId,
     'otel_traces' AS SourceTable,
     TraceId,
-    _kind AS Kind,
-    _kind_rule AS KindRule,
-    _resolve AS Resolve,
+    if(_d, ['reasoning', 'output', 'reasoning', 'output', 'reasoning', 'output', 'user_message', 'user_message', 'user_message'][_d], _kind) AS Kind,
+    if(_d, ['genai:gen_ai.output.messages', 'genai:gen_ai.output.messages', 'atif2otel:metadata.reasoning_content', 'atif2otel:output.value', 'vercel_ai:ai.response.reasoning', 'vercel_ai:ai.response.text', 'claude_code:user_prompt', 'atif2otel:input.value', 'goose:user_message'][_d], _kind_rule) AS KindRule,
+    if(_d, '', _resolve) AS Resolve,
     _name AS Name,
     ServiceName,
     ScopeName,
@@ -23,20 +23,20 @@ SELECT
     _f_agent AS AgentName,
     _f_model AS Model,
     _f_provider AS Provider,
-    _f_input_tokens AS InputTokens,
-    _f_cached_tokens AS CachedTokens,
-    _f_cache_write_tokens AS CacheWriteTokens,
-    _f_output_tokens AS OutputTokens,
-    _f_reasoning_tokens AS ReasoningTokens,
-    _f_cost_usd AS CostUsd,
-    _f_http_status AS HttpStatus,
-    _f_error_type AS ErrorType,
-    _f_success AS Success,
-    _f_tool_name AS ToolName,
-    _f_tool_call_id AS ToolCallId,
-    _f_tool_category AS ToolCategory,
-    _f_target_paths AS TargetPaths,
-    map('job', _p_job, 'trial', _p_trial, 'attempt', _p_attempt, 'task', _p_task, 'agent', _p_agent, 'model', _p_model, 'provider', _p_provider, 'input_tokens', _p_input_tokens, 'cached_tokens', _p_cached_tokens, 'cache_write_tokens', _p_cache_write_tokens, 'output_tokens', _p_output_tokens, 'reasoning_tokens', _p_reasoning_tokens, 'cost_usd', _p_cost_usd, 'http_status', _p_http_status, 'error_type', _p_error_type, 'success', _p_success, 'tool_name', _p_tool_name, 'tool_call_id', _p_tool_call_id, 'kind', 'inferred', 'tool_category', if(isNull(_f_tool_category), '', 'inferred'), 'target_paths', if(empty(_f_target_paths), '', 'derived')) AS Provenance
+    if(_d, NULL, _f_input_tokens) AS InputTokens,
+    if(_d, NULL, _f_cached_tokens) AS CachedTokens,
+    if(_d, NULL, _f_cache_write_tokens) AS CacheWriteTokens,
+    if(_d, NULL, _f_output_tokens) AS OutputTokens,
+    if(_d, NULL, _f_reasoning_tokens) AS ReasoningTokens,
+    if(_d, NULL, _f_cost_usd) AS CostUsd,
+    if(_d, NULL, _f_http_status) AS HttpStatus,
+    if(_d, NULL, _f_error_type) AS ErrorType,
+    if(_d, NULL, _f_success) AS Success,
+    if(_d, NULL, _f_tool_name) AS ToolName,
+    if(_d, NULL, _f_tool_call_id) AS ToolCallId,
+    if(_d, NULL, _f_tool_category) AS ToolCategory,
+    if(_d, [], _f_target_paths) AS TargetPaths,
+    if(_d, map('job', _p_job, 'trial', _p_trial, 'attempt', _p_attempt, 'task', _p_task, 'agent', _p_agent, 'model', _p_model, 'provider', _p_provider, 'kind', 'derived'), map('job', _p_job, 'trial', _p_trial, 'attempt', _p_attempt, 'task', _p_task, 'agent', _p_agent, 'model', _p_model, 'provider', _p_provider, 'input_tokens', _p_input_tokens, 'cached_tokens', _p_cached_tokens, 'cache_write_tokens', _p_cache_write_tokens, 'output_tokens', _p_output_tokens, 'reasoning_tokens', _p_reasoning_tokens, 'cost_usd', _p_cost_usd, 'http_status', _p_http_status, 'error_type', _p_error_type, 'success', _p_success, 'tool_name', _p_tool_name, 'tool_call_id', _p_tool_call_id, 'kind', 'inferred', 'tool_category', if(isNull(_f_tool_category), '', 'inferred'), 'target_paths', if(empty(_f_target_paths), '', 'derived'))) AS Provenance
 FROM (
 SELECT
     Timestamp,
@@ -88,7 +88,9 @@ SELECT
     _f_success,
     _p_success,
     if(isNull(_f_tool_name), NULL, multiIf(_a['gen_ai.operation.name'] = 'plan', 'plan', _exact != '', _exact, startsWith(_tool_part, 'tracker_'), 'plan', startsWith(_tool_part, 'browser_'), 'other', _tn IN ('str_replace_editor', 'file_editor') AND JSONExtractString(_args, 'command') = 'view', 'read', _tn IN ('str_replace_editor', 'file_editor') AND JSONExtractString(_args, 'command') IN ('create', 'str_replace', 'insert', 'undo_edit'), 'edit', _mcp AND multiSearchAny(_tool_part, ['read', 'get', 'fetch', 'view', 'list', 'describe', 'show', 'open']), 'read', _mcp AND multiSearchAny(_tool_part, ['search', 'find', 'query', 'grep', 'lookup']), 'search', _mcp AND multiSearchAny(_tool_part, ['write', 'create', 'update', 'edit', 'delete', 'patch', 'insert', 'set', 'move', 'rename']), 'edit', _mcp AND multiSearchAny(_tool_part, ['run', 'exec', 'shell', 'command', 'terminal']), 'execute', 'other')) AS _f_tool_category,
-    if(_kind IN ('tool', 'subagent'), arrayDistinct(arrayFilter(x -> x != '', arrayConcat([_a['file_path']], arrayMap(k -> JSONExtractString(_args, k), ['file_path', 'notebook_path', 'path', 'dir_path', 'absolute_path', 'filename', 'workdir']), if(position(_args, '*** ') > 0, arrayConcat(extractAll(_args, '\\*\\*\\* (?:Add|Update|Delete) File: ([^\\n"\\\\]+)'), extractAll(_args, '\\*\\*\\* Move to: ([^\\n"\\\\]+)')), [])))), []) AS _f_target_paths
+    if(_kind IN ('tool', 'subagent'), arrayDistinct(arrayFilter(x -> x != '', arrayConcat([_a['file_path']], arrayMap(k -> JSONExtractString(_args, k), ['file_path', 'notebook_path', 'path', 'dir_path', 'absolute_path', 'filename', 'workdir']), if(position(_args, '*** ') > 0, arrayConcat(extractAll(_args, '\\*\\*\\* (?:Add|Update|Delete) File: ([^\\n"\\\\]+)'), extractAll(_args, '\\*\\*\\* Move to: ([^\\n"\\\\]+)')), [])))), []) AS _f_target_paths,
+    SpanId AS _id,
+    arrayConcat([0], if(_kind = 'llm_request', arrayFilter(n -> n != 0, arrayMap(t -> transform(t, ['reasoning', 'text'], [1, 2], 0), arrayFlatten(JSONExtract(_a['gen_ai.output.messages'], 'Array(Tuple(parts Array(Tuple(type String))))').parts).type)), []), if(ScopeName = 'harbor-atif2otel', if(_kind = 'llm_request', if(mapContains(_a, 'metadata.reasoning_content'), [3], []), []), []), if(ScopeName = 'harbor-atif2otel', if(_kind = 'llm_request', if(mapContains(_a, 'output.value'), [4], []), []), []), if(_kind = 'llm_request', if(mapContains(_a, 'ai.response.reasoning'), [5], []), []), if(_kind = 'llm_request', if(mapContains(_a, 'ai.response.text'), [6], []), []), if(_name = 'claude_code.interaction', if(mapContains(_a, 'user_prompt'), [7], []), []), if(_a['openinference.span.kind'] = 'AGENT', if(ScopeName = 'harbor-atif2otel', if(mapContains(_a, 'input.value'), [8], []), []), []), if(_name = 'reply', if(startsWith(ServiceName, 'goose'), if(mapContains(_a, 'user_message'), [9], []), []), [])) AS _rows
 FROM (
 SELECT
     Timestamp,
@@ -267,4 +269,5 @@ FROM otel_traces
 )
 )
 )
+ARRAY JOIN _rows AS _d, arrayEnumerate(_rows) AS _n
 SETTINGS query_plan_merge_expressions = 0
