@@ -283,7 +283,8 @@ _MESSAGE_PART_TYPES = "'Array(Tuple(parts Array(Tuple(type String))))'"  # malfo
 def derived_sql(ctx: Context) -> str:
     """`_rows`: 0 (the record) then the numbers of the derived rows its carriers give, in order.
     A carrier's tests are nested ifs: AND and OR cost ~6 ms each to analyse here, an if ~0.2 ms."""
-    terms, number = [], 1
+    groups: list[tuple[list[str], list[str]]] = []  # consecutive carriers with the same tests share them
+    number = 1
     for d in rules.DERIVED:
         numbers = list(range(number, number + (len(d.parts) or 1)))
         number += len(numbers)
@@ -296,8 +297,14 @@ def derived_sql(ctx: Context) -> str:
             expr = (f"arrayFilter(n -> n != 0, arrayMap(t -> transform(t, [{', '.join(lit(t) for t, _ in d.parts)}], "
                     f"[{', '.join(map(str, numbers))}], 0), {types}))")
         else:
-            tests.append(f"mapContains(_a, {lit(d.key)})")
-            expr = f"[{numbers[0]}]"
+            expr = f"if(mapContains(_a, {lit(d.key)}), [{numbers[0]}], [])"
+        if groups and groups[-1][0] == tests:
+            groups[-1][1].append(expr)
+        else:
+            groups.append((tests, [expr]))
+    terms = []
+    for tests, exprs in groups:
+        expr = exprs[0] if len(exprs) == 1 else f"arrayConcat({', '.join(exprs)})"
         for test in reversed(tests):
             expr = f"if({test}, {expr}, [])"
         terms.append(expr)

@@ -227,10 +227,10 @@ _ATIF = scope("harbor-atif2otel")
 DERIVED: tuple[Derived, ...] = (
     Derived("genai", "gen_ai.output.messages", parts=(("reasoning", "reasoning"), ("text", "output")),
             kinds=("llm_request",)),
-    Derived("atif2otel", "metadata.reasoning_content", "reasoning", when=_ATIF, kinds=("llm_request",)),
-    Derived("atif2otel", "output.value", "output", when=_ATIF, kinds=("llm_request",)),
     Derived("vercel_ai", "ai.response.reasoning", "reasoning", kinds=("llm_request",)),
     Derived("vercel_ai", "ai.response.text", "output", kinds=("llm_request",)),
+    Derived("atif2otel", "metadata.reasoning_content", "reasoning", when=_ATIF, kinds=("llm_request",)),
+    Derived("atif2otel", "output.value", "output", when=_ATIF, kinds=("llm_request",)),
     Derived("claude_code", "user_prompt", "user_message", when=span("claude_code.interaction")),
     # The trajectory's first user message (turn spans carry none; later ones are only in LLM inputs).
     Derived("atif2otel", "input.value", "user_message", when=_ATIF & attr(_OI, "AGENT")),
