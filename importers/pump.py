@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from importers.sink import Sent, Sink
 from storage import Signal
 
-IN_FLIGHT = 8
+IN_FLIGHT = 32  # bigger group commits; more bought little (8: 15.3, 32: 19.2, 64: 21.6 trials/s in bench/export)
 
 
 @dataclass
