@@ -21,6 +21,7 @@ SELECT EventId, TraceId, SpanId, ParentSpanId, SourceTable, Kind, Resolve, Name,
        toUnixTimestamp64Nano(Timestamp) + ifNull(DurationNs, 0)
 FROM agent_events
 WHERE JobName = {{job:String}} AND {_AGENT_TENANT}
+  AND Provenance['kind'] != 'derived'  -- a derived child record is content of its carrier, no record of its own
 ORDER BY TrialName, Timestamp, EventId
 """
 
