@@ -26,7 +26,7 @@ from storage import agent_rules as rules
 from storage.agent_rule_types import Alias, Derived, Fact, KindRule, When
 from storage.agent_sources import CONTEXTS, Context
 from storage.agent_sql_parts import (
-    BOOL_WORDS, category_sql, has_sql, lit, one_of, provenance_sql, target_paths_sql, tool_exact_sql,
+    BOOL_WORDS, all_of, any_of, category_sql, has_sql, lit, one_of, provenance_sql, target_paths_sql, tool_exact_sql,
     tool_helpers_sql, typed,
 )
 
@@ -43,9 +43,9 @@ def condition_parts(when: When, ctx: Context) -> list[str] | None:
     if when.names:
         parts.append(one_of("_name", when.names))
     if when.prefixes:
-        parts.append("(" + " OR ".join(f"startsWith(_name, {lit(p)})" for p in when.prefixes) + ")")
+        parts.append(any_of([f"startsWith(_name, {lit(p)})" for p in when.prefixes]))
     if when.suffixes:
-        parts.append("(" + " OR ".join(f"endsWith(_name, {lit(s)})" for s in when.suffixes) + ")")
+        parts.append(any_of([f"endsWith(_name, {lit(s)})" for s in when.suffixes]))
     for key, values in when.attrs:
         parts.append(one_of(f"_a[{lit(key)}]", values))
     for keys in when.has:
@@ -68,7 +68,7 @@ def condition_parts(when: When, ctx: Context) -> list[str] | None:
 def condition(when: When, ctx: Context) -> str | None:
     """SQL for `when` on this table, 'true' when it always holds, None when it never can."""
     parts = condition_parts(when, ctx)
-    return None if parts is None else " AND ".join(parts) or "true"
+    return None if parts is None else all_of(parts) if parts else "true"
 
 
 def compiled_rules(ctx: Context) -> list[tuple[KindRule, str]]:
@@ -129,7 +129,7 @@ def _kind_sql(ctx: Context) -> tuple[list[str], list[str], list[str]]:
         name = f"_k{len(lookups)}"
         lookups.append(f"transform({expr}, [{', '.join(map(lit, mapping))}], "
                        f"[{', '.join(map(str, mapping.values()))}], {default}) AS {name}")
-        branches.append((f"{name} != 0" + ("" if rest == "true" else f" AND {rest}"), name))
+        branches.append((all_of([f"{name} != 0"] + ([] if rest == "true" else [rest])), name))
     assert branches[-1][0] == "true", "the last rule must always hold"
     index = f"multiIf({', '.join(f'{c}, {v}' for c, v in branches[:-1])}, {branches[-1][1]})"
     kinds = ", ".join(lit(r.kind or "") for r, _ in compiled)
@@ -219,9 +219,9 @@ class _Entries:
         for fid, f in enumerate(rules.FACTS, start=1):
             if f.only_kinds:
                 kinds.setdefault(f.only_kinds, []).append(fid)
-        only = "".join(f" AND (NOT has([{', '.join(map(str, fids))}], {fact}) OR {one_of('_kind', ks)})"
-                       for ks, fids in kinds.items())
-        return f"arraySort(arrayFilter(e -> e.1 != 0 AND {valid}{only}, arrayZip({ranks_sql}, {values_sql}))) AS _e"
+        only = [f"if(has([{', '.join(map(str, fids))}], {fact}), {one_of('_kind', ks)}, 1)" for ks, fids in kinds.items()]
+        keep = all_of(["e.1 != 0", valid, *only])
+        return f"arraySort(arrayFilter(e -> {keep}, arrayZip({ranks_sql}, {values_sql}))) AS _e"
 
 
 def _maps_sql(entries: _Entries) -> list[str]:
@@ -246,7 +246,7 @@ def _fact_value(fid: int, fact: Fact, entries: _Entries) -> str:
         if a.scale is not None and (fact.name, j) in entries.ranks:
             value = f"{value} * if(_fr[{fid}] = {entries.ranks[fact.name, j]}, {a.scale!r}, 1)"
     if fact.type == "status":
-        value = f"if({value} BETWEEN 100 AND 599, {value}, NULL)"
+        value = f"multiIf({value} < 100, NULL, {value} < 600, {value}, NULL)"
     return value
 
 
