@@ -79,18 +79,20 @@ async def import_harbor(paths: list[Path], sink: Sink,
                     continue
                 for body in bodies:
                     await pump.send(Signal.traces, body)
-                if trial.log is not None:
-                    resource = trial_identity(context, trial, numbers.get(trial.name)).resource_attributes()
-                    await logs.send(Signal.logs, harbor_logs.log_request(
-                        resource, harbor_logs.TRIAL_LOG, trial.log.text, trial.log.written_ns))
+                resource = trial_identity(context, trial, numbers.get(trial.name)).resource_attributes()
+                for event, carried in ((harbor_logs.TRIAL_LOG, trial.log), (harbor_logs.TRIAL_LOCK, trial.lock)):
+                    if carried is not None:
+                        await logs.send(Signal.logs, harbor_logs.log_request(
+                            resource, event, carried.text, carried.written_ns))
                 report.trials += 1
                 report.running += trial.result is None
                 on_trial(1)
-            if job.log is not None:
-                resource = {"service.name": "harbor", "harbor.job.name": job.name,
-                            **({"harbor.job.id": context.job_id} if context.job_id else {})}
-                await logs.send(Signal.logs, harbor_logs.log_request(
-                    resource, harbor_logs.JOB_LOG, job.log.text, job.log.written_ns))
+            resource = {"service.name": "harbor", "harbor.job.name": job.name,
+                        **({"harbor.job.id": context.job_id} if context.job_id else {})}
+            for event, carried in ((harbor_logs.JOB_LOG, job.log), (harbor_logs.JOB_LOCK, job.lock)):
+                if carried is not None:
+                    await logs.send(Signal.logs, harbor_logs.log_request(
+                        resource, event, carried.text, carried.written_ns))
     finally:
         await pump.drain()
         await logs.drain()

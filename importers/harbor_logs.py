@@ -1,9 +1,11 @@
-"""Harbor's own log files (`job.log`, `trial.log`) carried verbatim through import and export.
+"""Harbor's own files that telemetry cannot rebuild (`job.log`, `trial.log`, `lock.json`), carried
+verbatim through import and export.
 
 The importer sends each file as OTLP log records of its own scope and event name (no agent event:
 they stay in otel_logs), the text split into parts of at most CHUNK characters, stamped with the
 file's last write. The exporter joins the parts of the latest copy and writes them back as they
-were; a job or trial without a carried file gets a log built from its telemetry.
+were; a job or trial without a carried log gets one built from its telemetry, and one without a
+carried lock gets none (its task digests are not in the telemetry).
 """
 
 from dataclasses import dataclass, field
@@ -16,6 +18,9 @@ from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 SCOPE = "harborlight.harbor_import"
 JOB_LOG = "harbor.job.log"
 TRIAL_LOG = "harbor.trial.log"
+JOB_LOCK = "harbor.job.lock"
+TRIAL_LOCK = "harbor.trial.lock"
+CARRIED = (JOB_LOG, TRIAL_LOG, JOB_LOCK, TRIAL_LOCK)
 PART = "harbor.log.part"
 PARTS = "harbor.log.parts"
 CHUNK = 256 * 1024
@@ -23,10 +28,12 @@ CHUNK = 256 * 1024
 
 @dataclass(frozen=True)
 class CarriedLogs:
-    """The log files the Harbor importer carried for one job: None where there was none."""
+    """The files the Harbor importer carried for one job: None (or no entry) where there was none."""
 
     job: str | None = None
     trials: dict[str, str] = field(default_factory=dict)
+    job_lock: str | None = None
+    trial_locks: dict[str, str] = field(default_factory=dict)
 
 
 def _value(value: str | int) -> AnyValue:

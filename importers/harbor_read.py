@@ -34,6 +34,7 @@ class HarborTrial:
     trajectory: Trajectory | None
     log_lines: tuple[str, ...]
     log: LogFile | None = None  # trial.log
+    lock: LogFile | None = None  # lock.json (Harbor's resolved inputs), carried as it is
     started_ns: int | None = None  # config.json's mtime: Harbor writes it when the trial starts
     verifier_started: bool = False  # verifier/ holds a file: the agent phase is over
 
@@ -47,6 +48,7 @@ class HarborJob:
     trials: tuple[HarborTrial, ...]
     log_lines: tuple[str, ...]
     log: LogFile | None = None  # job.log
+    lock: LogFile | None = None  # lock.json
 
 
 def _json(path: Path) -> Any:
@@ -91,7 +93,7 @@ def read_trial(path: Path) -> HarborTrial:
     trajectory = _model(Trajectory, trajectory_path) if trajectory_path.exists() else None
     log = _log(path / "trial.log")
     verifier = path / "verifier"
-    return HarborTrial(path.name, config, result, trajectory, _lines(log), log,
+    return HarborTrial(path.name, config, result, trajectory, _lines(log), log, _log(path / "lock.json"),
                        started_ns=(path / "config.json").stat().st_mtime_ns,
                        verifier_started=verifier.is_dir() and any(p.is_file() for p in verifier.rglob("*")))
 
@@ -112,4 +114,4 @@ def read_job(path: Path) -> HarborJob:
     result = _model(JobResult, path / "result.json") if (path / "result.json").exists() else None
     trials = tuple(read_trial(p) for p in trial_dirs)
     log = _log(path / "job.log")
-    return HarborJob(path.name, path, config, result, trials, _lines(log), log)
+    return HarborJob(path.name, path, config, result, trials, _lines(log), log, _log(path / "lock.json"))

@@ -5,7 +5,8 @@ Job `config.json` is the one the Harbor importer carried, else one built from wh
 (agents, tasks, attempts). Job `result.json` has Harbor's stats (importers/harbor_stats.py) over the
 finished trials. A running trial gets its config, log and trajectory so far, and no result.json
 (as Harbor writes it) unless a snapshot is asked for. `job.log` and `trial.log` are the files the
-Harbor importer carried, as they were, else built from the telemetry.
+Harbor importer carried, as they were, else built from the telemetry; `lock.json` (job and trials)
+only where it was carried: its task digests are not in the telemetry.
 """
 
 import json
@@ -69,7 +70,10 @@ def job_files(job: str, trials: dict[str, TrialTelemetry], jobs_dir: str, snapsh
     records = [build_trial(trials[name], job, job_dir, job_id) for name in sorted(trials)]
     files: dict[str, str] = {}
     for r in records:
-        _trial_files(files, safe_name(r.name, "trial"), r, trials[r.name], snapshot, logs.trials.get(r.name))
+        name = safe_name(r.name, "trial")
+        _trial_files(files, name, r, trials[r.name], snapshot, logs.trials.get(r.name))
+        if (lock := logs.trial_locks.get(r.name)) is not None:
+            files[f"{name}/lock.json"] = lock
     finished = [r.result for r in records if not r.running]
     running = [r for r in records if r.running]
     n_total = max([len(records), *(r.n_total_trials or 0 for r in records)])
@@ -83,6 +87,8 @@ def job_files(job: str, trials: dict[str, TrialTelemetry], jobs_dir: str, snapsh
     files["config.json"] = dump_object(_job_config(job, jobs_dir, records))
     files["result.json"] = dump(result)
     files["job.log"] = logs.job if logs.job is not None else "".join(f"{line}\n" for line in _job_log(records))
+    if logs.job_lock is not None:
+        files["lock.json"] = logs.job_lock
     return {path: text.encode() for path, text in sorted(files.items())}
 
 

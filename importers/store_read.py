@@ -49,22 +49,26 @@ CARRIED_LOGS = f"""
 SELECT EventName, ResourceAttributes['harbor.trial.name'], toUnixTimestamp64Nano(Timestamp),
        toUInt32OrZero(LogAttributes['{harbor_logs.PART}']), toUInt32OrZero(LogAttributes['{harbor_logs.PARTS}']), Body
 FROM otel_logs
-WHERE ScopeName = '{harbor_logs.SCOPE}' AND EventName IN ('{harbor_logs.JOB_LOG}', '{harbor_logs.TRIAL_LOG}')
+WHERE ScopeName = '{harbor_logs.SCOPE}' AND EventName IN ({", ".join(f"'{e}'" for e in harbor_logs.CARRIED)})
   AND ResourceAttributes['harbor.job.name'] = {{job:String}} AND {_RAW_TENANT}
 """
 
 
 def read_logs(store: Store, job: str, tenant: str = "") -> harbor_logs.CarriedLogs:
-    """The job.log and trial.log files the Harbor importer carried for the job (importers/harbor_logs.py)."""
+    """The files the Harbor importer carried for the job (importers/harbor_logs.py)."""
+    per_trial = (harbor_logs.TRIAL_LOG, harbor_logs.TRIAL_LOCK)
     files: dict[tuple[str, str], list[tuple[int, int, int, str]]] = defaultdict(list)
     for name, trial, written, part, parts, body in store.client.query(
             CARRIED_LOGS, parameters={"job": job, "tenant": tenant}).result_rows:
-        files[(name, trial if name == harbor_logs.TRIAL_LOG else "")].append((written, part, parts, body))
-    texts = {key: harbor_logs.joined(rows) for key, rows in files.items()}
+        files[(name, trial if name in per_trial else "")].append((written, part, parts, body))
+    texts = {key: text for key, rows in files.items() if (text := harbor_logs.joined(rows)) is not None}
+
+    def of_trials(event: str) -> dict[str, str]:
+        return {trial: text for (name, trial), text in texts.items() if name == event}
+
     return harbor_logs.CarriedLogs(
-        job=texts.get((harbor_logs.JOB_LOG, "")),
-        trials={trial: text for (name, trial), text in texts.items() if name == harbor_logs.TRIAL_LOG
-                and text is not None})
+        job=texts.get((harbor_logs.JOB_LOG, "")), trials=of_trials(harbor_logs.TRIAL_LOG),
+        job_lock=texts.get((harbor_logs.JOB_LOCK, "")), trial_locks=of_trials(harbor_logs.TRIAL_LOCK))
 
 
 def read_job(store: Store, job: str, tenant: str = "") -> dict[str, TrialTelemetry]:

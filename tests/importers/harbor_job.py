@@ -110,6 +110,7 @@ def write_job(root: Path, name: str) -> Path:
     job_dir.mkdir(parents=True)
     (job_dir / "config.json").write_text(config.model_dump_json(indent=4))
     (job_dir / "job.log").write_bytes(job_log(name).encode())
+    trial_locks = _write_job_lock(job_dir)
     planned = JobPlan.build_trial_configs(config, [TaskConfig(path=t) for t in tasks], job_id=job_id)
     outcomes = ["solved", "timeout", "subagent", "running"]
     results = []
@@ -119,6 +120,7 @@ def write_job(root: Path, name: str) -> Path:
         (trial_dir / "agent").mkdir(parents=True)
         (trial_dir / "verifier").mkdir()
         (trial_dir / "config.json").write_text(trial_config.model_dump_json(indent=4, exclude_defaults=True))
+        (trial_dir / "lock.json").write_text(trial_locks[Path(trial_config.task.path).name])
         (trial_dir / "trial.log").write_bytes(trial_log(trial_config.trial_name, outcome).encode())
         base = 100.0 * index
         traj = trajectory(base + 20, with_subagent=outcome == "subagent")
@@ -159,3 +161,18 @@ def write_job(root: Path, name: str) -> Path:
                            stats=stats)
     (job_dir / "result.json").write_text(job_result.model_dump_json(indent=4, exclude={"trial_results"}))
     return job_dir
+
+
+def _write_job_lock(job_dir: Path) -> dict[str, str]:
+    """The job's lock.json, built and written by Harbor's own Job as `harbor run` does at run start
+    (before any trial directory exists: resuming would remove unfinished ones); returns each task's
+    trial lock.json text (a trial's lock is its entry of the job's)."""
+    import asyncio
+
+    from harbor.job import Job
+
+    config = JobConfig.model_validate_json((job_dir / "config.json").read_text())
+    config.jobs_dir, config.job_name = job_dir.parent, job_dir.name
+    job = asyncio.run(Job.create(config))
+    job._write_job_lock()
+    return {lock.task.name: lock.model_dump_json(indent=4, exclude_none=True) for lock in job._job_lock.trials}

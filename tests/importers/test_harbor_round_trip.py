@@ -1,7 +1,7 @@
 """A Harbor job directory imported and exported again keeps every trial's steps, tool calls and their
 ids, observations, token counts, cost, rewards, exception type and phase timings; a trial still
-running stays running; job.log and trial.log come back byte for byte; the export loads with Harbor's
-models, its viewer and its resume logic."""
+running stays running; job.log, trial.log and lock.json come back byte for byte; the export loads with
+Harbor's models, its viewer and its resume logic (lock check included)."""
 
 import json
 
@@ -66,10 +66,12 @@ def test_harbor_job_round_trips_field_by_field(server, unique, tmp_path, capsys)
     before, after = _trajectory(source / running), _trajectory(exported / running)
     assert [s.model_dump() for s in after.steps] == [s.model_dump() for s in before.steps]
 
-    # Harbor's own logs come back as they were.
-    assert (exported / "job.log").read_bytes() == (source / "job.log").read_bytes()
+    # Harbor's own logs and locks come back as they were.
+    for name in ("job.log", "lock.json"):
+        assert (exported / name).read_bytes() == (source / name).read_bytes(), name
     for trial in [*results, running]:
-        assert (exported / trial / "trial.log").read_bytes() == (source / trial / "trial.log").read_bytes(), trial
+        for name in ("trial.log", "lock.json"):
+            assert (exported / trial / name).read_bytes() == (source / trial / name).read_bytes(), (trial, name)
 
     # Job stats are Harbor's own computation over the same trials.
     finished = list(results.values())
@@ -85,6 +87,7 @@ def test_harbor_job_round_trips_field_by_field(server, unique, tmp_path, capsys)
     view(out_dir, job)
     planned = resume_plan(exported)
     assert len(planned._remaining_trial_configs) == 1  # only the trial that never finished would run
+    planned._write_job_lock()  # resume's lock check: raises FileExistsError if the carried lock.json differs
 
 
 def test_export_is_idempotent_and_tarball_matches(server, unique, tmp_path, capsys):
@@ -106,7 +109,7 @@ def test_export_is_idempotent_and_tarball_matches(server, unique, tmp_path, caps
                       "AND SpanName = 'harbor.trial'", j=job) == [(3,)]
     assert json.loads((out / job / "result.json").read_text())["n_total_trials"] == 4
     assert server.sql("SELECT count() FROM otel_logs WHERE ResourceAttributes['harbor.job.name'] = {j:String} "
-                      "AND ScopeName = 'harborlight.harbor_import'", j=job) == [(5,)]  # 4 trial.log, 1 job.log
+                      "AND ScopeName = 'harborlight.harbor_import'", j=job) == [(10,)]  # 4+1 logs, 4+1 locks
     assert server.sql("SELECT count() FROM agent_events WHERE JobName = {j:String} AND SourceTable = 'otel_logs'",
                       j=job) == [(0,)]  # the carried logs are no agent events
 

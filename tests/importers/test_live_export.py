@@ -87,6 +87,8 @@ def test_live_job_exports_to_a_valid_harbor_job_matching_what_was_sent(server, u
     assert all(s["start_ns"] > 0 and s["timing"] in ("measured", "inferred", "unknown") for s in trace["spans"])
     job_result = json.loads((out / job / "result.json").read_text())
     assert job_result["stats"]["n_running_trials"] == 1 and job_result["finished_at"] is None
+    # No lock.json: its task digests are not in telemetry, and a made-up one would fail Harbor's check.
+    assert not list((out / job).rglob("lock.json"))
     view(out, job)
 
     code, _, err = run(capsys, "export-job", job, "--out", str(out), "--snapshot", "--server", server.http_url)
