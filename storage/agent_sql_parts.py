@@ -59,8 +59,8 @@ def typed(kind: FactType, raw: str, alias: Alias) -> str:
         value = f"toFloat64OrNull({raw})"
         return f"{value} * {alias.scale!r}" if alias.scale is not None else value
     if kind == "bool":
-        return (f"multiIf({one_of(raw, _TRUE)}, CAST(true, 'Nullable(Bool)'), {one_of(raw, _FALSE)}, "
-                "CAST(false, 'Nullable(Bool)'), CAST(NULL, 'Nullable(Bool)'))")
+        flags = ", ".join(["true"] * len(_TRUE) + ["false"] * len(_FALSE))
+        return f"transform({raw}, {_array(BOOL_WORDS)}, [{flags}], NULL)"  # Nullable(Bool): one call
     if kind == "status":
         return f"toUInt16OrNull({raw})"
     raise ValueError(kind)
@@ -86,15 +86,17 @@ def _array(values) -> str:
 
 def tool_helpers_sql() -> list[str]:
     """Columns the category and path rules read: the lower-cased tool name, its MCP tool part
-    (`mcp__server__tool` or `server__tool` -> tool), whether it is an MCP tool, the arguments."""
+    (`mcp__server__tool` or `server__tool` -> tool), the arguments, and the category the MCP
+    keywords give (`other` for a tool that is not an MCP tool)."""
     present = [k for k, v in rules.MCP_MARKERS if v is None]
     markers = [has_sql(present)] + [f"_a[{lit(k)}] = {lit(v)}" for k, v in rules.MCP_MARKERS if v is not None]
+    keywords = "".join(f"multiSearchAny(_tool_part, {_array(words)}), {lit(cat)}, " for cat, words in rules.MCP_KEYWORDS)
     return [
         "lower(ifNull(_f_tool_name, '')) AS _tn",
         # One regex, not a chain of helpers: each function call costs analysis on every INSERT.
         "replaceRegexpOne(_tn, '(?s)^(?:mcp__)?.*?__', '') AS _tool_part",
-        f"{any_of(["position(_tn, '__') > 0", *markers])} AS _mcp",
         "ifNull(_f_arguments, '') AS _args",
+        f"if({any_of(["position(_tn, '__') > 0", *markers])}, multiIf({keywords}'other'), 'other') AS _by_keyword",
     ]
 
 
@@ -106,18 +108,19 @@ def tool_exact_sql() -> str:
 
 def category_sql() -> str:
     """Tool category: exact names looked up once (one hash lookup, `transform`), then name
-    prefixes, editor commands, and keywords for MCP tools. Exact names are tried on the MCP tool
-    part, which for a plain tool is its whole name."""
+    prefixes, editor commands (one lookup), and keywords for MCP tools. Exact names are tried on
+    the MCP tool part, which for a plain tool is its whole name."""
     prefixes = [f"startsWith(_tool_part, {lit(p)}), {lit(cat.name)}" for cat in rules.TOOL_CATEGORIES
                 for p in cat.prefixes]
-    command = "JSONExtractString(_args, 'command')"
-    editor = [f"{all_of([one_of('_tn', rules.EDITOR_TOOLS), one_of(command, cmds)])}, {lit(cat)}"
-              for cat, cmds in rules.EDITOR_COMMANDS]
-    keywords = [f"{all_of(['_mcp', f'multiSearchAny(_tool_part, {_array(words)})'])}, {lit(cat)}"
-                for cat, words in rules.MCP_KEYWORDS]
+    commands: dict[str, str] = {}
+    for cat, cmds in rules.EDITOR_COMMANDS:
+        for cmd in cmds:
+            commands.setdefault(cmd, cat)
+    editor = (f"{one_of('_tn', rules.EDITOR_TOOLS)}, transform(JSONExtractString(_args, 'command'), "
+              f"{_array(commands)}, {_array(commands.values())}, _by_keyword)")
     branches = ", ".join(["_a['gen_ai.operation.name'] = 'plan', 'plan'", f"_exact != '', _exact",
-                          *prefixes, *editor, *keywords])
-    return f"if(isNull(_f_tool_name), NULL, multiIf({branches}, 'other'))"
+                          *prefixes, editor])
+    return f"if(isNull(_f_tool_name), NULL, multiIf({branches}, _by_keyword))"
 
 
 _PATH_END = '([^\\n"\\\\]+)'  # a path runs to a newline, a quote or a JSON escape
