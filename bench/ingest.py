@@ -176,7 +176,7 @@ def direct_insert_rate(requests: list[bytes], batch_requests: int, agent_views: 
         ensure_schema(store.client)
         if not agent_views:  # the exporter's tables alone: what the agent layer costs shows in the ratio
             for view in AGENT_VIEWS:
-                store.client.command(f"DROP VIEW {view}")
+                store.client.command(f"DROP VIEW IF EXISTS {view}")
         tables = [arrow_rows(requests[i:i + batch_requests]) for i in range(0, len(requests), batch_requests)]
         n = sum(t.num_rows for t in tables)
         started = time.perf_counter()
