@@ -14,6 +14,7 @@ class TrialIdentity:
     agent: str | None = None
     agent_version: str | None = None
     model: str | None = None
+    n_planned_trials: int | None = None  # how many trials the job plans in all (its n_total_trials)
     service: str = "harbor"
 
     def resource_attributes(self) -> dict[str, str | int]:
@@ -28,6 +29,7 @@ class TrialIdentity:
             "harbor.agent.name": self.agent,
             "harbor.agent.version": self.agent_version,
             "harbor.model.name": self.model,
+            "harbor.job.n_total_trials": self.n_planned_trials,
         }
         return {k: v for k, v in values.items() if v is not None}
 

@@ -79,6 +79,7 @@ def _facts(events: dict, life: dict | None) -> TrialFacts:
         model=life.get("model") or events["model"] or None,
         started_at=root.start if root else None,
         finished_at=root.end if root else None,
+        job_n_planned=life.get("job_n_planned"),
         is_running=root is None and any(phases.values()),
         **phases,
         rewards=_rewards(life.get("rewards") or {}),

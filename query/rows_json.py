@@ -42,7 +42,8 @@ def trial_row(loaded: LoadedTrial) -> dict[str, Any]:
 
 def job_row(job: str, trials: Sequence[TrialFacts]) -> dict[str, Any]:
     """The job's metrics, plus pass@k / pass^k."""
-    row = valued_fields_json(derive_job(trials, JobFacts(job=job)))
+    planned = max((t.job_n_planned for t in trials if t.job_n_planned is not None), default=None)
+    row = valued_fields_json(derive_job(trials, JobFacts(job=job, n_planned=planned)))
     row["pass_at_k"] = valued_fields_json(derive_pass_at_k(trials))
     return row
 

@@ -11,6 +11,8 @@ Nothing here loops over spans in Python: a job of thousands of trials is two GRO
 
 from query.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
 
+# The job's planned trial count as the run record gave it (Harbor's JobResult.n_total_trials).
+PLANNED_KEY = "harbor.job.n_total_trials"
 LIFECYCLE_SPANS = ("harbor.trial", "harbor.environment_setup", "harbor.agent_setup", "harbor.agent_execution",
                    "harbor.verifier")
 REWARD_PREFIX = "harbor.reward."
@@ -70,6 +72,8 @@ SELECT
     {", ".join(f'''minIfOrNull(toUnixTimestamp64Nano(Timestamp), SpanName = '{name}') AS {name.split(".")[1]}_start,
     maxIfOrNull(toUnixTimestamp64Nano(Timestamp) + Duration, SpanName = '{name}') AS {name.split(".")[1]}_end'''
                for name in LIFECYCLE_SPANS)},
+    maxOrNull(toUInt32OrNull(if(SpanAttributes['{PLANNED_KEY}'] != '', SpanAttributes['{PLANNED_KEY}'],
+                                ResourceAttributes['{PLANNED_KEY}']))) AS job_n_planned,
     argMaxIf(mapFilter((k, v) -> startsWith(k, '{REWARD_PREFIX}'), SpanAttributes), Timestamp,
              SpanName = 'harbor.verifier') AS rewards,
     argMaxIf(mapFilter((k, v) -> startsWith(k, '{REPORT_PREFIX}'), SpanAttributes), Timestamp,

@@ -65,6 +65,7 @@ class TrialFacts:
     model: str | None = None  # harbor.model.name
     started_at: float | None = None  # start of the root harbor.trial span
     finished_at: float | None = None  # end of the root harbor.trial span; None while running
+    job_n_planned: int | None = None  # harbor.job.n_total_trials: the job's planned trials, as its run record said
     environment_setup: Interval | None = None  # harbor.environment_setup span, if recorded
     agent_setup: Interval | None = None  # harbor.agent_setup span, if recorded
     agent_execution: Interval | None = None  # harbor.agent_execution span, if recorded

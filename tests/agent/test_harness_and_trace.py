@@ -11,7 +11,8 @@ from tests.agent.otlp_build import Traces
 
 def test_harness_helper_emits_lifecycle_spans_with_identity_rewards_and_exceptions(server, unique):
     identity = TrialIdentity(job=f"job-{unique}", trial=f"trial-{unique}", task="hello-world", attempt=1,
-                             agent="claude-code", model="claude-sonnet-4-5", service=f"harness-{unique}")
+                             agent="claude-code", model="claude-sonnet-4-5", n_planned_trials=3,
+                             service=f"harness-{unique}")
     provider = tracer_provider(identity, OTLPSpanExporter(endpoint=f"{server.http_url}/v1/traces"))
     with trial_spans(identity, provider) as trial:
         with trial.phase("environment_setup"):
@@ -45,6 +46,10 @@ def test_harness_helper_emits_lifecycle_spans_with_identity_rewards_and_exceptio
         "harbor.environment_setup", "harbor.agent_setup", "harbor.agent_execution", "harbor.verifier"]
     execution_node = root["children"][2]["event"]
     assert execution_node["success"] is False and execution_node["timing"] == "measured"
+
+    # The planned trial count the harness gave reaches the job's metrics (one trial of three so far).
+    job = httpx.get(f"{server.http_url}/api/jobs/job-{unique}").json()
+    assert job["n_planned"] == {"value": 3, "provenance": "measured", "note": None} and job["n_trials"]["value"] == 1
 
 
 def test_trace_keeps_orphans_and_accepts_late_parents(server, unique):

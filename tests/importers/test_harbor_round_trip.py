@@ -5,6 +5,8 @@ Harbor's models, its viewer and its resume logic (lock check included)."""
 
 import json
 
+import httpx
+
 from harbor.models.job.result import JobResult, JobStats
 from harbor.models.trajectories import Trajectory
 from harbor.models.trial.config import TrialConfig
@@ -30,6 +32,9 @@ def test_harbor_job_round_trips_field_by_field(server, unique, tmp_path, capsys)
     code, out, err = run(capsys, "import", "harbor", str(source), "--server", server.http_url)
     assert code == 0, err
     assert "imported 4 trial(s) of 1 job(s)" in out and "1 of them still running" in out and "skipped" not in out
+
+    planned = httpx.get(f"{server.http_url}/api/jobs/{job}").json()["n_planned"]
+    assert planned == {"value": 4, "provenance": "measured", "note": None}  # Harbor's n_total_trials, carried by the import
 
     out_dir = tmp_path / "out"
     code, out, err = run(capsys, "export-job", job, "--out", str(out_dir), "--server", server.http_url)

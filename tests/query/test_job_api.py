@@ -68,6 +68,7 @@ def test_job_row_counts_infra_out_of_the_adjusted_rate_while_running(server, str
     assert value(job["dataset"]) == "demo@1" and value(job["agent_label"]) == "codex"
     assert value(job["total_input_tokens"]) == 2000 + 500 + 1000
     assert job["pass_at_k"]["pass_at_k"]["provenance"] == "unavailable"  # one attempt per task
+    assert job["n_planned"]["value"] is None and job["n_planned"]["provenance"] == "unavailable"  # never sent
 
     listed = get(server, "/api/jobs", limit=200).json()
     pages, cursor = [listed], listed["next_cursor"]
