@@ -13,6 +13,8 @@ every AnyValue as raw bytes and renders it from its tag the same way: one column
 and plans in about half the time.
 """
 
+from collections.abc import Callable
+
 ANY_VALUE_TYPE = (
     "Tuple(string_value Nullable(String), bool_value Nullable(String), int_value Nullable(String), "
     "double_value Nullable(String), bytes_value Nullable(String), array_value Tuple(values Array(String)), "
@@ -25,9 +27,9 @@ def _ecmascript(number: str) -> str:
     return f"replaceRegexpOne({number}, 'e([0-9])', 'e+\\\\1')"
 
 
-def _raw_parts(b: str) -> tuple[str, str, str]:
-    """(field tag, length-delimited payload, varint payload) of a raw AnyValue `b`: its only member
-    fills the message after the tag (and, for strings and bytes, a length)."""
+def _raw_value(b: str, as_json: bool) -> str:
+    """A raw scalar AnyValue `b` as the exporter's text, or as JSON (an array element or a kvlist
+    value): its only member fills the message after the tag (and, for strings and bytes, a length)."""
     tag = f"reinterpretAsUInt8(substring({b}, 1, 1))"
     length_size = f"if(length({b}) < 130, 1, if(length({b}) < 16387, 2, if(length({b}) < 2097156, 3, 4)))"
     payload = f"substring({b}, 2 + {length_size})"
@@ -35,25 +37,25 @@ def _raw_parts(b: str) -> tuple[str, str, str]:
         f"reinterpretAsInt64(arraySum(arrayMap(i -> bitShiftLeft(toUInt64(bitAnd("
         f"reinterpretAsUInt8(substring({b}, 2 + i, 1)), 127)), 7 * i), range(greatest(length({b}), 1) - 1))))"
     )
-    return tag, payload, varint
 
+    def text(expr: str) -> str:
+        return f"toJSONString({expr})" if as_json else expr
 
-def _raw_leaf_json(b: str) -> str:
-    """JSON for one raw AnyValue (an array element or a kvlist value)."""
-    tag, payload, varint = _raw_parts(b)
+    unset = "'null'" if as_json else "''"
     return (
-        f"multiIf({tag} = 10, toJSONString({payload}), {tag} = 24, toString({varint}), "
+        f"multiIf({tag} = 10, {text(payload)}, {tag} = 24, toString({varint}), "
         f"{tag} = 33, {_ecmascript(f'toString(reinterpretAsFloat64(substring({b}, 2, 8)))')}, "
         f"{tag} = 16, if(reinterpretAsUInt8(substring({b}, 2, 1)) = 0, 'false', 'true'), "
-        f"{tag} = 58, toJSONString(base64Encode({payload})), 'null')"
+        f"{tag} = 58, {text(f'base64Encode({payload})')}, {unset})"
     )
 
 
 def any_value_text(v: str) -> str:
     """The text the exporter stores for the AnyValue `v` (of ANY_VALUE_TYPE)."""
-    array = f"concat('[', arrayStringConcat(arrayMap(x -> {_raw_leaf_json('x')}, {v}.array_value.values), ','), ']')"
+    element, value = _raw_value("x", as_json=True), _raw_value("p.value", as_json=True)
+    array = f"concat('[', arrayStringConcat(arrayMap(x -> {element}, {v}.array_value.values), ','), ']')"
     kvlist = (
-        f"concat('{{', arrayStringConcat(arrayMap(p -> concat(toJSONString(p.key), ':', {_raw_leaf_json('p.value')}), "
+        f"concat('{{', arrayStringConcat(arrayMap(p -> concat(toJSONString(p.key), ':', {value}), "
         f"{v}.kvlist_value.values), ','), '}}')"
     )
     return (
@@ -63,22 +65,11 @@ def any_value_text(v: str) -> str:
     )
 
 
-def attribute_maps(lists: str) -> str:
-    """Map(String, String) for each attribute list in the array `lists`, with one renderer to plan."""
-    return f"arrayMap(a -> mapFromArrays(a.key, arrayMap(v -> {any_value_text('v')}, a.value)), {lists})"
-
-
 def scalar_value_text(b: str) -> str:
     """The exporter's text for a raw AnyValue `b` known to be a scalar (otlp_decode_scalar.proto)."""
-    tag, payload, varint = _raw_parts(b)
-    return (
-        f"multiIf({tag} = 10, {payload}, {tag} = 24, toString({varint}), "
-        f"{tag} = 33, {_ecmascript(f'toString(reinterpretAsFloat64(substring({b}, 2, 8)))')}, "
-        f"{tag} = 16, if(reinterpretAsUInt8(substring({b}, 2, 1)) = 0, 'false', 'true'), "
-        f"{tag} = 58, base64Encode({payload}), '')"
-    )
+    return _raw_value(b, as_json=False)
 
 
-def scalar_attribute_maps(lists: str) -> str:
-    """attribute_maps for lists of (key, raw scalar AnyValue)."""
-    return f"arrayMap(a -> mapFromArrays(a.key, arrayMap(v -> {scalar_value_text('v')}, a.value)), {lists})"
+def attribute_maps(lists: str, value_text: Callable[[str], str] = any_value_text) -> str:
+    """Map(String, String) for each attribute list in the array `lists`, with one renderer to plan."""
+    return f"arrayMap(a -> mapFromArrays(a.key, arrayMap(v -> {value_text('v')}, a.value)), {lists})"

@@ -17,9 +17,7 @@ from functools import cached_property
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 
-from storage.any_value_sql import (
-    ANY_VALUE_TYPE, any_value_text, attribute_maps, scalar_attribute_maps, scalar_value_text,
-)
+from storage.any_value_sql import ANY_VALUE_TYPE, any_value_text, attribute_maps, scalar_value_text
 
 
 @dataclass(frozen=True)
@@ -29,8 +27,10 @@ class Decoding:
 
     proto_path: Traversable
     value_type: str  # the ClickHouse type of one AnyValue
-    attribute_maps: Callable[[str], str]
     value_text: Callable[[str], str]
+
+    def attribute_maps(self, lists: str) -> str:
+        return attribute_maps(lists, self.value_text)
 
     @cached_property
     def proto_schema(self) -> str:
@@ -101,9 +101,8 @@ class Decoding:
         )
 
 
-NESTED = Decoding(files("storage").joinpath("otlp_decode.proto"), ANY_VALUE_TYPE, attribute_maps, any_value_text)
-SCALAR = Decoding(files("storage").joinpath("otlp_decode_scalar.proto"), "String", scalar_attribute_maps,
-                  scalar_value_text)
+NESTED = Decoding(files("storage").joinpath("otlp_decode.proto"), ANY_VALUE_TYPE, any_value_text)
+SCALAR = Decoding(files("storage").joinpath("otlp_decode_scalar.proto"), "String", scalar_value_text)
 
 
 TENANT_ATTRIBUTE = "harborlight.tenant"
