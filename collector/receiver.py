@@ -11,8 +11,7 @@ from collector.memory_guard import MemoryGuard
 from collector.signals import SIGNALS, SignalSpec
 from collector.validate import check_request
 from collector.writer import Writer
-from storage import Signal
-from storage.nested_values import may_hold_nested_values
+from storage import Signal, needs_nested_decoding
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ class Receiver:
             if checked.accepted:
                 digest = hashlib.blake2b(body, digest_size=16, key=(caller.tenant or "").encode()).digest()
                 # Screened here, while the previous commit runs, rather than on the commit's own path.
-                nested = signal is Signal.metrics or may_hold_nested_values(checked.payload)
+                nested = needs_nested_decoding(signal, checked.payload)
                 duplicate = not await self._writer.write(
                     signal, checked.payload, checked.accepted, digest, caller.tenant, nested
                 )

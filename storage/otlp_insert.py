@@ -53,13 +53,16 @@ def _settings(signal: Signal, decoding: Decoding, embedded: bool) -> dict[str, s
     return {**schema, "async_insert": "0"}
 
 
+def needs_nested_decoding(signal: Signal, request: bytes) -> bool:
+    """Metrics always do (their rows are few; the scalar schema has no metrics); traces and logs when
+    they may hold an array or kvlist value."""
+    return signal is Signal.metrics or may_hold_nested_values(request)
+
+
 def decoding_for(signal: Signal, requests: list[bytes], nested: bool | None = None) -> Decoding:
-    """`nested`: whether any of the requests may hold an array or kvlist value (None: look now).
-    Metrics always take the nested decoding: their rows are few, the scalar schema has no metrics."""
-    if signal is Signal.metrics:
-        return NESTED
+    """`nested`: whether any of the requests needs the nested decoding (None: look now)."""
     if nested is None:
-        nested = any(map(may_hold_nested_values, requests))
+        nested = any(needs_nested_decoding(signal, r) for r in requests)
     return NESTED if nested else SCALAR
 
 
