@@ -92,11 +92,11 @@ EVENT_COLUMNS = ("Kind, Name, Model, InputTokens, CachedTokens, CacheWriteTokens
                  "JobName, TrialName, Attempt, TaskName, Provenance, TimingQuality, SourceTable")
 
 
-def events(server, service: str) -> list[dict]:
+def events(server, service: str, columns: str = EVENT_COLUMNS, order: str = "Timestamp, Name") -> list[dict]:
     """The agent events of one service, in time order, as column -> value."""
-    names = [c.strip() for c in EVENT_COLUMNS.split(",")]
-    rows = server.sql(f"SELECT {EVENT_COLUMNS} FROM agent_events WHERE ServiceName = {{s:String}} "
-                      "ORDER BY Timestamp, Name", s=service)
+    names = [c.strip() for c in columns.split(",")]
+    rows = server.sql(f"SELECT {columns} FROM agent_events WHERE ServiceName = {{s:String}} "
+                      f"ORDER BY {order}", s=service)
     return [dict(zip(names, row)) for row in rows]
 
 

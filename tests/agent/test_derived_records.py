@@ -5,7 +5,7 @@ import json
 
 import httpx
 
-from tests.agent.otlp_build import Logs, Traces
+from tests.agent.otlp_build import Logs, Traces, events
 
 _COLUMNS = ("EventId, SpanId, ParentSpanId, TraceId, Kind, KindRule, Resolve, Name, JobName, TrialName, Model, "
             "Provider, InputTokens, OutputTokens, CostUsd, HttpStatus, Success, ToolName, TimingQuality, Provenance, "
@@ -13,10 +13,7 @@ _COLUMNS = ("EventId, SpanId, ParentSpanId, TraceId, Kind, KindRule, Resolve, Na
 
 
 def _rows(server, service: str) -> list[dict]:
-    names = [c.strip() for c in _COLUMNS.split(",")]
-    rows = server.sql(f"SELECT {_COLUMNS} FROM agent_events WHERE ServiceName = {{s:String}} ORDER BY Timestamp, "
-                      "EventId", s=service)
-    return [dict(zip(names, r)) for r in rows]
+    return events(server, service, _COLUMNS, order="Timestamp, EventId")
 
 
 def _messages(*parts: tuple[str, str]) -> str:
