@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from importers import harbor_logs
-from importers.harbor_read import HarborJob, HarborTrial, read_job
+from importers.harbor_read import HarborJob, HarborTrial, LogFile, read_job
 from importers.harbor_spans import JobContext, config_facts, trial_identity, trial_requests
 from importers.pump import Pump, Tally
 from importers.sink import Sink
@@ -58,6 +58,13 @@ def count_trials(paths: list[Path]) -> int:
     return sum(1 for path in paths if path.is_dir() for p in path.iterdir() if (p / "config.json").is_file())
 
 
+async def _carry(logs: Pump, resource: dict, files: dict[str, LogFile | None]) -> None:
+    """Sends Harbor's own files (logs, locks) that exist as log records of their event names."""
+    for event, carried in files.items():
+        if carried is not None:
+            await logs.send(Signal.logs, harbor_logs.log_request(resource, event, carried.text, carried.written_ns))
+
+
 async def import_harbor(paths: list[Path], sink: Sink,
                         on_trial: Callable[[int], None] = lambda n: None) -> HarborImport:
     """Job by job: a directory that is not a Harbor job raises TransferError after the jobs before
@@ -79,20 +86,14 @@ async def import_harbor(paths: list[Path], sink: Sink,
                     continue
                 for body in bodies:
                     await pump.send(Signal.traces, body)
-                resource = trial_identity(context, trial, numbers.get(trial.name)).resource_attributes()
-                for event, carried in ((harbor_logs.TRIAL_LOG, trial.log), (harbor_logs.TRIAL_LOCK, trial.lock)):
-                    if carried is not None:
-                        await logs.send(Signal.logs, harbor_logs.log_request(
-                            resource, event, carried.text, carried.written_ns))
+                await _carry(logs, trial_identity(context, trial, numbers.get(trial.name)).resource_attributes(),
+                             {harbor_logs.TRIAL_LOG: trial.log, harbor_logs.TRIAL_LOCK: trial.lock})
                 report.trials += 1
                 report.running += trial.result is None
                 on_trial(1)
             resource = {"service.name": "harbor", "harbor.job.name": job.name,
                         **({"harbor.job.id": context.job_id} if context.job_id else {})}
-            for event, carried in ((harbor_logs.JOB_LOG, job.log), (harbor_logs.JOB_LOCK, job.lock)):
-                if carried is not None:
-                    await logs.send(Signal.logs, harbor_logs.log_request(
-                        resource, event, carried.text, carried.written_ns))
+            await _carry(logs, resource, {harbor_logs.JOB_LOG: job.log, harbor_logs.JOB_LOCK: job.lock})
     finally:
         await pump.drain()
         await logs.drain()
