@@ -30,6 +30,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from storage import ensure_schema, open_client  # noqa: E402
+from storage.agent_sources import CONTEXTS as AGENT_VIEWS  # noqa: E402
 from tests.support.servers import SubprocessServer  # noqa: E402
 
 SPANS_PER_TRACE = 10
@@ -38,7 +39,6 @@ METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 T0 = 1_764_547_200_000_000_000
 MODELS = ["claude-sonnet-4", "gpt-5-codex", "gemini-2.5-pro"]
 TOOLS = ["Bash", "Read", "Edit", "Grep"]
-AGENT_VIEWS = ("agent_events_traces_mv", "agent_events_logs_mv")
 
 
 def _kv(key: str, value) -> KeyValue:
@@ -176,7 +176,7 @@ def direct_insert_rate(requests: list[bytes], batch_requests: int, agent_views: 
         ensure_schema(store.client)
         if not agent_views:  # the exporter's tables alone: what the agent layer costs shows in the ratio
             for view in AGENT_VIEWS:
-                store.client.command(f"DROP VIEW IF EXISTS {view}")
+                store.client.command(f"DROP VIEW IF EXISTS {view.mv}")
         tables = [arrow_rows(requests[i:i + batch_requests]) for i in range(0, len(requests), batch_requests)]
         n = sum(t.num_rows for t in tables)
         started = time.perf_counter()
