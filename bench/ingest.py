@@ -9,8 +9,10 @@
    chDB store with clickhouse-connect's insert_arrow, same schema, 50,000-row batches: spans/s and
    ratio; then again into the exporter's tables alone (no agent_events views), for what the agent
    layer costs.
+5. Repeats 2-4 (`--rounds`) and reports medians: on a shared machine a run's rate swings by a
+   quarter, so each ratio compares runs made back to back.
 
-Usage: python bench/ingest.py [--spans 200000] [--clients 16] [--in-flight 8] [--server-args '...']
+Usage: python bench/ingest.py [--spans 200000] [--rounds 3] [--clients 16] [--in-flight 8] [--server-args '...']
 """
 
 import argparse
@@ -20,7 +22,9 @@ import random
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from statistics import median
 
 import grpc
 import httpx
@@ -39,6 +43,7 @@ METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 T0 = 1_764_547_200_000_000_000
 MODELS = ["claude-sonnet-4", "gpt-5-codex", "gemini-2.5-pro"]
 TOOLS = ["Bash", "Read", "Edit", "Grep"]
+DIRECT_BATCH_SPANS = 50_000
 
 
 def _kv(key: str, value) -> KeyValue:
@@ -170,14 +175,13 @@ def arrow_rows(requests: list[bytes]) -> pa.Table:
     return pa.table({k: pa.array(v, type=types.get(k, pa.string())) for k, v in cols.items()})
 
 
-def direct_insert_rate(requests: list[bytes], batch_requests: int, agent_views: bool = True) -> float:
+def direct_insert_rate(tables: list[pa.Table], agent_views: bool = True) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         store = open_client(Path(tmp) / "direct")
         ensure_schema(store.client)
         if not agent_views:  # the exporter's tables alone: what the agent layer costs shows in the ratio
             for view in AGENT_VIEWS:
                 store.client.command(f"DROP VIEW IF EXISTS {view.mv}")
-        tables = [arrow_rows(requests[i:i + batch_requests]) for i in range(0, len(requests), batch_requests)]
         n = sum(t.num_rows for t in tables)
         started = time.perf_counter()
         for table in tables:
@@ -187,15 +191,20 @@ def direct_insert_rate(requests: list[bytes], batch_requests: int, agent_views: 
         return n / elapsed
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--spans", type=int, default=200_000)
-    parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--in-flight", type=int, default=8)
-    parser.add_argument("--server-args", default="", help="extra `harborlight serve` flags, e.g. '--memory-limit-mib 4096'")
-    args = parser.parse_args()
+@dataclass
+class Round:
+    end_to_end: float  # spans/s
+    direct: float
+    lean: float
+    to_queryable_ms: float
+    peak_rss_mib: float
+    server_cores: float
+    refused: int
+    commits: int
+    commit_spans: float
 
-    requests = build_requests(args.spans)
+
+def end_to_end_round(requests: list[bytes], args: argparse.Namespace) -> tuple[float, dict]:
     n_spans = len(requests) * SPANS_PER_TRACE * TRACES_PER_REQUEST
     with tempfile.TemporaryDirectory() as tmp:
         server = SubprocessServer(Path(tmp) / "store", tuple(args.server_args.split())).start()
@@ -203,32 +212,61 @@ def main() -> None:
             started, cpu_before = time.monotonic(), cpu_seconds(server.process.pid)
             last_ack = asyncio.run(send_all(server.grpc_endpoint, requests, args.clients, args.in_flight))
             server_cpu = cpu_seconds(server.process.pid) - cpu_before
-            while (stored := stored_spans(server.http_url)) < n_spans:
+            while stored_spans(server.http_url) < n_spans:
                 time.sleep(0.01)
             queryable = time.monotonic()
-            rss = peak_rss_mib(server.process.pid)
             report = ingest_report(server.http_url)
-            writer, refused = report["writer"], report["since_start"]["refused_requests"]
+            facts = {
+                "to_queryable_ms": (queryable - last_ack) * 1000, "peak_rss_mib": peak_rss_mib(server.process.pid),
+                "server_cores": server_cpu / (last_ack - started), "refused": sum(r["requests"] for r in report["since_start"]["refused_requests"]),
+                "commits": report["writer"]["batches"],
+                "commit_spans": report["writer"]["items"] / max(report["writer"]["batches"], 1),
+            }
+            if stored_spans(server.http_url) != n_spans:
+                raise SystemExit(f"stored {stored_spans(server.http_url)} spans, sent {n_spans}: not exactly once")
         finally:
             server.stop()
-    end_to_end = n_spans / (last_ack - started)
-    batch = max(1, 50_000 // (SPANS_PER_TRACE * TRACES_PER_REQUEST))
-    direct = direct_insert_rate(requests, batch)
-    lean = direct_insert_rate(requests, batch, agent_views=False)
-    print(f"spans sent:                      {n_spans} ({len(requests)} requests, {args.clients} clients x {args.in_flight} in flight)")
+    return n_spans / (last_ack - started), facts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spans", type=int, default=200_000)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--in-flight", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=3, help="end-to-end and direct runs alternate; medians are reported")
+    parser.add_argument("--server-args", default="", help="extra `harborlight serve` flags, e.g. '--memory-limit-mib 4096'")
+    args = parser.parse_args()
+
+    requests = build_requests(args.spans)
+    n_spans = len(requests) * SPANS_PER_TRACE * TRACES_PER_REQUEST
+    per_batch = max(1, DIRECT_BATCH_SPANS // (SPANS_PER_TRACE * TRACES_PER_REQUEST))
+    tables = [arrow_rows(requests[i:i + per_batch]) for i in range(0, len(requests), per_batch)]
+    rounds = []
+    for r in range(args.rounds):
+        e2e, facts = end_to_end_round(requests, args)
+        rounds.append(Round(e2e, direct_insert_rate(tables), direct_insert_rate(tables, agent_views=False), **facts))
+        x = rounds[-1]
+        print(f"round {r + 1}: end-to-end {x.end_to_end:,.0f}, direct {x.direct:,.0f} (ratio {x.end_to_end / x.direct:.2f}), "
+              f"exporter tables only {x.lean:,.0f} (ratio {x.end_to_end / x.lean:.2f}) spans/s; "
+              f"{x.commits} commits of {x.commit_spans:,.0f} spans", flush=True)
+
+    print(f"spans sent:                      {n_spans} x {args.rounds} rounds ({len(requests)} requests, "
+          f"{args.clients} clients x {args.in_flight} in flight)")
     print(f"server flags:                    {args.server_args or '(defaults)'}")
-    print(f"stored (exactly once):           {stored}")
-    print(f"end-to-end durable ingest:       {end_to_end:,.0f} spans/s")
-    print(f"direct insert_arrow, same rows:  {direct:,.0f} spans/s (Arrow built beforehand, not timed)")
-    print(f"ratio end-to-end / direct:       {end_to_end / direct:.2f}")
-    print(f"direct, exporter tables only:    {lean:,.0f} spans/s (no agent views); end-to-end / this: "
-          f"{end_to_end / lean:.2f}")
-    print(f"last ack -> all queryable:       {(queryable - last_ack) * 1000:.0f} ms")
-    print(f"server peak RSS:                 {rss:,.0f} MiB")
-    print(f"server CPU while ingesting:      {server_cpu:.1f} s ({server_cpu / (last_ack - started):.2f} cores)")
-    print(f"refused (retried by the clients): {refused or 'none'}")
-    print(f"writer: {writer['batches']} commits, {writer['items'] / max(writer['batches'], 1):,.0f} spans each, "
-          f"{writer['commit_seconds']:.1f} s committing of {last_ack - started:.1f} s")
+    print("stored:                          exactly once, every round")
+    print(f"end-to-end durable ingest:       {median(x.end_to_end for x in rounds):,.0f} spans/s (median)")
+    print(f"direct insert_arrow, same rows:  {median(x.direct for x in rounds):,.0f} spans/s "
+          f"({DIRECT_BATCH_SPANS:,}-row batches, Arrow built beforehand, not timed)")
+    print(f"ratio end-to-end / direct:       {median(x.end_to_end / x.direct for x in rounds):.2f} "
+          f"(median of the rounds' ratios; {', '.join(f'{x.end_to_end / x.direct:.2f}' for x in rounds)})")
+    print(f"direct, exporter tables only:    {median(x.lean for x in rounds):,.0f} spans/s (no agent views); "
+          f"end-to-end / this: {median(x.end_to_end / x.lean for x in rounds):.2f}")
+    print(f"last ack -> all queryable:       {max(x.to_queryable_ms for x in rounds):.0f} ms (worst round)")
+    print(f"server peak RSS:                 {max(x.peak_rss_mib for x in rounds):,.0f} MiB (worst round)")
+    print(f"server CPU while ingesting:      {median(x.server_cores for x in rounds):.2f} cores (median)")
+    print(f"refused (retried by the clients): {sum(x.refused for x in rounds) or 'none'}")
+    print(f"writer:                          {median(x.commit_spans for x in rounds):,.0f} spans per commit (median)")
 
 
 if __name__ == "__main__":

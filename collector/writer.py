@@ -1,9 +1,9 @@
 """The single writer: group-commits concurrent requests and acknowledges each after its commit.
 
-Requests wait in a bounded queue. The flush task wakes when the first one arrives, lingers briefly so
-concurrent requests share one INSERT, commits everything queued (up to a batch limit) in a worker
-thread, and then resolves every waiting request. Up to `concurrent_commits` INSERTs run at once (one
-by default: while it runs, the queue grows into a bigger next batch, and an INSERT's cost is mostly
+Requests wait in a bounded queue. The flush task wakes when the first one arrives, lingers while
+requests keep arriving so they share one INSERT, commits everything queued (up to a batch limit) in a
+worker thread, and then resolves every waiting request. Up to `concurrent_commits` INSERTs run at once
+(one by default: while it runs, the queue grows into a bigger next batch, and an INSERT's cost is mostly
 fixed, so bigger batches are what makes ingest fast). A full queue refuses at once (QueueFull) instead of
 growing. A failed commit is tried again, the same batch with the same token, so blocks its failed
 attempt had already written are skipped (the store's insert deduplication); if it keeps failing,
@@ -54,7 +54,8 @@ class WriterStats:
 class WriterLimits:
     max_queued_items: int = 100_000
     max_batch_items: int = 10_000
-    linger_seconds: float = 0.005
+    linger_seconds: float = 0.005  # a commit starts once no request has arrived for this long,
+    linger_rounds: int = 20  # or after this many lingers, so a steady trickle is still committed
     concurrent_commits: int = 1
     remembered_digests: int = 100_000
     commit_attempts: int = 3
@@ -68,6 +69,7 @@ class Writer:
         self._queue: deque[Pending] = deque()
         self._queued_items = 0
         self._wake = asyncio.Event()
+        self._arrived = asyncio.Event()
         self._closing = False
         self._committed: OrderedDict[bytes, None] = OrderedDict((d, None) for d in known)
         self._in_flight: dict[bytes, Pending] = {}
@@ -110,6 +112,7 @@ class Writer:
         self._in_flight[digest] = pending
         self._queued_items += items
         self._wake.set()
+        self._arrived.set()
         await asyncio.shield(pending.done)
         return True
 
@@ -133,9 +136,8 @@ class Writer:
                     await asyncio.gather(*commits)
                     return
                 continue
-            if not self._closing and self._queued_items < self._limits.max_batch_items:
-                await asyncio.sleep(self._limits.linger_seconds)  # let concurrent requests join this commit
             await slots.acquire()  # while every slot is busy, the queue grows into a bigger next batch
+            await self._linger()
             batch = self._take_batch()
             if not batch:
                 slots.release()
@@ -143,6 +145,21 @@ class Writer:
             task = asyncio.create_task(self._commit_batch(batch))
             task.add_done_callback(lambda t: (slots.release(), commits.discard(t)))
             commits.add(task)
+
+    async def _linger(self) -> None:
+        """Waits while requests keep arriving, so they join this commit. Under load they come in bursts:
+        the clients whose requests the last commit acknowledged send their next ones at once."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._limits.linger_seconds * self._limits.linger_rounds
+        while not self._closing and self._queued_items < self._limits.max_batch_items:
+            self._arrived.clear()
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return
+            try:
+                await asyncio.wait_for(self._arrived.wait(), min(self._limits.linger_seconds, remaining))
+            except TimeoutError:
+                return  # a quiet gap: nobody else is sending now
 
     async def _commit_batch(self, batch: list[Pending]) -> None:
         started = time.perf_counter()

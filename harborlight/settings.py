@@ -29,7 +29,9 @@ class Settings:
         "most items committed in one INSERT (a commit's memory); unset: 12 per MiB of --memory-limit-mib, "
         "at most 100,000",
     )
-    linger_ms: int = _setting(5, "how long the writer waits for concurrent requests to join one commit")
+    linger_ms: int = _setting(
+        5, "a commit waits while requests keep arriving less than this apart (at most 20 times this), so they share it"
+    )
     max_items_per_request: int = _setting(50_000, "most spans / log records / data points in one export request")
     max_attributes_per_item: int = _setting(512, "attributes kept per item; the rest are dropped and counted")
     max_attribute_value_bytes: int = _setting(

@@ -46,6 +46,42 @@ def test_concurrent_requests_share_one_commit_and_each_is_acknowledged_after_it(
     assert len(store.commits) == 1 and len(store.commits[0]) == 20
 
 
+def test_a_burst_of_requests_shares_one_commit_even_when_it_outlasts_the_linger():
+    # Under load, requests come in bursts: the clients the last commit acknowledged send their next
+    # ones. The writer waits while they keep arriving (gaps below the linger), not one linger only.
+    store = RecordingStore()
+
+    async def main():
+        async with Writer(store.commit, WriterLimits(linger_seconds=0.05)) as writer:
+            tasks = []
+            for i in range(8):  # 8 requests over ~0.14 s: far longer than one 0.05 s linger
+                tasks.append(asyncio.create_task(writer.write(Signal.traces, b"b%d" % i, 10, _digest(i))))
+                await asyncio.sleep(0.02)
+            await asyncio.gather(*tasks)
+
+    asyncio.run(main())
+    assert [len(c) for c in store.commits] == [8]
+
+
+def test_a_steady_trickle_is_still_committed_after_at_most_linger_rounds_lingers():
+    store = RecordingStore()
+
+    async def main():
+        limits = WriterLimits(linger_seconds=0.02, linger_rounds=5)  # commits at the latest 0.1 s after it wakes
+        async with Writer(store.commit, limits) as writer:
+            first = asyncio.create_task(writer.write(Signal.traces, b"t0", 1, _digest(0)))
+            i = 0
+            while not first.done():  # a request every 10 ms, never a quiet gap
+                i += 1
+                asyncio.create_task(writer.write(Signal.traces, b"t%d" % i, 1, _digest(i)))
+                await asyncio.sleep(0.01)
+                assert i < 100, "the first request was never committed"
+            return i
+
+    sent = asyncio.run(main())
+    assert 5 <= sent <= 30  # waited for the trickle (several lingers), but not for ever
+
+
 def test_a_full_queue_refuses_with_queue_full_and_loses_nothing_accepted():
     store = RecordingStore()
     store.gate.clear()  # the store is slow: commits wait
