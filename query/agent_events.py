@@ -1,5 +1,6 @@
 """Agent events as the API shows them: the agent_events columns read, and the typed record built
-from one row. Shared by GET /api/spans and GET /api/trials/{trial}/trace."""
+from one row (a tool call's decision is added by query/tool_decisions.py). Shared by GET /api/spans
+and GET /api/trials/{trial}/trace."""
 
 from pydantic import BaseModel
 
@@ -30,6 +31,15 @@ class Tool(BaseModel):
     target_paths: list[str]
 
 
+class Decision(BaseModel):
+    """Whether a tool call was allowed, and by what, as the producer logged it (Claude Code
+    tool_decision: accept/reject; Codex codex.tool_decision: approved, denied, ...): values as sent."""
+
+    decision: str
+    source: str | None  # config, hook:..., rule:..., user, ...
+    how: str = "measured"
+
+
 class AgentEvent(BaseModel):
     event_id: str
     trace_id: str
@@ -58,6 +68,7 @@ class AgentEvent(BaseModel):
     success: bool | None
     tool: Tool | None
     provenance: dict[str, str]
+    decision: Decision | None = None  # a tool call's decision, folded on when read (query/tool_decisions.py)
     resolve: str = ""  # how the kind may change when its trace is read (see query/trace_tree.py)
 
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from query import cursor
 from query.agent_events import COLUMNS, AgentEvent, from_row
 from query.tenancy import AGENT_TENANT_FILTER, tenant_of
+from query.tool_decisions import with_decisions
 from storage import Store
 
 KINDS = ("llm_request", "reasoning", "output", "tool", "subagent", "session", "user_message", "compaction", "group")
@@ -92,7 +93,7 @@ def spans_router() -> APIRouter:
                 "tenant": tenant_of(request),
             },
         ).result_rows
-        items = [from_row(r) for r in rows]
+        items = with_decisions(store.client, tenant_of(request), [from_row(r) for r in rows])
         next_cursor = cursor.encode([items[-1].start_unix_nano, items[-1].event_id]) if len(rows) == limit else None
         return EventPage(items=items, next_cursor=next_cursor)
 

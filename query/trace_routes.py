@@ -1,9 +1,10 @@
-"""GET /api/trials/{trial}/trace: a trial's span tree with kinds, facts and timing quality."""
+"""GET /api/trials/{trial}/trace: a trial's span tree with kinds, facts, timing quality and tool decisions."""
 
 from fastapi import APIRouter, HTTPException, Request
 
 from query.agent_events import COLUMNS, from_row
 from query.tenancy import AGENT_TENANT_FILTER, tenant_of
+from query.tool_decisions import with_decisions
 from query.trace_tree import TraceTree, build_tree
 from storage import Store
 
@@ -35,10 +36,12 @@ def trace_router() -> APIRouter:
                 summary="The trial's span tree: kinds resolved across the trace, facts, timing quality")
     def trial_trace(trial: str, request: Request) -> TrialTrace:
         store: Store = request.app.state.store
-        rows = store.client.query(_SELECT, parameters={"trial": trial, "limit": MAX_EVENTS + 1, "tenant": tenant_of(request)}).result_rows
+        tenant = tenant_of(request)
+        rows = store.client.query(_SELECT, parameters={"trial": trial, "limit": MAX_EVENTS + 1,
+                                                       "tenant": tenant}).result_rows
         if not rows:
             raise HTTPException(404, f"no agent events for trial {trial!r}")
-        tree = build_tree([from_row(r) for r in rows[:MAX_EVENTS]])
+        tree = build_tree(with_decisions(store.client, tenant, [from_row(r) for r in rows[:MAX_EVENTS]]))
         return TrialTrace(trial=trial, truncated=len(rows) > MAX_EVENTS, **tree.model_dump())
 
     return router

@@ -239,6 +239,15 @@ DERIVED: tuple[Derived, ...] = (
 # What a derived row keeps of its carrier; every other fact is NULL there, so no total counts twice.
 DERIVED_KEEPS = ("job", "trial", "attempt", "task", "agent", "model", "provider")
 
+# Tool decisions (reference §10.2: Claude Code "join tool_decision on tool_use_id", Codex "tool
+# annotations"): log events folded, when read, onto the tool call with the same id in the same trial
+# (query/tool_decisions.py).
+# (event name, call id key, decision key, source key)
+TOOL_DECISIONS = (
+    ("claude_code.tool_decision", "tool_use_id", "decision", "source"),
+    ("codex.tool_decision", "call_id", "decision", "source"),
+)
+
 # Keys of the tool arguments (JSON) that name a target path, and the Codex apply_patch headers.
 PATH_KEYS = ("file_path", "notebook_path", "path", "dir_path", "absolute_path", "filename", "workdir")
 PATCH_HEADERS = (r"\*\*\* (?:Add|Update|Delete) File: ", r"\*\*\* Move to: ")

@@ -1,0 +1,41 @@
+"""The SQL that reads tool decisions (storage.agent_rules.TOOL_DECISIONS) from otel_logs: the
+decisions on given tool call ids within a time range, in time order, each with the job and trial it
+belongs to, read with the same aliases in the same order as the agent views read them."""
+
+from query.tenancy import RAW_TENANT_FILTER
+from storage.agent_compile import _raw as alias_sql  # how the agent views read one alias of a log record
+from storage.agent_rules import FACTS, TOOL_DECISIONS
+from storage.agent_sources import LOGS
+from storage.agent_sql_parts import lit, one_of
+
+
+def _string_fact(name: str) -> str:
+    """A string fact of a log record: the first of its aliases present, else NULL."""
+    fact = next(f for f in FACTS if f.name == name)
+    values = [raw for raw in (alias_sql(a, LOGS) for a in fact.aliases) if raw is not None]
+    return f"coalesce({', '.join(f'nullIf({v}, {lit("")})' for v in values)})"
+
+
+def _per_event(column: int) -> str:
+    """An attribute of a decision, read under its own event's key (TOOL_DECISIONS column)."""
+    branches = ", ".join(f"_name = {lit(row[0])}, _a[{lit(row[column])}]" for row in TOOL_DECISIONS)
+    return f"multiIf({branches}, '')"
+
+
+_ID_KEYS = sorted({row[1] for row in TOOL_DECISIONS})
+
+DECISIONS = f"""
+SELECT {_per_event(1)} AS call_id, {_string_fact("job")} AS job, {_string_fact("trial")} AS trial, ServiceName,
+       {_per_event(2)} AS decision, nullIf({_per_event(3)}, '') AS decision_source
+FROM (
+    SELECT {", ".join(LOGS.inner + LOGS.named)}
+    FROM otel_logs
+    WHERE {RAW_TENANT_FILTER}
+      AND Timestamp >= fromUnixTimestamp64Nano({{since:Int64}})
+      AND Timestamp <= fromUnixTimestamp64Nano({{until:Int64}})
+      AND ({" OR ".join(f"LogAttributes[{lit(k)}] IN {{ids:Array(String)}}" for k in _ID_KEYS)})
+)
+WHERE {one_of("_name", tuple(row[0] for row in TOOL_DECISIONS))}
+  AND call_id IN {{ids:Array(String)}} AND decision != ''
+ORDER BY Timestamp
+"""

@@ -1,0 +1,50 @@
+"""Tool decisions folded onto tool calls when they are read (GET /api/spans, the trial trace).
+
+A decision (Claude Code `tool_decision`, Codex `codex.tool_decision`) is a log event of its own: it
+is joined here, at read time, to the agent events with the same tool call id and the same job and
+trial (with no trial identity: the same service). Only the ids on hand are looked up, within a time
+window around their calls. A call without a decision keeps `decision = None`: never a default accept.
+"""
+
+from clickhouse_connect.driver.client import Client
+
+from query.agent_events import AgentEvent, Decision
+from query.decision_sql import DECISIONS
+
+# A decision is logged before its call runs (while the tool span is open): look a day back from the
+# first call, for a user who took long to answer, and a little past the last call's end.
+LOOKBACK_NS = 24 * 3600 * 1_000_000_000
+LOOKAHEAD_NS = 3600 * 1_000_000_000
+
+_Key = tuple[str, str | None, str | None, str | None]
+
+
+def _key(call_id: str, job: str | None, trial: str | None, service: str) -> _Key:
+    return (call_id, job, trial, None) if trial else (call_id, job, None, service)
+
+
+def _call_id(event: AgentEvent) -> str | None:
+    return event.tool.call_id if event.tool else None
+
+
+def fold(events: list[AgentEvent], rows: list[tuple]) -> list[AgentEvent]:
+    """`events` with each tool call's decision; `rows` are DECISIONS rows in time order (the last
+    decision on a call wins)."""
+    found: dict[_Key, Decision] = {}
+    for call_id, job, trial, service, decision, source in rows:
+        found[_key(call_id, job, trial, service)] = Decision(decision=decision, source=source)
+    return [e.model_copy(update={"decision": found.get(_key(call_id, e.job, e.trial, e.service))})
+            if (call_id := _call_id(e)) else e
+            for e in events]
+
+
+def with_decisions(client: Client, tenant: str, events: list[AgentEvent]) -> list[AgentEvent]:
+    calls = [e for e in events if _call_id(e)]
+    if not calls:
+        return events
+    rows = client.query(DECISIONS, parameters={
+        "tenant": tenant, "ids": sorted({_call_id(e) for e in calls}),
+        "since": min(e.start_unix_nano for e in calls) - LOOKBACK_NS,
+        "until": max(e.end_unix_nano or e.start_unix_nano for e in calls) + LOOKAHEAD_NS,
+    }).result_rows
+    return fold(events, rows)
