@@ -3,7 +3,7 @@ decisions on given tool call ids within a time range, in time order, each with t
 belongs to, read with the same aliases in the same order as the agent views read them."""
 
 from query.tenancy import RAW_TENANT_FILTER
-from storage.agent_compile import _raw as alias_sql  # how the agent views read one alias of a log record
+from storage.agent_compile import alias_sql  # how the agent views read one alias of a record
 from storage.agent_rules import FACTS, TOOL_DECISIONS
 from storage.agent_sources import LOGS
 from storage.agent_sql_parts import lit, one_of

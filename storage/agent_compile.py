@@ -146,7 +146,7 @@ def _kind_sql(ctx: Context) -> tuple[list[str], list[str], list[str]]:
     ]
 
 
-def _raw(alias: Alias, ctx: Context) -> str | None:
+def alias_sql(alias: Alias, ctx: Context) -> str | None:
     """The alias's value as a String ('' when absent); None when the table has no such value."""
     if alias.key.startswith("resource:"):
         raw = f"_r[{lit(alias.key.removeprefix('resource:'))}]"
@@ -188,7 +188,7 @@ class _Entries:
                 if fact.name in self.tails or _is_late(alias, ctx):
                     self.tails.setdefault(fact.name, []).append(alias)
                     continue
-                raw = _raw(alias, ctx)
+                raw = alias_sql(alias, ctx)
                 if raw is None:
                     continue
                 rank = self.ranks[fact.name, j] = fid * _STRIDE + j * 4 + _HOWS.index(alias.how) + 1
@@ -256,7 +256,7 @@ def _facts_sql(ctx: Context, entries: _Entries) -> tuple[list[str], list[str]]:
     tail is `_h_`/`_hp_` from its entries, completed by its tail's typed values in order."""
     now, late, tail_terms = [], [], []
     for fid, fact in enumerate(rules.FACTS, start=1):
-        tail = [(a, _raw(a, ctx)) for a in entries.tails.get(fact.name, [])]
+        tail = [(a, alias_sql(a, ctx)) for a in entries.tails.get(fact.name, [])]
         tail = [(a, raw) for a, raw in tail if raw is not None]
         if not tail:
             now += [f"{_fact_value(fid, fact, entries)} AS _f_{fact.name}", f"_fh[{fid}] AS _p_{fact.name}"]

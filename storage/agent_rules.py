@@ -51,6 +51,7 @@ KIND_RULES: tuple[KindRule, ...] = (
     KindRule("codex", "llm_request", event("codex.api_request", "codex.websocket_request")
              & When(min_value=("http.response.status_code", 400))),
     KindRule("codex", "tool", event("codex.tool_result")),
+    KindRule("codex", None, event("codex.tool_decision", "codex.sandbox_outcome")),  # annotate the tool_result
     KindRule("codex", "session", span("session_loop") & service("codex")),
     KindRule("codex", "reasoning", span("reasoning") & service("codex")),
     KindRule("codex", "output", span("message_from_assistant") & service("codex")),

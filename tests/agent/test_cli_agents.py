@@ -16,6 +16,11 @@ def test_codex_log_events(server, unique):
     logs.event({**common, "event.name": "codex.sse_event", "event.kind": "response.completed",
                 "input_token_count": "5000", "output_token_count": "700", "cached_token_count": "4096",
                 "reasoning_token_count": "512", "duration_ms": "1000"}, at_ms=1400)
+    # The decision and the sandbox's outcome annotate the call: they are no tool calls of their own.
+    logs.event({**common, "event.name": "codex.tool_decision", "tool_name": "apply_patch", "call_id": "call_7",
+                "decision": "approved", "source": "config"}, at_ms=1450)
+    logs.event({**common, "event.name": "codex.sandbox_outcome", "tool_name": "apply_patch", "call_id": "call_7",
+                "outcome": "success"}, at_ms=1490)
     logs.event({**common, "event.name": "codex.tool_result", "tool_name": "apply_patch", "call_id": "call_7",
                 "success": "true", "duration_ms": "40",
                 "arguments": '{"input":"*** Begin Patch\\n*** Update File: src/lib.rs\\n@@\\n*** End Patch"}'},
