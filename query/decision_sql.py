@@ -1,10 +1,11 @@
-"""The SQL that reads tool decisions (storage.agent_rules.TOOL_DECISIONS) from otel_logs: the
-decisions on given tool call ids within a time range, in time order, each with the job and trial it
-belongs to, read with the same aliases in the same order as the agent views read them."""
+"""The SQL that reads tool decisions within a time range, in time order:
+- DECISIONS: log events (storage.agent_rules.TOOL_DECISIONS) on given tool call ids, each with the
+  job and trial it belongs to, read with the same aliases in the same order as the agent views do;
+- SPAN_DECISIONS: child spans of given tool spans that carry their decision (TOOL_DECISION_SPANS)."""
 
 from query.tenancy import RAW_TENANT_FILTER
 from storage.agent_compile import alias_sql  # how the agent views read one alias of a record
-from storage.agent_rules import FACTS, TOOL_DECISIONS
+from storage.agent_rules import FACTS, TOOL_DECISION_SPANS, TOOL_DECISIONS
 from storage.agent_sources import LOGS
 from storage.agent_sql_parts import lit, one_of
 
@@ -37,5 +38,22 @@ FROM (
 )
 WHERE {one_of("_name", tuple(row[0] for row in TOOL_DECISIONS))}
   AND call_id IN {{ids:Array(String)}} AND decision != ''
+ORDER BY Timestamp
+"""
+
+
+def _per_span(column: int) -> str:
+    branches = ", ".join(f"SpanName = {lit(row[0])}, SpanAttributes[{lit(row[column])}]" for row in TOOL_DECISION_SPANS)
+    return f"multiIf({branches}, '')"
+
+
+SPAN_DECISIONS = f"""
+SELECT TraceId, ParentSpanId, {_per_span(1)} AS decision, nullIf({_per_span(2)}, '') AS decision_source
+FROM otel_traces
+WHERE {RAW_TENANT_FILTER}
+  AND Timestamp >= fromUnixTimestamp64Nano({{since:Int64}})
+  AND Timestamp <= fromUnixTimestamp64Nano({{until:Int64}})
+  AND {one_of("SpanName", tuple(row[0] for row in TOOL_DECISION_SPANS))}
+  AND ParentSpanId IN {{span_ids:Array(String)}} AND decision != ''
 ORDER BY Timestamp
 """

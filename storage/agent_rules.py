@@ -248,6 +248,11 @@ TOOL_DECISIONS = (
     ("claude_code.tool_decision", "tool_use_id", "decision", "source"),
     ("codex.tool_decision", "call_id", "decision", "source"),
 )
+# Child spans of a tool span that carry its decision (a trial streamed as spans only has no logs).
+# (span name, decision key, source key)
+TOOL_DECISION_SPANS = (
+    ("claude_code.tool.blocked_on_user", "decision", "source"),
+)
 
 # Keys of the tool arguments (JSON) that name a target path, and the Codex apply_patch headers.
 PATH_KEYS = ("file_path", "notebook_path", "path", "dir_path", "absolute_path", "filename", "workdir")

@@ -89,6 +89,24 @@ def test_claude_code_tool_span_shows_the_decision_logged_for_its_tool_use_id(ser
     assert edit["decision"] == {"decision": "accept", "source": "user_temporary", "how": "measured"}
 
 
+def test_a_spans_only_claude_code_trial_takes_the_decision_from_the_tool_spans_blocked_on_user_child(server, unique):
+    session = f"sess-{unique}"
+    traces = Traces({"service.name": unique}, scope="com.anthropic.claude_code.tracing")
+    asked = traces.span("claude_code.tool", {"session.id": session, "tool_name": "Bash", "tool_use_id": "toolu_1"},
+                        start_ms=1000, dur_ms=5000)
+    traces.span("claude_code.tool.blocked_on_user", {"session.id": session, "decision": "reject",
+                                                     "source": "user_reject", "duration_ms": "3000"},
+                parent=asked, start_ms=1010, dur_ms=3000)
+    traces.span("claude_code.tool", {"session.id": session, "tool_name": "Read", "tool_use_id": "toolu_2"},
+                start_ms=7000, dur_ms=50)  # no child: nothing was asked
+    traces.send(server)
+
+    rejected = {"decision": "reject", "source": "user_reject", "how": "measured"}
+    for tools in (_tools(server, trial=session), _trace_tools(server, session)):
+        assert tools["toolu_1"]["decision"] == rejected
+        assert tools["toolu_2"]["decision"] is None
+
+
 def test_codex_tool_result_shows_its_decision_as_codex_sent_it(server, unique):
     service, conversation = f"codex-cli-{unique}", f"conv-{unique}"
     logs = Logs({"service.name": service})
@@ -117,6 +135,16 @@ def _event(call_id: str, trial: str | None, service: str = "svc") -> AgentEvent:
         tokens={"input": None, "cached": None, "cache_write": None, "output": None, "reasoning": None},
         cost_usd=None, http_status=None, error_type=None, success=None,
         tool=Tool(name="Bash", category="execute", call_id=call_id, target_paths=[]), provenance={})
+
+
+def test_a_logged_decision_wins_over_a_child_spans_and_a_child_span_applies_to_its_own_tool_span_only():
+    span_tool = _event("c1", "t1").model_copy(update={"source": "otel_traces", "trace_id": "tr", "span_id": "s1"})
+    other_span = _event("c2", "t1").model_copy(update={"source": "otel_traces", "trace_id": "tr", "span_id": "s2"})
+    logged = [("c1", None, "t1", "svc", "accept", "config")]
+    child = [("tr", "s1", "reject", "user_reject")]
+    assert fold([span_tool], logged, child)[0].decision.decision == "accept"
+    folded = fold([span_tool, other_span], [], child)
+    assert folded[0].decision.decision == "reject" and folded[1].decision is None
 
 
 def test_without_trial_identity_a_decision_matches_within_its_service_and_the_last_one_wins():
