@@ -201,6 +201,8 @@ def main() -> None:
                 (f"trial list ({args.trials} trials, one page)", f"/api/jobs/{JOB}/trials", {"limit": 5000}),
                 ("one trial's row", f"/api/trials/{trial}", {}),
                 ("one trial's behaviour", f"/api/trials/{trial}/behavior", {}),
+                ("one trial's trace (tree, tool decisions)", f"/api/trials/{trial}/trace", {}),
+                ("one trial's tool calls (/api/spans)", "/api/spans", {"trial": trial, "kind": "tool", "limit": 1000}),
             ]
             print(f"\n{'query':<40} {'cold s':>8} {'median s':>9} {'bytes':>10}   (median of {args.runs})")
             for label, path, params in checks:
