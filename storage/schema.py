@@ -1,9 +1,14 @@
 """Creates the exporter tables idempotently and records the schema version for later migrations."""
 
 import hashlib
+import logging
 from importlib.resources import files
 
 from clickhouse_connect.driver.client import Client
+
+from storage.agent_sources import CONTEXTS
+
+log = logging.getLogger(__name__)
 
 # Each migration is a list of statement files under storage/sql/, applied in order.
 MIGRATIONS: list[tuple[int, list[str]]] = [
@@ -47,19 +52,38 @@ def view_comment(sql: str) -> str:
     return "harborlight:" + hashlib.sha256(sql.encode()).hexdigest()[:16]
 
 
-def _ensure_view(client: Client, name: str, sql: str) -> None:
+def _ensure_view(client: Client, name: str, sql: str) -> bool:
     """Creates the materialized view, or drops and creates it again when the store's was created from
-    another statement (an older rule table): IF NOT EXISTS alone would keep the old one forever."""
+    another statement (an older rule table): IF NOT EXISTS alone would keep the old one forever.
+    True when it replaced an older view."""
     comment = view_comment(sql)
     current = client.query(
         "SELECT comment FROM system.tables WHERE database = currentDatabase() AND name = {n:String}",
         parameters={"n": name},
     ).result_rows
     if current and current[0][0] == comment:
-        return
+        return False
     if current:
         client.command(f"DROP VIEW IF EXISTS {name}")
     client.command(f"{sql.rstrip()}\nCOMMENT '{comment}'")
+    return bool(current)
+
+
+_AGENT_SOURCES = {ctx.mv: ctx.table for ctx in CONTEXTS}
+
+
+def _reclassify(client: Client, view: str, sql: str) -> None:
+    """The agent events an older rule table derived from `view`'s raw table are derived again by the
+    new view's query, so old data reads as new data does (this runs on start, before ingest does)."""
+    table = _AGENT_SOURCES[view]
+    stale = client.command("SELECT count() FROM agent_events WHERE SourceTable = {t:String}", parameters={"t": table})
+    if not stale:
+        return
+    log.warning("the agent rules changed: classifying the %s rows of %s again", stale, table)
+    client.command("DELETE FROM agent_events WHERE SourceTable = {t:String}", parameters={"t": table})
+    select = sql.split(" TO agent_events AS", 1)[1]
+    columns = [row[0] for row in client.query(f"DESCRIBE ({select})").result_rows]  # a view matches them by name
+    client.command(f"INSERT INTO agent_events ({', '.join(columns)}) {select}")
 
 
 def _ensure_deduplication_window(client: Client) -> None:
@@ -84,7 +108,8 @@ def ensure_schema(client: Client, retention_days: int | None = None) -> int:
         for name in names:
             sql = statement(name, retention_days)
             if sql.startswith("CREATE MATERIALIZED VIEW"):
-                _ensure_view(client, name, sql)
+                if _ensure_view(client, name, sql) and name in _AGENT_SOURCES:
+                    _reclassify(client, name, sql)
             else:
                 client.command(sql)
         if version not in applied:

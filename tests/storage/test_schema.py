@@ -71,7 +71,7 @@ def _insert_chat_span(client, span_id):
     return client.query("SELECT Kind FROM agent_events WHERE SpanId = {s:String}", parameters={"s": span_id}).result_rows
 
 
-def test_a_view_from_an_older_rule_table_is_created_again(fresh_database):
+def test_a_view_from_an_older_rule_table_is_created_again_and_its_rows_classified_again(fresh_database):
     client, database = fresh_database
     ensure_schema(client)
     current = _view(client, database, "agent_events_traces_mv")
@@ -83,8 +83,16 @@ def test_a_view_from_an_older_rule_table_is_created_again(fresh_database):
     client.command("DROP VIEW agent_events_traces_mv")
     client.command(statement("agent_events_traces_mv").replace("'llm_request'", "'group'"))
     assert _insert_chat_span(client, "old") == [("group",)]
+    client.insert("otel_logs", [[datetime(2025, 1, 1), "svc", "codex.user_prompt", {"conversation.id": "c1"}]],
+                  column_names=["Timestamp", "ServiceName", "EventName", "LogAttributes"])
+    log_rows = "SELECT Kind, EventId FROM agent_events WHERE SourceTable = 'otel_logs'"
+    before = client.query(log_rows).result_rows
+    assert [kind for kind, _ in before] == ["user_message"]
 
     ensure_schema(client)
     assert _view(client, database, "agent_events_traces_mv")[0][1] == current[0][1]
     assert _insert_chat_span(client, "new") == [("llm_request",)]
-    assert client.query("SELECT count() FROM agent_events").result_rows == [(2,)]  # one row per span
+    # The span stored under the old rules is classified again by the new ones, once.
+    assert client.query("SELECT Kind FROM agent_events WHERE SpanId = 'old'").result_rows == [("llm_request",)]
+    assert client.query("SELECT count() FROM agent_events").result_rows == [(3,)]  # one row per span or event
+    assert client.query(log_rows).result_rows == before  # the logs view did not change: its rows stay as they were
