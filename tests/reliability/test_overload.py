@@ -14,7 +14,8 @@ def test_concurrent_exporters_beyond_capacity_lose_nothing_and_stay_under_the_me
         "--memory-limit-mib", str(LIMIT_MIB), "--max-queued-items", "10000", "--max-batch-items", "10000",
     )).start()
     try:
-        delivery = asyncio.run(flood(server.grpc_endpoint, "overload", clients=6, in_flight=6, requests=240, spans=500))
+        # 64 requests of 500 spans in flight: more than the queue and a commit hold together (20,000).
+        delivery = asyncio.run(flood(server.grpc_endpoint, "overload", clients=8, in_flight=8, requests=240, spans=500))
         peak = peak_rss_bytes(server.process.pid)
         stored = stored_by_job(server.http_url, "overload")
     finally:
