@@ -204,7 +204,8 @@ class Round:
     commit_spans: float
 
 
-def end_to_end_round(requests: list[bytes], args: argparse.Namespace) -> tuple[float, dict]:
+def end_to_end_round(requests: list[bytes], args: argparse.Namespace) -> dict:
+    """Sends every request to a fresh server; returns the Round fields it measures."""
     n_spans = len(requests) * SPANS_PER_TRACE * TRACES_PER_REQUEST
     with tempfile.TemporaryDirectory() as tmp:
         server = SubprocessServer(Path(tmp) / "store", tuple(args.server_args.split())).start()
@@ -212,21 +213,24 @@ def end_to_end_round(requests: list[bytes], args: argparse.Namespace) -> tuple[f
             started, cpu_before = time.monotonic(), cpu_seconds(server.process.pid)
             last_ack = asyncio.run(send_all(server.grpc_endpoint, requests, args.clients, args.in_flight))
             server_cpu = cpu_seconds(server.process.pid) - cpu_before
-            while stored_spans(server.http_url) < n_spans:
+            while (stored := stored_spans(server.http_url)) < n_spans:
                 time.sleep(0.01)
             queryable = time.monotonic()
+            if stored != n_spans:
+                raise SystemExit(f"stored {stored} spans, sent {n_spans}: not exactly once")
             report = ingest_report(server.http_url)
-            facts = {
-                "to_queryable_ms": (queryable - last_ack) * 1000, "peak_rss_mib": peak_rss_mib(server.process.pid),
-                "server_cores": server_cpu / (last_ack - started), "refused": sum(r["requests"] for r in report["since_start"]["refused_requests"]),
-                "commits": report["writer"]["batches"],
-                "commit_spans": report["writer"]["items"] / max(report["writer"]["batches"], 1),
+            writer = report["writer"]
+            return {
+                "end_to_end": n_spans / (last_ack - started),
+                "to_queryable_ms": (queryable - last_ack) * 1000,
+                "peak_rss_mib": peak_rss_mib(server.process.pid),
+                "server_cores": server_cpu / (last_ack - started),
+                "refused": sum(r["requests"] for r in report["since_start"]["refused_requests"]),
+                "commits": writer["batches"],
+                "commit_spans": writer["items"] / max(writer["batches"], 1),
             }
-            if stored_spans(server.http_url) != n_spans:
-                raise SystemExit(f"stored {stored_spans(server.http_url)} spans, sent {n_spans}: not exactly once")
         finally:
             server.stop()
-    return n_spans / (last_ack - started), facts
 
 
 def main() -> None:
@@ -234,7 +238,8 @@ def main() -> None:
     parser.add_argument("--spans", type=int, default=200_000)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--in-flight", type=int, default=8)
-    parser.add_argument("--rounds", type=int, default=3, help="end-to-end and direct runs alternate; medians are reported")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="end-to-end and direct runs alternate; medians are reported")
     parser.add_argument("--server-args", default="", help="extra `harborlight serve` flags, e.g. '--memory-limit-mib 4096'")
     args = parser.parse_args()
 
@@ -244,8 +249,9 @@ def main() -> None:
     tables = [arrow_rows(requests[i:i + per_batch]) for i in range(0, len(requests), per_batch)]
     rounds = []
     for r in range(args.rounds):
-        e2e, facts = end_to_end_round(requests, args)
-        rounds.append(Round(e2e, direct_insert_rate(tables), direct_insert_rate(tables, agent_views=False), **facts))
+        measured = end_to_end_round(requests, args)
+        rounds.append(Round(**measured, direct=direct_insert_rate(tables),
+                            lean=direct_insert_rate(tables, agent_views=False)))
         x = rounds[-1]
         print(f"round {r + 1}: end-to-end {x.end_to_end:,.0f}, direct {x.direct:,.0f} (ratio {x.end_to_end / x.direct:.2f}), "
               f"exporter tables only {x.lean:,.0f} (ratio {x.end_to_end / x.lean:.2f}) spans/s; "

@@ -79,7 +79,7 @@ def _reclassify(client: Client, view: str, sql: str) -> None:
     stale = client.command("SELECT count() FROM agent_events WHERE SourceTable = {t:String}", parameters={"t": table})
     if not stale:
         return
-    log.warning("the agent rules changed: classifying the %s rows of %s again", stale, table)
+    log.warning("the agent rules changed: deriving the agent events of %s again (%d stored)", table, stale)
     client.command("DELETE FROM agent_events WHERE SourceTable = {t:String}", parameters={"t": table})
     select = sql.split(" TO agent_events AS", 1)[1]
     columns = [row[0] for row in client.query(f"DESCRIBE ({select})").result_rows]  # a view matches them by name
