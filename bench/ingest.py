@@ -8,7 +8,8 @@
 4. Decodes the same requests into an Arrow table (not timed) and inserts it straight into a fresh
    chDB store with clickhouse-connect's insert_arrow, same schema, 50,000-row batches: spans/s and
    ratio; then again into the exporter's tables alone (no agent_events views), for what the agent
-   layer costs.
+   layer costs; and once more in batches the size of the server's commits, for what the path costs
+   apart from batching.
 5. Repeats 2-4 (`--rounds`) and reports medians: on a shared machine a run's rate swings by a
    quarter, so each ratio compares runs made back to back.
 
@@ -196,6 +197,7 @@ class Round:
     end_to_end: float  # spans/s
     direct: float
     lean: float
+    direct_at_commit_size: float  # same tables and views, batches the size of the server's commits
     to_queryable_ms: float
     peak_rss_mib: float
     server_cores: float
@@ -247,11 +249,15 @@ def main() -> None:
     n_spans = len(requests) * SPANS_PER_TRACE * TRACES_PER_REQUEST
     per_batch = max(1, DIRECT_BATCH_SPANS // (SPANS_PER_TRACE * TRACES_PER_REQUEST))
     tables = [arrow_rows(requests[i:i + per_batch]) for i in range(0, len(requests), per_batch)]
+    all_rows = pa.concat_tables(tables)
     rounds = []
     for r in range(args.rounds):
         measured = end_to_end_round(requests, args)
+        size = max(1, round(measured["commit_spans"]))
         rounds.append(Round(**measured, direct=direct_insert_rate(tables),
-                            lean=direct_insert_rate(tables, agent_views=False)))
+                            lean=direct_insert_rate(tables, agent_views=False),
+                            direct_at_commit_size=direct_insert_rate(
+                                [all_rows.slice(i, size) for i in range(0, all_rows.num_rows, size)])))
         x = rounds[-1]
         print(f"round {r + 1}: end-to-end {x.end_to_end:,.0f}, direct {x.direct:,.0f} (ratio {x.end_to_end / x.direct:.2f}), "
               f"exporter tables only {x.lean:,.0f} (ratio {x.end_to_end / x.lean:.2f}) spans/s; "
@@ -268,6 +274,9 @@ def main() -> None:
           f"(median of the rounds' ratios; {', '.join(f'{x.end_to_end / x.direct:.2f}' for x in rounds)})")
     print(f"direct, exporter tables only:    {median(x.lean for x in rounds):,.0f} spans/s (no agent views); "
           f"end-to-end / this: {median(x.end_to_end / x.lean for x in rounds):.2f}")
+    print(f"direct, the server's commit size: {median(x.direct_at_commit_size for x in rounds):,.0f} spans/s "
+          f"(same tables and views); end-to-end / this: "
+          f"{median(x.end_to_end / x.direct_at_commit_size for x in rounds):.2f} (what the path costs, batching aside)")
     print(f"last ack -> all queryable:       {max(x.to_queryable_ms for x in rounds):.0f} ms (worst round)")
     print(f"server peak RSS:                 {max(x.peak_rss_mib for x in rounds):,.0f} MiB (worst round)")
     print(f"server CPU while ingesting:      {median(x.server_cores for x in rounds):.2f} cores (median)")
