@@ -119,8 +119,9 @@ def test_codex_tool_result_shows_its_decision_as_codex_sent_it(server, unique):
                 "success": "true", "duration_ms": "1"}, at_ms=400)
     logs.send(server)
 
-    items = httpx.get(f"{server.http_url}/api/spans", params={"service": service, "name": "codex.tool_result"}).json()
-    results = {item["tool"]["call_id"]: item for item in items["items"]}
+    items = httpx.get(f"{server.http_url}/api/spans", params={"service": service, "kind": "tool"}).json()["items"]
+    assert [item["name"] for item in items] == ["codex.tool_result"] * 2  # the decision is no tool call of its own
+    results = {item["tool"]["call_id"]: item for item in items}
     denied = {"decision": "denied", "source": "user", "how": "measured"}  # lowercased ReviewDecision, unmapped
     assert results["call_1"]["decision"] == denied and results["call_2"]["decision"] is None
     trace = _trace_tools(server, conversation, name="codex.tool_result")
