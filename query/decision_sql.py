@@ -17,10 +17,14 @@ def _string_fact(name: str) -> str:
     return f"coalesce({', '.join(f'nullIf({v}, {lit("")})' for v in values)})"
 
 
-def _per_event(column: int) -> str:
-    """An attribute of a decision, read under its own event's key (TOOL_DECISIONS column)."""
-    branches = ", ".join(f"_name = {lit(row[0])}, _a[{lit(row[column])}]" for row in TOOL_DECISIONS)
+def _per_name(name: str, attributes: str, table: tuple[tuple[str, ...], ...], column: int) -> str:
+    """An attribute of a decision, read under the key its own record's name uses (`table` column)."""
+    branches = ", ".join(f"{name} = {lit(row[0])}, {attributes}[{lit(row[column])}]" for row in table)
     return f"multiIf({branches}, '')"
+
+
+def _per_event(column: int) -> str:
+    return _per_name("_name", "_a", TOOL_DECISIONS, column)
 
 
 _ID_KEYS = sorted({row[1] for row in TOOL_DECISIONS})
@@ -43,8 +47,7 @@ ORDER BY Timestamp
 
 
 def _per_span(column: int) -> str:
-    branches = ", ".join(f"SpanName = {lit(row[0])}, SpanAttributes[{lit(row[column])}]" for row in TOOL_DECISION_SPANS)
-    return f"multiIf({branches}, '')"
+    return _per_name("SpanName", "SpanAttributes", TOOL_DECISION_SPANS, column)
 
 
 SPAN_DECISIONS = f"""
