@@ -10,8 +10,8 @@
    ratio; then again into the exporter's tables alone (no agent_events views), for what the agent
    layer costs; and once more in batches the size of the server's commits, for what the path costs
    apart from batching.
-5. Repeats 2-4 (`--rounds`) and reports medians: on a shared machine a run's rate swings by a
-   quarter, so each ratio compares runs made back to back.
+5. Repeats 2-4 (`--rounds`) and reports medians: on a shared machine a run's rate can swing by
+   half, so each ratio compares runs made back to back.
 
 Usage: python bench/ingest.py [--spans 200000] [--rounds 3] [--clients 16] [--in-flight 8] [--server-args '...']
 """
@@ -176,6 +176,11 @@ def arrow_rows(requests: list[bytes]) -> pa.Table:
     return pa.table({k: pa.array(v, type=types.get(k, pa.string())) for k, v in cols.items()})
 
 
+def batches(rows: pa.Table, size: int) -> list[pa.Table]:
+    """`rows` in slices of `size` (zero-copy)."""
+    return [rows.slice(i, size) for i in range(0, rows.num_rows, size)]
+
+
 def direct_insert_rate(tables: list[pa.Table], agent_views: bool = True) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         store = open_client(Path(tmp) / "direct")
@@ -247,17 +252,15 @@ def main() -> None:
 
     requests = build_requests(args.spans)
     n_spans = len(requests) * SPANS_PER_TRACE * TRACES_PER_REQUEST
-    per_batch = max(1, DIRECT_BATCH_SPANS // (SPANS_PER_TRACE * TRACES_PER_REQUEST))
-    tables = [arrow_rows(requests[i:i + per_batch]) for i in range(0, len(requests), per_batch)]
-    all_rows = pa.concat_tables(tables)
+    all_rows = arrow_rows(requests)
+    tables = batches(all_rows, DIRECT_BATCH_SPANS)
     rounds = []
     for r in range(args.rounds):
         measured = end_to_end_round(requests, args)
         size = max(1, round(measured["commit_spans"]))
         rounds.append(Round(**measured, direct=direct_insert_rate(tables),
                             lean=direct_insert_rate(tables, agent_views=False),
-                            direct_at_commit_size=direct_insert_rate(
-                                [all_rows.slice(i, size) for i in range(0, all_rows.num_rows, size)])))
+                            direct_at_commit_size=direct_insert_rate(batches(all_rows, size))))
         x = rounds[-1]
         print(f"round {r + 1}: end-to-end {x.end_to_end:,.0f}, direct {x.direct:,.0f} (ratio {x.end_to_end / x.direct:.2f}), "
               f"exporter tables only {x.lean:,.0f} (ratio {x.end_to_end / x.lean:.2f}) spans/s; "
