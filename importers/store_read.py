@@ -1,27 +1,29 @@
 """Reads one job's telemetry from the store: its agent events (agent_events), joined in Python with
 the raw span and log attributes they came from (otel_traces, otel_logs). Three queries per job,
-whatever its size; every query is filtered by tenant ('' when tenants are off)."""
+whatever its size; every query is filtered by tenant ('' when tenants are off). A call told both by a
+span and by a log event is read once (storage/agent_twins.py); derived child records are no records
+here, so they take no part in that either."""
 
 from collections import defaultdict
 
 from importers import harbor_logs
 from importers.errors import UnknownJob
 from importers.telemetry import Event, SpanEvent, TrialTelemetry
-from storage import Store
+from storage import Store, agent_twins
 from storage.ingest_sql import TENANT_ATTRIBUTE
 
 _AGENT_TENANT = "({tenant:String} = '' OR Tenant = {tenant:String})"
 _RAW_TENANT = f"({{tenant:String}} = '' OR ResourceAttributes['{TENANT_ATTRIBUTE}'] = {{tenant:String}})"
 
+# A derived child record is content of its carrier, no record of its own.
+_RECORDS = f"JobName = {{job:String}} AND {_AGENT_TENANT} AND Provenance['kind'] != 'derived'"
 EVENTS = f"""
 SELECT EventId, TraceId, SpanId, ParentSpanId, SourceTable, Kind, Resolve, Name, ServiceName, ScopeName,
        toUnixTimestamp64Nano(Timestamp), toUnixTimestamp64Nano(EndTimestamp), TimingQuality,
        TrialName, Attempt, TaskName, AgentName, Model, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
        ReasoningTokens, CostUsd, HttpStatus, ErrorType, Success, ToolName, ToolCategory, ToolCallId,
        toUnixTimestamp64Nano(Timestamp) + ifNull(DurationNs, 0)
-FROM agent_events
-WHERE JobName = {{job:String}} AND {_AGENT_TENANT}
-  AND Provenance['kind'] != 'derived'  -- a derived child record is content of its carrier, no record of its own
+FROM ({agent_twins.events(_RECORDS)})
 ORDER BY TrialName, Timestamp, EventId
 """
 

@@ -2,10 +2,12 @@
 
 agent_events is ordered by (TrialName, Timestamp), so a trial's events are one contiguous range.
 A tool call's argument digest (to tell an exact repeat from a different call of the same tool) is
-read from the raw span or log record, using the argument aliases of the rule table.
+read from the raw span or log record, using the argument aliases of the rule table. A call told both
+by a span and by a log event is read once (storage/agent_twins.py).
 """
 
 from query.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
+from storage import agent_twins
 from storage.agent_rules import FACTS
 
 ARGUMENT_KEYS = next(f for f in FACTS if f.name == "arguments").aliases
@@ -25,8 +27,8 @@ WITH calls AS (
     SELECT EventId, SourceTable, TraceId, SpanId,
            if(SourceTable = 'otel_logs', coalesce(EndTimestamp, Timestamp), Timestamp) AS raw_ts,
            toUnixTimestamp64Nano(Timestamp) AS ts, ToolName, ToolCategory, TargetPaths, Success, ToolCallId
-    FROM agent_events
-    WHERE {_CALL_FILTER} AND Kind = 'tool' AND coalesce(ToolName, '') != ''
+    FROM ({agent_twins.events(f"{_CALL_FILTER} AND Kind = 'tool'")})
+    WHERE coalesce(ToolName, '') != ''
 )
 SELECT c.ts, c.ToolName, c.ToolCategory, c.TargetPaths, c.Success, c.ToolCallId,
        if(a.args = '', NULL, lower(hex(cityHash64(a.args)))) AS args_key
@@ -51,8 +53,7 @@ LIMIT {{limit:UInt32}}
 MODEL_CALLS = f"""
 SELECT toUnixTimestamp64Nano(Timestamp) AS ts, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
        ReasoningTokens, CostUsd, HttpStatus, ErrorType
-FROM agent_events
-WHERE {_CALL_FILTER} AND Kind = 'llm_request'
+FROM ({agent_twins.events(f"{_CALL_FILTER} AND Kind = 'llm_request'")})
 ORDER BY Timestamp, EventId
 LIMIT {{limit:UInt32}}
 """

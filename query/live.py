@@ -20,19 +20,21 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from query.live_events import COLUMNS, LiveEvent, LiveRow, to_events
 from query.tenancy import tenant_of
-from storage import Store
+from storage import Store, agent_twins
 
 log = logging.getLogger(__name__)
 
 # Attributes whose values name a trial (the harness's, then the fallbacks agents stream without one).
 _TRIAL_KEYS = ("harbor.trial.name", "session.id", "gen_ai.conversation.id", "conversation.id")
+# A call told both by a span and by a log event once (storage/agent_twins.py), as far as both have
+# arrived when read: a twin that arrives later than a watcher's look-up is reported again.
 _ROWS = f"""
-SELECT {COLUMNS} FROM agent_events
-WHERE TrialName IN {{trials:Array(String)}} OR TraceId IN {{traces:Array(String)}}
+SELECT {COLUMNS} FROM ({agent_twins.events(
+    "TrialName IN {trials:Array(String)} OR TraceId IN {traces:Array(String)}")})
 ORDER BY end_ts, EventId"""
 _HISTORY = f"""
-SELECT {COLUMNS} FROM agent_events
-WHERE JobName = {{job:String}} AND ({{tenant:String}} = '' OR Tenant = {{tenant:String}})
+SELECT {COLUMNS} FROM ({agent_twins.events(
+    "JobName = {job:String} AND ({tenant:String} = '' OR Tenant = {tenant:String})")})
 ORDER BY end_ts, EventId"""
 KEEPALIVE_SECONDS = 15.0
 _CLOSED = object()  # put in a watcher's queue when the server stops: its stream ends

@@ -1,5 +1,5 @@
 """GET /api/spans: agent events (spans and log events, classified), filtered, in start-time order,
-a page at a time."""
+a page at a time; a call told both by a span and by a log event is listed once (storage/agent_twins.py)."""
 
 from datetime import datetime
 from typing import Annotated
@@ -11,7 +11,7 @@ from query import cursor
 from query.agent_events import COLUMNS, AgentEvent, from_row
 from query.tenancy import AGENT_TENANT_FILTER, tenant_of
 from query.tool_decisions import with_decisions
-from storage import Store
+from storage import Store, agent_twins
 
 KINDS = ("llm_request", "reasoning", "output", "tool", "subagent", "session", "user_message", "compaction", "group")
 
@@ -21,18 +21,20 @@ class EventPage(BaseModel):
     next_cursor: str | None
 
 
-_SELECT = f"""
-SELECT {COLUMNS}
-FROM agent_events
-WHERE {AGENT_TENANT_FILTER}
+# Twins are resolved over whole groups (the filters on job, trial, kind and service select whole
+# groups); the other filters apply to what is left.
+_GROUPS = f"""{AGENT_TENANT_FILTER}
   AND ({{job:String}} = '' OR JobName = {{job:String}})
   AND ({{trial:String}} = '' OR TrialName = {{trial:String}})
   AND ({{kind:String}} = '' OR Kind = {{kind:String}})
-  AND ({{tool_category:String}} = '' OR ToolCategory = {{tool_category:String}})
+  AND ({{service:String}} = '' OR ServiceName = {{service:String}})"""
+_SELECT = f"""
+SELECT {COLUMNS}
+FROM ({agent_twins.events(_GROUPS)})
+WHERE ({{tool_category:String}} = '' OR ToolCategory = {{tool_category:String}})
   AND ({{model:String}} = '' OR Model = {{model:String}})
   AND ({{status:Int32}} = 0 OR HttpStatus = {{status:Int32}})
   AND ({{outcome:String}} = '' OR Success = ({{outcome:String}} = 'ok'))
-  AND ({{service:String}} = '' OR ServiceName = {{service:String}})
   AND ({{name:String}} = '' OR Name = {{name:String}})
   AND Timestamp >= fromUnixTimestamp64Nano({{since:Int64}})
   AND Timestamp < fromUnixTimestamp64Nano({{until:Int64}})

@@ -6,17 +6,18 @@ from query.agent_events import COLUMNS, from_row
 from query.tenancy import AGENT_TENANT_FILTER, tenant_of
 from query.tool_decisions import with_decisions
 from query.trace_tree import TraceTree, build_tree
-from storage import Store
+from storage import Store, agent_twins
 
 # A trial's events, plus the events of its traces that carry no identity of their own (a child
-# span without session.id falls back to its trace id).
-_SELECT = f"""
-SELECT {COLUMNS}
-FROM agent_events
-WHERE {AGENT_TENANT_FILTER}
+# span without session.id falls back to its trace id); a call told both by a span and by a log
+# event once (storage/agent_twins.py).
+_ROWS = f"""{AGENT_TENANT_FILTER}
   AND (TrialName = {{trial:String}}
        OR TraceId IN (SELECT DISTINCT TraceId FROM agent_events
-                      WHERE TrialName = {{trial:String}} AND TraceId != '' AND {AGENT_TENANT_FILTER}))
+                      WHERE TrialName = {{trial:String}} AND TraceId != '' AND {AGENT_TENANT_FILTER}))"""
+_SELECT = f"""
+SELECT {COLUMNS}
+FROM ({agent_twins.events(_ROWS)})
 ORDER BY ts, EventId
 LIMIT {{limit:UInt32}}
 """

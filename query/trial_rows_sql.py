@@ -2,14 +2,16 @@
 
 Two statements, merged by trial name in query/load_trials.py:
 - TRIAL_EVENTS: agent_events grouped by (job, trial): identity, token and cost totals, model and
-  tool call counts, 429s. It also decides which trials exist (every span and log event of a trial
-  lands there, the harness's own spans included) and pages them in trial-name order.
+  tool call counts, 429s; a call told both by a span and by a log event counts once
+  (storage/agent_twins.py). It also decides which trials exist (every span and log event of a
+  trial lands there, the harness's own spans included) and pages them in trial-name order.
 - TRIAL_LIFECYCLE: the harness spans in otel_traces grouped by trial: the root and phase
   intervals, the verifier's rewards and report attributes, the exception events.
 Nothing here loops over spans in Python: a job of thousands of trials is two GROUP BYs.
 """
 
 from query.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
+from storage import agent_twins
 
 # The job's planned trial count as the run record gave it (Harbor's JobResult.n_total_trials).
 PLANNED_KEY = "harbor.job.n_total_trials"
@@ -19,33 +21,49 @@ REWARD_PREFIX = "harbor.reward."
 REPORT_PREFIX = "harbor.verifier."  # harbor.verifier.resolved, .patch_applied, .f2p_pass, ... (see the field guide)
 CATEGORY_KEY = "harbor.task.category"
 
-# A job's trials, a page at a time ({jobs} empty: every job; {trial} empty: every trial).
+# A job's trials, a page at a time ({jobs} empty: every job; {trial} empty: every trial). Aggregated per
+# twin group and signal first (storage/agent_twins.py): a call told by a span and a log event counts once.
+_PER_GROUP = agent_twins.per_group(
+    where=f"""{AGENT_TENANT_FILTER}
+      AND JobName IS NOT NULL AND TrialName IS NOT NULL
+      AND (empty({{jobs:Array(String)}}) OR JobName IN {{jobs:Array(String)}})
+      AND ({{trial:String}} = '' OR TrialName = {{trial:String}})
+      AND TrialName > {{after:String}}""",
+    aggregates="""any(TaskName) AS task, min(Attempt) AS attempt, any(AgentName) AS agent, any(Model) AS model,
+        sum(InputTokens) AS input_tokens, sum(CachedTokens) AS cache_tokens, sum(OutputTokens) AS output_tokens,
+        sum(CostUsd) AS cost_usd,
+        countIf(coalesce(HttpStatus, 200) < 400) AS n_ok, countIf(coalesce(ToolName, '') != '') AS n_named,
+        countIf(HttpStatus IS NOT NULL) AS n_with_status, countIf(HttpStatus = 429) AS n_429,
+        min(Timestamp) AS first_ts, max(coalesce(EndTimestamp, Timestamp)) AS last_ts""",
+    facts=(("cost_usd",), ("input_tokens", "cache_tokens", "output_tokens")),
+)
+
+
+def _total(name: str) -> str:
+    """A trial total of the model calls; a producer's own session aggregate when it sent no calls' counts."""
+    return (f"coalesce(sumIf({name}, Kind = 'llm_request' AND kept), "
+            f"sumIf({name}, Kind = 'session' AND kept)) AS {name}")
+
+
+_TOTALS = ",\n    ".join(_total(n) for n in ("input_tokens", "cache_tokens", "output_tokens", "cost_usd"))
 TRIAL_EVENTS = f"""
 SELECT
     JobName AS job,
     TrialName AS trial,
-    any(TaskName) AS task,
-    min(Attempt) AS attempt,
-    any(AgentName) AS agent,
-    anyIf(Model, Kind = 'llm_request') AS model,
-    coalesce(sumIf(InputTokens, Kind = 'llm_request'), sumIf(InputTokens, Kind = 'session')) AS input_tokens,
-    coalesce(sumIf(CachedTokens, Kind = 'llm_request'), sumIf(CachedTokens, Kind = 'session')) AS cache_tokens,
-    coalesce(sumIf(OutputTokens, Kind = 'llm_request'), sumIf(OutputTokens, Kind = 'session')) AS output_tokens,
-    coalesce(sumIf(CostUsd, Kind = 'llm_request'), sumIf(CostUsd, Kind = 'session')) AS cost_usd,
-    countIf(Kind = 'llm_request') AS n_model_calls,
-    countIf(Kind = 'llm_request' AND coalesce(HttpStatus, 200) < 400) AS n_steps,
-    countIf(Kind = 'tool' AND coalesce(ToolName, '') != '') AS n_tool_calls,
-    countIf(Kind = 'llm_request' AND HttpStatus IS NOT NULL) AS n_with_status,
-    countIf(Kind = 'llm_request' AND HttpStatus = 429) AS n_rate_limited,
-    toUnixTimestamp64Nano(min(Timestamp)) AS first_seen,
-    toUnixTimestamp64Nano(max(coalesce(EndTimestamp, Timestamp))) AS last_seen,
-    count() AS n_events
-FROM agent_events
-WHERE {AGENT_TENANT_FILTER}
-  AND JobName IS NOT NULL AND TrialName IS NOT NULL
-  AND (empty({{jobs:Array(String)}}) OR JobName IN {{jobs:Array(String)}})
-  AND ({{trial:String}} = '' OR TrialName = {{trial:String}})
-  AND TrialName > {{after:String}}
+    any(task) AS task,
+    min(attempt) AS attempt,
+    any(agent) AS agent,
+    anyIf(model, Kind = 'llm_request' AND kept) AS model,
+    {_TOTALS},
+    sumIf(n, Kind = 'llm_request' AND kept) AS n_model_calls,
+    sumIf(n_ok, Kind = 'llm_request' AND kept) AS n_steps,
+    sumIf(n_named, Kind = 'tool' AND kept) AS n_tool_calls,
+    sumIf(n_with_status, Kind = 'llm_request' AND kept) AS n_with_status,
+    sumIf(n_429, Kind = 'llm_request' AND kept) AS n_rate_limited,
+    toUnixTimestamp64Nano(min(first_ts)) AS first_seen,
+    toUnixTimestamp64Nano(max(last_ts)) AS last_seen,
+    sumIf(n, kept) AS n_events
+FROM ({_PER_GROUP})
 GROUP BY job, trial
 ORDER BY trial, job
 LIMIT {{limit:UInt32}}

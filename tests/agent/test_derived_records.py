@@ -122,18 +122,20 @@ def test_vercel_ai_sdk_response_reasoning_and_text(server, unique):
 
 
 def test_claude_code_interaction_prompt_and_genai_log_event(server, unique):
-    resource = {"service.name": unique, "harbor.trial.name": f"t-{unique}"}
-    traces = Traces(resource, scope="com.anthropic.claude_code.tracing")
+    traces = Traces({"service.name": unique, "harbor.trial.name": f"t-{unique}"},
+                    scope="com.anthropic.claude_code.tracing")
     turn = traces.span("claude_code.interaction", {"gen_ai.operation.name": "invoke_agent",
                                                    "user_prompt": "Add a test", "user_prompt_length": 10})
     traces.span("claude_code.llm_request", {"gen_ai.operation.name": "chat", "model": "claude-opus-4"}, parent=turn)
     traces.send(server)
-    logs = Logs(resource)
+    # Another producer in the same trial (in the same service, its one model call and the span's
+    # would be twins: storage/agent_twins.py).
+    logs = Logs({"service.name": f"{unique}-sdk", "harbor.trial.name": f"t-{unique}"})
     logs.event({"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4.1", "gen_ai.usage.input_tokens": 10,
                 "gen_ai.output.messages": _messages(("text", "Hi"))},
                event_name="gen_ai.client.inference.operation.details", at_ms=50)
     logs.send(server)
-    rows = _rows(server, unique)
+    rows = _rows(server, unique) + _rows(server, f"{unique}-sdk")
     prompt = next(r for r in rows if r["Kind"] == "user_message")
     assert (prompt["Name"], prompt["ParentSpanId"], prompt["KindRule"]) == (
         "claude_code.interaction", turn.hex(), "claude_code:user_prompt")
