@@ -52,21 +52,27 @@ def view_comment(sql: str) -> str:
     return "harborlight:" + hashlib.sha256(sql.encode()).hexdigest()[:16]
 
 
-def _ensure_view(client: Client, name: str, sql: str) -> bool:
-    """Creates the materialized view, or drops and creates it again when the store's was created from
-    another statement (an older rule table): IF NOT EXISTS alone would keep the old one forever.
-    True when it replaced an older view."""
-    comment = view_comment(sql)
-    current = client.query(
+def _current_comment(client: Client, name: str) -> str | None:
+    rows = client.query(
         "SELECT comment FROM system.tables WHERE database = currentDatabase() AND name = {n:String}",
         parameters={"n": name},
     ).result_rows
-    if current and current[0][0] == comment:
-        return False
-    if current:
-        client.command(f"DROP VIEW IF EXISTS {name}")
+    return rows[0][0] if rows else None
+
+
+def _ensure_view(client: Client, name: str, sql: str) -> None:
+    """Creates the materialized view, or drops and creates it again when the store's was created from
+    another statement (an older rule table): IF NOT EXISTS alone would keep the old one forever.
+    An agent view's stored rows are derived again first, and the view is swapped last: a start
+    interrupted in between finds the old view still there and does it all again."""
+    comment = view_comment(sql)
+    current = _current_comment(client, name)
+    if current == comment:
+        return
+    if current is not None and name in _AGENT_SOURCES:
+        _reclassify(client, name, sql)
+    client.command(f"DROP VIEW IF EXISTS {name}")
     client.command(f"{sql.rstrip()}\nCOMMENT '{comment}'")
-    return bool(current)
 
 
 _AGENT_SOURCES = {ctx.mv: ctx.table for ctx in CONTEXTS}
@@ -74,16 +80,17 @@ _AGENT_SOURCES = {ctx.mv: ctx.table for ctx in CONTEXTS}
 
 def _reclassify(client: Client, view: str, sql: str) -> None:
     """The agent events an older rule table derived from `view`'s raw table are derived again by the
-    new view's query, so old data reads as new data does (this runs on start, before ingest does)."""
+    new view's query, so old data reads as new data does (this runs on start, before ingest does).
+    Deleting and inserting again is idempotent, so a start that dies half-way can simply repeat it."""
     table = _AGENT_SOURCES[view]
+    # No early return on zero stored rows: a start that died after the DELETE left exactly that.
     stale = client.command("SELECT count() FROM agent_events WHERE SourceTable = {t:String}", parameters={"t": table})
-    if not stale:
-        return
     log.warning("the agent rules changed: deriving the agent events of %s again (%d stored)", table, stale)
     client.command("DELETE FROM agent_events WHERE SourceTable = {t:String}", parameters={"t": table})
     select = sql.split(" TO agent_events AS", 1)[1]
     columns = [row[0] for row in client.query(f"DESCRIBE ({select})").result_rows]  # a view matches them by name
-    client.command(f"INSERT INTO agent_events ({', '.join(columns)}) {select}")
+    # A repeated attempt writes the same blocks again: they are not retries to skip.
+    client.command(f"INSERT INTO agent_events ({', '.join(columns)}) {select}", settings={"insert_deduplicate": 0})
 
 
 def _ensure_deduplication_window(client: Client) -> None:
@@ -108,8 +115,7 @@ def ensure_schema(client: Client, retention_days: int | None = None) -> int:
         for name in names:
             sql = statement(name, retention_days)
             if sql.startswith("CREATE MATERIALIZED VIEW"):
-                if _ensure_view(client, name, sql) and name in _AGENT_SOURCES:
-                    _reclassify(client, name, sql)
+                _ensure_view(client, name, sql)
             else:
                 client.command(sql)
         if version not in applied:

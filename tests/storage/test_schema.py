@@ -96,3 +96,38 @@ def test_a_view_from_an_older_rule_table_is_created_again_and_its_rows_classifie
     assert client.query("SELECT Kind FROM agent_events WHERE SpanId = 'old'").result_rows == [("llm_request",)]
     assert client.query("SELECT count() FROM agent_events").result_rows == [(3,)]  # one row per span or event
     assert client.query(log_rows).result_rows == before  # the logs view did not change: its rows stay as they were
+
+
+def _old_rules(client, edit):
+    """Leaves the traces view as an older harborlight would have: another statement, no hash."""
+    client.command("DROP VIEW agent_events_traces_mv")
+    client.command(edit(statement("agent_events_traces_mv")))
+
+
+@pytest.mark.parametrize("dies", ["before", "after"])
+def test_a_start_that_dies_while_classifying_again_is_completed_by_the_next(fresh_database, dies):
+    """Killed once its old rows are deleted, or once the new ones are written: either way the next
+    start re-derives every row, exactly once (its identical blocks are not taken for retries)."""
+    client, database = fresh_database
+    ensure_schema(client)
+    _old_rules(client, lambda sql: sql.replace("'llm_request'", "'group'"))
+    assert _insert_chat_span(client, "old") == [("group",)]
+    old_view = _view(client, database, "agent_events_traces_mv")
+
+    class DiesAtInsert:
+        """The real client; the process dies before or after it writes the re-derived rows."""
+        def __getattr__(self, name):
+            return getattr(client, name)
+
+        def command(self, sql, *args, **kwargs):
+            if not sql.startswith("INSERT INTO agent_events"):
+                return client.command(sql, *args, **kwargs)
+            if dies == "after":
+                client.command(sql, *args, **kwargs)
+            raise KeyboardInterrupt("killed")
+
+    with pytest.raises(KeyboardInterrupt):
+        ensure_schema(DiesAtInsert())
+    assert _view(client, database, "agent_events_traces_mv") == old_view  # not swapped: the next start redoes it
+    ensure_schema(client)
+    assert client.query("SELECT Kind FROM agent_events WHERE SpanId = 'old'").result_rows == [("llm_request",)]
