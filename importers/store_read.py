@@ -17,15 +17,16 @@ _RAW_TENANT = f"({{tenant:String}} = '' OR ResourceAttributes['{TENANT_ATTRIBUTE
 
 # A derived child record is content of its carrier, no record of its own.
 _RECORDS = f"JobName = {{job:String}} AND {_AGENT_TENANT} AND Provenance['kind'] != 'derived'"
-EVENTS = f"""
+EVENTS = {twins: f"""
 SELECT EventId, TraceId, SpanId, ParentSpanId, SourceTable, Kind, Resolve, Name, ServiceName, ScopeName,
        toUnixTimestamp64Nano(Timestamp), toUnixTimestamp64Nano(EndTimestamp), TimingQuality,
        TrialName, Attempt, TaskName, AgentName, Model, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
        ReasoningTokens, CostUsd, HttpStatus, ErrorType, Success, ToolName, ToolCategory, ToolCallId,
        toUnixTimestamp64Nano(Timestamp) + ifNull(DurationNs, 0)
-FROM ({agent_twins.events(_RECORDS)})
+FROM ({agent_twins.events(_RECORDS, twins)})
 ORDER BY TrialName, Timestamp, EventId
-"""
+""" for twins in (False, True)}
+TWINS = agent_twins.present(_RECORDS)
 
 SPANS = f"""
 SELECT TraceId, SpanId, SpanAttributes, if(startsWith(SpanName, 'harbor.'), ResourceAttributes, map()),
@@ -75,7 +76,8 @@ def read_logs(store: Store, job: str, tenant: str = "") -> harbor_logs.CarriedLo
 
 def read_job(store: Store, job: str, tenant: str = "") -> dict[str, TrialTelemetry]:
     params = {"job": job, "tenant": tenant}
-    rows = store.client.query(EVENTS, parameters=params).result_rows
+    twins = bool(store.client.query(TWINS, parameters=params).result_rows)
+    rows = store.client.query(EVENTS[twins], parameters=params).result_rows
     if not rows:
         raise UnknownJob(f"unknown job {job!r}: no telemetry is stored under that name")
     spans = {(r[0], r[1]): r for r in store.client.query(SPANS, parameters=params).result_rows}

@@ -3,7 +3,8 @@
 agent_events is ordered by (TrialName, Timestamp), so a trial's events are one contiguous range.
 A tool call's argument digest (to tell an exact repeat from a different call of the same tool) is
 read from the raw span or log record, using the argument aliases of the rule table. A call told both
-by a span and by a log event is read once (storage/agent_twins.py).
+by a span and by a log event is read once (storage/agent_twins.py): TOOL_CALLS and MODEL_CALLS have
+a form for a trial without such twins (asked first: TWINS) and one for a trial with them.
 """
 
 from query.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
@@ -22,38 +23,48 @@ def _arguments(attributes: str) -> str:
 _CALL_FILTER = f"""{AGENT_TENANT_FILTER}
       AND TrialName = {{trial:String}} AND ({{job:String}} = '' OR JobName = {{job:String}})"""
 
-TOOL_CALLS = f"""
-WITH calls AS (
-    SELECT EventId, SourceTable, TraceId, SpanId,
-           if(SourceTable = 'otel_logs', coalesce(EndTimestamp, Timestamp), Timestamp) AS raw_ts,
-           toUnixTimestamp64Nano(Timestamp) AS ts, ToolName, ToolCategory, TargetPaths, Success, ToolCallId
-    FROM ({agent_twins.events(f"{_CALL_FILTER} AND Kind = 'tool'")})
-    WHERE coalesce(ToolName, '') != ''
+_TOOLS = f"{_CALL_FILTER} AND Kind = 'tool'"
+# The raw records are looked up by the trial's tool events (`tools`, a plain range read), the calls
+# themselves read once (`calls`, twins resolved).
+TOOL_CALLS = {twins: f"""
+WITH tools AS (
+    SELECT SourceTable, TraceId, SpanId,
+           if(SourceTable = 'otel_logs', coalesce(EndTimestamp, Timestamp), Timestamp) AS raw_ts
+    FROM agent_events WHERE {_TOOLS}
 )
 SELECT c.ts, c.ToolName, c.ToolCategory, c.TargetPaths, c.Success, c.ToolCallId,
        if(a.args = '', NULL, lower(hex(cityHash64(a.args)))) AS args_key
-FROM calls AS c
+FROM (
+    SELECT EventId, SourceTable, TraceId, SpanId,
+           if(SourceTable = 'otel_logs', coalesce(EndTimestamp, Timestamp), Timestamp) AS raw_ts,
+           toUnixTimestamp64Nano(Timestamp) AS ts, ToolName, ToolCategory, TargetPaths, Success, ToolCallId
+    FROM ({agent_twins.events(_TOOLS, twins)})
+    WHERE coalesce(ToolName, '') != ''
+) AS c
 ANY LEFT JOIN (
     SELECT 'otel_traces' AS source, TraceId, SpanId, Timestamp AS raw_ts, {_arguments('SpanAttributes')} AS args
     FROM otel_traces
     WHERE {RAW_TENANT_FILTER}
-      AND TraceId IN (SELECT TraceId FROM calls WHERE SourceTable = 'otel_traces')
-      AND SpanId IN (SELECT SpanId FROM calls WHERE SourceTable = 'otel_traces')
+      AND TraceId IN (SELECT TraceId FROM tools WHERE SourceTable = 'otel_traces')
+      AND SpanId IN (SELECT SpanId FROM tools WHERE SourceTable = 'otel_traces')
     UNION ALL
     SELECT 'otel_logs' AS source, TraceId, SpanId, Timestamp AS raw_ts, {_arguments('LogAttributes')} AS args
     FROM otel_logs
     WHERE {RAW_TENANT_FILTER}
-      AND Timestamp IN (SELECT raw_ts FROM calls WHERE SourceTable = 'otel_logs')
+      AND Timestamp IN (SELECT raw_ts FROM tools WHERE SourceTable = 'otel_logs')
       AND {_arguments('LogAttributes')} != ''
 ) AS a ON a.source = c.SourceTable AND a.TraceId = c.TraceId AND a.SpanId = c.SpanId AND a.raw_ts = c.raw_ts
 ORDER BY c.ts, c.EventId
 LIMIT {{limit:UInt32}}
-"""
+""" for twins in (False, True)}
 
-MODEL_CALLS = f"""
+_MODEL = f"{_CALL_FILTER} AND Kind = 'llm_request'"
+MODEL_CALLS = {twins: f"""
 SELECT toUnixTimestamp64Nano(Timestamp) AS ts, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
        ReasoningTokens, CostUsd, HttpStatus, ErrorType
-FROM ({agent_twins.events(f"{_CALL_FILTER} AND Kind = 'llm_request'")})
+FROM ({agent_twins.events(_MODEL, twins)})
 ORDER BY Timestamp, EventId
 LIMIT {{limit:UInt32}}
-"""
+""" for twins in (False, True)}
+# Whether the trial's tool calls and model calls hold twins: each is then read in its second form.
+TWINS = agent_twins.present(f"{_CALL_FILTER} AND Kind IN ('tool', 'llm_request')")

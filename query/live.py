@@ -28,14 +28,13 @@ log = logging.getLogger(__name__)
 _TRIAL_KEYS = ("harbor.trial.name", "session.id", "gen_ai.conversation.id", "conversation.id")
 # A call told both by a span and by a log event once (storage/agent_twins.py), as far as both have
 # arrived when read: a twin that arrives later than a watcher's look-up is reported again.
-_ROWS = f"""
-SELECT {COLUMNS} FROM ({agent_twins.events(
-    "TrialName IN {trials:Array(String)} OR TraceId IN {traces:Array(String)}")})
-ORDER BY end_ts, EventId"""
-_HISTORY = f"""
-SELECT {COLUMNS} FROM ({agent_twins.events(
-    "JobName = {job:String} AND ({tenant:String} = '' OR Tenant = {tenant:String})")})
-ORDER BY end_ts, EventId"""
+_COMMITTED = "TrialName IN {trials:Array(String)} OR TraceId IN {traces:Array(String)}"
+_JOB = "JobName = {job:String} AND ({tenant:String} = '' OR Tenant = {tenant:String})"
+# (whether the rows hold twins, the rows when they do not, the rows with twins resolved)
+_ROWS, _HISTORY = ((agent_twins.present(where),
+                    *(f"SELECT {COLUMNS} FROM ({agent_twins.events(where, twins)}) ORDER BY end_ts, EventId"
+                      for twins in (False, True)))
+                   for where in (_COMMITTED, _JOB))
 KEEPALIVE_SECONDS = 15.0
 _CLOSED = object()  # put in a watcher's queue when the server stops: its stream ends
 
@@ -150,8 +149,10 @@ class LiveFeed:
             for watcher in list(self._watchers):
                 watcher.offer(rows)
 
-    def _rows(self, sql: str, parameters: dict) -> list[LiveRow]:
-        return [LiveRow(*r) for r in self._store.client.query(sql, parameters=parameters).result_rows]
+    def _rows(self, sql: tuple[str, str, str], parameters: dict) -> list[LiveRow]:
+        client = self._store.client
+        twins = bool(client.query(sql[0], parameters=parameters).result_rows)
+        return [LiveRow(*r) for r in client.query(sql[1 + twins], parameters=parameters).result_rows]
 
 
 def _feed(request: Request) -> LiveFeed:

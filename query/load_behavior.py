@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from clickhouse_connect.driver.client import Client
 
-from query.behavior_sql import MODEL_CALLS, TOOL_CALLS
+from query.behavior_sql import MODEL_CALLS, TOOL_CALLS, TWINS
 from query.derive.records import AgentCall, ModelCall, ToolCategory
 
 MAX_CALLS = 100_000
@@ -29,8 +29,9 @@ def _category(value: str | None) -> ToolCategory:
 
 def load_calls(client: Client, tenant: str, trial: str, job: str = "") -> TrialCalls:
     params = {"tenant": tenant, "trial": trial, "job": job, "limit": MAX_CALLS + 1}
-    model_rows = client.query(MODEL_CALLS, parameters=params).result_rows
-    tool_rows = client.query(TOOL_CALLS, parameters=params).result_rows
+    twins = bool(client.query(TWINS, parameters=params).result_rows)
+    model_rows = client.query(MODEL_CALLS[twins], parameters=params).result_rows
+    tool_rows = client.query(TOOL_CALLS[twins], parameters=params).result_rows
     truncated = len(model_rows) > MAX_CALLS or len(tool_rows) > MAX_CALLS
     model_rows, tool_rows = model_rows[:MAX_CALLS], tool_rows[:MAX_CALLS]
     models = tuple(ModelCall(timestamp=ts * _NS, input_tokens=i, cached_tokens=c, cache_write_tokens=w,

@@ -22,15 +22,16 @@ class EventPage(BaseModel):
 
 
 # Twins are resolved over whole groups (the filters on job, trial, kind and service select whole
-# groups); the other filters apply to what is left.
+# groups); the other filters apply to what is left. Two forms: without twins among the rows (the
+# common case, asked first) and with them.
 _GROUPS = f"""{AGENT_TENANT_FILTER}
   AND ({{job:String}} = '' OR JobName = {{job:String}})
   AND ({{trial:String}} = '' OR TrialName = {{trial:String}})
   AND ({{kind:String}} = '' OR Kind = {{kind:String}})
   AND ({{service:String}} = '' OR ServiceName = {{service:String}})"""
-_SELECT = f"""
+_SELECT = {twins: f"""
 SELECT {COLUMNS}
-FROM ({agent_twins.events(_GROUPS)})
+FROM ({agent_twins.events(_GROUPS, twins)})
 WHERE ({{tool_category:String}} = '' OR ToolCategory = {{tool_category:String}})
   AND ({{model:String}} = '' OR Model = {{model:String}})
   AND ({{status:Int32}} = 0 OR HttpStatus = {{status:Int32}})
@@ -41,7 +42,8 @@ WHERE ({{tool_category:String}} = '' OR ToolCategory = {{tool_category:String}})
   AND (ts, EventId) > ({{after_ts:Int64}}, {{after_id:String}})
 ORDER BY ts, EventId
 LIMIT {{limit:UInt32}}
-"""
+""" for twins in (False, True)}
+_TWINS = agent_twins.present(_GROUPS)
 
 MAX_LIMIT = 1000
 _FAR_FUTURE = 2**63 - 1
@@ -85,16 +87,14 @@ def spans_router() -> APIRouter:
         http_status, outcome = _status(status)
         store: Store = request.app.state.store
         after = cursor.decode(cursor_, 2) or [-1, ""]
-        rows = store.client.query(
-            _SELECT,
-            parameters={
-                "job": job, "trial": trial, "kind": kind, "tool_category": tool_category, "model": model,
-                "status": http_status, "outcome": outcome, "service": service, "name": name,
-                "since": _nanos(since, 0), "until": _nanos(until, _FAR_FUTURE),
-                "after_ts": int(after[0]), "after_id": str(after[1]), "limit": limit,
-                "tenant": tenant_of(request),
-            },
-        ).result_rows
+        parameters = {
+            "job": job, "trial": trial, "kind": kind, "tool_category": tool_category, "model": model,
+            "status": http_status, "outcome": outcome, "service": service, "name": name,
+            "since": _nanos(since, 0), "until": _nanos(until, _FAR_FUTURE),
+            "after_ts": int(after[0]), "after_id": str(after[1]), "limit": limit, "tenant": tenant_of(request),
+        }
+        twins = bool(store.client.query(_TWINS, parameters=parameters).result_rows)
+        rows = store.client.query(_SELECT[twins], parameters=parameters).result_rows
         items = with_decisions(store.client, tenant_of(request), [from_row(r) for r in rows])
         next_cursor = cursor.encode([items[-1].start_unix_nano, items[-1].event_id]) if len(rows) == limit else None
         return EventPage(items=items, next_cursor=next_cursor)

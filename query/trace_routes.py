@@ -15,12 +15,13 @@ _ROWS = f"""{AGENT_TENANT_FILTER}
   AND (TrialName = {{trial:String}}
        OR TraceId IN (SELECT DISTINCT TraceId FROM agent_events
                       WHERE TrialName = {{trial:String}} AND TraceId != '' AND {AGENT_TENANT_FILTER}))"""
-_SELECT = f"""
+_SELECT = {twins: f"""
 SELECT {COLUMNS}
-FROM ({agent_twins.events(_ROWS)})
+FROM ({agent_twins.events(_ROWS, twins)})
 ORDER BY ts, EventId
 LIMIT {{limit:UInt32}}
-"""
+""" for twins in (False, True)}
+_TWINS = agent_twins.present(_ROWS)
 
 MAX_EVENTS = 50_000
 
@@ -38,8 +39,9 @@ def trace_router() -> APIRouter:
     def trial_trace(trial: str, request: Request) -> TrialTrace:
         store: Store = request.app.state.store
         tenant = tenant_of(request)
-        rows = store.client.query(_SELECT, parameters={"trial": trial, "limit": MAX_EVENTS + 1,
-                                                       "tenant": tenant}).result_rows
+        parameters = {"trial": trial, "limit": MAX_EVENTS + 1, "tenant": tenant}
+        twins = bool(store.client.query(_TWINS, parameters=parameters).result_rows)
+        rows = store.client.query(_SELECT[twins], parameters=parameters).result_rows
         if not rows:
             raise HTTPException(404, f"no agent events for trial {trial!r}")
         tree = build_tree(with_decisions(store.client, tenant, [from_row(r) for r in rows[:MAX_EVENTS]]))

@@ -20,10 +20,16 @@ equal counts the n-th span by start time is the n-th event by its inferred start
 match nothing per call, but totals (`per_group`) still take a fact from the twins when no kept row
 of the group carries it. Token counts are one report: taken together from one record, never mixed.
 
-Two forms of the same rule (both pure: they return SQL text):
-- `events(where)`: agent_events rows, twins dropped, facts filled per call (readers that list calls);
-- `per_group(where, aggregates)`: aggregates per twin group and signal, with `kept` (totals).
-`where` must select whole groups (filters on tenant, job, trial, service, kind, derived rows):
+A derived child record (content its carrier carried, `EventId` `<carrier>:<kind>:<n>`) counts in
+its own kind's group and also goes with its carrier: it is dropped when its carrier is.
+
+The rule in SQL (every function here is pure: it returns SQL text):
+- `per_group(where, aggregates)`: aggregates per twin group and signal, with `kept` (trial totals);
+- `events(where, twins)`: agent_events rows, twins dropped, facts filled per call (readers that list
+  calls). Its SQL costs ~0.1 s of planning per statement, so a reader first asks `present(where)`
+  (a GROUP BY over the same rows, a few ms) and reads `events(where, twins=False)`, the plain rows,
+  when there are no twins.
+`where` must select whole groups (filters on tenant, job, trial, service, kind, derived records):
 the decision needs every row of a group, so readers filter on anything else outside.
 """
 
@@ -48,72 +54,140 @@ def kept_source(n_spans: str, n_logs: str) -> str:
     return f"if({n_logs} > {n_spans}, '{LOGS}', '{SPANS}')"
 
 
-def _lacks(block: tuple[str, ...], twin: dict[str, str]) -> str:
+def _lacks(block: tuple[str, ...], twin: dict[str, str], t: str = "") -> str:
     """Whether the kept row lacks `block`: absent, or (one fact) only inferred where the twin measured it
     (a span that merely ended is no evidence of success when its event says how the call went)."""
     first = block[0]
     if first == "TargetPaths":
-        return "empty(TargetPaths)"
-    absent = " AND ".join(f"isNull({c})" for c in block)
+        return f"empty({t}TargetPaths)"
+    absent = " AND ".join(f"isNull({t}{c})" for c in block)
     key = _PROVENANCE_KEY.get(first)
     if len(block) > 1 or key is None:
         return absent
-    return (f"({absent} OR (Provenance['{key}'] = 'inferred' AND "
+    return (f"({absent} OR ({t}Provenance['{key}'] = 'inferred' AND "
             f"{twin['Provenance']}['{key}'] IN ('measured', 'derived')))")
 
 
-def events(where: str) -> str:
-    """agent_events rows matching `where` (whole twin groups), twins dropped, facts filled per call.
-    A derived child record goes with its carrier (dropped with it). Same columns as agent_events;
-    window stages over the matching rows only."""
-    columns = [c for block in FILLED for c in block] + ["Provenance"]
-    twin = {c: f"_twin.{i + 1}" for i, c in enumerate(columns)}
-    takes = [f"_match IS NOT NULL AND _n_twins = 1 AND {_lacks(block, twin)} AS _take{i}"
-             for i, block in enumerate(FILLED)]
+def _key_parts(t: str = "", kind: bool = True) -> list[str]:
+    """A row's twin group, as IN compares it (NULL never equals NULL there: the nulls are spelled out).
+    Without the kind: the identity and service a derived record shares with its carrier."""
+    parts = [f"isNull({t}JobName)", f"ifNull({t}JobName, '')", f"isNull({t}TrialName)", f"ifNull({t}TrialName, '')",
+             f"{t}ServiceName"]
+    return parts + [f"{t}Kind"] if kind else parts
+
+
+def _key(table: str = "", kind: bool = True) -> str:
+    return ", ".join(_key_parts(table, kind))
+
+
+def _dropped(where: str) -> str:
+    """(group, SourceTable) of the signal each twin group drops, among the rows `where` selects."""
+    spans, logs = f"countIf(SourceTable = '{SPANS}')", f"countIf(SourceTable = '{LOGS}')"
+    return f"""
+        SELECT {_key()}, if({kept_source(spans, logs)} = '{LOGS}', '{SPANS}', '{LOGS}')
+        FROM agent_events WHERE ({where})
+        GROUP BY {GROUP} HAVING {spans} > 0 AND {logs} > 0"""
+
+
+# A derived child record's EventId is `<its carrier's EventId>:<kind>:<n>`; no record's own id has a
+# colon (span ids and log event hashes are hex). Cheaper than Provenance['kind'] = 'derived'.
+_DERIVED = "position(EventId, ':') > 0"
+
+
+def _not_dropped(where: str) -> str:
+    """A condition on agent_events rows: not a dropped twin, nor a derived child record (content its
+    carrier carried) of one. `where` selects the rows the groups are decided over."""
+    carrier = f"{_key(kind=False)}, TraceId"
+    return f"""({_key()}, SourceTable) NOT IN ({_dropped(where)})
+    AND NOT ({_DERIVED} AND ({carrier}, ParentSpanId) IN (
+        SELECT {carrier}, EventId FROM agent_events
+        WHERE EventId IN (SELECT ParentSpanId FROM agent_events WHERE ({where}) AND {_DERIVED})
+          AND ({where}) AND ({_key()}, SourceTable) IN ({_dropped(where)})))"""
+
+
+def _pairs(where: str) -> str:
+    """Each kept row of a twin group that pairs with exactly one dropped row: the group (`_k0`...),
+    its EventId and the dropped row's (`_twin_id`). By call id when both signals of the group carry
+    ids, else by time order when both have as many rows; only the rows of twin groups are ranked."""
+    spans, logs = f"SourceTable = '{SPANS}'", f"SourceTable = '{LOGS}'"
+    return f"""
+        SELECT {", ".join(f"{k} AS _k{i}" for i, k in enumerate(_key_parts()))}, EventId, _twin_id
+        FROM (
+            SELECT *, anyIf(EventId, SourceTable != _kept) OVER same_call AS _twin_id,
+                   countIf(SourceTable != _kept) OVER same_call AS _n_twins
+            FROM (
+                SELECT {GROUP}, SourceTable, EventId, _kept,
+                       multiIf(_by_id, ToolCallId, _by_order, toString(row_number() OVER (
+                           PARTITION BY {GROUP}, SourceTable ORDER BY Timestamp, EventId)), NULL) AS _match
+                FROM (
+                    SELECT {GROUP}, SourceTable, EventId, Timestamp, ToolCallId,
+                           {kept_source("_spans", "_logs")} AS _kept,
+                           _span_ids > 0 AND _log_ids > 0 AS _by_id, _spans = _logs AS _by_order
+                    FROM agent_events
+                    -- (each row's group counts; only groups of both signals)
+                    INNER JOIN (
+                        SELECT {GROUP}, countIf({spans}) AS _spans, countIf({logs}) AS _logs,
+                               countIf({spans} AND ToolCallId IS NOT NULL) AS _span_ids,
+                               countIf({logs} AND ToolCallId IS NOT NULL) AS _log_ids
+                        FROM agent_events WHERE ({where})
+                        GROUP BY {GROUP} HAVING _spans > 0 AND _logs > 0
+                    ) AS _g USING ({GROUP})
+                    WHERE ({where})
+                )
+            )
+            WINDOW same_call AS (PARTITION BY {GROUP}, _match)
+        )
+        WHERE SourceTable = _kept AND _match IS NOT NULL AND _n_twins = 1"""
+
+
+def _with_facts(rows: str, where: str) -> str:
+    """`rows` (a SELECT of agent_events rows, all columns, twins dropped) with each kept row's missing
+    facts taken from the dropped twin it pairs with. `where` selects the rows the pairs are found in."""
+    columns = [c for block in FILLED for c in block]
+    twin = {c: f"_t_{c}" for c in columns + ["Provenance"]}
+    takes = [f"_paired AND {_lacks(block, twin)} AS _take{i}" for i, block in enumerate(FILLED)]
     replaced = [f"if(_take{i}, {twin[c]}, {c}) AS {c}" for i, block in enumerate(FILLED) for c in block]
     # A fact taken from the twin comes with the twin's provenance.
-    taken_keys = " OR ".join(
-        f"(_take{i} AND k IN ({', '.join(repr(_PROVENANCE_KEY[c]) for c in block if c in _PROVENANCE_KEY)}))"
-        for i, block in enumerate(FILLED))
-    replaced.append(f"mapUpdate(Provenance, mapFilter((k, v) -> {taken_keys}, {twin['Provenance']})) AS Provenance")
-    helpers = ["_spans", "_logs", "_span_ids", "_log_ids", "_nth", "_kept", "_match", "_twin", "_n_twins",
-               "_carrier_dropped", *(f"_take{i}" for i in range(len(FILLED)))]
+    taken = ", ".join(f"if(_take{i}, [{', '.join(repr(_PROVENANCE_KEY[c]) for c in block)}], [])"
+                      for i, block in enumerate(FILLED))
+    replaced.append(f"if(_paired, mapUpdate(Provenance, mapFilter((k, v) -> has(arrayConcat({taken}), k), "
+                    f"_t_Provenance)), Provenance) AS Provenance")
+    n = len(_key_parts())
+    pair_key, twin_key, row_key = (", ".join(f"{prefix}{i}" for i in range(n)) for prefix in ("_p._k", "_tk", "_f._k"))
+    helpers = ["_paired", "_twin_id", *twin.values(), *(f"_take{i}" for i in range(len(FILLED)))]
     return f"""
-SELECT * EXCEPT ({", ".join(helpers)})
-         REPLACE ({", ".join(replaced)})
+SELECT * EXCEPT ({", ".join(helpers)}) REPLACE ({", ".join(replaced)})
 FROM (
     SELECT *, {", ".join(takes)}
     FROM (
-        SELECT *,
-               anyIf(tuple({", ".join(columns)}), SourceTable != _kept) OVER same_call AS _twin,
-               countIf(SourceTable != _kept) OVER same_call AS _n_twins,
-               countIf(Provenance['kind'] != 'derived' AND SourceTable != _kept) OVER carrier AS _carrier_dropped
-        FROM (
-            SELECT *,
-                   {kept_source("_spans", "_logs")} AS _kept,
-                   -- what pairs a kept row with its twin: the call id when both signals carry ids,
-                   -- else the row's rank by start time when both signals have as many rows; else nothing
-                   multiIf(_spans = 0 OR _logs = 0, NULL,
-                           _span_ids > 0 AND _log_ids > 0, ToolCallId,
-                           _spans = _logs, toString(_nth), NULL) AS _match
-            FROM (
-                SELECT *,
-                       countIf(SourceTable = '{SPANS}') OVER twin_group AS _spans,
-                       countIf(SourceTable = '{LOGS}') OVER twin_group AS _logs,
-                       countIf(SourceTable = '{SPANS}' AND ToolCallId IS NOT NULL) OVER twin_group AS _span_ids,
-                       countIf(SourceTable = '{LOGS}' AND ToolCallId IS NOT NULL) OVER twin_group AS _log_ids,
-                       row_number() OVER (PARTITION BY {GROUP}, SourceTable ORDER BY Timestamp, EventId) AS _nth
-                FROM agent_events
-                WHERE ({where})
-                WINDOW twin_group AS (PARTITION BY {GROUP})
-            )
-        )
-        WINDOW same_call AS (PARTITION BY {GROUP}, _match),
-               -- a record and its derived child records (content it carried): they go together
-               carrier AS (PARTITION BY TraceId, if(Provenance['kind'] = 'derived', ParentSpanId, EventId))
+        SELECT _e.*, _f.* EXCEPT ({", ".join(f"_k{i}" for i in range(n))}, EventId)
+        FROM ({rows}) AS _e
+        LEFT JOIN (
+            SELECT _p.*, true AS _paired, {", ".join(f"_t.{c}" for c in twin.values())}
+            FROM ({_pairs(where)}) AS _p
+            INNER JOIN (
+                SELECT {", ".join(f"{k} AS _tk{i}" for i, k in enumerate(_key_parts()))}, EventId AS _t_id,
+                       {", ".join(f"{c} AS {twin[c]}" for c in columns + ["Provenance"])}
+                FROM agent_events WHERE ({where}) AND ({_key()}, SourceTable) IN ({_dropped(where)})
+            ) AS _t ON ({pair_key}, _p._twin_id) = ({twin_key}, _t._t_id)
+        ) AS _f ON ({_key("_e.")}, _e.EventId) = ({row_key}, _f.EventId)
     )
-)
-WHERE SourceTable = _kept AND _carrier_dropped = 0"""
+)"""
+
+
+def present(where: str) -> str:
+    """SQL with one row when the rows `where` selects hold a twin group, none otherwise."""
+    return f"""
+SELECT 1 FROM agent_events WHERE ({where})
+GROUP BY {GROUP} HAVING countIf(SourceTable = '{SPANS}') > 0 AND countIf(SourceTable = '{LOGS}') > 0
+LIMIT 1"""
+
+
+def events(where: str, twins: bool = True) -> str:
+    """agent_events rows matching `where` (whole twin groups): twins dropped, facts filled per call.
+    Same columns as agent_events. twins=False: the rows as they are (`present` found no twins)."""
+    rows = f"SELECT * FROM agent_events WHERE ({where})"
+    return _with_facts(f"{rows} AND {_not_dropped(where)}", where) if twins else rows
 
 
 def per_group(where: str, aggregates: str, facts: tuple[tuple[str, ...], ...] = ()) -> str:
