@@ -23,7 +23,7 @@ SELECT EventId, TraceId, SpanId, ParentSpanId, SourceTable, Kind, Resolve, Name,
        TrialName, Attempt, TaskName, AgentName, Model, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
        ReasoningTokens, CostUsd, HttpStatus, ErrorType, Success, ToolName, ToolCategory, ToolCallId,
        toUnixTimestamp64Nano(Timestamp) + ifNull(DurationNs, 0)
-FROM ({agent_twins.events(_RECORDS, twins)})
+FROM ({agent_twins.events(_RECORDS, twins, derived=False)})
 ORDER BY TrialName, Timestamp, EventId
 """ for twins in (False, True)}
 TWINS = agent_twins.present(_RECORDS)

@@ -38,7 +38,7 @@ FROM (
     SELECT EventId, SourceTable, TraceId, SpanId,
            if(SourceTable = 'otel_logs', coalesce(EndTimestamp, Timestamp), Timestamp) AS raw_ts,
            toUnixTimestamp64Nano(Timestamp) AS ts, ToolName, ToolCategory, TargetPaths, Success, ToolCallId
-    FROM ({agent_twins.events(_TOOLS, twins)})
+    FROM ({agent_twins.events(_TOOLS, twins, derived=False)})
     WHERE coalesce(ToolName, '') != ''
 ) AS c
 ANY LEFT JOIN (
@@ -62,7 +62,7 @@ _MODEL = f"{_CALL_FILTER} AND Kind = 'llm_request'"
 MODEL_CALLS = {twins: f"""
 SELECT toUnixTimestamp64Nano(Timestamp) AS ts, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
        ReasoningTokens, CostUsd, HttpStatus, ErrorType
-FROM ({agent_twins.events(_MODEL, twins)})
+FROM ({agent_twins.events(_MODEL, twins, derived=False)})
 ORDER BY Timestamp, EventId
 LIMIT {{limit:UInt32}}
 """ for twins in (False, True)}

@@ -10,11 +10,13 @@ from storage import Store, agent_twins
 
 # A trial's events, plus the events of its traces that carry no identity of their own (a child
 # span without session.id falls back to its trace id); a call told both by a span and by a log
-# event once (storage/agent_twins.py).
+# event once (storage/agent_twins.py). The traces are looked up first: the twin rule's SQL repeats
+# its filter, which then stays a plain one.
+_TRACES = f"""
+SELECT DISTINCT TraceId FROM agent_events
+WHERE TrialName = {{trial:String}} AND TraceId != '' AND {AGENT_TENANT_FILTER}"""
 _ROWS = f"""{AGENT_TENANT_FILTER}
-  AND (TrialName = {{trial:String}}
-       OR TraceId IN (SELECT DISTINCT TraceId FROM agent_events
-                      WHERE TrialName = {{trial:String}} AND TraceId != '' AND {AGENT_TENANT_FILTER}))"""
+  AND (TrialName = {{trial:String}} OR TraceId IN {{traces:Array(String)}})"""
 _SELECT = {twins: f"""
 SELECT {COLUMNS}
 FROM ({agent_twins.events(_ROWS, twins)})
@@ -40,6 +42,7 @@ def trace_router() -> APIRouter:
         store: Store = request.app.state.store
         tenant = tenant_of(request)
         parameters = {"trial": trial, "limit": MAX_EVENTS + 1, "tenant": tenant}
+        parameters["traces"] = [r[0] for r in store.client.query(_TRACES, parameters=parameters).result_rows]
         twins = bool(store.client.query(_TWINS, parameters=parameters).result_rows)
         rows = store.client.query(_SELECT[twins], parameters=parameters).result_rows
         if not rows:

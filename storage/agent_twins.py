@@ -94,11 +94,14 @@ def _dropped(where: str) -> str:
 _DERIVED = "position(EventId, ':') > 0"
 
 
-def _not_dropped(where: str) -> str:
-    """A condition on agent_events rows: not a dropped twin, nor a derived child record (content its
-    carrier carried) of one. `where` selects the rows the groups are decided over."""
+def _not_dropped(where: str, derived: bool) -> str:
+    """A condition on agent_events rows: not a dropped twin, nor (when `derived` records may be among
+    the rows) a derived child record of one. `where` selects the rows the groups are decided over."""
+    rows = f"({_key()}, SourceTable) NOT IN ({_dropped(where)})"
+    if not derived:
+        return rows
     carrier = f"{_key(kind=False)}, TraceId"
-    return f"""({_key()}, SourceTable) NOT IN ({_dropped(where)})
+    return f"""{rows}
     AND NOT ({_DERIVED} AND ({carrier}, ParentSpanId) IN (
         SELECT {carrier}, EventId FROM agent_events
         WHERE EventId IN (SELECT ParentSpanId FROM agent_events WHERE ({where}) AND {_DERIVED})
@@ -183,11 +186,13 @@ GROUP BY {GROUP} HAVING countIf(SourceTable = '{SPANS}') > 0 AND countIf(SourceT
 LIMIT 1"""
 
 
-def events(where: str, twins: bool = True) -> str:
+def events(where: str, twins: bool = True, derived: bool = True) -> str:
     """agent_events rows matching `where` (whole twin groups): twins dropped, facts filled per call.
-    Same columns as agent_events. twins=False: the rows as they are (`present` found no twins)."""
+    Same columns as agent_events. twins=False: the rows as they are (`present` found no twins).
+    derived=False: `where` selects no derived records (they are only of kinds reasoning, output and
+    user_message), so none is looked up for its carrier (it saves ~60 ms of planning)."""
     rows = f"SELECT * FROM agent_events WHERE ({where})"
-    return _with_facts(f"{rows} AND {_not_dropped(where)}", where) if twins else rows
+    return _with_facts(f"{rows} AND {_not_dropped(where, derived)}", where) if twins else rows
 
 
 def per_group(where: str, aggregates: str, facts: tuple[tuple[str, ...], ...] = ()) -> str:
