@@ -1,5 +1,5 @@
 """Reads one job's telemetry from the store: its agent events (agent_events), joined in Python with
-the raw span and log attributes they came from (otel_traces, otel_logs). Three queries per job,
+the raw span and log attributes they came from (otel_traces, otel_logs). Four queries per job,
 whatever its size; every query is filtered by tenant ('' when tenants are off). A call told both by a
 span and by a log event is read once (storage/agent_twins.py); derived child records are no records
 here, so they take no part in that either."""
