@@ -1,7 +1,8 @@
 """Writes deploy/grafana/dashboards/*.json from the panel SQL in deploy/grafana/sql/.
 
 The SQL lives in .sql files so it stays readable; a panel's `{{trial_outcomes}}` is replaced by the shared
-trial-outcome CTEs (sql/trial_outcomes.sql). The exception names that decide an outcome are copied from
+trial-outcome CTEs (sql/trial_outcomes.sql), and `{{counted}}` / `{{counted:expression}}` by the predicate that counts a call
+told both as a span and as a log event once (sql/counted.sql). The exception names that decide an outcome are copied from
 the API's table (query/derive/outcomes.py) into hidden dashboard constants, so the dashboards and the
 API classify alike. Run from the repository root after editing: `python deploy/grafana/build.py`
 (tests/grafana checks that the committed JSON is what this writes).
@@ -10,6 +11,7 @@ API classify alike. Run from the repository root after editing: `python deploy/g
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,14 +55,19 @@ class Panel:
         return FORMATS["traces"] if self.kind == "traces" else FORMATS["table"]
 
 
+def _shared(name: str) -> str:
+    """A shared fragment's SQL, without its leading comment."""
+    lines = (SQL / f"{name}.sql").read_text().splitlines()
+    return "\n".join(lines[next(i for i, line in enumerate(lines) if not line.startswith("--")):]).strip()
+
+
 def panel_sql(name: str) -> str:
     text = (SQL / name).read_text()
     if "{{trial_outcomes}}" in text:
-        shared = (SQL / "trial_outcomes.sql").read_text().splitlines()
-        body = "\n".join(shared[next(i for i, line in enumerate(shared) if not line.startswith("--")):])
         text = text.replace("{{trial_outcomes}}", "-- trial outcomes (deploy/grafana/sql/trial_outcomes.sql)\n"
-                            + body.strip())
-    return text.strip()
+                            + _shared("trial_outcomes"))
+    counted = _shared("counted")
+    return re.sub(r"\{\{counted(?::(.+?))?\}\}", lambda m: counted.replace("{fact}", m[1] or "NULL"), text).strip()
 
 
 def description(name: str) -> str:

@@ -77,6 +77,15 @@ def _claude_logs(identity: TrialIdentity, server, start_s: int) -> None:
                 "tool_parameters": '{"pattern": "def main"}', "duration_ms": "40"},
                at_ms=at + 2000, body="claude_code.tool_result")
     logs.send(server)
+    # Claude Code's traces tell the same two calls again: each is counted once (storage/agent_twins.py).
+    traces = Traces({**identity.resource_attributes(), "service.name": "claude-code"},
+                    scope="com.anthropic.claude_code.tracing")
+    call = traces.span("claude_code.llm_request", {"model": "claude-sonnet-4-5", "input_tokens": 50,
+                                                   "cache_read_tokens": 450, "output_tokens": 30},
+                       start_ms=at + 100, dur_ms=900)
+    traces.span("claude_code.tool", {"tool_name": "Grep", "tool_use_id": "toolu_1"}, parent=call,
+                start_ms=at + 1960, dur_ms=40)
+    traces.send(server)
 
 
 def stream_job(server, unique: str, failed_reward: float = 0.0) -> StreamedJob:

@@ -5,6 +5,6 @@ SELECT
     countIf(HttpStatus = 429) AS rate_limited,
     countIf(HttpStatus >= 500) AS server_errors
 FROM agent_events
-WHERE $__timeFilter(Timestamp) AND JobName = ${job:sqlstring} AND Kind = 'llm_request'
+WHERE $__timeFilter(Timestamp) AND JobName = ${job:sqlstring} AND Kind = 'llm_request' AND {{counted}}
 GROUP BY time
 ORDER BY time

@@ -12,5 +12,6 @@ SELECT
     countIf(Kind = 'group') AS group
 FROM agent_events
 WHERE $__timeFilter(Timestamp) AND JobName = ${job:sqlstring} AND TrialName = ${trial:sqlstring}
+  AND {{counted}}
 GROUP BY time
 ORDER BY time

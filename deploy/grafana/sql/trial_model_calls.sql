@@ -13,5 +13,5 @@ SELECT
     TraceId AS trace_id
 FROM agent_events
 WHERE $__timeFilter(Timestamp) AND JobName = ${job:sqlstring} AND TrialName = ${trial:sqlstring}
-  AND Kind = 'llm_request'
+  AND Kind = 'llm_request' AND {{counted}}
 ORDER BY time

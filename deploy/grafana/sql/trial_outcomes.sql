@@ -10,15 +10,20 @@ trial_events AS (
         any(TaskName) AS task,
         min(Attempt) AS attempt,
         min(Timestamp) AS first_seen,
-        coalesce(sumIf(InputTokens, Kind = 'llm_request'), sumIf(InputTokens, Kind = 'session')) AS input_tokens,
-        coalesce(sumIf(CachedTokens, Kind = 'llm_request'), sumIf(CachedTokens, Kind = 'session')) AS cache_tokens,
-        coalesce(sumIf(OutputTokens, Kind = 'llm_request'), sumIf(OutputTokens, Kind = 'session')) AS output_tokens,
-        coalesce(sumIf(CostUsd, Kind = 'llm_request'), sumIf(CostUsd, Kind = 'session')) AS cost_usd,
-        countIf(Kind = 'llm_request') AS model_calls,
-        countIf(Kind = 'tool' AND coalesce(ToolName, '') != '') AS tool_calls,
-        countIf(Kind = 'llm_request' AND HttpStatus = 429) AS rate_limited_calls
-    FROM agent_events
-    WHERE JobName IN (${job:sqlstring}) AND TrialName IS NOT NULL
+        coalesce(sumIf(InputTokens, Kind = 'llm_request' AND tokens_counted),
+                 sumIf(InputTokens, Kind = 'session' AND tokens_counted)) AS input_tokens,
+        coalesce(sumIf(CachedTokens, Kind = 'llm_request' AND tokens_counted),
+                 sumIf(CachedTokens, Kind = 'session' AND tokens_counted)) AS cache_tokens,
+        coalesce(sumIf(OutputTokens, Kind = 'llm_request' AND tokens_counted),
+                 sumIf(OutputTokens, Kind = 'session' AND tokens_counted)) AS output_tokens,
+        coalesce(sumIf(CostUsd, Kind = 'llm_request' AND cost_counted),
+                 sumIf(CostUsd, Kind = 'session' AND cost_counted)) AS cost_usd,
+        countIf(Kind = 'llm_request' AND counted) AS model_calls,
+        countIf(Kind = 'tool' AND coalesce(ToolName, '') != '' AND counted) AS tool_calls,
+        countIf(Kind = 'llm_request' AND HttpStatus = 429 AND counted) AS rate_limited_calls
+    FROM (SELECT *, {{counted}} AS counted, {{counted:InputTokens}} AS tokens_counted,
+                 {{counted:CostUsd}} AS cost_counted FROM agent_events
+          WHERE JobName IN (${job:sqlstring}) AND TrialName IS NOT NULL)
     GROUP BY job, trial
     HAVING $__timeFilter(first_seen)
 ),
