@@ -2,6 +2,7 @@
 a page at a time; a call told both by a span and by a log event is listed once (storage/agent_twins.py)."""
 
 from datetime import datetime
+from functools import cache
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
@@ -29,9 +30,30 @@ _GROUPS = f"""{AGENT_TENANT_FILTER}
   AND ({{trial:String}} = '' OR TrialName = {{trial:String}})
   AND ({{kind:String}} = '' OR Kind = {{kind:String}})
   AND ({{service:String}} = '' OR ServiceName = {{service:String}})"""
-_SELECT = {twins: f"""
+# A given filter as a condition on one row, for leaving out trials (see _select).
+_FILTERS = {
+    "tool_category": "ToolCategory = {tool_category:String}",
+    "model": "Model = {model:String}",
+    "status": "HttpStatus = {status:Int32}",
+    "outcome": "Success = ({outcome:String} = 'ok')",
+    "name": "Name = {name:String}",
+    "window": """Timestamp >= fromUnixTimestamp64Nano({since:Int64}) AND Timestamp < fromUnixTimestamp64Nano({until:Int64})
+  AND (toUnixTimestamp64Nano(Timestamp), EventId) > ({after_ts:Int64}, {after_id:String})""",
+}
+_TWINS = agent_twins.present(_GROUPS)
+
+
+@cache
+def _select(twins: bool, narrowed: frozenset[str] = frozenset()) -> str:
+    """The page's SQL. With twins, whole trials are left out first when none of their rows matches a
+    given filter: a listed call's value is its own or its twin's, and its twin is of the same trial,
+    so this only saves the work of resolving twins no listed call can come from."""
+    groups = _GROUPS + "".join(
+        f"\n  AND (TrialName IS NULL OR TrialName IN (SELECT TrialName FROM agent_events WHERE {_GROUPS}"
+        f"\n       AND {_FILTERS[f]}))" for f in sorted(narrowed))
+    return f"""
 SELECT {COLUMNS}
-FROM ({agent_twins.events(_GROUPS, twins)})
+FROM ({agent_twins.events(groups, twins)})
 WHERE ({{tool_category:String}} = '' OR ToolCategory = {{tool_category:String}})
   AND ({{model:String}} = '' OR Model = {{model:String}})
   AND ({{status:Int32}} = 0 OR HttpStatus = {{status:Int32}})
@@ -42,8 +64,8 @@ WHERE ({{tool_category:String}} = '' OR ToolCategory = {{tool_category:String}})
   AND (ts, EventId) > ({{after_ts:Int64}}, {{after_id:String}})
 ORDER BY ts, EventId
 LIMIT {{limit:UInt32}}
-""" for twins in (False, True)}
-_TWINS = agent_twins.present(_GROUPS)
+"""
+
 
 MAX_LIMIT = 1000
 _FAR_FUTURE = 2**63 - 1
@@ -94,7 +116,10 @@ def spans_router() -> APIRouter:
             "after_ts": int(after[0]), "after_id": str(after[1]), "limit": limit, "tenant": tenant_of(request),
         }
         twins = bool(store.client.query(_TWINS, parameters=parameters).result_rows)
-        rows = store.client.query(_SELECT[twins], parameters=parameters).result_rows
+        given = {"tool_category": tool_category, "model": model, "status": http_status, "outcome": outcome,
+                 "name": name, "window": since or until or cursor_}
+        narrowed = frozenset(f for f, value in given.items() if twins and value)
+        rows = store.client.query(_select(twins, narrowed), parameters=parameters).result_rows
         items = with_decisions(store.client, tenant_of(request), [from_row(r) for r in rows])
         next_cursor = cursor.encode([items[-1].start_unix_nano, items[-1].event_id]) if len(rows) == limit else None
         return EventPage(items=items, next_cursor=next_cursor)

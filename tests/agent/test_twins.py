@@ -323,3 +323,24 @@ def test_a_derived_record_goes_with_its_dropped_carrier(server, unique):
     # One model call, told twice: the span is kept, the event and the output it carried are not.
     assert [(n["kind"], n["event"]["source"]) for n in _nodes(tree)] == [("llm_request", "otel_traces")]
     assert tree["orphans"] == 0
+
+
+def test_job_wide_pages_filtered_on_a_fact_list_each_matching_call_once(server, unique):
+    """Across trials, with filters: trials where no row matches are left out before twins are resolved,
+    and nothing else is (the failed Grep's span only ended: its failure is its event's)."""
+    job = f"twins-{unique}"
+    for n in range(3):
+        identity = TrialIdentity(job=job, trial=f"t{n}__{unique}", task="fix-bug", attempt=1, agent="claude-code")
+        _send(server, *_claude_code(identity.resource_attributes()))
+    limited = _get(server, "/api/spans", job=job, kind="llm_request", status="429")["items"]
+    assert sorted(c["trial"] for c in limited) == [f"t{n}__{unique}" for n in range(3)]
+    failed = _get(server, "/api/spans", job=job, kind="tool", status="error")["items"]
+    assert [(c["tool"]["name"], c["success"]) for c in failed] == [("Grep", False)] * 3
+    paged, after = [], None
+    while True:  # a page of one call at a time, by the cursor
+        page = _get(server, "/api/spans", job=job, kind="llm_request", limit=1, **({"cursor": after} if after else {}))
+        paged += page["items"]
+        if not (after := page["next_cursor"]):
+            break
+    assert len(paged) == 3 * N_MODEL and len({c["event_id"] for c in paged}) == 3 * N_MODEL
+    assert sum(c["cost_usd"] or 0 for c in paged) == pytest.approx(3 * COST)
