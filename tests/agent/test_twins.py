@@ -344,3 +344,24 @@ def test_job_wide_pages_filtered_on_a_fact_list_each_matching_call_once(server, 
             break
     assert len(paged) == 3 * N_MODEL and len({c["event_id"] for c in paged}) == 3 * N_MODEL
     assert sum(c["cost_usd"] or 0 for c in paged) == pytest.approx(3 * COST)
+
+
+def test_a_job_wide_first_page_is_the_earliest_calls_even_when_the_earliest_rows_are_dropped_twins(server, unique):
+    """Trial x told its tool calls as 5 early log events and as 6 later spans (the spans win); trial y made
+    2 calls in between. The first page of 2 is y's two calls, not x's first two spans."""
+    job = f"twins-{unique}"
+    x, y = (TrialIdentity(job=job, trial=f"{t}__{unique}", task="t", attempt=1, agent="claude-code")
+            for t in ("x", "y"))
+    events = Logs({**x.resource_attributes(), "service.name": "claude-code"}, scope=LOGGER)
+    for i in range(5):
+        events.event({"event.name": "tool_result", "tool_name": "Read", "tool_use_id": f"toolu_e{i}",
+                      "success": "true"}, at_ms=i, body="claude_code.tool_result")
+    spans = Traces({**x.resource_attributes(), "service.name": "claude-code"}, scope=TRACER)
+    for i in range(6):
+        spans.span("claude_code.tool", {"tool_name": "Read", "tool_use_id": f"toolu_s{i}"}, start_ms=100 + i)
+    other = Traces({**y.resource_attributes(), "service.name": "claude-code"}, scope=TRACER)
+    for i in range(2):
+        other.span("claude_code.tool", {"tool_name": "Edit", "tool_use_id": f"toolu_y{i}"}, start_ms=10 + i)
+    _send(server, events, spans, other)
+    page = _get(server, "/api/spans", job=job, kind="tool", limit=2)["items"]
+    assert [(c["trial"], c["tool"]["call_id"]) for c in page] == [(y.trial, "toolu_y0"), (y.trial, "toolu_y1")]
