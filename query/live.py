@@ -26,13 +26,13 @@ log = logging.getLogger(__name__)
 
 # Attributes whose values name a trial (the harness's, then the fallbacks agents stream without one).
 _TRIAL_KEYS = ("harbor.trial.name", "session.id", "gen_ai.conversation.id", "conversation.id")
-# A call told both by a span and by a log event once (storage/agent_twins.py), as far as both have
-# arrived when read: a twin that arrives later than a watcher's look-up is reported again.
+# A call told both by a span and by a log event once (storage/agent_twins.py): when the record that
+# counts arrives after its twin was shown, the watcher knows the call by the twin's id.
 _COMMITTED = "TrialName IN {trials:Array(String)} OR TraceId IN {traces:Array(String)}"
 _JOB = "JobName = {job:String} AND ({tenant:String} = '' OR Tenant = {tenant:String})"
 # (whether the rows hold twins, the rows when they do not, the rows with twins resolved)
 _ROWS, _HISTORY = ((agent_twins.present(where),
-                    *(f"SELECT {COLUMNS} FROM ({agent_twins.events(where, twins)}) ORDER BY end_ts, EventId"
+                    *(f"SELECT {COLUMNS} FROM ({agent_twins.events(where, twins, twin_ids=True)}) ORDER BY end_ts, EventId"
                       for twins in (False, True)))
                    for where in (_COMMITTED, _JOB))
 KEEPALIVE_SECONDS = 15.0
@@ -50,6 +50,9 @@ class Watcher:
     def offer(self, rows: Iterable[LiveRow]) -> None:
         for row in rows:
             if row.event_id in self.seen or (self.tenant and row.tenant != self.tenant):
+                continue
+            if row.twin_id in self.seen:  # shown already, as told by the other signal
+                self.seen.add(row.event_id)
                 continue
             if self.job and row.job != self.job:
                 continue

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 COLUMNS = """
     EventId, Kind, Name, JobName, TrialName, TaskName, AgentName, Model,
     toUnixTimestamp64Nano(Timestamp) AS ts, toUnixTimestamp64Nano(coalesce(EndTimestamp, Timestamp)) AS end_ts,
-    InputTokens, OutputTokens, CostUsd, HttpStatus, Success, ToolName, ToolCategory, Tenant"""
+    InputTokens, OutputTokens, CostUsd, HttpStatus, Success, ToolName, ToolCategory, Tenant, _twin_id"""
 
 PHASES = {"harbor.environment_setup", "harbor.agent_setup", "harbor.agent_execution", "harbor.verifier"}
 TRIAL_SPAN = "harbor.trial"
@@ -37,6 +37,7 @@ class LiveRow:
     tool: str | None
     tool_category: str | None
     tenant: str
+    twin_id: str  # the event id of the same call told by the other signal, '' when there is none
 
 
 @dataclass(frozen=True)

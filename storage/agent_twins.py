@@ -143,9 +143,10 @@ def _pairs(where: str) -> str:
         WHERE SourceTable = _kept AND _match IS NOT NULL AND _n_twins = 1"""
 
 
-def _with_facts(rows: str, where: str) -> str:
+def _with_facts(rows: str, where: str, twin_ids: bool = False) -> str:
     """`rows` (a SELECT of agent_events rows, all columns, twins dropped) with each kept row's missing
-    facts taken from the dropped twin it pairs with. `where` selects the rows the pairs are found in."""
+    facts taken from the dropped twin it pairs with. `where` selects the rows the pairs are found in.
+    twin_ids: also `_twin_id`, the EventId of that twin ('' for a row without one)."""
     columns = [c for block in FILLED for c in block]
     twin = {c: f"_t_{c}" for c in columns + ["Provenance"]}
     takes = [f"_paired AND {_lacks(block, twin)} AS _take{i}" for i, block in enumerate(FILLED)]
@@ -157,7 +158,7 @@ def _with_facts(rows: str, where: str) -> str:
                     f"_t_Provenance)), Provenance) AS Provenance")
     n = len(_key_parts())
     pair_key, twin_key, row_key = (", ".join(f"{prefix}{i}" for i in range(n)) for prefix in ("_p._k", "_tk", "_f._k"))
-    helpers = ["_paired", "_twin_id", *twin.values(), *(f"_take{i}" for i in range(len(FILLED)))]
+    helpers = ["_paired", *([] if twin_ids else ["_twin_id"]), *twin.values(), *(f"_take{i}" for i in range(len(FILLED)))]
     return f"""
 SELECT * EXCEPT ({", ".join(helpers)}) REPLACE ({", ".join(replaced)})
 FROM (
@@ -186,13 +187,17 @@ GROUP BY {GROUP} HAVING countIf(SourceTable = '{SPANS}') > 0 AND countIf(SourceT
 LIMIT 1"""
 
 
-def events(where: str, twins: bool = True, derived: bool = True) -> str:
+def events(where: str, twins: bool = True, derived: bool = True, twin_ids: bool = False) -> str:
     """agent_events rows matching `where` (whole twin groups): twins dropped, facts filled per call.
     Same columns as agent_events. twins=False: the rows as they are (`present` found no twins).
     derived=False: `where` selects no derived records (they are only of kinds reasoning, output and
-    user_message), so none is looked up for its carrier (it saves ~60 ms of planning)."""
+    user_message), so none is looked up for its carrier (it saves ~60 ms of planning).
+    twin_ids: one more column, `_twin_id`: the EventId of the dropped twin a row pairs with, else ''
+    (whoever already showed that twin knows the call)."""
     rows = f"SELECT * FROM agent_events WHERE ({where})"
-    return _with_facts(f"{rows} AND {_not_dropped(where, derived)}", where) if twins else rows
+    if not twins:
+        return f"SELECT *, '' AS _twin_id FROM agent_events WHERE ({where})" if twin_ids else rows
+    return _with_facts(f"{rows} AND {_not_dropped(where, derived)}", where, twin_ids)
 
 
 def per_group(where: str, aggregates: str, facts: tuple[tuple[str, ...], ...] = ()) -> str:
