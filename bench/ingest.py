@@ -34,7 +34,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from storage import ensure_schema, open_client  # noqa: E402
+from storage import Store, ensure_schema, open_client  # noqa: E402
 from storage.agent_sources import CONTEXTS as AGENT_VIEWS  # noqa: E402
 from tests.support.servers import SubprocessServer  # noqa: E402
 
@@ -181,13 +181,20 @@ def batches(rows: pa.Table, size: int) -> list[pa.Table]:
     return [rows.slice(i, size) for i in range(0, rows.num_rows, size)]
 
 
+def fresh_store(path: Path, agent_views: bool = True) -> Store:
+    """A new store at `path`; without the agent views, the exporter's tables alone (what the agent
+    layer costs shows in the ratio)."""
+    store = open_client(path)
+    ensure_schema(store.client)
+    if not agent_views:
+        for view in AGENT_VIEWS:
+            store.client.command(f"DROP VIEW IF EXISTS {view.mv}")
+    return store
+
+
 def direct_insert_rate(tables: list[pa.Table], agent_views: bool = True) -> float:
-    with tempfile.TemporaryDirectory() as tmp:
-        store = open_client(Path(tmp) / "direct")
-        ensure_schema(store.client)
-        if not agent_views:  # the exporter's tables alone: what the agent layer costs shows in the ratio
-            for view in AGENT_VIEWS:
-                store.client.command(f"DROP VIEW IF EXISTS {view.mv}")
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
+        store = fresh_store(Path(tmp) / "direct", agent_views)
         n = sum(t.num_rows for t in tables)
         started = time.perf_counter()
         for table in tables:

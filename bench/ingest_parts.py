@@ -25,14 +25,15 @@ from collections.abc import Callable
 from pathlib import Path
 from statistics import median
 
-import pyarrow as pa
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.ingest import SPANS_PER_TRACE, TRACES_PER_REQUEST, arrow_rows, batches, build_requests  # noqa: E402
+from bench.ingest import (  # noqa: E402
+    SPANS_PER_TRACE, TRACES_PER_REQUEST, arrow_rows, batches, build_requests, direct_insert_rate, fresh_store,
+)
 from collector.limits import Limits  # noqa: E402
 from collector.signals import SIGNALS  # noqa: E402
 from collector.validate import check_request  # noqa: E402
-from storage import Signal, Store, ensure_schema, insert_requests, needs_nested_decoding, open_client  # noqa: E402
+from storage import Signal, ensure_schema, insert_requests, needs_nested_decoding, open_client  # noqa: E402
 from storage.agent_sources import CONTEXTS as AGENT_VIEWS  # noqa: E402
 
 SPANS_PER_REQUEST = SPANS_PER_TRACE * TRACES_PER_REQUEST
@@ -48,15 +49,6 @@ def receive_us_per_span(requests: list[bytes]) -> float:
     return (time.perf_counter() - started) * 1e6 / (len(requests) * SPANS_PER_REQUEST)
 
 
-def _fresh_store(tmp: str, agent_views: bool) -> Store:
-    store = open_client(Path(tmp) / "store")
-    ensure_schema(store.client)
-    if not agent_views:
-        for view in AGENT_VIEWS:
-            store.client.command(f"DROP VIEW IF EXISTS {view.mv}")
-    return store
-
-
 def _timed(work: Callable[[], None], n_spans: int) -> float:
     started = time.perf_counter()
     work()
@@ -67,7 +59,7 @@ def decode_path_rate(groups: list[list[bytes]], agent_views: bool, connections: 
     """spans/s of storage.insert_requests over `groups` (one INSERT each), on `connections` at once."""
     n_spans = sum(len(g) for g in groups) * SPANS_PER_REQUEST
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
-        store = _fresh_store(tmp, agent_views)
+        store = fresh_store(Path(tmp) / "store", agent_views)
         stores = [store] + [store.another_connection() for _ in range(connections - 1)]
 
         def commit(worker: int) -> None:
@@ -105,16 +97,6 @@ def decode_only_rate(groups: list[list[bytes]]) -> float:
     return rate
 
 
-def arrow_rate(tables: list[pa.Table], agent_views: bool) -> float:
-    n_spans = sum(t.num_rows for t in tables)
-    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
-        store = _fresh_store(tmp, agent_views)
-        rate = _timed(lambda: [store.client.insert_arrow("otel_traces", t, settings={"async_insert": 0})
-                               for t in tables], n_spans)
-        store.client.close()
-    return rate
-
-
 def us(rate: float) -> float:
     return 1e6 / rate
 
@@ -141,7 +123,7 @@ def main() -> None:
         record("decode only, Null table", decode_only_rate(groups))
         for views, label in ((False, "exporter tables"), (True, "with agent views")):
             d = record(f"decode path, {label}", decode_path_rate(groups, views))
-            a = record(f"insert_arrow, {label}", arrow_rate(tables, views))
+            a = record(f"insert_arrow, {label}", direct_insert_rate(tables, views))
             two = record(f"decode path x2 connections, {label}", decode_path_rate(groups, views, connections=2))
             record(f"ratio decode / arrow, {label}", d / a)
             record(f"ratio x2 / x1, {label}", two / d)
