@@ -30,22 +30,25 @@ _GROUPS = f"""{AGENT_TENANT_FILTER}
   AND ({{trial:String}} = '' OR TrialName = {{trial:String}})
   AND ({{kind:String}} = '' OR Kind = {{kind:String}})
   AND ({{service:String}} = '' OR ServiceName = {{service:String}})"""
-# A given filter as a condition on one row, for leaving out trials (see _select).
+# Each filter: its condition on one row, and the test that it was not given (None: always applies).
 _FILTERS = {
-    "tool_category": "ToolCategory = {tool_category:String}",
-    "model": "Model = {model:String}",
-    "status": "HttpStatus = {status:Int32}",
-    "outcome": "Success = ({outcome:String} = 'ok')",
-    "name": "Name = {name:String}",
-    "window": """Timestamp >= fromUnixTimestamp64Nano({since:Int64}) AND Timestamp < fromUnixTimestamp64Nano({until:Int64})
-  AND (toUnixTimestamp64Nano(Timestamp), EventId) > ({after_ts:Int64}, {after_id:String})""",
-    "early": "toUnixTimestamp64Nano(Timestamp) <= {bound:Int64}",
+    "tool_category": ("ToolCategory = {tool_category:String}", "{tool_category:String} = ''"),
+    "model": ("Model = {model:String}", "{model:String} = ''"),
+    "status": ("HttpStatus = {status:Int32}", "{status:Int32} = 0"),
+    "outcome": ("Success = ({outcome:String} = 'ok')", "{outcome:String} = ''"),
+    "name": ("Name = {name:String}", "{name:String} = ''"),
+    "window": ("""Timestamp >= fromUnixTimestamp64Nano({since:Int64}) AND Timestamp < fromUnixTimestamp64Nano({until:Int64})
+  AND (toUnixTimestamp64Nano(Timestamp), EventId) > ({after_ts:Int64}, {after_id:String})""", None),
 }
+_EARLY = "toUnixTimestamp64Nano(Timestamp) <= {bound:Int64}"  # trials with a row by the bound (see _page)
+_NARROWING = {name: condition for name, (condition, _) in _FILTERS.items()} | {"early": _EARLY}
+_WHERE = "\n  AND ".join(condition if absent is None else f"({absent} OR {condition})"
+                         for condition, absent in _FILTERS.values())
 # The start time of the n-th row of the window, twins not resolved (a bound for "early", see _page).
 _BOUND = f"""
 SELECT max(ts), count() FROM (
     SELECT toUnixTimestamp64Nano(Timestamp) AS ts FROM agent_events
-    WHERE {_GROUPS} AND {_FILTERS["window"]}
+    WHERE {_GROUPS} AND {_NARROWING["window"]}
     ORDER BY ts, EventId LIMIT {{n:UInt32}})"""
 _TWINS = agent_twins.present(_GROUPS)
 
@@ -57,18 +60,11 @@ def _select(twins: bool, narrowed: frozenset[str] = frozenset()) -> str:
     so this only saves the work of resolving twins no listed call can come from."""
     groups = _GROUPS + "".join(
         f"\n  AND (TrialName IS NULL OR TrialName IN (SELECT TrialName FROM agent_events WHERE {_GROUPS}"
-        f"\n       AND {_FILTERS[f]}))" for f in sorted(narrowed))
+        f"\n       AND {_NARROWING[f]}))" for f in sorted(narrowed))
     return f"""
 SELECT {COLUMNS}
 FROM ({agent_twins.events(groups, twins)})
-WHERE ({{tool_category:String}} = '' OR ToolCategory = {{tool_category:String}})
-  AND ({{model:String}} = '' OR Model = {{model:String}})
-  AND ({{status:Int32}} = 0 OR HttpStatus = {{status:Int32}})
-  AND ({{outcome:String}} = '' OR Success = ({{outcome:String}} = 'ok'))
-  AND ({{name:String}} = '' OR Name = {{name:String}})
-  AND Timestamp >= fromUnixTimestamp64Nano({{since:Int64}})
-  AND Timestamp < fromUnixTimestamp64Nano({{until:Int64}})
-  AND (ts, EventId) > ({{after_ts:Int64}}, {{after_id:String}})
+WHERE {_WHERE}
 ORDER BY ts, EventId
 LIMIT {{limit:UInt32}}
 """
