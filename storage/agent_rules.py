@@ -215,6 +215,9 @@ FACTS: tuple[Fact, ...] = (
     Fact("tool_call_id", "ToolCallId", "string", (
         Alias("gen_ai.tool.call.id"), Alias("gen_ai.tool.call_id"), Alias("tool_use_id"), Alias("call_id"),
         Alias("tool.id"), Alias("tool_call.id"), Alias("ai.toolCall.id")), only_kinds=_TOOL_ONLY),
+    # The provider's id of one model request: a Claude Code span and its api_request event both carry it,
+    # so the two tellings of one call pair exactly (storage/agent_twins.py).
+    Fact("request_id", "RequestId", "string", (Alias("request_id"),), only_kinds=("llm_request",)),
     Fact("arguments", "", "string", (
         Alias("gen_ai.tool.call.arguments"), Alias("tool_input"), Alias("arguments"), Alias("function_args"),
         Alias("ai.toolCall.args"), Alias("tool_arguments"), Alias("lmnr.span.input"), Alias("input.value"),

@@ -14,11 +14,11 @@ twins is only known once a trial's records are there, so every reader applies on
 
 A fact the kept record lacks is taken from its dropped twin (Claude Code's cost is only on the
 events); missing stays NULL. Per call, where calls match exactly: by ToolCallId when both signals
-of the group carry ids, else by time order when both have the same number of rows (Claude Code's
-model calls: its span and event share only `request_id`, which is no agent_events column; with
-equal counts the n-th span by start time is the n-th event by its inferred start). Unequal counts
-match nothing per call, but totals (`per_group`) still take a fact from the twins when no kept row
-of the group carries it. Token counts are one report: taken together from one record, never mixed.
+of the group carry ids, else by RequestId when both carry those (Claude Code's model calls: its span
+and its api_request event share only the provider's `request_id`), else by time order when both have
+the same number of rows (the n-th span by start time is the n-th event by its inferred start).
+Otherwise nothing matches per call, but totals (`per_group`) still take a fact from the twins when
+no kept row of the group carries it. Token counts are one report: taken together from one record, never mixed.
 
 A derived child record (content its carrier carried, `EventId` `<carrier>:<kind>:<n>`) counts in
 its own kind's group and also goes with its carrier: it is dropped when its carrier is.
@@ -42,7 +42,7 @@ TOKENS = ("InputTokens", "CachedTokens", "CacheWriteTokens", "OutputTokens", "Re
 # Facts a kept record takes from its twin when it lacks them; a tuple is taken whole or not at all.
 FILLED: tuple[tuple[str, ...], ...] = (
     ("CostUsd",), TOKENS, ("Model",), ("Provider",), ("HttpStatus",), ("ErrorType",), ("Success",),
-    ("ToolName", "ToolCategory"), ("ToolCallId",), ("TargetPaths",),
+    ("ToolName", "ToolCategory"), ("ToolCallId",), ("TargetPaths",), ("RequestId",),
 )
 _PROVENANCE_KEY = {f.column: f.name for f in FACTS if f.column} | {"ToolCategory": "tool_category",
                                                                    "TargetPaths": "target_paths"}
@@ -111,7 +111,8 @@ def _not_dropped(where: str, derived: bool) -> str:
 def _pairs(where: str) -> str:
     """Each kept row of a twin group that pairs with exactly one dropped row: the group (`_k0`...),
     its EventId and the dropped row's (`_twin_id`). By call id when both signals of the group carry
-    ids, else by time order when both have as many rows; only the rows of twin groups are ranked."""
+    ids, else by request id likewise, else by time order when both have as many rows; only the rows of
+    twin groups are ranked."""
     spans, logs = f"SourceTable = '{SPANS}'", f"SourceTable = '{LOGS}'"
     return f"""
         SELECT {", ".join(f"{k} AS _k{i}" for i, k in enumerate(_key_parts()))}, EventId, _twin_id
@@ -120,18 +121,21 @@ def _pairs(where: str) -> str:
                    countIf(SourceTable != _kept) OVER same_call AS _n_twins
             FROM (
                 SELECT {GROUP}, SourceTable, EventId, _kept,
-                       multiIf(_by_id, ToolCallId, _by_order, toString(row_number() OVER (
+                       multiIf(_by_id, ToolCallId, _by_request, RequestId, _by_order, toString(row_number() OVER (
                            PARTITION BY {GROUP}, SourceTable ORDER BY Timestamp, EventId)), NULL) AS _match
                 FROM (
-                    SELECT {GROUP}, SourceTable, EventId, Timestamp, ToolCallId,
+                    SELECT {GROUP}, SourceTable, EventId, Timestamp, ToolCallId, RequestId,
                            {kept_source("_spans", "_logs")} AS _kept,
-                           _span_ids > 0 AND _log_ids > 0 AS _by_id, _spans = _logs AS _by_order
+                           _span_ids > 0 AND _log_ids > 0 AS _by_id,
+                           _span_requests > 0 AND _log_requests > 0 AS _by_request, _spans = _logs AS _by_order
                     FROM agent_events
                     -- (each row's group counts; only groups of both signals)
                     INNER JOIN (
                         SELECT {GROUP}, countIf({spans}) AS _spans, countIf({logs}) AS _logs,
                                countIf({spans} AND ToolCallId IS NOT NULL) AS _span_ids,
-                               countIf({logs} AND ToolCallId IS NOT NULL) AS _log_ids
+                               countIf({logs} AND ToolCallId IS NOT NULL) AS _log_ids,
+                               countIf({spans} AND RequestId IS NOT NULL) AS _span_requests,
+                               countIf({logs} AND RequestId IS NOT NULL) AS _log_requests
                         FROM agent_events WHERE ({where})
                         GROUP BY {GROUP} HAVING _spans > 0 AND _logs > 0
                     ) AS _g USING ({GROUP})

@@ -17,7 +17,10 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
         "otel_metrics_gauge", "otel_metrics_sum", "otel_metrics_histogram", "harborlight_ingested_requests",
     ]),
     # The agent layer: agent_events and its views, compiled from storage/agent_rules.py.
-    (2, ["agent_events", "agent_events_traces_mv", "agent_events_logs_mv"]),
+    (2, ["agent_events"]),
+    # RequestId: a model call's provider request id. The views come last: they write every column the
+    # statements before them create (each start runs every statement; each is idempotent).
+    (3, ["agent_events_request_id", "agent_events_traces_mv", "agent_events_logs_mv"]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

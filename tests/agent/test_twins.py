@@ -35,9 +35,9 @@ COST = sum(c[7] for c in MODEL if c[7] is not None)
 
 
 def _claude_code(resource: dict, spans: bool = True, logs: bool = True, lost_spans: tuple[int, ...] = (),
-                 lost_events: tuple[int, ...] = ()) -> tuple[Traces, Logs]:
+                 lost_events: tuple[int, ...] = (), request_ids: bool = True) -> tuple[Traces, Logs]:
     """One Claude Code session as spans (beta tracing) and as log events; `lost_*`: indexes of MODEL
-    whose span or event never arrived."""
+    whose span or event never arrived. request_ids=False: a model call's records omit `request_id`."""
     traces = Traces({**resource, "service.name": "claude-code"}, scope=TRACER)
     events = Logs({**resource, "service.name": "claude-code"}, scope=LOGGER)
     common = {"session.id": "sess-1", "gen_ai.conversation.id": "sess-1"}
@@ -60,8 +60,9 @@ def _claude_code(resource: dict, spans: bool = True, logs: bool = True, lost_spa
              success="true" if success else "false", duration_ms=str(dur))
     emit("tool_decision", 3090, tool_name="Read", tool_use_id="toolu_01", decision="accept", source="config")
     for i, (start, dur, status, raw, read, write, out, cost, sub) in enumerate(MODEL):
+        request = {"request_id": f"req_{i}"} if request_ids else {}
         attrs = {**common, "model": "claude-sonnet-4-5", "gen_ai.operation.name": "chat", "status_code": status,
-                 "request_id": f"req_{i}"}
+                 **request}
         if status == 200:
             tokens = {"input_tokens": raw, "output_tokens": out, "cache_read_tokens": read,
                       "cache_creation_tokens": write}
@@ -73,14 +74,14 @@ def _claude_code(resource: dict, spans: bool = True, logs: bool = True, lost_spa
                     start_ms=start, dur_ms=dur)
             if i not in lost_events:
                 emit("api_request", start + dur, **tokens, model="claude-sonnet-4-5", cost_usd=cost,
-                     duration_ms=dur, request_id=f"req_{i}")
+                     duration_ms=dur, **request)
         else:
             if i not in lost_spans:
                 traces.span("claude_code.llm_request", {**attrs, "success": False, "error": "rate_limit_error"},
                             parent=turn, start_ms=start, dur_ms=dur, error="rate_limit_error")
             if i not in lost_events:
                 emit("api_error", start + dur, model="claude-sonnet-4-5", error="rate_limit_error",
-                     status_code=status, duration_ms=dur)
+                     status_code=status, duration_ms=dur, **request)
     emit("assistant_response", 10_900, response="Fixed the off-by-one.", model="claude-sonnet-4-5")
     return traces if spans else None, events if logs else None
 
@@ -203,18 +204,22 @@ def test_the_harbor_export_has_each_step_once(server, claude_trial, tmp_path, ca
     assert [g["status"] for g in gateway] == [429, 200, 200, 200]
 
 
-def test_when_logs_lost_events_the_spans_win_and_the_events_cost_still_counts(server, unique):
-    trial = f"lossy-logs-{unique}"
+@pytest.mark.parametrize("request_ids", [True, False], ids=["request-ids", "no-request-ids"])
+def test_when_logs_lost_events_the_spans_win_and_the_events_cost_still_counts(server, unique, request_ids):
+    trial = f"lossy-logs-{unique}-{request_ids}"
     _send(server, *_claude_code({"harbor.job.name": f"job-{unique}", "harbor.trial.name": trial},
-                                lost_events=(3,)))
+                                lost_events=(3,), request_ids=request_ids))
     assert _counts(server, trial) == (N_MODEL - N_LIMITED, N_TOOLS, N_MODEL, N_TOOLS)
     row = _get(server, f"/api/trials/{trial}")
     assert _value(row, "n_input_tokens") == INPUT  # the spans' totals: the complete signal
     assert _value(row, "cost_usd") == pytest.approx(COST - MODEL[3][7])  # the cost the events did report
     calls = _get(server, "/api/spans", trial=trial, kind="llm_request")["items"]
     assert {c["source"] for c in calls} == {"otel_traces"}
-    # 4 spans, 3 events: no exact match per call, so no span takes a cost it may not have had.
-    assert [c["cost_usd"] for c in calls] == [None] * N_MODEL
+    if request_ids:  # a span and its event share the request id: each call has its own cost
+        assert [(c["request_id"], c["cost_usd"]) for c in calls] == [
+            (f"req_{i}", None if i == 3 else MODEL[i][7]) for i in range(N_MODEL)]
+    else:  # 4 spans, 3 events, no ids: no exact match per call, so no span takes a cost it may not have had
+        assert [(c["request_id"], c["cost_usd"]) for c in calls] == [(None, None)] * N_MODEL
 
 
 def test_when_spans_were_lost_the_events_win(server, unique):

@@ -131,3 +131,24 @@ def test_a_start_that_dies_while_classifying_again_is_completed_by_the_next(fres
     assert _view(client, database, "agent_events_traces_mv") == old_view  # not swapped: the next start redoes it
     ensure_schema(client)
     assert client.query("SELECT Kind FROM agent_events WHERE SpanId = 'old'").result_rows == [("llm_request",)]
+
+
+def test_a_store_from_before_request_ids_gets_the_column_and_its_stored_model_calls_get_theirs(fresh_database):
+    """Schema 2 had no RequestId: the next start adds the column, and the new views derive the stored
+    rows again, so a model call stored before the upgrade pairs with its twin by request id too."""
+    client, database = fresh_database
+    ensure_schema(client)
+    for view in ("agent_events_traces_mv", "agent_events_logs_mv"):  # what schema 2 left
+        client.command(f"DROP VIEW {view}")
+        client.command(statement(view).replace("    if(_d, NULL, _f_request_id) AS RequestId,\n", ""))
+    client.command("ALTER TABLE agent_events DROP COLUMN RequestId")
+    client.command("DELETE FROM harborlight_schema_migrations WHERE Version = 3")
+    client.insert("otel_traces", [[datetime(2025, 1, 1), "t" * 32, "s1", "", "chat m", "svc",
+                                   {"gen_ai.operation.name": "chat", "request_id": "req_1"}]],
+                  column_names=["Timestamp", "TraceId", "SpanId", "ParentSpanId", "SpanName", "ServiceName",
+                                "SpanAttributes"])
+
+    assert ensure_schema(client) == SCHEMA_VERSION
+    assert client.query("SELECT Kind, RequestId, Provenance['request_id'] FROM agent_events").result_rows == [
+        ("llm_request", "req_1", "measured")]
+    assert client.query("SELECT max(Version) FROM harborlight_schema_migrations").result_rows == [(SCHEMA_VERSION,)]
