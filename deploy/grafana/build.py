@@ -2,7 +2,12 @@
 
 The SQL lives in .sql files so it stays readable; a panel's `{{trial_outcomes}}` is replaced by the shared
 trial-outcome CTEs (sql/trial_outcomes.sql), and `{{counted}}` / `{{counted:expression}}` by the predicate that counts a call
-told both as a span and as a log event once (sql/counted.sql). The exception names that decide an outcome are copied from
+told both as a span and as a log event once (sql/counted.sql). A panel that lists calls one by one reads
+`FROM ({{calls:where}})`: the API's own SQL for them (storage/agent_twins.py `events(where, derived=False)`, what
+/api/spans and the trial behavior read), agent_events rows with each call told twice listed once and the facts its listed
+record lacks taken from its twin (Claude Code's cost is on its events). `where` may hold dashboard variables; it must
+select whole twin groups of call kinds (filters on job, trial, service, and Kind 'llm_request' or 'tool' only), so the
+time filter and every other condition go outside. The exception names that decide an outcome are copied from
 the API's table (query/derive/outcomes.py) into hidden dashboard constants, so the dashboards and the
 API classify alike. Run from the repository root after editing: `python deploy/grafana/build.py`
 (tests/grafana checks that the committed JSON is what this writes).
@@ -20,6 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
 from query.derive.outcomes import EXCEPTION_CLASSES, Outcome  # noqa: E402
+from storage import agent_twins  # noqa: E402
 
 SQL = HERE / "sql"
 OUT = HERE / "dashboards"
@@ -61,13 +67,39 @@ def _shared(name: str) -> str:
     return "\n".join(lines[next(i for i, line in enumerate(lines) if not line.startswith("--")):]).strip()
 
 
+# `{{calls:where}}`, `where` over one or more lines (a variable's `}` just before the closing `}}` is the where's).
+CALLS = re.compile(r"\{\{calls:(.*?)\}\}(?!\})", re.DOTALL)
+CALL_KINDS = {"llm_request", "tool"}  # kinds no derived record is of (agent_twins.events' derived=False)
+
+
+def calls(where: str) -> str:
+    """The call rows `where` selects, as the API reads them (storage/agent_twins.py)."""
+    where = " ".join(where.split())
+    kinds = re.findall(r"\bKind\s*(?:=\s*'(\w+)'|IN\s*\(([^)]*)\))", where)
+    named = {k.strip(" '") for one, many in kinds for k in ([one] if one else many.split(","))}
+    if not named or not named <= CALL_KINDS:
+        raise ValueError(f"{{{{calls:...}}}} selects calls: its where names Kind {sorted(CALL_KINDS)}: {where!r}")
+    return ("-- each call once, facts filled from its twin (storage/agent_twins.py events)\n"
+            + agent_twins.events(where, derived=False).strip())
+
+
 def panel_sql(name: str) -> str:
     text = (SQL / name).read_text()
     if "{{trial_outcomes}}" in text:
         text = text.replace("{{trial_outcomes}}", "-- trial outcomes (deploy/grafana/sql/trial_outcomes.sql)\n"
                             + _shared("trial_outcomes"))
+    text = CALLS.sub(lambda m: calls(m[1]).replace("\n", "\n" + _indent(text, m.start())), text)
     counted = _shared("counted")
-    return re.sub(r"\{\{counted(?::(.+?))?\}\}", lambda m: counted.replace("{fact}", m[1] or "NULL"), text).strip()
+    text = re.sub(r"\{\{counted(?::(.+?))?\}\}", lambda m: counted.replace("{fact}", m[1] or "NULL"), text).strip()
+    if "{{" in text:
+        raise ValueError(f"sql/{name}: a placeholder build.py does not know: {text[text.index('{{'):][:40]!r}")
+    return text
+
+
+def _indent(text: str, at: int) -> str:
+    """The indentation of the line `at` is on."""
+    line = text[text.rfind("\n", 0, at) + 1:at]
+    return line[:len(line) - len(line.lstrip(" \t"))]
 
 
 def description(name: str) -> str:

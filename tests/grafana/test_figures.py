@@ -2,6 +2,7 @@
 trial rows, cost and tokens, tool categories, 429s; and the ingest panels count what was just sent."""
 
 from collections import Counter
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -158,3 +159,57 @@ def test_ingest_panels_count_what_was_just_sent(grafana, recent):
     assert sum(r["truncated_spans_per_s"] for r in truncated) * window.interval_s >= recent.truncated
     lag = grafana.panel(INGEST, "Ingest lag", {}, window).only()
     assert 0 <= lag["spans_lag_s"] < 600 and 0 <= lag["last_commit_age_s"] < 600
+
+
+def _same(mine, theirs) -> bool:
+    """Equal, floats within rounding; NULL only equals NULL."""
+    return mine is None if theirs is None else mine == pytest.approx(theirs)
+
+
+def _micros(shown: datetime) -> int:
+    return (shown.replace(tzinfo=shown.tzinfo or UTC) - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1)
+
+
+def api_calls(server, job: str, trial: str, kind: str) -> list[dict]:
+    """The trial's calls of one kind as GET /api/spans lists them (twins once, facts filled), in order."""
+    page = api(server, f"/api/spans?job={job}&trial={trial}&kind={kind}&limit=1000")
+    assert page["next_cursor"] is None
+    return page["items"]
+
+
+def test_model_call_rows_equal_the_apis_per_call_rows(server, grafana, job):
+    """Call by call, the Model calls panel lists what /api/spans lists. The Claude Code trial tells its model
+    call as a span (no cost) and as an api_request event (with the cost): one row, with the event's cost."""
+    for trial in (job.failed, job.resolved, job.limited):
+        shown = grafana.panel(TRIAL, "Model calls", {"job": job.job, "trial": trial}).dicts()
+        listed = api_calls(server, job.job, trial, "llm_request")
+        assert len(shown) == len(listed), trial
+        for mine, call in zip(shown, listed):
+            assert _micros(mine["time"]) == call["start_unix_nano"] // 1000, trial
+            tokens = call["tokens"]
+            assert (mine["model"], mine["http_status"], mine["error"], mine["input_tokens"], mine["cached_tokens"],
+                    mine["output_tokens"], mine["reasoning_tokens"]) == (
+                call["model"], call["http_status"], call["error_type"], tokens["input"], tokens["cached"],
+                tokens["output"], tokens["reasoning"]), trial
+            assert _same(mine["cost_usd"], call["cost_usd"]), (trial, mine["cost_usd"], call["cost_usd"])
+            assert _same(mine["duration_ms"], None if call["duration_ns"] is None else call["duration_ns"] / 1e6)
+    claude = grafana.panel(TRIAL, "Model calls", {"job": job.job, "trial": job.failed}).dicts()
+    assert [(c["model"], c["input_tokens"], c["cached_tokens"]) for c in claude] == [("claude-sonnet-4-5", 500, 450)]
+    assert claude[0]["cost_usd"] == pytest.approx(0.002)  # only the api_request event carries it
+
+
+def test_tool_call_rows_equal_the_apis_per_call_rows(server, grafana, job):
+    """Call by call, the Tool calls panel lists the named tool calls /api/spans lists, with their result.
+    The Claude Code trial's Grep is a span (success only inferred) and a tool_result event (failed)."""
+    for trial in (job.failed, job.resolved):
+        shown = grafana.panel(TRIAL, "Tool calls", {"job": job.job, "trial": trial}).dicts()
+        listed = [c for c in api_calls(server, job.job, trial, "tool") if (c["tool"] or {}).get("name")]
+        assert len(shown) == len(listed), trial
+        for mine, call in zip(shown, listed):
+            tool = call["tool"]
+            assert _micros(mine["time"]) == call["start_unix_nano"] // 1000, trial
+            assert (mine["tool"], mine["category"], mine["call_id"], mine["paths"], mine["failed"], mine["error"]) == (
+                tool["name"], tool["category"], tool["call_id"], ", ".join(tool["target_paths"]),
+                None if call["success"] is None else not call["success"], call["error_type"]), trial
+    claude = grafana.panel(TRIAL, "Tool calls", {"job": job.job, "trial": job.failed}).dicts()
+    assert [(c["tool"], c["call_id"], c["failed"]) for c in claude] == [("Grep", "toolu_1", True)]

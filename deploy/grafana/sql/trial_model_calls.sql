@@ -1,4 +1,6 @@
--- Every model call of the trial: status, tokens, cost.
+-- Every model call of the trial: status, tokens, cost. A call told both as a span and as a log event is
+-- listed once, with the facts its listed record lacks taken from its twin (Claude Code's cost is on its
+-- events): the rows and facts the API's /api/spans lists.
 SELECT
     Timestamp AS time,
     Model AS model,
@@ -11,7 +13,10 @@ SELECT
     DurationNs / 1e6 AS duration_ms,
     ErrorType AS error,
     TraceId AS trace_id
-FROM agent_events
-WHERE $__timeFilter(Timestamp) AND JobName = ${job:sqlstring} AND TrialName = ${trial:sqlstring}
-  AND Kind = 'llm_request' AND {{counted}}
-ORDER BY time
+-- build.py's calls placeholder: the API's SQL (storage/agent_twins.py events) over whole twin groups
+-- (job, trial, kind); the time filter goes outside.
+FROM (
+    {{calls:JobName = ${job:sqlstring} AND TrialName = ${trial:sqlstring} AND Kind = 'llm_request'}}
+)
+WHERE $__timeFilter(Timestamp)
+ORDER BY Timestamp, EventId
