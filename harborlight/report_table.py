@@ -6,19 +6,9 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 
+from harborlight.render import num, pct, value
+
 MAX_TRIAL_ROWS = 50
-
-
-def _v(field: Any) -> Any:
-    return field.get("value") if isinstance(field, dict) and "provenance" in field else field
-
-
-def _num(value: Any, fmt: str = "{:,}") -> str:
-    return "-" if value is None else fmt.format(value)
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1%}"
 
 
 def job_table(job: dict[str, Any]) -> Table:
@@ -27,19 +17,19 @@ def job_table(job: dict[str, Any]) -> Table:
     table.add_column("value")
     passk = job.get("pass_at_k", {})
     rows = [
-        ("trials", f"{_v(job['n_trials'])} ({_v(job['n_running'])} running)"),
-        ("raw solve rate", _pct(_v(job["raw_solve_rate"]))),
-        ("adjusted solve rate", _pct(_v(job["adjusted_solve_rate"])) + f"  (infra: {_v(job['n_infra'])})"),
-        ("mean score", _num(_v(job["mean_score"]), "{:.4f}")),
-        ("agent", f"{_v(job['agent_label']) or '-'} {_v(job['agent_version']) or ''}".strip()),
-        ("dataset", _v(job["dataset"]) or "-"),
-        ("tokens in / cached / out", " / ".join(_num(_v(job[f])) for f in
-                                                ("total_input_tokens", "total_cache_tokens", "total_output_tokens"))),
-        ("cost (USD, recorded)", _num(_v(job["total_cost_usd"]), "{:.4f}")),
-        ("duration (min)", _num(_v(job["duration_min"]), "{:.1f}") if not _v(job["is_running"]) else "running"),
+        ("trials", f"{value(job['n_trials'])} ({value(job['n_running'])} running)"),
+        ("raw solve rate", pct(value(job["raw_solve_rate"]))),
+        ("adjusted solve rate", pct(value(job["adjusted_solve_rate"])) + f"  (infra: {value(job['n_infra'])})"),
+        ("mean score", num(value(job["mean_score"]), "{:.4f}")),
+        ("agent", f"{value(job['agent_label']) or '-'} {value(job['agent_version']) or ''}".strip()),
+        ("dataset", value(job["dataset"]) or "-"),
+        ("tokens in / cached / out", " / ".join(num(value(job[f])) for f in
+                                               ("total_input_tokens", "total_cache_tokens", "total_output_tokens"))),
+        ("cost (USD, recorded)", num(value(job["total_cost_usd"]), "{:.4f}")),
+        ("duration (min)", num(value(job["duration_min"]), "{:.1f}") if not value(job["is_running"]) else "running"),
     ]
     for name, key in (("pass@k", "pass_at_k"), ("pass^k", "pass_hat_k")):
-        series = _v(passk.get(key)) if passk else None
+        series = value(passk.get(key)) if passk else None
         rows.append((name, ", ".join(f"k={k}: {v:.3f}" for k, v in series.items()) if series else "-"))
     for row in rows:
         table.add_row(*row)
@@ -50,7 +40,7 @@ def outcome_table(job: dict[str, Any]) -> Table:
     table = Table(title="outcomes (finished trials)", title_justify="left")
     table.add_column("outcome")
     table.add_column("trials", justify="right")
-    for outcome, n in (_v(job["counts"]) or {}).items():
+    for outcome, n in (value(job["counts"]) or {}).items():
         if n:
             table.add_row(outcome, str(n))
     return table
@@ -65,10 +55,10 @@ def trials_table(trials: Sequence[dict[str, Any]]) -> Table:
                           ("cost", "right"), ("exception", "left")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for t in shown:
-        table.add_row(t["trial"], t["task"] or "-", "running" if t["is_running"] else (_v(t["outcome"]) or "-"),
-                      _num(_v(t["reward"]), "{:g}"), _num(_v(t["dur_total"]), "{:.1f}"),
-                      _num(_v(t["dur_agent"]), "{:.1f}"), _num(_v(t["n_input_tokens"])),
-                      _num(_v(t["cost_usd"]), "{:.4f}"), _v(t["exception_type"]) or "")
+        table.add_row(t["trial"], t["task"] or "-", "running" if t["is_running"] else (value(t["outcome"]) or "-"),
+                      num(value(t["reward"]), "{:g}"), num(value(t["dur_total"]), "{:.1f}"),
+                      num(value(t["dur_agent"]), "{:.1f}"), num(value(t["n_input_tokens"])),
+                      num(value(t["cost_usd"]), "{:.4f}"), value(t["exception_type"]) or "")
     return table
 
 
