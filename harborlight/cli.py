@@ -7,12 +7,25 @@ import signal
 import sys
 from dataclasses import fields
 from pathlib import Path
+from typing import NoReturn
 
+from harborlight.compare_command import add_compare_command
 from harborlight.export_command import add_export_command
 from harborlight.import_command import add_import_command
+from harborlight.jobs_command import add_jobs_command
 from harborlight.report_command import add_report_command
 from harborlight.settings import Settings, env_name, flag_name
+from harborlight.spans_command import add_spans_command
+from harborlight.trace_command import add_trace_command
+from harborlight.trial_command import add_trial_command
 from harborlight.watch_command import add_watch_command
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """A bad flag is one line on stderr (argparse would print the usage block first); exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"harborlight: {message} (see: {self.prog} --help)\n")
 
 
 def _add_settings(parser: argparse.ArgumentParser, names: list[str]) -> None:
@@ -54,12 +67,17 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="harborlight", description="Observability backend for AI agents.")
+    parser = OneLineParser(prog="harborlight", description="Observability backend for AI agents.")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="receive OTLP and answer the API")
     _add_settings(serve, [f.name for f in fields(Settings)])
     serve.set_defaults(run=_serve)
     add_report_command(commands)
+    add_spans_command(commands)
+    add_trial_command(commands)
+    add_trace_command(commands)
+    add_jobs_command(commands)
+    add_compare_command(commands)
     add_watch_command(commands)
     add_import_command(commands)
     add_export_command(commands)

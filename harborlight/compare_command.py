@@ -1,0 +1,70 @@
+"""`harborlight compare JOB JOB...`: jobs on their matched tasks (GET /api/compare): rates with their
+difference from the baseline (the first job), and each task's outcomes with its flip."""
+
+import argparse
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+
+from harborlight.api_access import Api, ApiError, add_api_options, print_json, run_query
+from harborlight.render import MISSING, console, num, pct, value
+
+RATES = (("raw solve rate", "raw_solve_rate"), ("adjusted solve rate", "adjusted_solve_rate"),
+         ("mean score", "mean_score"))
+TOTALS = (("trials", "n_trials", "{:,}"), ("infra failures", "n_infra", "{:,}"),
+          ("tokens in", "total_input_tokens", "{:,}"), ("cost $", "total_cost_usd", "{:.4f}"))
+FLIP_STYLES = {"gained": "green", "lost": "red", "mixed": "yellow"}
+
+
+def _rate(name: str, v: float | None) -> str:
+    return num(v, "{:.3f}") if name == "mean_score" else pct(v)
+
+
+def _difference(name: str, d: float | None) -> str:
+    if d is None:
+        return ""
+    return f" ({d:+.3f})" if name == "mean_score" else f" ({d * 100:+.1f} pts)"
+
+
+def metrics_table(c: dict[str, Any]) -> Table:
+    table = Table(title=f"{value(c['matched_tasks'])} matched task(s), {value(c['n_flips'])} flip(s)",
+                  title_justify="left")
+    table.add_column("on matched tasks", style="bold")
+    for i, job in enumerate(c["jobs"]):
+        table.add_column(job if i else f"{job} (baseline)", justify="right")
+    for label, field in RATES:
+        table.add_row(label, *(_rate(field, value(c["metrics"][j][field]))
+                               + (_difference(field, value(c["differences"][j][field])) if i else "")
+                               for i, j in enumerate(c["jobs"])))
+    for label, field, fmt in TOTALS:
+        table.add_row(label, *(num(value(c["metrics"][j][field]), fmt) for j in c["jobs"]))
+    return table
+
+
+def tasks_table(c: dict[str, Any]) -> Table:
+    table = Table(title="matched tasks (outcome of each job's last attempt)", title_justify="left")
+    for column in ("dataset", "task", *c["jobs"], "flip"):
+        table.add_column(column)
+    for row in c["rows"]:
+        table.add_row(row["dataset"] or MISSING, row["task"], *(row["outcomes"][j] or "running" for j in c["jobs"]),
+                      row["flip"] or "", style=FLIP_STYLES.get(row["flip"] or ""))
+    return table
+
+
+def _show(api: Api, args: argparse.Namespace) -> None:
+    if len(args.jobs) < 2:
+        raise ApiError("compare needs two or more jobs, baseline first")
+    comparison = api.json("/api/compare", jobs=",".join(args.jobs))
+    if args.json:
+        print_json(comparison)
+    else:
+        console().print(Group(metrics_table(comparison), tasks_table(comparison)))
+
+
+def add_compare_command(commands: Any) -> None:
+    parser = commands.add_parser("compare", help="jobs on their matched tasks: rates, differences, flips")
+    parser.add_argument("jobs", metavar="JOB", nargs="+", help="two or more job names, the baseline first")
+    parser.add_argument("--json", action="store_true", help="the route's JSON instead")
+    add_api_options(parser)
+    parser.set_defaults(run=lambda args: run_query(args, "compare JOB JOB...", _show))

@@ -1,0 +1,53 @@
+"""`harborlight jobs`: job rows from GET /api/jobs (solve rates, pass@k, tokens, cost), a page at a
+time up to --limit."""
+
+import argparse
+from typing import Any
+
+from rich.table import Table
+
+from harborlight.api_access import Api, add_api_options, print_json, run_query
+from harborlight.render import MISSING, console, num, pct, value
+from harborlight.spans_command import positive_int
+
+JOBS_PAGE = 200  # the route's largest page
+
+
+def series(row: dict[str, Any], key: str) -> str:
+    """pass@k or pass^k as `k=1 0.500, k=2 0.750`; '-' when the job has none (too few attempts)."""
+    points = value((row.get("pass_at_k") or {}).get(key))
+    return ", ".join(f"k={k} {v:.3f}" for k, v in points.items()) if points else MISSING
+
+
+def jobs_table(page: dict[str, Any]) -> Table:
+    more = f"; more with --cursor {page['next_cursor']}" if page["next_cursor"] else ""
+    table = Table(title=f"{len(page['items'])} job(s){more}", title_justify="left")
+    for column in ("job", "trials", "running", "raw solve", "adjusted solve", "mean score", "pass@k", "pass^k",
+                   "tokens in", "cost $", "agent", "dataset"):
+        table.add_column(column, justify="left" if column in ("job", "pass@k", "pass^k", "agent", "dataset")
+                         else "right")
+    for row in page["items"]:
+        table.add_row(row["job"], num(value(row["n_trials"])), num(value(row["n_running"])),
+                      pct(value(row["raw_solve_rate"])), pct(value(row["adjusted_solve_rate"])),
+                      num(value(row["mean_score"]), "{:.3f}"), series(row, "pass_at_k"), series(row, "pass_hat_k"),
+                      num(value(row["total_input_tokens"])), num(value(row["total_cost_usd"]), "{:.4f}"),
+                      f"{value(row['agent_label']) or MISSING} {value(row['agent_version']) or ''}".strip(),
+                      value(row["dataset"]) or MISSING)
+    return table
+
+
+def _show(api: Api, args: argparse.Namespace) -> None:
+    page = api.pages("/api/jobs", limit=args.limit, page=JOBS_PAGE, cursor=args.cursor)
+    if args.json:
+        print_json(page)
+    else:
+        console().print(jobs_table(page))
+
+
+def add_jobs_command(commands: Any) -> None:
+    parser = commands.add_parser("jobs", help="job rows: solve rates, pass@k / pass^k, tokens, cost")
+    parser.add_argument("--limit", type=positive_int, default=50, help="most jobs listed (default 50), by name")
+    parser.add_argument("--cursor", default=None, help="start after a previous listing's last job")
+    parser.add_argument("--json", action="store_true", help="the route's JSON ({items, next_cursor}) instead")
+    add_api_options(parser)
+    parser.set_defaults(run=lambda args: run_query(args, "jobs", _show))

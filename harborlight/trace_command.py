@@ -1,0 +1,84 @@
+"""`harborlight trace TRIAL`: the trial's span tree from GET /api/trials/{trial}/trace, as a rich Tree:
+each node's resolved kind, name, duration, timing quality and the facts that matter for its kind."""
+
+import argparse
+from typing import Any
+
+from rich.text import Text
+from rich.tree import Tree
+
+from harborlight.api_access import Api, add_api_options, print_json, run_query, segment
+from harborlight.render import console, nanos_as_seconds, num
+
+KIND_STYLES = {"session": "bold", "subagent": "bold magenta", "llm_request": "cyan", "tool": "green",
+               "user_message": "yellow", "compaction": "blue"}
+
+
+def _facts(event: dict[str, Any]) -> list[str]:
+    facts = []
+    if event["model"]:
+        facts.append(event["model"])
+    tokens = event["tokens"]
+    if tokens["input"] is not None or tokens["output"] is not None:
+        facts.append(f"tokens {num(tokens['input'])} in / {num(tokens['output'])} out")
+    if event["cost_usd"] is not None:
+        facts.append(f"${event['cost_usd']:.4f}")
+    if event["http_status"] is not None:
+        facts.append(f"HTTP {event['http_status']}")
+    if event["success"] is False:
+        facts.append("failed" + (f" ({event['error_type']})" if event["error_type"] else ""))
+    if (decision := event.get("decision")) is not None:
+        facts.append(f"decision {decision['decision']}" + (f" by {decision['source']}" if decision["source"] else ""))
+    return facts
+
+
+def node_label(node: dict[str, Any]) -> Text:
+    event, kind = node["event"], node["kind"]
+    tool = event["tool"] or {}
+    name = event["name"]
+    if tool.get("name") and tool["name"] not in name:
+        name += f" [{tool['name']}]"
+    label = Text()
+    label.append(kind, style=KIND_STYLES.get(kind, ""))
+    label.append(f"  {name}")
+    if tool.get("category"):
+        label.append(f" ({tool['category']})")
+    label.append(f"  {nanos_as_seconds(event['duration_ns'])}", style="bold")
+    label.append(f"  timing {event['timing']}", style="dim")
+    if event["source"] == "otel_logs":
+        label.append("  log event", style="dim")
+    if node["orphan"]:
+        label.append("  orphan: parent span not received", style="yellow")
+    if facts := _facts(event):
+        label.append("  " + ", ".join(facts), style="red" if event["success"] is False else "")
+    return label
+
+
+def trace_tree(trace: dict[str, Any]) -> Tree:
+    kinds = ", ".join(f"{k} {n}" for k, n in sorted(trace["kinds"].items()))
+    title = (f"trial {trace['trial']}: {trace['events']} event(s), {trace['orphans']} orphan(s); {kinds}"
+             + ("; truncated: the trial has more events than the API reads" if trace["truncated"] else ""))
+    tree = Tree(Text(title, style="bold"))
+
+    def add(parent: Tree, nodes: list[dict[str, Any]]) -> None:
+        for node in nodes:
+            add(parent.add(node_label(node)), node["children"])
+
+    add(tree, trace["roots"])
+    return tree
+
+
+def _show(api: Api, args: argparse.Namespace) -> None:
+    trace = api.json(f"/api/trials/{segment(args.trial)}/trace")
+    if args.json:
+        print_json(trace)
+    else:
+        console().print(trace_tree(trace))
+
+
+def add_trace_command(commands: Any) -> None:
+    parser = commands.add_parser("trace", help="a trial's span tree: kinds, names, durations, timing quality")
+    parser.add_argument("trial", metavar="TRIAL", help="the trial name (harbor.trial.name)")
+    parser.add_argument("--json", action="store_true", help="the route's JSON instead")
+    add_api_options(parser)
+    parser.set_defaults(run=lambda args: run_query(args, "trace TRIAL", _show))

@@ -1,0 +1,37 @@
+"""`harborlight jobs` and `harborlight compare`: job rows and like-with-like comparisons."""
+
+import json
+
+import httpx
+
+from tests.cli.commands import run
+
+
+def api(server, path: str, **params) -> dict:
+    return httpx.get(f"{server.http_url}{path}", params=params, timeout=60).json()
+
+
+def test_jobs_lists_solve_rates_as_the_api_does(server, jobs, capsys):
+    code, out, _ = run(capsys, "jobs", "--limit", "10000", "--server", server.http_url, "--json")
+    assert code == 0
+    listed = {row["job"]: row for row in json.loads(out)["items"]}
+    assert listed[jobs.job.job] == api(server, f"/api/jobs/{jobs.job.job}")
+    code, out, _ = run(capsys, "jobs", "--limit", "10000", "--server", server.http_url)
+    (line,) = [l for l in out.splitlines() if f"│ {jobs.job.job} " in l]
+    cells = [c.strip() for c in line.strip("│").split("│")]
+    assert cells[:6] == [jobs.job.job, "5", "1", "25.0%", "50.0%", "0.500"]
+    assert cells[6:8] == ["-", "-"]  # one attempt per task: no pass@k series
+
+
+def test_compare_shows_rates_differences_and_the_flip(server, jobs, capsys):
+    base, other = jobs.job.job, jobs.other.job
+    code, out, _ = run(capsys, "compare", base, other, "--server", server.http_url, "--json")
+    assert code == 0
+    assert json.loads(out) == api(server, "/api/compare", jobs=f"{base},{other}")
+    code, out, _ = run(capsys, "compare", base, other, "--server", server.http_url)
+    assert code == 0
+    assert "5 matched task(s), 1 flip(s)" in out
+    (raw,) = [l for l in out.splitlines() if "raw solve rate" in l]
+    assert "25.0%" in raw and "50.0% (+25.0 pts)" in raw
+    (flip,) = [l for l in out.splitlines() if "add-feature" in l]
+    assert "failed_verification" in flip and "resolved" in flip and "gained" in flip
