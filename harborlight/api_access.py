@@ -112,7 +112,7 @@ class Api:
 
         from harborlight.settings import Settings
         from query.api import api_router
-        from storage import StoreUnavailable, open_client
+        from storage import StoreUnavailable, ensure_schema, open_client
 
         # A ClickHouse server that is down is our one line below, not the HTTP stack's retry warnings too.
         for noisy in ("urllib3", "clickhouse_connect"):
@@ -125,6 +125,8 @@ class Api:
         except StoreUnavailable as exc:
             raise ApiError(f"{exc}; or run: harborlight {self._usage} --server http://HOST:PORT") from None
         self._close = store.client.close
+        # A store an older harborlight wrote is brought up to date first, as `serve` would on start.
+        ensure_schema(store.client)
         self.where = settings.clickhouse_url or str(settings.data_dir)
         app = FastAPI()
         app.state.store = store

@@ -69,7 +69,7 @@ def trace_tree(trace: dict[str, Any]) -> Tree:
 
 
 def _show(api: Api, args: argparse.Namespace) -> None:
-    trace = api.json(f"/api/trials/{segment(args.trial)}/trace")
+    trace = api.json(f"/api/trials/{segment(args.trial)}/trace", job=args.job)
     if args.json:
         print_json(trace)
     else:
@@ -79,6 +79,7 @@ def _show(api: Api, args: argparse.Namespace) -> None:
 def add_trace_command(commands: Any) -> None:
     parser = commands.add_parser("trace", help="a trial's span tree: kinds, names, durations, timing quality")
     parser.add_argument("trial", metavar="TRIAL", help="the trial name (harbor.trial.name)")
+    parser.add_argument("--job", default="", help="the job, when the trial name is in several jobs")
     parser.add_argument("--json", action="store_true", help="the route's JSON instead")
     add_api_options(parser)
     parser.set_defaults(run=lambda args: run_query(args, "trace TRIAL", _show))

@@ -1,7 +1,7 @@
 """GET /api/spans: agent events (spans and log events, classified), filtered, in start-time order,
 a page at a time; a call told both by a span and by a log event is listed once (storage/agent_twins.py)."""
 
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from functools import cache
 from typing import Annotated
 
@@ -72,6 +72,7 @@ LIMIT {{limit:UInt32}}
 
 MAX_LIMIT = 1000
 _FAR_FUTURE = 2**63 - 1
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def _page(store: Store, parameters: dict, twins: bool, narrowed: frozenset[str]) -> list[AgentEvent]:
@@ -94,7 +95,12 @@ def _page(store: Store, parameters: dict, twins: bool, narrowed: frozenset[str])
 
 
 def _nanos(value: datetime | None, default: int) -> int:
-    return default if value is None else int(value.timestamp() * 1_000_000_000)
+    """Unix nanoseconds of `value`, exactly (no float); a time without a zone is UTC, as stored."""
+    if value is None:
+        return default
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return (value - _EPOCH) // timedelta(microseconds=1) * 1000
 
 
 def _status(status: str) -> tuple[int, str]:

@@ -8,15 +8,16 @@ from query.tool_decisions import with_decisions
 from query.trace_tree import TraceTree, build_tree
 from storage import Store, agent_twins
 
-# A trial's events, plus the events of its traces that carry no identity of their own (a child
-# span without session.id falls back to its trace id); a call told both by a span and by a log
-# event once (storage/agent_twins.py). The traces are looked up first: the twin rule's SQL repeats
-# its filter, which then stays a plain one.
+# A trial's events (of one job, when given: a trial name may be in several jobs), plus the events of
+# its traces that carry no identity of their own (a child span without session.id falls back to its
+# trace id); a call told both by a span and by a log event once (storage/agent_twins.py). The traces
+# are looked up first: the twin rule's SQL repeats its filter, which then stays a plain one.
+_TRIAL = "TrialName = {trial:String} AND ({job:String} = '' OR JobName = {job:String})"
 _TRACES = f"""
 SELECT DISTINCT TraceId FROM agent_events
-WHERE TrialName = {{trial:String}} AND TraceId != '' AND {AGENT_TENANT_FILTER}"""
+WHERE {_TRIAL} AND TraceId != '' AND {AGENT_TENANT_FILTER}"""
 _ROWS = f"""{AGENT_TENANT_FILTER}
-  AND (TrialName = {{trial:String}} OR TraceId IN {{traces:Array(String)}})"""
+  AND (({_TRIAL}) OR TraceId IN {{traces:Array(String)}})"""
 _SELECT = {twins: f"""
 SELECT {COLUMNS}
 FROM ({agent_twins.events(_ROWS, twins)})
@@ -38,15 +39,15 @@ def trace_router() -> APIRouter:
 
     @router.get("/api/trials/{trial}/trace", response_model=TrialTrace,
                 summary="The trial's span tree: kinds resolved across the trace, facts, timing quality")
-    def trial_trace(trial: str, request: Request) -> TrialTrace:
+    def trial_trace(trial: str, request: Request, job: str = "") -> TrialTrace:
         store: Store = request.app.state.store
         tenant = tenant_of(request)
-        parameters = {"trial": trial, "limit": MAX_EVENTS + 1, "tenant": tenant}
+        parameters = {"trial": trial, "job": job, "limit": MAX_EVENTS + 1, "tenant": tenant}
         parameters["traces"] = [r[0] for r in store.client.query(_TRACES, parameters=parameters).result_rows]
         twins = bool(store.client.query(_TWINS, parameters=parameters).result_rows)
         rows = store.client.query(_SELECT[twins], parameters=parameters).result_rows
         if not rows:
-            raise HTTPException(404, f"no agent events for trial {trial!r}")
+            raise HTTPException(404, f"no agent events for trial {trial!r}" + (f" in job {job!r}" if job else ""))
         tree = build_tree(with_decisions(store.client, tenant, [from_row(r) for r in rows[:MAX_EVENTS]]))
         return TrialTrace(trial=trial, truncated=len(rows) > MAX_EVENTS, **tree.model_dump())
 

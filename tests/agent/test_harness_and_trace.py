@@ -100,3 +100,23 @@ def test_spans_api_filters_by_kind_status_category_and_pages(server, unique):
     assert page1["items"][0]["tokens"] == {"input": None, "cached": None, "cache_write": None, "output": None,
                                            "reasoning": None}
     assert httpx.get(url, params={"kind": "banana"}).status_code == 400
+
+
+def test_trace_of_a_trial_name_in_two_jobs_is_one_jobs_when_asked(server, unique):
+    trial = f"trial-{unique}"
+    for job, model in (("a", "model-a"), ("b", "model-b")):
+        traces = Traces({"service.name": unique, "harbor.job.name": f"{job}-{unique}", "harbor.trial.name": trial})
+        traces.span("chat", {"gen_ai.operation.name": "chat", "gen_ai.request.model": model})
+        traces.send(server)
+    url = f"{server.http_url}/api/trials/{trial}/trace"
+
+    def models(**params) -> list[str]:
+        reply = httpx.get(url, params=params)
+        assert reply.status_code == 200, reply.text
+        return sorted(node["event"]["model"] for node in reply.json()["roots"])
+
+    assert models() == ["model-a", "model-b"]
+    assert models(job=f"a-{unique}") == ["model-a"]
+    missing = httpx.get(url, params={"job": f"c-{unique}"})
+    assert (missing.status_code, missing.json()["detail"]) == (
+        404, f"no agent events for trial {trial!r} in job 'c-{unique}'")

@@ -3,6 +3,7 @@ followed up to --limit."""
 
 import argparse
 import json
+import time
 
 import httpx
 
@@ -54,6 +55,20 @@ def test_since_and_until_narrow_the_window(server, jobs, capsys):
     code, out, _ = run(capsys, "spans", "--trial", jobs.job.limited, "--kind", "llm_request",
                        "--since", "2025-12-01T00:00:36Z", "--until", "2025-12-01T00:00:37Z",
                        "--server", server.http_url, "--json")
+    assert code == 0
+    assert [e["name"] for e in json.loads(out)["items"]] == ["chat gpt-5 1"]
+
+
+def test_a_time_without_a_zone_is_utc_whatever_the_servers_zone(server, jobs, capsys, monkeypatch):
+    monkeypatch.setenv("TZ", "Asia/Tokyo")  # the server runs in this process: UTC+9 for it now
+    time.tzset()
+    try:
+        code, out, _ = run(capsys, "spans", "--trial", jobs.job.limited, "--kind", "llm_request",
+                           "--since", "2025-12-01T00:00:36", "--until", "2025-12-01T00:00:37",
+                           "--server", server.http_url, "--json")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
     assert code == 0
     assert [e["name"] for e in json.loads(out)["items"]] == ["chat gpt-5 1"]
 

@@ -2,6 +2,8 @@
 the same routes, mounted in the CLI's process."""
 
 import json
+import subprocess
+import sys
 
 import httpx
 import pytest
@@ -61,3 +63,31 @@ def test_tables_from_the_store(closed_store):
     assert trace.returncode == 0 and "subagent  explorer" in trace.stdout
     missing = process("trial", "no-such-trial", "--data-dir", str(data_dir))
     assert (missing.returncode, missing.stderr) == (1, "harborlight: no trial named 'no-such-trial'\n")
+
+
+OLD_STORE = """
+import sys
+from datetime import datetime
+from pathlib import Path
+from storage import ensure_schema, open_client
+from tests.support.old_schema import downgrade_to_schema_2
+client = open_client(Path(sys.argv[1])).client
+ensure_schema(client)
+downgrade_to_schema_2(client)
+client.insert("otel_traces", [[datetime(2025, 1, 1), "a" * 32, "b" * 16, "", "chat m", "svc",
+                               {"harbor.job.name": "old-job"},
+                               {"gen_ai.operation.name": "chat", "request_id": "req_1"}]],
+              column_names=["Timestamp", "TraceId", "SpanId", "ParentSpanId", "SpanName", "ServiceName",
+                            "ResourceAttributes", "SpanAttributes"])
+client.close()
+"""
+
+
+def test_a_store_an_older_harborlight_wrote_is_brought_up_to_date_when_read(tmp_path):
+    data_dir = tmp_path / "store"
+    made = subprocess.run([sys.executable, "-c", OLD_STORE, str(data_dir)], capture_output=True, text=True,
+                          timeout=120)
+    assert made.returncode == 0, made.stderr
+    done = process("spans", "--job", "old-job", "--data-dir", str(data_dir), "--json")
+    assert done.returncode == 0, done.stderr
+    assert [(e["kind"], e["request_id"]) for e in json.loads(done.stdout)["items"]] == [("llm_request", "req_1")]

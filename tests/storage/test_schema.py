@@ -8,6 +8,7 @@ import pytest
 
 from storage import SCHEMA_VERSION, ensure_schema
 from storage.schema import statement, view_comment
+from tests.support.old_schema import downgrade_to_schema_2
 
 TABLES = {
     "otel_traces": "MergeTree", "otel_traces_trace_id_ts": "AggregatingMergeTree",
@@ -138,11 +139,7 @@ def test_a_store_from_before_request_ids_gets_the_column_and_its_stored_model_ca
     rows again, so a model call stored before the upgrade pairs with its twin by request id too."""
     client, database = fresh_database
     ensure_schema(client)
-    for view in ("agent_events_traces_mv", "agent_events_logs_mv"):  # what schema 2 left
-        client.command(f"DROP VIEW {view}")
-        client.command(statement(view).replace("    if(_d, NULL, _f_request_id) AS RequestId,\n", ""))
-    client.command("ALTER TABLE agent_events DROP COLUMN RequestId")
-    client.command("DELETE FROM harborlight_schema_migrations WHERE Version = 3")
+    downgrade_to_schema_2(client)
     client.insert("otel_traces", [[datetime(2025, 1, 1), "t" * 32, "s1", "", "chat m", "svc",
                                    {"gen_ai.operation.name": "chat", "request_id": "req_1"}]],
                   column_names=["Timestamp", "TraceId", "SpanId", "ParentSpanId", "SpanName", "ServiceName",
