@@ -3,7 +3,9 @@
 The ingest path pays one test per commit: the first watcher attaches a feed to the writer's `on_commit`
 hook, which, only while someone is watching, queues the committed request bytes for the feed's own task. That task reads from them just the trial names, session ids and trace ids (a protobuf
 parse, off the event loop), asks agent_events for those trials' and traces' rows (the table's sort key and
-bloom index), and gives each watcher the rows of its job and tenant that it has not seen yet.
+bloom index), and gives each watcher the rows of its job and tenant that it has not seen yet. A watcher who
+asks for history is first given the job's stored rows (query/live_history.py), a batch of trials at a time,
+shown as they are read; live rows that land meanwhile are shown as they come.
 """
 
 import asyncio
@@ -19,6 +21,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from query.live_events import COLUMNS, LiveEvent, LiveRow, to_events
+from query.live_history import read_history
 from query.tenancy import tenant_of
 from storage import Store, agent_twins
 
@@ -29,14 +32,18 @@ _TRIAL_KEYS = ("harbor.trial.name", "session.id", "gen_ai.conversation.id", "con
 # A call told both by a span and by a log event once (storage/agent_twins.py): when the record that
 # counts arrives after its twin was shown, the watcher knows the call by the twin's id.
 _COMMITTED = "TrialName IN {trials:Array(String)} OR TraceId IN {traces:Array(String)}"
-_JOB = "JobName = {job:String} AND ({tenant:String} = '' OR Tenant = {tenant:String})"
 # (whether the rows hold twins, the rows when they do not, the rows with twins resolved)
-_ROWS, _HISTORY = ((agent_twins.present(where),
-                    *(f"SELECT {COLUMNS} FROM ({agent_twins.events(where, twins, twin_ids=True)}) ORDER BY end_ts, EventId"
-                      for twins in (False, True)))
-                   for where in (_COMMITTED, _JOB))
+_ROWS = (agent_twins.present(_COMMITTED), *(
+    f"SELECT {COLUMNS} FROM ({agent_twins.events(_COMMITTED, twins, twin_ids=True)}) ORDER BY end_ts, EventId"
+    for twins in (False, True)))
 KEEPALIVE_SECONDS = 15.0
-_CLOSED = object()  # put in a watcher's queue when the server stops: its stream ends
+# A history replays an event per call of the job: the stream writes what is queued at once (up to
+# this many events), and the replay hands the event loop back between slices of rows.
+_EVENTS_PER_WRITE = 1_000
+_ROWS_PER_SLICE = 2_000
+# A watcher who reads slower than the history is read holds at most about this many events queued.
+_HISTORY_BACKLOG = 50_000
+_CLOSED = object()  # put in a watcher's queue when the server stops (or its history cannot be read): its stream ends
 
 
 @dataclass(eq=False)
@@ -114,27 +121,50 @@ class LiveFeed:
         if self._task is not None:
             self._task.cancel()
 
-    async def watch(self, job: str, tenant: str, history: bool) -> AsyncIterator[LiveEvent | None]:
-        """Events for one watcher, None as a keep-alive tick; history: the job's stored events first."""
+    async def watch(self, job: str, tenant: str, history: bool) -> AsyncIterator[list[LiveEvent] | None]:
+        """The events queued for one watcher, in order, a list at a time; None as a keep-alive tick.
+        history: the job's stored events first (live events that land meanwhile may come between them)."""
         if self._closed:
             return
         watcher = Watcher(job, tenant)
         self._watchers.add(watcher)
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run(), name="harborlight-live")
+        replay = None
+        if history and job:
+            replay = asyncio.create_task(self._replay(watcher), name="harborlight-live-history")
         try:
-            if history and job:
-                watcher.offer(await asyncio.to_thread(self._rows, _HISTORY, {"job": job, "tenant": tenant}))
             while True:
                 try:
-                    event = await asyncio.wait_for(watcher.queue.get(), KEEPALIVE_SECONDS)
+                    events = [await asyncio.wait_for(watcher.queue.get(), KEEPALIVE_SECONDS)]
                 except TimeoutError:
-                    event = None
-                if event is _CLOSED:
+                    yield None
+                    continue
+                while len(events) < _EVENTS_PER_WRITE and not watcher.queue.empty():
+                    events.append(watcher.queue.get_nowait())
+                if _CLOSED in events:
+                    if shown := events[:events.index(_CLOSED)]:
+                        yield shown
                     return
-                yield event
+                yield events
         finally:
+            if replay is not None:
+                replay.cancel()
             self._watchers.discard(watcher)
+
+    async def _replay(self, watcher: Watcher) -> None:
+        """Offers the watcher its job's stored rows as the batches are read; ends its stream if they cannot be."""
+        batches = read_history(self._store.client, watcher.job, watcher.tenant)
+        try:
+            while (rows := await asyncio.to_thread(next, batches, None)) is not None:
+                for start in range(0, len(rows), _ROWS_PER_SLICE):
+                    while watcher.queue.qsize() > _HISTORY_BACKLOG:
+                        await asyncio.sleep(0.02)
+                    watcher.offer(rows[start:start + _ROWS_PER_SLICE])
+                    await asyncio.sleep(0)
+        except Exception as exc:
+            log.warning("live feed history of job %r failed: %s", watcher.job, exc)
+            watcher.queue.put_nowait(_CLOSED)
 
     async def _run(self) -> None:
         while True:
@@ -155,7 +185,7 @@ class LiveFeed:
     def _rows(self, sql: tuple[str, str, str], parameters: dict) -> list[LiveRow]:
         client = self._store.client
         twins = bool(client.query(sql[0], parameters=parameters).result_rows)
-        return [LiveRow(*r) for r in client.query(sql[1 + twins], parameters=parameters).result_rows]
+        return list(map(LiveRow._make, client.query(sql[1 + twins], parameters=parameters).result_rows))
 
 
 def _feed(request: Request) -> LiveFeed:
@@ -182,13 +212,13 @@ def live_router() -> APIRouter:
 
         async def stream() -> AsyncIterator[bytes]:
             yield b": harborlight live\n\n"
-            async for event in feed.watch(job, tenant, history):
+            async for events in feed.watch(job, tenant, history):
                 if await request.is_disconnected():
                     return
-                if event is None:
+                if events is None:
                     yield b": keep-alive\n\n"
                 else:
-                    yield f"event: {event.type}\ndata: {json.dumps(event.as_json())}\n\n".encode()
+                    yield "".join(f"event: {e.type}\ndata: {json.dumps(e.as_json())}\n\n" for e in events).encode()
 
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

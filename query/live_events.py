@@ -5,7 +5,7 @@ just finished (and the next begins), `trial_finished` comes with the root `harbo
 first event of any kind is preceded by `trial_started`.
 """
 
-from dataclasses import asdict, dataclass, field
+from typing import NamedTuple
 
 # The columns read, in the order `LiveRow` takes them.
 COLUMNS = """
@@ -17,8 +17,9 @@ PHASES = {"harbor.environment_setup", "harbor.agent_setup", "harbor.agent_execut
 TRIAL_SPAN = "harbor.trial"
 
 
-@dataclass(frozen=True)
-class LiveRow:
+# Named tuples, not dataclasses: a history replays a row and an event per call of the job (500,000 on a
+# 1,000-trial job), and a frozen dataclass costs ~4 µs per row to build, a named tuple ~1 µs.
+class LiveRow(NamedTuple):
     event_id: str
     kind: str
     name: str
@@ -40,16 +41,15 @@ class LiveRow:
     twin_id: str  # the event id of the same call told by the other signal, '' when there is none
 
 
-@dataclass(frozen=True)
-class LiveEvent:
+class LiveEvent(NamedTuple):
     type: str  # trial_started, phase, model_call, tool_call, trial_finished
     job: str | None
     trial: str | None
     at_unix_nano: int
-    data: dict = field(default_factory=dict)
+    data: dict
 
     def as_json(self) -> dict:
-        return asdict(self)
+        return self._asdict()
 
 
 def to_events(row: LiveRow, started: set[str]) -> list[LiveEvent]:
