@@ -1,0 +1,71 @@
+"""The Harbor export's read of a job whose trials tell calls twice (importers/store_read.py): its events
+are the whole-job twin statement's rows, in order, each with the raw record it came from, and of the
+raw records only those of the signal each twin group keeps are read."""
+
+import gc
+import uuid
+
+import pytest
+
+from importers import store_read
+from importers.errors import UnknownJob
+from storage import agent_twins
+from tests.live.twin_job import send_twin_job, trial_names
+
+_RECORDS = "JobName = {job:String} AND Provenance['kind'] != 'derived'"
+_REFERENCE = f"""SELECT EventId, SourceTable, TrialName, Kind, Model, InputTokens, OutputTokens, CostUsd, Success,
+       ToolCallId FROM ({agent_twins.events(_RECORDS, derived=False)}) ORDER BY TrialName, Timestamp, EventId"""
+
+
+@pytest.fixture(scope="module")
+def twin_job(server) -> str:
+    job = f"export-read-{uuid.uuid4().hex[:12]}"
+    send_twin_job(server, job)
+    return job
+
+
+def test_each_trials_events_are_the_whole_job_statements_rows_with_their_raw_records(server, twin_job):
+    telemetry = store_read.read_job(server.store, twin_job)
+    events = [e for trial in telemetry.values() for e in trial.events]
+    assert [(e.event_id, e.source, e.trial or None, e.kind, e.model, e.input_tokens, e.output_tokens, e.cost_usd,
+             e.success, e.tool_call_id) for e in events] == server.sql(_REFERENCE, job=twin_job)
+    assert set(telemetry) == {*trial_names(twin_job), ""}
+    assert {e.source for e in events} == {"otel_traces", "otel_logs"}
+    spans = {(t, s): dict(a) for t, s, a in server.sql(
+        "SELECT TraceId, SpanId, SpanAttributes FROM otel_traces "
+        "WHERE ResourceAttributes['harbor.job.name'] = {j:String}", j=twin_job)}
+    logs = {tuple(key): {**dict(a), "body": body} for *key, a, body in server.sql(
+        "SELECT ResourceAttributes['harbor.trial.name'], toUnixTimestamp64Nano(Timestamp), LogAttributes, Body "
+        "FROM otel_logs WHERE ResourceAttributes['harbor.job.name'] = {j:String}", j=twin_job)}
+    for e in events:  # a log record's time is its event's end (its start when it has no duration)
+        raw = (spans[(e.trace_id, e.span_id)] if e.source == "otel_traces"
+               else logs[(e.trial, e.end_ns or e.start_ns)])
+        assert e.attributes == raw and (raw or e.name.startswith("harbor.")), e
+
+
+def test_of_the_raw_records_only_the_kept_signals_are_read(server, twin_job):
+    """The log records read are those of the kept log events (by the key store_read matches them on),
+    fewer than the job's: the events of the trials whose spans win are not read."""
+    kept_keys = set(server.sql(
+        f"SELECT ServiceName, TraceId, SpanId, toUnixTimestamp64Nano(Timestamp) + ifNull(DurationNs, 0) "
+        f"FROM ({agent_twins.events(_RECORDS, derived=False)}) WHERE SourceTable = 'otel_logs'", job=twin_job))
+    params = {"job": twin_job, "tenant": ""}
+    every_log = server.store.client.query(store_read.LOGS[False], parameters=params).result_rows
+    read = server.store.client.query(store_read.LOGS[True], parameters=params).result_rows
+    assert {tuple(r[:4]) for r in read} == kept_keys
+    assert len(read) < len(every_log)
+
+
+def test_the_cycle_collector_is_as_it_was_after_a_read(server, twin_job):
+    assert gc.isenabled()
+    store_read.read_job(server.store, twin_job)
+    assert gc.isenabled()
+    with pytest.raises(UnknownJob):
+        store_read.read_job(server.store, f"no-such-job-{uuid.uuid4().hex}")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        store_read.read_job(server.store, twin_job)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
