@@ -11,7 +11,18 @@
    (metrics.json), the job row, the full trial list and one trial's row and behaviour: the first
    (cold) call, then the median of RUNS calls.
 
+With --twins, the job is instead TRIALS Claude Code trials that stream both signals, a span and a log
+event per call (`--calls` calls per trial, 4 in 9 model calls; 1,000 x 500 = 1,003,000 agent events),
+so every call is told twice (storage/agent_twins.py). Then, on that store:
+1. in one process without a server, alternating, RUNS times: the live feed's history read as one
+   statement over the whole job (as it was read before query/live_history.py) and a batch of trials at
+   a time (when its first rows are ready, when all are; the rows must be the same), the Harbor export's
+   read (importers/store_read.py) and the raw records it would read without and with twins resolved;
+2. over HTTP: `/api/live?history=true` from the request to its first and to its last event.
+Medians, and the ratios of those measured in the same run.
+
 Usage: python bench/query.py [--trials 1000] [--events 1040] [--runs 7] [--data-dir DIR]
+       python bench/query.py --twins [--trials 1000] [--calls 500] [--runs 7] [--data-dir DIR]
 """
 
 import argparse
@@ -22,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from pathlib import Path
 
 import httpx
@@ -30,12 +42,16 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from storage import Signal, ensure_schema, insert_requests, open_client  # noqa: E402
+from importers import store_read  # noqa: E402
+from query.live_events import COLUMNS, LiveRow, to_events  # noqa: E402
+from query.live_history import read_history  # noqa: E402
+from storage import Signal, agent_twins, ensure_schema, insert_requests, open_client  # noqa: E402
 from tests.support.servers import SubprocessServer  # noqa: E402
 
 JOB = "bench-query-job"
 T0 = 1_764_547_200_000_000_000
 S = 1_000_000_000
+MS = 1_000_000
 ATTEMPTS = 5
 LOGS_SHARE = 0.1  # of a trial's agent events, as Claude Code log events
 REQUESTS_PER_INSERT = 20
@@ -162,6 +178,154 @@ def generate(data_dir: Path, n_trials: int, n_events: int) -> None:
           f"(building requests {built:.0f} s of it)")
 
 
+TWIN_JOB = "bench-twins-job"
+TWIN_TOOLS = ("Read", "Edit", "Bash", "Grep")
+
+
+def twin_trial_requests(i: int, n_calls: int, rng: random.Random) -> tuple[bytes, bytes]:
+    """One Claude Code trial that streams both signals: a trace request and a logs request that tell
+    the same session (a prompt, then `n_calls` calls: 4 in 9 model calls, the rest tool calls)."""
+    trial = f"task-{i // ATTEMPTS:04d}__{i % ATTEMPTS + 1}"
+    resource = _kv({"service.name": "claude-code", "harbor.job.name": TWIN_JOB, "harbor.trial.name": trial})
+    session = {"session.id": f"session-{i}"}
+    traces = ExportTraceServiceRequest()
+    rs = traces.resource_spans.add()
+    rs.resource.attributes.extend(resource)
+    spans = rs.scope_spans.add()
+    spans.scope.name = "com.anthropic.claude_code.tracing"
+    logs = ExportLogsServiceRequest()
+    rl = logs.resource_logs.add()
+    rl.resource.attributes.extend(resource)
+    events = rl.scope_logs.add()
+    events.scope.name = "com.anthropic.claude_code.events"
+    trace_id, turn = rng.randbytes(16), rng.randbytes(8)
+
+    def span(name: str, begin: int, end: int, attrs: dict, span_id: bytes | None = None, parent: bytes = turn) -> None:
+        s = spans.spans.add(trace_id=trace_id, span_id=span_id or rng.randbytes(8), parent_span_id=parent, name=name,
+                            kind=1, start_time_unix_nano=begin, end_time_unix_nano=end)
+        s.attributes.extend(_kv({**session, **attrs}))
+
+    def event(name: str, at: int, attrs: dict) -> None:
+        record = events.log_records.add(time_unix_nano=at, severity_number=9)
+        record.body.string_value = f"claude_code.{name}"
+        record.attributes.extend(_kv({**session, "event.name": name, **attrs}))
+
+    start = T0 + i * 600 * S
+    span("claude_code.interaction", start, start + 500 * S, {"user_prompt": "fix it"}, span_id=turn, parent=b"")
+    event("user_prompt", start, {"prompt": "fix it"})
+    for j in range(n_calls):
+        at = start + (j + 1) * 1000 * MS
+        if j % 9 < 4:
+            tokens = {"input_tokens": 20, "cache_read_tokens": 9000, "cache_creation_tokens": 100, "output_tokens": 300}
+            call = {"model": "claude-sonnet-4-5", "request_id": f"req-{j}"}
+            span("claude_code.llm_request", at, at + 400 * MS, {**call, **tokens, "status_code": 200})
+            event("api_request", at + 400 * MS, {**call, **tokens, "cost_usd": 0.004, "duration_ms": 400})
+        else:
+            tool = {"tool_name": rng.choice(TWIN_TOOLS), "tool_use_id": f"toolu_{j}"}
+            span("claude_code.tool", at, at + 50 * MS, tool)
+            event("tool_result", at + 50 * MS, {**tool, "success": "true", "duration_ms": "50",
+                                                "tool_input": json.dumps({"file_path": "/repo/a.py"})})
+    return traces.SerializeToString(), logs.SerializeToString()
+
+
+def generate_twins(data_dir: Path, n_trials: int, n_calls: int) -> None:
+    store = open_client(data_dir)
+    ensure_schema(store.client)
+    rng = random.Random(3)
+    began, traces, logs = time.perf_counter(), [], []
+    for i in range(n_trials):
+        trace_bytes, log_bytes = twin_trial_requests(i, n_calls, rng)
+        traces.append(trace_bytes)
+        logs.append(log_bytes)
+        if len(traces) == REQUESTS_PER_INSERT or i == n_trials - 1:
+            insert_requests(store, Signal.traces, traces)
+            insert_requests(store, Signal.logs, logs)
+            traces, logs = [], []
+            print(f"\r  {i + 1}/{n_trials} trials written", end="", flush=True)
+    events = store.client.query("SELECT count() FROM agent_events WHERE JobName = {j:String}",
+                                parameters={"j": TWIN_JOB}).result_rows[0][0]
+    print(f"\n  {events:,} agent events in {time.perf_counter() - began:.0f} s")
+
+
+# The live history as one statement over the whole job: how query/live.py read it before live_history.
+_WHOLE_JOB_HISTORY = f"""SELECT {COLUMNS} FROM ({agent_twins.events(
+    "JobName = {job:String} AND ({tenant:String} = '' OR Tenant = {tenant:String})", twin_ids=True)})
+ORDER BY end_ts, EventId"""
+
+
+def twin_reads(data_dir: Path, runs: int, events_file: Path) -> None:
+    """The reads of a whole twin job, in this process (no server holds the store), alternating, `runs`
+    times; writes the number of events the live history shows to `events_file`."""
+    store = open_client(data_dir)
+    client, params = store.client, {"job": TWIN_JOB, "tenant": ""}
+    seconds: dict[str, list[float]] = defaultdict(list)
+
+    def timed_call(label: str, read):
+        began = time.perf_counter()
+        result = read()
+        seconds[label].append(time.perf_counter() - began)
+        return result
+
+    for run in range(runs):
+        whole = timed_call("history, one statement", lambda: list(map(
+            LiveRow._make, client.query(_WHOLE_JOB_HISTORY, parameters=params).result_rows)))
+        began, batched = time.perf_counter(), []
+        for rows in read_history(client, TWIN_JOB, ""):
+            if not batched:
+                seconds["history in batches: first rows"].append(time.perf_counter() - began)
+            batched += rows
+        seconds["history in batches: all rows"].append(time.perf_counter() - began)
+        assert batched == whole, "the batched history differs from the whole-job statement"
+        timed_call("export read (read_job)", lambda: store_read.read_job(store, TWIN_JOB))
+        for twins, label in ((False, "every agent event's"), (True, "the kept signal's")):
+            timed_call(f"export's raw records: {label}", lambda: [
+                client.query(sql[twins], parameters=params).result_rows for sql in (store_read.SPANS, store_read.LOGS)])
+        print(f"  run {run + 1}/{runs} done", flush=True)
+    medians = {label: statistics.median(values) for label, values in seconds.items()}
+    print(f"\n{'read (' + TWIN_JOB + ', in process)':<48} {'median s':>9}   (of {runs}, alternating)")
+    for label, median in medians.items():
+        print(f"{label:<48} {median:>9.3f}")
+    one = medians["history, one statement"]
+    kept, every = (medians[f"export's raw records: {label}"] for label in ("the kept signal's", "every agent event's"))
+    print(f"history in batches / one statement: first rows {medians['history in batches: first rows'] / one:.2f}, "
+          f"all rows {medians['history in batches: all rows'] / one:.2f}; raw records kept / every: {kept / every:.2f}")
+    started: set[str] = set()
+    events_file.write_text(str(sum(len(to_events(row, started)) for row in whole)))
+
+
+def live_history_over_http(url: str, expected: int) -> tuple[float, float]:
+    """Seconds from asking /api/live?history=true to its first event, and to its `expected`-th."""
+    began, first, n = time.perf_counter(), None, 0
+    with httpx.stream("GET", f"{url}/api/live", params={"job": TWIN_JOB, "history": "true"},
+                      timeout=httpx.Timeout(10, read=120)) as answer:
+        for line in answer.iter_lines():
+            if line.startswith("data: "):
+                n += 1
+                first = first or time.perf_counter() - began
+                if n == expected:
+                    return first, time.perf_counter() - began
+    raise AssertionError(f"the history ended after {n} of {expected} events")
+
+
+def bench_twins(args: argparse.Namespace) -> None:
+    data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="bench-twins-")) / "store"
+    if not (data_dir / "metadata").is_dir():
+        print(f"generating {args.trials} Claude Code trials x {args.calls} calls told twice into {data_dir}")
+        subprocess.run([sys.executable, __file__, "--twins", "--generate-only", "--data-dir", str(data_dir),
+                        "--trials", str(args.trials), "--calls", str(args.calls)], check=True)
+    events_file = data_dir.parent / "bench-twins-history-events"
+    subprocess.run([sys.executable, __file__, "--twins", "--reads-only", "--data-dir", str(data_dir),
+                    "--runs", str(args.runs), "--events-file", str(events_file)], check=True)
+    expected = int(events_file.read_text())
+    server = SubprocessServer(data_dir).start()
+    try:
+        spans = [live_history_over_http(server.http_url, expected) for _ in range(args.runs)]
+    finally:
+        server.stop()
+    print(f"\n/api/live?history=true, {expected:,} events: first after {statistics.median(s[0] for s in spans):.2f} s, "
+          f"last after {statistics.median(s[1] for s in spans):.2f} s (medians of {args.runs})")
+
+
 def timed(client: httpx.Client, path: str, runs: int, **params) -> tuple[float, float, int]:
     """(cold seconds, median of `runs` warm seconds, bytes of the answer)."""
     def once() -> tuple[float, int]:
@@ -180,8 +344,20 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=1040, help="agent events per trial (~1M in all)")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--data-dir", type=Path, default=None, help="reuse a generated store")
+    parser.add_argument("--twins", action="store_true", help="a job whose every call is told twice (see above)")
+    parser.add_argument("--calls", type=int, default=500, help="with --twins: calls per trial")
     parser.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--reads-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--events-file", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.twins:
+        if args.generate_only:
+            generate_twins(args.data_dir, args.trials, args.calls)
+        elif args.reads_only:
+            twin_reads(args.data_dir, args.runs, args.events_file)
+        else:
+            bench_twins(args)
+        return
     if args.generate_only:
         generate(args.data_dir, args.trials, args.events)
         return
