@@ -14,6 +14,7 @@ from importers import harbor_logs
 from importers.errors import UnknownJob
 from importers.telemetry import Event, SpanEvent, TrialTelemetry
 from storage import Store, agent_twins
+from storage.agent_sources import log_event_id_sql
 from storage.ingest_sql import TENANT_ATTRIBUTE
 
 _AGENT_TENANT = "({tenant:String} = '' OR Tenant = {tenant:String})"
@@ -53,8 +54,9 @@ WHERE TraceId IN (SELECT DISTINCT TraceId FROM agent_events
   AND {_RAW_TENANT}
 """ for twins in (False, True)}
 
+# Keyed by the agent event's own id: concurrent trials' events can share a service, an empty trace and a time.
 LOGS = {twins: f"""
-SELECT ServiceName, TraceId, SpanId, toUnixTimestamp64Nano(Timestamp), EventName, Body, LogAttributes
+SELECT {log_event_id_sql()}, Body, LogAttributes
 FROM otel_logs
 WHERE (ServiceName, TraceId, SpanId, Timestamp) IN (
         SELECT ServiceName, TraceId, SpanId, addNanoseconds(Timestamp, ifNull(DurationNs, 0)) FROM agent_events
@@ -98,12 +100,11 @@ def read_job(store: Store, job: str, tenant: str = "") -> dict[str, TrialTelemet
         if not rows:
             raise UnknownJob(f"unknown job {job!r}: no telemetry is stored under that name")
         spans: dict[tuple, tuple] = {}
-        logs: dict[tuple, list[tuple]] = defaultdict(list)
+        logs: dict[str, tuple] = {}
         if any(r[4] == "otel_traces" for r in rows):
             spans = {(r[0], r[1]): r for r in store.client.query(SPANS[twins], parameters=params).result_rows}
         if any(r[4] == "otel_logs" for r in rows):
-            for r in store.client.query(LOGS[twins], parameters=params).result_rows:
-                logs[(r[0], r[1], r[2], r[3])].append(r)
+            logs = {r[0]: r for r in store.client.query(LOGS[twins], parameters=params).result_rows}
         trials: dict[str, TrialTelemetry] = {}
         for r in rows:
             event = _event(r, spans, logs)
@@ -135,10 +136,9 @@ def _event(r: tuple, spans: dict, logs: dict) -> Event:
             attributes, resource, status = dict(raw[2]), dict(raw[3]), raw[4]
             span_events = tuple(SpanEvent(n, t, dict(a)) for t, n, a in zip(raw[5], raw[6], raw[7]))
     else:
-        original_ts = r[30]  # a log event's start is its record's time minus duration_ms
-        raw_log = _matching_log(logs.get((r[8], r[1], r[2], original_ts), []), r[7])
+        raw_log = logs.get(r[0])
         if raw_log is not None:
-            attributes = {**dict(raw_log[6]), "body": raw_log[5]}
+            attributes = {**dict(raw_log[2]), "body": raw_log[1]}
     return Event(
         event_id=r[0], trace_id=r[1], span_id=r[2], parent_span_id=r[3], source=r[4], kind=r[5], resolve=r[6],
         name=r[7], service=r[8], scope=r[9], start_ns=r[10],
@@ -149,13 +149,3 @@ def _event(r: tuple, spans: dict, logs: dict) -> Event:
         attributes=attributes, resource=resource, span_events=span_events, status_message=status,
     )
 
-
-def _matching_log(candidates: list[tuple], name: str) -> tuple | None:
-    """Several log records can share a timestamp: pick the one whose own name ends the event's name."""
-    if len(candidates) <= 1:
-        return candidates[0] if candidates else None
-    for c in candidates:
-        own = c[6].get("event.name") or c[4] or c[5]
-        if own and name.endswith(own):
-            return c
-    return candidates[0]

@@ -54,6 +54,13 @@ TRACES = Context(
     ),
 )
 
+def log_event_id_sql() -> str:
+    """The EventId the logs view gives an otel_logs row, over the row's own columns: readers that join
+    an agent event back to its log record match on it (a timestamp alone is shared by concurrent trials)."""
+    return (f"lower(hex(sipHash64(TraceId, SpanId, Timestamp, {event_name_sql('LogAttributes')}, "
+            f"CAST(LogAttributes, {_STRING_MAP}))))")
+
+
 _LOG_DURATION = f"toFloat64OrNull(_a[{lit(rules.LOG_DURATION_KEY)}])"
 LOGS = Context(
     source="log", table="otel_logs", mv="agent_events_logs_mv",
@@ -74,7 +81,8 @@ LOGS = Context(
         ("EndTimestamp", "if(isNull(_duration_ms), NULL, _logged_at)"),
         ("DurationNs", "toUInt64(_duration_ms * 1000000)"),
         ("TimingQuality", "if(isNull(_duration_ms), 'unknown', 'inferred')"),
-        # (Computed in the last inner stage, as `_id`, where Timestamp is still the record's own time.)
+        # (Computed in the last inner stage, as `_id`, where Timestamp is still the record's own time;
+        # log_event_id_sql is the same over the raw row: tests/importers/test_store_read_twins.py.)
         ("EventId", "lower(hex(sipHash64(TraceId, SpanId, Timestamp, _name, _attributes)))"),
         ("SpanId", "SpanId"), ("ParentSpanId", "''"),
         ("SourceTable", "'otel_logs'"),

@@ -67,10 +67,11 @@ def typed(kind: FactType, raw: str, alias: Alias) -> str:
     raise ValueError(kind)
 
 
-def event_name_sql() -> str:
+def event_name_sql(attributes: str = "_a") -> str:
     """A log record's event name: EventName, else attribute event.name (with the producer's prefix
-    restored where it drops it), else a body that looks like a dotted event name."""
-    ev = "_a['event.name']"
+    restored where it drops it), else a body that looks like a dotted event name. `attributes`: the
+    record's attribute map (an absent key and an empty value both read '')."""
+    ev = f"{attributes}['event.name']"
     restore = [
         all_of([f"{ev} != ''", f"position({ev}, '.') = 0",
                 any_of([f"startsWith(ScopeName, {lit(scope)})", f"Body = concat({lit(head)}, {ev})"])])
