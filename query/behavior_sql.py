@@ -10,6 +10,7 @@ a form for a trial without such twins (asked first: TWINS) and one for a trial w
 from query.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
 from storage import agent_twins
 from storage.agent_rules import FACTS
+from storage.agent_sources import log_event_id_sql
 
 ARGUMENT_KEYS = next(f for f in FACTS if f.name == "arguments").aliases
 
@@ -25,7 +26,8 @@ _CALL_FILTER = f"""{AGENT_TENANT_FILTER}
 
 _TOOLS = f"{_CALL_FILTER} AND Kind = 'tool'"
 # The raw records are looked up by the trial's tool events (`tools`, a plain range read), the calls
-# themselves read once (`calls`, twins resolved).
+# themselves read once (`calls`, twins resolved); each call meets its own record by its event id (a log
+# record's is the logs view's hash over it: concurrent trials' events can share a service, no trace, a time).
 TOOL_CALLS = {twins: f"""
 WITH tools AS (
     SELECT SourceTable, TraceId, SpanId,
@@ -35,25 +37,24 @@ WITH tools AS (
 SELECT c.ts, c.ToolName, c.ToolCategory, c.TargetPaths, c.Success, c.ToolCallId,
        if(a.args = '', NULL, lower(hex(cityHash64(a.args)))) AS args_key
 FROM (
-    SELECT EventId, SourceTable, TraceId, SpanId,
-           if(SourceTable = 'otel_logs', coalesce(EndTimestamp, Timestamp), Timestamp) AS raw_ts,
+    SELECT EventId, SourceTable, TraceId,
            toUnixTimestamp64Nano(Timestamp) AS ts, ToolName, ToolCategory, TargetPaths, Success, ToolCallId
     FROM ({agent_twins.events(_TOOLS, twins, derived=False)})
     WHERE coalesce(ToolName, '') != ''
 ) AS c
 ANY LEFT JOIN (
-    SELECT 'otel_traces' AS source, TraceId, SpanId, Timestamp AS raw_ts, {_arguments('SpanAttributes')} AS args
+    SELECT 'otel_traces' AS source, TraceId, SpanId AS event_id, {_arguments('SpanAttributes')} AS args
     FROM otel_traces
     WHERE {RAW_TENANT_FILTER}
       AND TraceId IN (SELECT TraceId FROM tools WHERE SourceTable = 'otel_traces')
       AND SpanId IN (SELECT SpanId FROM tools WHERE SourceTable = 'otel_traces')
     UNION ALL
-    SELECT 'otel_logs' AS source, TraceId, SpanId, Timestamp AS raw_ts, {_arguments('LogAttributes')} AS args
+    SELECT 'otel_logs' AS source, TraceId, {log_event_id_sql()} AS event_id, {_arguments('LogAttributes')} AS args
     FROM otel_logs
     WHERE {RAW_TENANT_FILTER}
       AND Timestamp IN (SELECT raw_ts FROM tools WHERE SourceTable = 'otel_logs')
       AND {_arguments('LogAttributes')} != ''
-) AS a ON a.source = c.SourceTable AND a.TraceId = c.TraceId AND a.SpanId = c.SpanId AND a.raw_ts = c.raw_ts
+) AS a ON a.source = c.SourceTable AND a.TraceId = c.TraceId AND a.event_id = c.EventId
 ORDER BY c.ts, c.EventId
 LIMIT {{limit:UInt32}}
 """ for twins in (False, True)}

@@ -1,6 +1,8 @@
 """Claude Code, streamed as log events only and as spans only, yields the same model calls and tool
 calls: tokens normalised (input includes the cache), cost, 429s, tool categories, tool_call_ids."""
 
+import httpx
+
 from tests.agent.otlp_build import Logs, Traces, events, of_kind
 
 LOGGER = "com.anthropic.claude_code.events"
@@ -104,3 +106,20 @@ def test_spans_only_trial_yields_model_calls_and_tool_calls(server, unique):
         "tool", "edit", "toolu_09", ["/repo/src/app.py"])
     assert {r["TrialName"] for r in rows} == {session}  # no harness: the session id is the trial
     assert call["Provenance"]["trial"] == "inferred"
+
+
+def test_concurrent_trials_tool_calls_at_the_same_time_keep_their_own_arguments(server, unique):
+    """Claude Code's tool_result events carry no trace: two trials' calls logged in the same millisecond
+    by the same service are told apart, so one trial's exact repeat is its own (behaviour's redundant reads)."""
+    patterns = {"repeats": ("def main", "def main"), "differs": ("class A", "class B")}
+    for trial, (first, second) in patterns.items():
+        logs = Logs({"service.name": "claude-code", "harbor.job.name": f"job-{trial}-{unique}",
+                     "harbor.trial.name": f"{trial}-{unique}"}, scope=LOGGER)
+        for at_ms, pattern in ((1000, first), (2000, second)):
+            logs.event({"session.id": f"s-{trial}", "event.name": "tool_result", "tool_name": "Grep",
+                        "tool_use_id": f"toolu_{trial}_{at_ms}", "success": "true",
+                        "tool_parameters": f'{{"pattern": "{pattern}"}}'}, at_ms=at_ms, body="claude_code.tool_result")
+        logs.send(server)
+    redundant = {trial: httpx.get(f"{server.http_url}/api/trials/{trial}-{unique}/behavior").json()
+                 ["n_redundant_reads"]["value"] for trial in patterns}
+    assert redundant == {"repeats": 1, "differs": 0}
