@@ -279,7 +279,8 @@ def twin_reads(data_dir: Path, runs: int, events_file: Path) -> None:
         timed_call("export read (read_job)", lambda: store_read.read_job(store, TWIN_JOB))
         for twins, label in ((False, "every agent event's"), (True, "the kept signal's")):
             timed_call(f"export's raw records: {label}", lambda: [
-                client.query(sql[twins], parameters=params).result_rows for sql in (store_read.SPANS, store_read.LOGS)])
+                client.query(sql[twins], parameters=params).result_rows
+                for sql in (store_read.JOB.spans, store_read.JOB.logs)])
         print(f"  run {run + 1}/{runs} done", flush=True)
     medians = {label: statistics.median(values) for label, values in seconds.items()}
     print(f"\n{'read (' + TWIN_JOB + ', in process)':<48} {'median s':>9}   (of {runs}, alternating)")

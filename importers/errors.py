@@ -7,3 +7,7 @@ class TransferError(ValueError):
 
 class UnknownJob(TransferError, LookupError):
     """No telemetry is stored under that job name: the API answers 404."""
+
+
+class UnknownTrial(TransferError, LookupError):
+    """No agent events are stored under that trial name: the API answers 404."""

@@ -4,11 +4,14 @@ composition root puts on app.state for the API routes (query/transfer_routes.py)
 from dataclasses import asdict, dataclass
 
 from collector.receiver import Receiver
+from importers.atif import to_json
+from importers.errors import UnknownTrial
 from importers.job_dir_write import tarball
 from importers.job_files import job_files
 from importers.otlp_import import NamedData, import_otlp
 from importers.sink import ReceiverSink
-from importers.store_read import read_job, read_logs
+from importers.store_read import read_job, read_logs, read_trial
+from importers.trial_build import build_trial
 from storage import Store
 
 
@@ -28,3 +31,12 @@ class Transfers:
     async def import_otlp(self, name: str, data: bytes, tenant: str) -> dict:
         tally = await import_otlp([NamedData(name, data)], ReceiverSink(self.receiver, tenant))
         return {**asdict(tally), "reasons": dict(tally.reasons)}
+
+    def trajectory(self, trial: str, job: str, tenant: str) -> str:
+        """The trial's ATIF trajectory as its export's agent/trajectory.json holds it (the same build).
+        Blocking: run it in a worker thread."""
+        job_name, telemetry = read_trial(self.store, trial, job, tenant)
+        trajectory = build_trial(telemetry, job_name, "jobs", None).trajectory
+        if trajectory is None:
+            raise UnknownTrial(f"trial {trial!r} has no model calls, messages or tool calls to build a trajectory from")
+        return to_json(trajectory)

@@ -1,17 +1,20 @@
-"""Reads one job's telemetry from the store: its agent events (agent_events), joined in Python with
-the raw span and log attributes they came from (otel_traces, otel_logs). At most four queries per
-job, whatever its size; every query is filtered by tenant ('' when tenants are off). A call told both by a
-span and by a log event is read once (storage/agent_twins.py); derived child records are no records
-here, so they take no part in that either, and the raw records read are those of the signal each
-twin group keeps (on a job that streams both, the other half were read for nothing: ~2 s of 1,000 trials)."""
+"""Reads one job's (or one trial's) telemetry from the store: its agent events (agent_events), joined
+in Python with the raw span and log attributes they came from (otel_traces, otel_logs). At most four
+queries per read, whatever its size; every query is filtered by tenant ('' when tenants are off). A
+call told both by a span and by a log event is read once (storage/agent_twins.py); derived child
+records are no records here, so they take no part in that either, and the raw records read are those
+of the signal each twin group keeps (on a job that streams both, the other half were read for nothing:
+~2 s of 1,000 trials)."""
 
 import gc
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cached_property
 
 from importers import harbor_logs
-from importers.errors import UnknownJob
+from importers.errors import TransferError, UnknownJob, UnknownTrial
 from importers.telemetry import Event, SpanEvent, TrialTelemetry
 from storage import Store, agent_twins
 from storage.agent_sources import log_event_id_sql
@@ -20,50 +23,77 @@ from storage.ingest_sql import TENANT_ATTRIBUTE
 _AGENT_TENANT = "({tenant:String} = '' OR Tenant = {tenant:String})"
 _RAW_TENANT = f"({{tenant:String}} = '' OR ResourceAttributes['{TENANT_ATTRIBUTE}'] = {{tenant:String}})"
 
-# A derived child record is content of its carrier, no record of its own.
-_RECORDS = f"JobName = {{job:String}} AND {_AGENT_TENANT} AND Provenance['kind'] != 'derived'"
-EVENTS = {twins: f"""
+_JOB = "JobName = {job:String}"
+# One trial (of one job when given: a trial name may be in several jobs).
+_TRIAL = "TrialName = {trial:String} AND ({job:String} = '' OR JobName = {job:String})"
+
+
+@dataclass(frozen=True)
+class _Reads:
+    """The statements that read the agent events of one scope (a job, or one trial) and their raw
+    records; `events`, `spans` and `logs` by whether the events hold twins (asked by `twins`)."""
+
+    scope: str
+
+    @cached_property
+    def records(self) -> str:
+        # A derived child record is content of its carrier, no record of its own.
+        return f"{self.scope} AND {_AGENT_TENANT} AND Provenance['kind'] != 'derived'"
+
+    @cached_property
+    def twins(self) -> str:
+        return agent_twins.present(self.records)
+
+    @cached_property
+    def events(self) -> dict[bool, str]:
+        return {twins: f"""
 SELECT EventId, TraceId, SpanId, ParentSpanId, SourceTable, Kind, Resolve, Name, ServiceName, ScopeName,
        toUnixTimestamp64Nano(Timestamp), toUnixTimestamp64Nano(EndTimestamp), TimingQuality,
        TrialName, Attempt, TaskName, AgentName, Model, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
        ReasoningTokens, CostUsd, HttpStatus, ErrorType, Success, ToolName, ToolCategory, ToolCallId,
        toUnixTimestamp64Nano(Timestamp) + ifNull(DurationNs, 0)
-FROM ({agent_twins.events(_RECORDS, twins, derived=False)})
+FROM ({agent_twins.events(self.records, twins, derived=False)})
 ORDER BY TrialName, Timestamp, EventId
 """ for twins in (False, True)}
-TWINS = agent_twins.present(_RECORDS)
 
-
-def _kept(signal: str) -> str:
-    """A condition on agent_events rows: of a twin group that keeps `signal` (agent_twins.per_group's
-    `kept`; it needs one aggregate). The trial is compared spelled out: in IN, NULL never equals NULL."""
-    group = "isNull(TrialName), ifNull(TrialName, ''), ServiceName, Kind"
-    return f"""({group}) IN (SELECT {group} FROM ({agent_twins.per_group(_RECORDS, "count() AS _rows")})
+    def _kept(self, signal: str) -> str:
+        """A condition on agent_events rows: of a twin group that keeps `signal` (agent_twins.per_group's
+        `kept`; it needs one aggregate). The trial is compared spelled out: in IN, NULL never equals NULL."""
+        group = "isNull(TrialName), ifNull(TrialName, ''), ServiceName, Kind"
+        return f"""({group}) IN (SELECT {group} FROM ({agent_twins.per_group(self.records, "count() AS _rows")})
                          WHERE SourceTable = '{signal}' AND kept)"""
 
-
-# Per twins: the raw records of every agent event of the job, or of the signal each twin group keeps.
-SPANS = {twins: f"""
+    @cached_property
+    def spans(self) -> dict[bool, str]:
+        """The raw records of every agent event read, or (twins) of the signal each twin group keeps."""
+        return {twins: f"""
 SELECT TraceId, SpanId, SpanAttributes, if(startsWith(SpanName, 'harbor.'), ResourceAttributes, map()),
        StatusMessage, arrayMap(t -> toUnixTimestamp64Nano(t), `Events.Timestamp`), `Events.Name`,
        `Events.Attributes`
 FROM otel_traces
 WHERE TraceId IN (SELECT DISTINCT TraceId FROM agent_events
-                  WHERE JobName = {{job:String}} AND SourceTable = 'otel_traces' AND {_AGENT_TENANT}
-                  {f"AND {_kept('otel_traces')}" if twins else ""})
+                  WHERE {self.scope} AND SourceTable = 'otel_traces' AND {_AGENT_TENANT}
+                  {f"AND {self._kept('otel_traces')}" if twins else ""})
   AND {_RAW_TENANT}
 """ for twins in (False, True)}
 
-# Keyed by the agent event's own id: concurrent trials' events can share a service, an empty trace and a time.
-LOGS = {twins: f"""
+    @cached_property
+    def logs(self) -> dict[bool, str]:
+        """Likewise, keyed by the agent event's own id: concurrent trials' events can share a service, an
+        empty trace and a time."""
+        return {twins: f"""
 SELECT {log_event_id_sql()}, Body, LogAttributes
 FROM otel_logs
 WHERE (ServiceName, TraceId, SpanId, Timestamp) IN (
         SELECT ServiceName, TraceId, SpanId, addNanoseconds(Timestamp, ifNull(DurationNs, 0)) FROM agent_events
-        WHERE JobName = {{job:String}} AND SourceTable = 'otel_logs' AND {_AGENT_TENANT}
-        {f"AND {_kept('otel_logs')}" if twins else ""})
+        WHERE {self.scope} AND SourceTable = 'otel_logs' AND {_AGENT_TENANT}
+        {f"AND {self._kept('otel_logs')}" if twins else ""})
   AND {_RAW_TENANT}
 """ for twins in (False, True)}
+
+
+JOB, TRIAL = _Reads(_JOB), _Reads(_TRIAL)
+_JOBS_OF_TRIAL = f"SELECT DISTINCT JobName FROM agent_events WHERE {_TRIAL} AND {_AGENT_TENANT} ORDER BY JobName"
 
 
 CARRIED_LOGS = f"""
@@ -93,18 +123,35 @@ def read_logs(store: Store, job: str, tenant: str = "") -> harbor_logs.CarriedLo
 
 
 def read_job(store: Store, job: str, tenant: str = "") -> dict[str, TrialTelemetry]:
-    params = {"job": job, "tenant": tenant}
+    trials = _read(store, JOB, {"job": job, "tenant": tenant})
+    if not trials:
+        raise UnknownJob(f"unknown job {job!r}: no telemetry is stored under that name")
+    return trials
+
+
+def read_trial(store: Store, trial: str, job: str = "", tenant: str = "") -> tuple[str, TrialTelemetry]:
+    """(its job, the trial's telemetry), read as read_job reads it, for one trial only."""
+    params = {"trial": trial, "job": job, "tenant": tenant}
+    jobs = [j for (j,) in store.client.query(_JOBS_OF_TRIAL, parameters=params).result_rows]
+    if len(jobs) > 1:
+        raise TransferError(f"trial {trial!r} is in {len(jobs)} jobs ({', '.join(map(str, jobs))}): name the job")
+    telemetry = _read(store, TRIAL, params).get(trial)
+    if telemetry is None:
+        raise UnknownTrial(f"no agent events for trial {trial!r}" + (f" in job {job!r}" if job else ""))
+    return jobs[0] or "", telemetry
+
+
+def _read(store: Store, reads: _Reads, params: dict[str, str]) -> dict[str, TrialTelemetry]:
+    """The events `reads` selects, by trial, each with its raw record's attributes."""
     with _collector_paused():
-        twins = bool(store.client.query(TWINS, parameters=params).result_rows)
-        rows = store.client.query(EVENTS[twins], parameters=params).result_rows
-        if not rows:
-            raise UnknownJob(f"unknown job {job!r}: no telemetry is stored under that name")
+        twins = bool(store.client.query(reads.twins, parameters=params).result_rows)
+        rows = store.client.query(reads.events[twins], parameters=params).result_rows
         spans: dict[tuple, tuple] = {}
         logs: dict[str, tuple] = {}
         if any(r[4] == "otel_traces" for r in rows):
-            spans = {(r[0], r[1]): r for r in store.client.query(SPANS[twins], parameters=params).result_rows}
+            spans = {(r[0], r[1]): r for r in store.client.query(reads.spans[twins], parameters=params).result_rows}
         if any(r[4] == "otel_logs" for r in rows):
-            logs = {r[0]: r for r in store.client.query(LOGS[twins], parameters=params).result_rows}
+            logs = {r[0]: r for r in store.client.query(reads.logs[twins], parameters=params).result_rows}
         trials: dict[str, TrialTelemetry] = {}
         for r in rows:
             event = _event(r, spans, logs)

@@ -1,6 +1,7 @@
-"""POST /api/import/otlp (an OpenTelemetry file in) and GET /api/jobs/{job}/export (a Harbor job
-directory out, as .tar.gz). The operations themselves live in importers/; the composition root puts
-them on app.state.transfers, so the query package does not import the importers."""
+"""POST /api/import/otlp (an OpenTelemetry file in), GET /api/jobs/{job}/export (a Harbor job
+directory out, as .tar.gz) and GET /api/trials/{trial}/trajectory (one trial's ATIF trajectory). The
+operations themselves live in importers/; the composition root puts them on app.state.transfers, so
+the query package does not import the importers."""
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 
@@ -41,5 +42,14 @@ def transfer_router() -> APIRouter:
             raise _refused(exc) from None
         return Response(data, media_type="application/gzip",
                         headers={"Content-Disposition": f'attachment; filename="{job}.tar.gz"'})
+
+    @router.get("/api/trials/{trial}/trajectory",
+                summary="The trial's ATIF trajectory (the export's agent/trajectory.json), built from its telemetry")
+    def trial_trajectory(trial: str, request: Request, job: str = "") -> Response:
+        try:
+            text = _transfers(request).trajectory(trial, job, tenant_of(request))
+        except ValueError as exc:
+            raise _refused(exc) from None
+        return Response(text, media_type="application/json")
 
     return router

@@ -103,3 +103,26 @@ def test_live_job_exports_to_a_valid_harbor_job_matching_what_was_sent(server, u
         names = tar.getnames()
     assert f"{job}/fix-bug__{unique}/agent/trajectory.json" in names and f"{job}/result.json" in names
     assert f"{job}/slow__{unique}/result.json" not in names
+
+
+def test_one_trials_trajectory_is_served_as_its_export_writes_it(server, unique, tmp_path, capsys):
+    job, trial = f"traj-{unique}", f"fix-bug__{unique}"
+    _stream_trial(server, job, trial)
+    code, _, err = run(capsys, "export-job", job, "--out", str(tmp_path), "--server", server.http_url)
+    assert code == 0, err
+    exported = (tmp_path / job / trial / "agent" / "trajectory.json").read_text()
+
+    url = f"{server.http_url}/api/trials/{trial}/trajectory"
+    reply = httpx.get(url)
+    assert reply.status_code == 200 and reply.headers["content-type"] == "application/json"
+    assert reply.text == exported  # the same build as the export's file, to the byte
+    trajectory = Trajectory.model_validate_json(reply.text)  # Harbor's own ATIF model
+    assert [s.source for s in trajectory.steps] == ["user", "agent", "agent"]
+    assert httpx.get(url, params={"job": job}).text == exported
+
+    _stream_trial(server, f"again-{unique}", trial)  # the same trial name in a second job
+    ambiguous = httpx.get(url)
+    assert ambiguous.status_code == 400 and "is in 2 jobs" in ambiguous.json()["detail"]
+    assert httpx.get(url, params={"job": job}).text == exported
+    unknown = httpx.get(f"{server.http_url}/api/trials/no-such-{unique}/trajectory")
+    assert (unknown.status_code, unknown.json()["detail"]) == (404, f"no agent events for trial 'no-such-{unique}'")

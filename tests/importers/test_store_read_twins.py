@@ -51,8 +51,8 @@ def test_of_the_raw_records_only_the_kept_signals_are_read(server, twin_job):
         f"SELECT EventId FROM ({agent_twins.events(_RECORDS, derived=False)}) WHERE SourceTable = 'otel_logs'",
         job=twin_job)}
     params = {"job": twin_job, "tenant": ""}
-    every_log = server.store.client.query(store_read.LOGS[False], parameters=params).result_rows
-    read = server.store.client.query(store_read.LOGS[True], parameters=params).result_rows
+    every_log = server.store.client.query(store_read.JOB.logs[False], parameters=params).result_rows
+    read = server.store.client.query(store_read.JOB.logs[True], parameters=params).result_rows
     # (Read by their time: a record at the same time as a kept one comes too, and matches nothing.)
     assert kept_ids <= {r[0] for r in read}
     assert len(read) < len(every_log)
