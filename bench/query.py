@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -156,14 +157,14 @@ def trial_requests(i: int, n_events: int, rng: random.Random) -> tuple[bytes, by
     return req.SerializeToString(), logs.SerializeToString()
 
 
-def generate(data_dir: Path, n_trials: int, n_events: int) -> None:
+def _write_trials(data_dir: Path, job: str, n_trials: int, requests_of: Callable[[int], tuple[bytes, bytes]]) -> None:
+    """Writes trial i's (traces, logs) export requests for every i, many trials per INSERT."""
     store = open_client(data_dir)
     ensure_schema(store.client)
-    rng = random.Random(11)
     began, built, traces, logs = time.perf_counter(), 0.0, [], []
     for i in range(n_trials):
         t = time.perf_counter()
-        trace_bytes, log_bytes = trial_requests(i, n_events, rng)
+        trace_bytes, log_bytes = requests_of(i)
         built += time.perf_counter() - t
         traces.append(trace_bytes)
         logs.append(log_bytes)
@@ -173,9 +174,14 @@ def generate(data_dir: Path, n_trials: int, n_events: int) -> None:
             traces, logs = [], []
             print(f"\r  {i + 1}/{n_trials} trials written", end="", flush=True)
     events = store.client.query("SELECT count() FROM agent_events WHERE JobName = {j:String}",
-                                parameters={"j": JOB}).result_rows[0][0]
+                                parameters={"j": job}).result_rows[0][0]
     print(f"\n  {events:,} agent events in {time.perf_counter() - began:.0f} s "
           f"(building requests {built:.0f} s of it)")
+
+
+def generate(data_dir: Path, n_trials: int, n_events: int) -> None:
+    rng = random.Random(11)
+    _write_trials(data_dir, JOB, n_trials, lambda i: trial_requests(i, n_events, rng))
 
 
 TWIN_JOB = "bench-twins-job"
@@ -229,22 +235,8 @@ def twin_trial_requests(i: int, n_calls: int, rng: random.Random) -> tuple[bytes
 
 
 def generate_twins(data_dir: Path, n_trials: int, n_calls: int) -> None:
-    store = open_client(data_dir)
-    ensure_schema(store.client)
     rng = random.Random(3)
-    began, traces, logs = time.perf_counter(), [], []
-    for i in range(n_trials):
-        trace_bytes, log_bytes = twin_trial_requests(i, n_calls, rng)
-        traces.append(trace_bytes)
-        logs.append(log_bytes)
-        if len(traces) == REQUESTS_PER_INSERT or i == n_trials - 1:
-            insert_requests(store, Signal.traces, traces)
-            insert_requests(store, Signal.logs, logs)
-            traces, logs = [], []
-            print(f"\r  {i + 1}/{n_trials} trials written", end="", flush=True)
-    events = store.client.query("SELECT count() FROM agent_events WHERE JobName = {j:String}",
-                                parameters={"j": TWIN_JOB}).result_rows[0][0]
-    print(f"\n  {events:,} agent events in {time.perf_counter() - began:.0f} s")
+    _write_trials(data_dir, TWIN_JOB, n_trials, lambda i: twin_trial_requests(i, n_calls, rng))
 
 
 # The live history as one statement over the whole job: how query/live.py read it before live_history.
