@@ -38,5 +38,5 @@ class Transfers:
         job_name, telemetry = read_trial(self.store, trial, job, tenant)
         trajectory = build_trial(telemetry, job_name, "jobs", None).trajectory
         if trajectory is None:
-            raise UnknownTrial(f"trial {trial!r} has no model calls, messages or tool calls to build a trajectory from")
+            raise UnknownTrial(f"trial {trial!r} has no model calls, messages or tool calls to make a trajectory of")
         return to_json(trajectory)

@@ -54,6 +54,7 @@ TRACES = Context(
     ),
 )
 
+
 def log_event_id_sql() -> str:
     """The EventId the logs view gives an otel_logs row, over the row's own columns: readers that join
     an agent event back to its log record match on it (a timestamp alone is shared by concurrent trials)."""

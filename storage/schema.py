@@ -16,7 +16,7 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
         "otel_traces", "otel_traces_trace_id_ts", "otel_traces_trace_id_ts_mv", "otel_logs",
         "otel_metrics_gauge", "otel_metrics_sum", "otel_metrics_histogram", "harborlight_ingested_requests",
     ]),
-    # The agent layer: agent_events and its views, compiled from storage/agent_rules.py.
+    # The agent layer: agent_events (its views, compiled from storage/agent_rules.py, are in the last step).
     (2, ["agent_events"]),
     # RequestId: a model call's provider request id. The views come last: they write every column the
     # statements before them create (each start runs every statement; each is idempotent).
