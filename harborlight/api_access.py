@@ -111,8 +111,9 @@ class Api:
         from fastapi.testclient import TestClient
 
         from harborlight.settings import Settings
+        from harborlight.transfer_access import open_local
+        from importers.errors import TransferError
         from query.api import api_router
-        from storage import StoreUnavailable, ensure_schema, open_client
 
         # A ClickHouse server that is down is our one line below, not the HTTP stack's retry warnings too.
         for noisy in ("urllib3", "clickhouse_connect"):
@@ -121,12 +122,10 @@ class Api:
         if not settings.clickhouse_url and not (settings.data_dir / "metadata").is_dir():
             raise ApiError(f"no harborlight store in {settings.data_dir} (pass --data-dir, or --server URL)")
         try:
-            store = open_client(settings.data_dir, settings.clickhouse_url)
-        except StoreUnavailable as exc:
-            raise ApiError(f"{exc}; or run: harborlight {self._usage} --server http://HOST:PORT") from None
+            store = open_local(self._args, self._usage)  # (an older store is brought up to date first)
+        except TransferError as exc:
+            raise ApiError(str(exc)) from None
         self._close = store.client.close
-        # A store an older harborlight wrote is brought up to date first, as `serve` would on start.
-        ensure_schema(store.client)
         self.where = settings.clickhouse_url or str(settings.data_dir)
         app = FastAPI()
         app.state.store = store

@@ -39,7 +39,7 @@ def _export(args: argparse.Namespace) -> int:
         if args.server:
             target = asyncio.run(_from_server(args, out))
         else:
-            store = open_local(args, "export-job")
+            store = open_local(args, "export-job ...")
             try:
                 files = export_files(store, args.job, str(out), "", args.snapshot)
             finally:

@@ -27,12 +27,14 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token", default=None, help="bearer token for --server when it requires one")
 
 
-def open_local(args: argparse.Namespace, command: str) -> Store:
+def open_local(args: argparse.Namespace, usage: str) -> Store:
+    """The store of --data-dir / --clickhouse-url, brought up to date as `serve` would on start; a store
+    held by a running server is one line that suggests `harborlight <usage> --server`."""
     settings = Settings.resolve({"data_dir": args.data_dir, "clickhouse_url": args.clickhouse_url})
     try:
         store = open_client(settings.data_dir, settings.clickhouse_url)
     except StoreUnavailable as exc:
-        raise TransferError(f"{exc}; or run: harborlight {command} ... --server http://HOST:PORT") from None
+        raise TransferError(f"{exc}; or run: harborlight {usage} --server http://HOST:PORT") from None
     ensure_schema(store.client, settings.retention_days)
     return store
 
@@ -61,7 +63,7 @@ async def sink_for(args: argparse.Namespace, command: str) -> AsyncIterator[Sink
         async with server_client(args) as client:
             yield HttpSink(client)
         return
-    store = open_local(args, command)
+    store = open_local(args, f"{command} ...")
     try:
         limits = WriterLimits()
         async with Writer(_commit(store), limits, recent_digests(store, limits.remembered_digests)) as writer:
