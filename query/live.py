@@ -21,7 +21,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from query.live_events import COLUMNS, LiveEvent, LiveRow, to_events
-from query.live_history import read_history
+from query.live_history import read_history, read_rows
 from query.tenancy import tenant_of
 from storage import Store, agent_twins
 
@@ -175,17 +175,14 @@ class LiveFeed:
                 continue
             try:
                 trials, traces = await asyncio.to_thread(committed_keys, items)
-                rows = await asyncio.to_thread(self._rows, _ROWS, {"trials": sorted(trials), "traces": sorted(traces)})
+                keys = {"trials": sorted(trials), "traces": sorted(traces)}
+                rows = await asyncio.to_thread(read_rows, self._store.client, _ROWS, keys)
             except Exception as exc:  # a watcher misses these events; ingest and other watchers go on
                 log.warning("live feed look-up failed: %s", exc)
                 continue
             for watcher in list(self._watchers):
                 watcher.offer(rows)
 
-    def _rows(self, sql: tuple[str, str, str], parameters: dict) -> list[LiveRow]:
-        client = self._store.client
-        twins = bool(client.query(sql[0], parameters=parameters).result_rows)
-        return list(map(LiveRow._make, client.query(sql[1 + twins], parameters=parameters).result_rows))
 
 
 def _feed(request: Request) -> LiveFeed:

@@ -79,6 +79,13 @@ def settle(waiting: list[LiveRow], batch: list[LiveRow],
     return merged[:cut], merged[cut:]
 
 
+def read_rows(client, statements: tuple[str, str, str], parameters: dict) -> list[LiveRow]:
+    """The rows of (whether they hold twins, the rows without, the rows with twins resolved): the
+    second or third statement, as the first answers."""
+    twins = bool(client.query(statements[0], parameters=parameters).result_rows)
+    return list(map(LiveRow._make, client.query(statements[1 + twins], parameters=parameters).result_rows))
+
+
 def read_history(client, job: str, tenant: str) -> Iterator[list[LiveRow]]:
     """The job's rows in order, in lists as they become final (blocking: run it off the event loop).
     Trials that first land after it began reach a watcher as live rows instead."""
@@ -86,8 +93,6 @@ def read_history(client, job: str, tenant: str) -> Iterator[list[LiveRow]]:
     waiting: list[LiveRow] = []
     for batch in plan(client.query(TRIALS, parameters=params).result_rows, FIRST_ROWS, MOST_ROWS):
         batch_params = {**params, "trials": list(batch.trials), "unnamed": batch.unnamed}
-        twins = bool(client.query(BATCH_SQL[0], parameters=batch_params).result_rows)
-        rows = list(map(LiveRow._make, client.query(BATCH_SQL[1 + twins], parameters=batch_params).result_rows))
-        final, waiting = settle(waiting, rows, batch.final_before)
+        final, waiting = settle(waiting, read_rows(client, BATCH_SQL, batch_params), batch.final_before)
         if final:
             yield final
