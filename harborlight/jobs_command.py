@@ -1,5 +1,5 @@
-"""`harborlight jobs`: job rows from GET /api/jobs (solve rates, pass@k, tokens, cost), a page at a
-time up to --limit."""
+"""`harborlight jobs`: job rows from GET /api/jobs (solve rates, pass@k, tokens, cost, each rate with
+its 95% interval in brackets under it), a page at a time up to --limit."""
 
 import argparse
 from typing import Any
@@ -7,29 +7,34 @@ from typing import Any
 from rich.table import Table
 
 from harborlight.api_access import Api, add_api_options, print_json, run_query
-from harborlight.render import MISSING, console, num, pct, value
+from harborlight.render import MISSING, console, num, pct, value, with_interval
 from harborlight.spans_command import positive_int
 
 JOBS_PAGE = 200  # the route's largest page
 
 
 def series(row: dict[str, Any], key: str) -> str:
-    """pass@k or pass^k as `k=1 0.500, k=2 0.750`; '-' when the job has none (too few attempts)."""
-    points = value((row.get("pass_at_k") or {}).get(key))
-    return ", ".join(f"k={k} {v:.3f}" for k, v in points.items()) if points else MISSING
+    """pass@k or pass^k, a line per k: `k=2 0.750 [0.612, 0.861]`; '-' when the job has none (too few attempts)."""
+    block = row.get("pass_at_k") or {}
+    points, intervals = value(block.get(key)), value(block.get(f"{key}_ci")) or {}
+    return "\n".join(with_interval(f"k={k} {v:.3f}", intervals.get(k), "{:.3f}")
+                     for k, v in points.items()) if points else MISSING
 
 
 def jobs_table(page: dict[str, Any]) -> Table:
     more = f"; more with --cursor {page['next_cursor']}" if page["next_cursor"] else ""
-    table = Table(title=f"{len(page['items'])} job(s){more}", title_justify="left")
+    table = Table(title=f"{len(page['items'])} job(s){more}", title_justify="left",
+                  caption="[95% confidence interval over tasks] under each rate", caption_justify="left")
     for column in ("job", "trials", "running", "raw solve", "adjusted solve", "mean score", "pass@k", "pass^k",
                    "tokens in", "cost $", "agent", "dataset"):
         table.add_column(column, justify="left" if column in ("job", "pass@k", "pass^k", "agent", "dataset")
                          else "right")
     for row in page["items"]:
         table.add_row(row["job"], num(value(row["n_trials"])), num(value(row["n_running"])),
-                      pct(value(row["raw_solve_rate"])), pct(value(row["adjusted_solve_rate"])),
-                      num(value(row["mean_score"]), "{:.3f}"), series(row, "pass_at_k"), series(row, "pass_hat_k"),
+                      *(with_interval(pct(value(row[f])), row[f"{f}_ci"], sep="\n")
+                        for f in ("raw_solve_rate", "adjusted_solve_rate")),
+                      with_interval(num(value(row["mean_score"]), "{:.3f}"), row["mean_score_ci"], "{:.3f}", "\n"),
+                      series(row, "pass_at_k"), series(row, "pass_hat_k"),
                       num(value(row["total_input_tokens"])), num(value(row["total_cost_usd"]), "{:.4f}"),
                       f"{value(row['agent_label']) or MISSING} {value(row['agent_version']) or ''}".strip(),
                       value(row["dataset"]) or MISSING)

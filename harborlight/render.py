@@ -31,6 +31,13 @@ def pct(v: float | None) -> str:
     return MISSING if v is None else f"{v:.1%}"
 
 
+def with_interval(text: str, interval: Any, fmt: str = "{:.1%}", sep: str = " ") -> str:
+    """`text [low, high]` from a `…_ci` field (a 95% interval); `text` alone when it is null.
+    sep="\n" puts the interval under the value (narrow table cells)."""
+    ci = value(interval)
+    return f"{text}{sep}[{fmt.format(ci['low'])}, {fmt.format(ci['high'])}]" if ci and text != MISSING else text
+
+
 def seconds(v: float | None) -> str:
     if v is None:
         return MISSING

@@ -1,6 +1,6 @@
-"""`harborlight report JOB`: a job's metrics as tables, AgentCompass metrics.json or summary.md,
-from the GET /api/jobs/{job} routes of a running server or of the store read in this process
-(harborlight/api_access.py)."""
+"""`harborlight report JOB`: a job's metrics as tables, AgentCompass metrics.json or summary.md (or
+each series' interval), from the GET /api/jobs/{job} routes of a running server or of the store read
+in this process (harborlight/api_access.py)."""
 
 import argparse
 import sys
@@ -8,7 +8,7 @@ from typing import Any
 
 from harborlight.api_access import Api, ApiError, add_api_options, run_query, segment
 
-FORMATS = ("table", "json", "md")
+FORMATS = ("table", "json", "md", "intervals")
 
 
 def _show(api: Api, args: argparse.Namespace) -> None:
@@ -33,6 +33,7 @@ def add_report_command(commands: Any) -> None:
     report = commands.add_parser("report", help="a job's metrics: a table, metrics.json or summary.md")
     report.add_argument("job", metavar="JOB", help="the job name (harbor.job.name)")
     report.add_argument("--format", default="table",
-                        help="table (default), json (AgentCompass metrics.json) or md (summary.md)")
+                        help="table (default), json (AgentCompass metrics.json), md (summary.md) or intervals "
+                             "(each metrics.json series' 95%% interval, JSON)")
     add_api_options(report)
     report.set_defaults(run=lambda args: run_query(args, "report JOB", _show))

@@ -6,7 +6,7 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 
-from harborlight.render import num, pct, value
+from harborlight.render import num, pct, value, with_interval
 
 MAX_TRIAL_ROWS = 50
 
@@ -18,9 +18,10 @@ def job_table(job: dict[str, Any]) -> Table:
     passk = job.get("pass_at_k", {})
     rows = [
         ("trials", f"{value(job['n_trials'])} ({value(job['n_running'])} running)"),
-        ("raw solve rate", pct(value(job["raw_solve_rate"]))),
-        ("adjusted solve rate", pct(value(job["adjusted_solve_rate"])) + f"  (infra: {value(job['n_infra'])})"),
-        ("mean score", num(value(job["mean_score"]), "{:.4f}")),
+        ("raw solve rate [95% CI]", with_interval(pct(value(job["raw_solve_rate"])), job["raw_solve_rate_ci"])),
+        ("adjusted solve rate [95% CI]", with_interval(pct(value(job["adjusted_solve_rate"])),
+                                                       job["adjusted_solve_rate_ci"]) + f"  (infra: {value(job['n_infra'])})"),
+        ("mean score [95% CI]", with_interval(num(value(job["mean_score"]), "{:.4f}"), job["mean_score_ci"], "{:.4f}")),
         ("agent", f"{value(job['agent_label']) or '-'} {value(job['agent_version']) or ''}".strip()),
         ("dataset", value(job["dataset"]) or "-"),
         ("tokens in / cached / out", " / ".join(num(value(job[f])) for f in
@@ -28,9 +29,11 @@ def job_table(job: dict[str, Any]) -> Table:
         ("cost (USD, recorded)", num(value(job["total_cost_usd"]), "{:.4f}")),
         ("duration (min)", num(value(job["duration_min"]), "{:.1f}") if not value(job["is_running"]) else "running"),
     ]
-    for name, key in (("pass@k", "pass_at_k"), ("pass^k", "pass_hat_k")):
+    for name, key in (("pass@k [95% CI]", "pass_at_k"), ("pass^k [95% CI]", "pass_hat_k")):
         series = value(passk.get(key)) if passk else None
-        rows.append((name, ", ".join(f"k={k}: {v:.3f}" for k, v in series.items()) if series else "-"))
+        intervals = (value(passk.get(f"{key}_ci")) if passk else None) or {}
+        rows.append((name, ", ".join(with_interval(f"k={k}: {v:.3f}", intervals.get(k), "{:.3f}")
+                                     for k, v in series.items()) if series else "-"))
     for row in rows:
         table.add_row(*row)
     return table

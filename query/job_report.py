@@ -1,16 +1,19 @@
-"""A job's AgentCompass-compatible report (metrics.json, summary.md) from its trials, with the
-options a caller may set validated in one place. Pure: shared by the API and `harborlight report`."""
+"""A job's AgentCompass-compatible report (metrics.json, summary.md, and beside them the interval of
+each series) from its trials, with the options a caller may set validated in one place. Pure: shared by
+the API and `harborlight report`."""
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from query.derive.agentcompass import agentcompass_report, metrics_json_text
+from query.derive.agentcompass_intervals import series_intervals
 from query.derive.agentcompass_summary import render_summary
 from query.derive.job_metrics import dataset_of
 from query.derive.records import TrialFacts
 
-FORMATS = ("json", "md")
+FORMATS = ("json", "md", "intervals")
 STRATEGIES = ("avg", "pass")
 PRIMARIES = ("correct", "score")
 AGGREGATIONS = ("micro_weighted", "category_mean")
@@ -40,13 +43,28 @@ def report_document(trials: Sequence[TrialFacts], options: ReportOptions) -> dic
                                aggregation_mode=options.aggregation)
 
 
+def intervals_document(report: dict[str, Any], trials: Sequence[TrialFacts], options: ReportOptions
+                       ) -> dict[str, Any]:
+    """Each series of `report` with its value (the reference value when the evaluation failed) and interval."""
+    intervals = series_intervals(trials, k=options.k, strategy=options.strategy, primary=options.primary,
+                                 aggregation_mode=options.aggregation)
+    return {"k": report["k"], "strategy": report["strategy"], "aggregation": report["aggregation"],
+            "evaluation_failed": report["evaluation_failed"],
+            "series": {s["series_id"]: {"value": s["value"], "reference_value": s["reference_value"],
+                                        "interval": intervals[s["series_id"]].to_json()}
+                       for s in report["series"]}}
+
+
 def report_text(job: str, trials: Sequence[TrialFacts], options: ReportOptions, fmt: str) -> str:
-    """metrics.json (fmt "json") or summary.md (fmt "md"), byte for byte as AgentCompass writes them."""
+    """metrics.json (fmt "json") or summary.md (fmt "md"), byte for byte as AgentCompass writes them;
+    "intervals": each series' interval, as JSON."""
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}")
     report = report_document(trials, options)
     if fmt == "json":
         return metrics_json_text(report)
+    if fmt == "intervals":
+        return json.dumps(intervals_document(report, trials, options), indent=2) + "\n"
     models = sorted({t.model for t in trials if t.model}) or sorted({t.agent_name for t in trials if t.agent_name})
     benchmark = dataset_of(trials).value or job
     return render_summary(report, model=", ".join(models) or "unknown", benchmark=benchmark)

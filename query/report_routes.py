@@ -21,7 +21,8 @@ MAX_COMPARED = 10
 def reports_router() -> APIRouter:
     router = APIRouter(tags=["reports"])
 
-    @router.get("/api/jobs/{job}/report", summary="AgentCompass 1.0.1-compatible metrics.json or summary.md",
+    @router.get("/api/jobs/{job}/report",
+                summary="AgentCompass 1.0.1-compatible metrics.json or summary.md, or each series' interval",
                 response_class=Response)
     def job_report(
         job: str, request: Request,
@@ -42,7 +43,7 @@ def reports_router() -> APIRouter:
             text = report_text(job, trials, options, format)
         except ValueError as exc:
             raise HTTPException(400, str(exc)) from None
-        if format == "json":
+        if format in ("json", "intervals"):
             return Response(text, media_type="application/json")
         return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
 

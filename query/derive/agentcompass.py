@@ -108,7 +108,8 @@ def _counts(items: Sequence[TaskReduction]) -> Counts:
                   invalidated=sum(i.state == "invalidated" for i in items))
 
 
-def _evaluated(items: Sequence[TaskReduction]) -> list[float]:
+def evaluated_values(items: Sequence[TaskReduction]) -> list[float]:
+    """The values of the tasks a series averages (its evaluated tasks)."""
     return [i.value for i in items if i.state == "evaluated" and i.value is not None]
 
 
@@ -122,11 +123,11 @@ def _series(plan: SeriesPlan, reductions: list[TaskReduction], cats: list[str], 
     grouped: dict[str, list[TaskReduction]] = {}
     for cat, red in zip(cats, reductions):
         grouped.setdefault(cat, []).append(red)
-    categories = {c: Breakdown(_mean(_evaluated(g)), _counts(g), float(_counts(g).evaluated))
+    categories = {c: Breakdown(_mean(evaluated_values(g)), _counts(g), float(_counts(g).evaluated))
                   for c, g in sorted(grouped.items())}
     hierarchy: dict[str, Breakdown] = {}
     if aggregation == "micro_weighted":
-        value = _mean(_evaluated(reductions))
+        value = _mean(evaluated_values(reductions))
     elif aggregation == "category_mean":
         value = _mean([b.value for b in categories.values() if b.value is not None])
     else:

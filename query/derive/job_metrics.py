@@ -8,7 +8,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from query.derive.intervals import ConfidenceInterval, task_interval
 from query.derive.outcomes import INFRA_OUTCOMES, VERDICT_OUTCOMES, Outcome, classify, graded_score
+from query.derive.pass_at_k import Unit, unit_of, unit_order
 from query.derive.provenance import Valued, derived, measured, unavailable
 from query.derive.records import JobFacts, TrialFacts
 
@@ -21,9 +23,12 @@ class JobMetrics:
     n_trials: Valued[int]
     n_running: Valued[int]
     raw_solve_rate: Valued[float]
+    raw_solve_rate_ci: Valued[ConfidenceInterval]
     adjusted_solve_rate: Valued[float]
+    adjusted_solve_rate_ci: Valued[ConfidenceInterval]
     n_infra: Valued[int]
     mean_score: Valued[float]
+    mean_score_ci: Valued[ConfidenceInterval]
     score_by_group: Valued[dict[str, float]]
     counts: Valued[dict[str, int]]
     total_input_tokens: Valued[int]
@@ -70,6 +75,35 @@ def mean_score(trials: Sequence[TrialFacts]) -> Valued[float]:
     return derived(math.fsum(s * n / weight for s, n in pairs))
 
 
+def _per_task(pairs: Sequence[tuple[Unit, float, float]]) -> Valued[ConfidenceInterval]:
+    """The interval of Σ numerator / Σ denominator, the (unit, numerator, denominator) pairs summed per task."""
+    sums: dict[Unit, list[float]] = {}
+    for unit, numerator, denominator in pairs:
+        total = sums.setdefault(unit, [0.0, 0.0])
+        total[0] += numerator
+        total[1] += denominator
+    kept = [v for _, v in sorted(sums.items(), key=lambda kv: unit_order(kv[0])) if v[1] > 0]
+    return task_interval([v[0] for v in kept], [v[1] for v in kept])
+
+
+def solve_rate_intervals(finished: Sequence[TrialFacts], raw: Valued[float], adjusted: Valued[float]
+                         ) -> tuple[Valued[ConfidenceInterval], Valued[ConfidenceInterval]]:
+    """(raw, adjusted) intervals over tasks: each task's resolved attempts over its counted attempts."""
+    outcomes = [(unit_of(t), o) for t in finished if (o := classify(t).value) is not None]
+    raw_ci = _per_task([(u, float(o is Outcome.RESOLVED), 1.0) for u, o in outcomes]) if raw.known \
+        else unavailable(raw.note or "no raw solve rate")
+    adjusted_ci = _per_task([(u, float(o is Outcome.RESOLVED), 1.0) for u, o in outcomes if o not in INFRA_OUTCOMES]) \
+        if adjusted.known else unavailable(adjusted.note or "no adjusted solve rate")
+    return raw_ci, adjusted_ci
+
+
+def mean_score_interval(trials: Sequence[TrialFacts]) -> Valued[ConfidenceInterval]:
+    """Over tasks: each task's Σ score·parts over its Σ parts (the weighting of mean_score)."""
+    scored = [(unit_of(t), *graded_score(t)) for t in trials if not t.is_running]
+    pairs = [(u, s * (n or 1), float(n or 1)) for u, s, n in scored if s is not None]
+    return _per_task(pairs) if pairs else unavailable("no trial has a score")
+
+
 def score_by_group(trials: Sequence[TrialFacts]) -> Valued[dict[str, float]]:
     groups: dict[str, list[float]] = {}
     for t in trials:
@@ -114,6 +148,7 @@ def derive_job(trials: Sequence[TrialFacts], job: JobFacts | None = None) -> Job
     finished = [t for t in trials if not t.is_running]
     counts = outcome_counts(finished)
     raw, adjusted = solve_rates(counts)
+    raw_ci, adjusted_ci = solve_rate_intervals(finished, raw, adjusted)
     running = any(t.is_running for t in trials) or bool(job and job.is_running)
     agent = _single([t.agent_name for t in trials], "agent name")
     label = measured(job.agent_label) if job and job.agent_label else agent
@@ -122,9 +157,12 @@ def derive_job(trials: Sequence[TrialFacts], job: JobFacts | None = None) -> Job
         n_trials=measured(len(trials)),
         n_running=measured(sum(t.is_running for t in trials)),
         raw_solve_rate=raw,
+        raw_solve_rate_ci=raw_ci,
         adjusted_solve_rate=adjusted,
+        adjusted_solve_rate_ci=adjusted_ci,
         n_infra=derived(sum(counts[o] for o in INFRA_OUTCOMES)),
         mean_score=mean_score(trials),
+        mean_score_ci=mean_score_interval(trials),
         score_by_group=score_by_group(trials),
         counts=derived({o.value: n for o, n in counts.items()}),
         total_input_tokens=_total([t.n_input_tokens for t in trials], "input tokens"),

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from query.derive.intervals import ConfidenceInterval, mean_interval
 from query.derive.outcomes import EXCEPTION_CLASSES, VERDICT_OUTCOMES, Outcome, classify
 from query.derive.provenance import Valued, derived, unavailable
 from query.derive.records import TrialFacts
@@ -35,6 +36,17 @@ class PassAtK:
     n_units: Valued[int]  # eligible units averaged over
     n_excluded_units: Valued[int]  # units left out (an invalidating exception or missing verdict)
     min_attempts: Valued[int]  # the smallest attempt count among eligible units
+    pass_at_k_ci: Valued[dict[int, Valued[ConfidenceInterval]]]  # k -> interval of the mean, over units
+    pass_hat_k_ci: Valued[dict[int, Valued[ConfidenceInterval]]]
+
+
+def unit_of(trial: TrialFacts) -> Unit:
+    return trial.source, trial.task
+
+
+def unit_order(unit: Unit) -> tuple[str, str]:
+    """Units in a fixed order, so a seeded resample of them is reproducible."""
+    return str(unit[0]), str(unit[1])
 
 
 def pass_at(n: int, c: int, k: int) -> float:
@@ -67,9 +79,9 @@ def eligible_units(trials: Sequence[TrialFacts]) -> tuple[list[UnitAttempts], in
     for t in trials:
         if t.is_running:
             continue
-        by_unit.setdefault((t.source, t.task), []).append(_verdict(t))
+        by_unit.setdefault(unit_of(t), []).append(_verdict(t))
     units = [UnitAttempts(u, len(v), sum(bool(x) for x in v))
-             for u, v in sorted(by_unit.items(), key=lambda kv: (str(kv[0][0]), str(kv[0][1])))
+             for u, v in sorted(by_unit.items(), key=lambda kv: unit_order(kv[0]))
              if v and all(x is not None for x in v)]
     return units, len(by_unit) - len(units)
 
@@ -79,15 +91,21 @@ def derive_pass_at_k(trials: Sequence[TrialFacts]) -> PassAtK:
     n_units, n_excl = derived(len(units)), derived(excluded)
     if not units:
         none = unavailable("no eligible unit")
-        return PassAtK(none, none, n_units, n_excl, none)
+        return PassAtK(none, none, n_units, n_excl, none, none, none)
     n_min = min(u.n for u in units)
     if n_min < 2:
         none = unavailable(f"smallest attempt count is {n_min}; no series below two attempts")
-        return PassAtK(none, none, n_units, n_excl, derived(n_min))
+        return PassAtK(none, none, n_units, n_excl, derived(n_min), none, none)
     ks = range(2, n_min + 1)
-    at = {k: math.fsum(pass_at(u.n, u.c, k) / len(units) for u in units) for k in ks}
-    hat = {k: math.fsum(pass_hat(u.n, u.c, k) / len(units) for u in units) for k in ks}
+    at = {k: [pass_at(u.n, u.c, k) for u in units] for k in ks}
+    hat = {k: [pass_hat(u.n, u.c, k) for u in units] for k in ks}
     note = f"{len(units)} units, k = 2..{n_min}"
-    return PassAtK(derived(at, note), derived(hat, note), n_units, n_excl, derived(n_min))
+    return PassAtK(derived(_means(at), note), derived(_means(hat), note), n_units, n_excl, derived(n_min),
+                   derived({k: mean_interval(v) for k, v in at.items()}, note),
+                   derived({k: mean_interval(v) for k, v in hat.items()}, note))
+
+
+def _means(values: dict[int, list[float]]) -> dict[int, float]:
+    return {k: math.fsum(v / len(vs) for v in vs) for k, vs in values.items()}
 
 

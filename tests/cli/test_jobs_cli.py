@@ -17,9 +17,12 @@ def test_jobs_lists_solve_rates_as_the_api_does(server, jobs, capsys):
     listed = {row["job"]: row for row in json.loads(out)["items"]}
     assert listed[jobs.job.job] == api(server, f"/api/jobs/{jobs.job.job}")
     code, out, _ = run(capsys, "jobs", "--limit", "10000", "--server", server.http_url)
-    (line,) = [l for l in out.splitlines() if f"│ {jobs.job.job} " in l]
-    cells = [c.strip() for c in line.strip("│").split("│")]
+    lines = out.splitlines()
+    (at,) = [i for i, l in enumerate(lines) if f"│ {jobs.job.job} " in l]
+    cells, under = ([c.strip() for c in line.strip("│").split("│")] for line in lines[at:at + 2])
     assert cells[:6] == [jobs.job.job, "5", "1", "25.0%", "50.0%", "0.500"]
+    # each rate's 95% interval under it: Wilson over 4 tasks (1 resolved) and over 2 (the infra ones left out)
+    assert under[3:6] == ["[4.6%, 69.9%]", "[9.5%, 90.5%]", "[0.095, 0.905]"]
     assert cells[6:8] == ["-", "-"]  # one attempt per task: no pass@k series
 
 

@@ -79,6 +79,41 @@ def test_job_row_counts_infra_out_of_the_adjusted_rate_while_running(server, str
     assert len(mine) == 1 and value(mine[0]["raw_solve_rate"]) == pytest.approx(0.25)
 
 
+def test_job_rates_carry_their_interval_over_tasks(server, streamed):
+    """Independent oracle: statsmodels' Wilson interval (one attempt per task: a share of tasks)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    job = get(server, f"/api/jobs/{streamed.job}").json()
+    for field, (passed, n) in (("raw_solve_rate_ci", (1, 4)), ("adjusted_solve_rate_ci", (1, 2)),
+                               ("mean_score_ci", (1, 2))):
+        ci = job[field]
+        assert ci["provenance"] == "derived" and ci["note"] == f"Wilson, {passed}/{n} tasks"
+        assert (ci["value"]["low"], ci["value"]["high"]) == pytest.approx(
+            proportion_confint(passed, n, alpha=0.05, method="wilson"))
+        assert ci["value"] | {"low": None, "high": None} == {
+            "low": None, "high": None, "level": 0.95, "method": "wilson", "n_tasks": n, "resamples": None,
+            "seed": None}
+    assert job["pass_at_k"]["pass_at_k_ci"] == job["pass_at_k"]["pass_at_k"]  # no series, same reason
+
+
+def test_report_intervals_sit_beside_metrics_json(server, streamed):
+    from statsmodels.stats.proportion import proportion_confint
+
+    metrics = get(server, f"/api/jobs/{streamed.job}/report", format="json").json()
+    beside = get(server, f"/api/jobs/{streamed.job}/report", format="intervals")
+    assert beside.headers["content-type"].startswith("application/json")
+    doc = beside.json()
+    assert set(doc["series"]) == {s["series_id"] for s in metrics["series"]} == {"correct.native@1", "reward.native@1"}
+    correct = doc["series"]["correct.native@1"]
+    # the evaluation failed (FATAL setup and rate-limit issues): the interval is of the reference value
+    assert doc["evaluation_failed"] is True and correct["value"] is None and correct["reference_value"] == 0.5
+    assert (correct["interval"]["value"]["low"], correct["interval"]["value"]["high"]) == pytest.approx(
+        proportion_confint(1, 2, alpha=0.05, method="wilson"))
+    other = get(server, f"/api/jobs/{streamed.job}/report", format="intervals", aggregation="category_mean").json()
+    assert other["series"]["correct.native@1"]["interval"]["value"] is None
+    assert "micro_weighted" in other["series"]["correct.native@1"]["interval"]["note"]
+
+
 def test_trial_and_behavior_routes(server, streamed):
     trial = get(server, f"/api/trials/{streamed.resolved}").json()
     assert trial["job"] == streamed.job and value(trial["outcome"]) == "resolved"

@@ -29,7 +29,7 @@ def test_table_through_a_server_shows_rates_outcomes_and_trials(server, streamed
     assert main(["report", streamed.job, "--server", server.http_url]) == 0
     out = capsys.readouterr().out
     assert f"job {streamed.job}" in out
-    assert "25.0%" in out and "50.0%" in out  # raw and adjusted solve rates
+    assert "25.0% [4.6%, 69.9%]" in out and "50.0% [9.5%, 90.5%]" in out  # raw and adjusted, with intervals
     assert "setup_error" in out and "rate_limited" in out and "running" in out
     assert streamed.resolved in out and "EnvironmentStartTimeoutError" in out
 
@@ -41,6 +41,10 @@ def test_json_and_md_through_a_server_are_the_api_documents(server, streamed, ca
     assert printed == api and json.loads(printed)["evaluation_failed"] is True
     assert main(["report", streamed.job, "--server", server.http_url, "--format", "md"]) == 0
     assert capsys.readouterr().out.startswith("# DEMO@1 Evaluation Results")
+    assert main(["report", streamed.job, "--server", server.http_url, "--format", "intervals"]) == 0
+    printed = capsys.readouterr().out
+    assert printed == httpx.get(f"{server.http_url}/api/jobs/{streamed.job}/report", params={"format": "intervals"}).text
+    assert json.loads(printed)["series"]["correct.native@1"]["interval"]["value"]["method"] == "wilson"
 
 
 def test_bad_input_is_one_line_and_a_non_zero_exit(server, streamed, capsys):
@@ -48,7 +52,7 @@ def test_bad_input_is_one_line_and_a_non_zero_exit(server, streamed, capsys):
     err = capsys.readouterr().err
     assert err.strip() == f"harborlight: no job named '{streamed.job}-nope'"
     assert main(["report", streamed.job, "--server", server.http_url, "--format", "xml"]) == 1
-    assert capsys.readouterr().err.strip() == "harborlight: --format must be one of table, json, md, got 'xml'"
+    assert capsys.readouterr().err.strip() == "harborlight: --format must be one of table, json, md, intervals, got 'xml'"
     assert main(["report", streamed.job, "--server", "http://127.0.0.1:9"]) == 1
     assert capsys.readouterr().err.strip().startswith("harborlight: cannot reach harborlight at http://127.0.0.1:9")
 

@@ -8,6 +8,7 @@ from query.derive.agentcompass import build_report, to_json
 from query.derive.agentcompass_attempts import CONTRACTS, task_attempts
 from query.derive.behavior import Behavior, TokenPoint
 from query.derive.compare import Comparison, TaskRow
+from query.derive.intervals import ConfidenceInterval
 from query.derive.job_metrics import JobMetrics
 from query.derive.outcomes import Outcome, TrialOutcome
 from query.derive.pass_at_k import PassAtK
@@ -15,7 +16,8 @@ from query.derive.timings import TrialTimings
 from tests.query.derive.builders import trial
 
 GUIDE = Path(__file__).resolve().parents[3] / "docs" / "field-guide.md"
-RECORDS = (TrialOutcome, TrialTimings, Behavior, TokenPoint, JobMetrics, PassAtK, Comparison, TaskRow)
+RECORDS = (TrialOutcome, TrialTimings, Behavior, TokenPoint, JobMetrics, PassAtK, Comparison, TaskRow,
+           ConfidenceInterval)
 
 
 def documented() -> set[str]:
@@ -54,3 +56,13 @@ def test_every_agentcompass_report_key_is_documented():
     keys -= {"description", "label", "precision", "unit"}  # AgentCompass's own
     missing = sorted(keys - documented())
     assert not missing, f"metrics.json keys not in docs/field-guide.md: {missing}"
+
+
+def test_every_key_of_the_intervals_beside_metrics_json_is_documented():
+    from query.job_report import ReportOptions, intervals_document, report_document
+
+    trials, options = [trial("a", reward=1.0), trial("b", reward=0.0)], ReportOptions()
+    doc = intervals_document(report_document(trials, options), trials, options)
+    keys = set(doc) | {key for entry in doc["series"].values() for key in entry}
+    missing = sorted(keys - documented())
+    assert not missing, f"intervals keys not in docs/field-guide.md: {missing}"
