@@ -1,0 +1,48 @@
+"""Claude Code (`claude -p`) against the fake Anthropic API, with its OpenTelemetry export on.
+
+Settings from Claude Code's monitoring documentation: CLAUDE_CODE_ENABLE_TELEMETRY=1, the OTEL_*_EXPORTER
+variables, OTEL_LOG_USER_PROMPTS / OTEL_LOG_TOOL_DETAILS for prompts and tool arguments, and its beta
+traces with CLAUDE_CODE_ENHANCED_TELEMETRY_BETA=1 + OTEL_TRACES_EXPORTER=otlp. Tools are allowed by
+name (--allowedTools): permission bypass is refused to root, which CI runs as.
+"""
+
+from pathlib import Path
+
+from tests.real_agents.agents.base import Launch, Telemetry, binary, clean_env
+from tests.real_agents.providers.anthropic import AnthropicFake
+from tests.real_agents.providers.script import Script
+
+NAME, PACKAGE, BINARY = "claude-code", "@anthropic-ai/claude-code", "claude"
+MODEL = "claude-sonnet-4-5-20250929"
+SMALL_MODEL = "claude-haiku-4-5-20251001"  # its side calls (session title)
+TOOLS = "Write,Read,Edit,Bash,Agent"
+
+
+def provider(script: Script) -> AnthropicFake:
+    return AnthropicFake(script, MODEL)
+
+
+def launch(prompt: str, workspace: Path, home: Path, provider_url: str, telemetry: Telemetry) -> Launch:
+    env = clean_env(home) | {
+        "ANTHROPIC_BASE_URL": provider_url,
+        "ANTHROPIC_API_KEY": "sk-ant-fake-key-for-tests",
+        "ANTHROPIC_DEFAULT_HAIKU_MODEL": SMALL_MODEL,
+        "ANTHROPIC_SMALL_FAST_MODEL": SMALL_MODEL,
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "CLAUDE_CODE_ENABLE_TELEMETRY": "1",
+        "OTEL_LOGS_EXPORTER": "otlp",
+        "OTEL_METRICS_EXPORTER": "otlp",
+        "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc" if telemetry.protocol == "grpc" else "http/protobuf",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": telemetry.endpoint,
+        "OTEL_LOG_USER_PROMPTS": "1",
+        "OTEL_LOG_TOOL_DETAILS": "1",
+        "OTEL_LOGS_EXPORT_INTERVAL": "500",
+        "OTEL_METRIC_EXPORT_INTERVAL": "1000",
+        "OTEL_RESOURCE_ATTRIBUTES": telemetry.resource_attributes,
+    }
+    if telemetry.traces:
+        env |= {"CLAUDE_CODE_ENHANCED_TELEMETRY_BETA": "1", "OTEL_TRACES_EXPORTER": "otlp",
+                "OTEL_TRACES_EXPORT_INTERVAL": "500"}
+    argv = [binary(BINARY), "-p", prompt, "--model", MODEL, "--allowedTools", TOOLS, "--output-format", "json"]
+    return Launch(argv, env)

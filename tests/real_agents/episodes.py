@@ -1,0 +1,94 @@
+"""The episodes each agent plays, in its own tool vocabulary: one story, several variations.
+
+Every turn has fixed, distinct token usage, so each number harborlight reports can be traced to one
+response. Paths are absolute in the workspace the run gives.
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.real_agents.providers.script import ToolCall, Turn, Usage, rate_limited
+
+THREE_TURN = "Write hello.txt containing the word hello, read it back, and tell me what it says."
+EDIT = "Write hello.txt containing hello, then change hello to goodbye in it, and tell me what it says now."
+FAILING = "Run cat missing.txt and tell me what happened."
+SUBAGENT = "Ask a sub-agent to read notes.txt and tell me what it says."
+ANSWER = "hello.txt says: hello"
+
+
+@dataclass(frozen=True)
+class Episode:
+    name: str
+    prompt: str
+    turns: list[Turn]
+    files: dict[str, str] = field(default_factory=dict)  # seeded into the workspace
+
+
+def _claude_code(name: str, ws: Path) -> Episode:
+    hello = str(ws / "hello.txt")
+    write = ToolCall("Write", {"file_path": hello, "content": "hello\n"}, "toolu_01WriteHello")
+    read = ToolCall("Read", {"file_path": hello}, "toolu_02ReadHello")
+    first = Turn(Usage(input=1101, output=41, cached=2201, cache_write=301), "I'll write the file.", (write,),
+                 reasoning="The user wants hello.txt with hello in it.")
+    second = Turn(Usage(input=1202, output=32, cached=2302, cache_write=402), calls=(read,))
+    last = Turn(Usage(input=1303, output=23, cached=2403, cache_write=503), ANSWER)
+    if name == "three-turn":
+        return Episode(name, THREE_TURN, [first, second, last])
+    if name == "rate-limited":
+        return Episode(name, THREE_TURN, [rate_limited(), first, second, last])
+    if name == "edit":
+        edit = ToolCall("Edit", {"file_path": hello, "old_string": "hello", "new_string": "goodbye"}, "toolu_03EditHello")
+        return Episode(name, EDIT, [first, Turn(Usage(input=1212, output=52, cached=2312, cache_write=412), calls=(edit,)),
+                                    Turn(Usage(input=1313, output=13, cached=2413, cache_write=513), "hello.txt says: goodbye")])
+    if name == "failing-command":
+        bash = ToolCall("Bash", {"command": "cat missing.txt", "description": "Show missing.txt"}, "toolu_04CatMissing")
+        return Episode(name, FAILING, [Turn(Usage(input=1121, output=61, cached=2221, cache_write=321), calls=(bash,)),
+                                       Turn(Usage(input=1222, output=22, cached=2322, cache_write=422),
+                                            "cat failed: missing.txt does not exist.")])
+    if name == "subagent":
+        notes = str(ws / "notes.txt")
+        spawn = ToolCall("Agent", {"description": "Read notes.txt", "prompt": "Read notes.txt and report what it says.",
+                                   "subagent_type": "general-purpose"}, "toolu_05SpawnReader")
+        sub_read = ToolCall("Read", {"file_path": notes}, "toolu_06SubReadNotes")
+        return Episode(name, SUBAGENT, [
+            Turn(Usage(input=1131, output=71, cached=2231, cache_write=331), "I'll ask a sub-agent.", (spawn,)),
+            Turn(Usage(input=1232, output=32, cached=2332, cache_write=432), calls=(sub_read,)),
+            Turn(Usage(input=1333, output=33, cached=2433, cache_write=533), "notes.txt says: buy milk"),
+            Turn(Usage(input=1434, output=34, cached=2534, cache_write=634), "The sub-agent says notes.txt says: buy milk"),
+        ], files={"notes.txt": "buy milk\n"})
+    raise KeyError(name)
+
+
+def _gemini_cli(name: str, ws: Path) -> Episode:
+    hello = str(ws / "hello.txt")
+    write = ToolCall("write_file", {"file_path": hello, "content": "hello\n"}, "call_01WriteHello")
+    read = ToolCall("read_file", {"file_path": hello}, "call_02ReadHello")
+    first = Turn(Usage(input=3101, output=44, cached=1201, reasoning=21), "I'll write the file.", (write,),
+                 reasoning="The user wants hello.txt with hello in it.")
+    second = Turn(Usage(input=3202, output=35, cached=1302, reasoning=12), calls=(read,))
+    last = Turn(Usage(input=3303, output=26, cached=1403, reasoning=3), ANSWER)
+    if name == "three-turn":
+        return Episode(name, THREE_TURN, [first, second, last])
+    if name == "rate-limited":
+        return Episode(name, THREE_TURN, [rate_limited(), first, second, last])
+    if name == "edit":
+        edit = ToolCall("replace", {"file_path": hello, "old_string": "hello", "new_string": "goodbye",
+                                    "instruction": "Change hello to goodbye."}, "call_03EditHello")
+        return Episode(name, EDIT, [first, Turn(Usage(input=3212, output=55, cached=1312, reasoning=15), calls=(edit,)),
+                                    Turn(Usage(input=3313, output=16, cached=1413, reasoning=6), "hello.txt says: goodbye")])
+    if name == "failing-command":
+        shell = ToolCall("run_shell_command", {"command": "cat missing.txt", "description": "Show missing.txt"},
+                         "call_04CatMissing")
+        return Episode(name, FAILING, [Turn(Usage(input=3121, output=64, cached=1221, reasoning=24), calls=(shell,)),
+                                       Turn(Usage(input=3222, output=25, cached=1322, reasoning=5),
+                                            "cat failed: missing.txt does not exist.")])
+    raise KeyError(name)
+
+
+_BY_AGENT = {"claude-code": _claude_code, "gemini-cli": _gemini_cli}
+EPISODES = {"claude-code": ("three-turn", "edit", "failing-command", "rate-limited", "subagent"),
+            "gemini-cli": ("three-turn", "edit", "failing-command", "rate-limited")}
+
+
+def episode(agent: str, name: str, workspace: Path) -> Episode:
+    return _BY_AGENT[agent](name, workspace)
