@@ -85,8 +85,37 @@ def _gemini_cli(name: str, ws: Path) -> Episode:
     raise KeyError(name)
 
 
-_BY_AGENT = {"claude-code": _claude_code, "gemini-cli": _gemini_cli}
+def _codex(name: str, ws: Path) -> Episode:
+    write = ToolCall("exec_command", {"cmd": "echo hello > hello.txt", "workdir": str(ws)}, "call_01WriteHello")
+    read = ToolCall("exec_command", {"cmd": "cat hello.txt", "workdir": str(ws)}, "call_02ReadHello")
+    first = Turn(Usage(input=5101, output=47, cached=2101, reasoning=31), "I'll write the file.", (write,),
+                 reasoning="The user wants hello.txt with hello in it.")
+    second = Turn(Usage(input=5202, output=38, cached=2202, reasoning=22), calls=(read,))
+    last = Turn(Usage(input=5303, output=29, cached=2303, reasoning=13), ANSWER)
+    if name == "three-turn":
+        return Episode(name, THREE_TURN, [first, second, last])
+    if name == "rate-limited":
+        return Episode(name, THREE_TURN, [rate_limited(), first, second, last])
+    if name == "edit":
+        add = ToolCall("apply_patch", "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n",
+                       "call_03AddHello")
+        update = ToolCall("apply_patch", "*** Begin Patch\n*** Update File: hello.txt\n@@\n-hello\n+goodbye\n"
+                                         "*** End Patch\n", "call_04EditHello")
+        return Episode(name, EDIT, [
+            Turn(Usage(input=5111, output=57, cached=2111, reasoning=41), calls=(add,)),
+            Turn(Usage(input=5212, output=58, cached=2212, reasoning=32), calls=(update,)),
+            Turn(Usage(input=5313, output=19, cached=2313, reasoning=3), "hello.txt says: goodbye")])
+    if name == "failing-command":
+        cat = ToolCall("exec_command", {"cmd": "cat missing.txt", "workdir": str(ws)}, "call_05CatMissing")
+        return Episode(name, FAILING, [Turn(Usage(input=5121, output=67, cached=2121, reasoning=51), calls=(cat,)),
+                                       Turn(Usage(input=5222, output=28, cached=2222, reasoning=2),
+                                            "cat failed: missing.txt does not exist.")])
+    raise KeyError(name)
+
+
+_BY_AGENT = {"claude-code": _claude_code, "codex": _codex, "gemini-cli": _gemini_cli}
 EPISODES = {"claude-code": ("three-turn", "edit", "failing-command", "rate-limited", "subagent"),
+            "codex": ("three-turn", "edit", "failing-command", "rate-limited"),
             "gemini-cli": ("three-turn", "edit", "failing-command", "rate-limited")}
 
 

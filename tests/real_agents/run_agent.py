@@ -10,14 +10,14 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.real_agents.agents import claude_code, gemini_cli
+from tests.real_agents.agents import claude_code, codex, gemini_cli
 from tests.real_agents.agents.base import Telemetry, missing_reason, pinned_version
 from tests.real_agents.episodes import Episode, episode
 from tests.real_agents.otlp_relay import OtlpRelay
 from tests.real_agents.providers.script import Script
 from tests.real_agents.recordings import Recording, ServedCall
 
-AGENTS = {module.NAME: module for module in (claude_code, gemini_cli)}
+AGENTS = {module.NAME: module for module in (claude_code, codex, gemini_cli)}
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,6 @@
 what it served, so a test can compare harborlight's answers with what the model really said."""
 
 import itertools
-import json
 import threading
 from dataclasses import dataclass, field
 
@@ -21,8 +20,10 @@ class Usage:
 
 @dataclass(frozen=True)
 class ToolCall:
+    """`arguments` is a JSON object, or the text of a freeform tool's input (Codex's apply_patch)."""
+
     name: str
-    arguments: dict
+    arguments: dict | str
     id: str
 
 
@@ -35,10 +36,6 @@ class Turn:
     calls: tuple[ToolCall, ...] = ()
     reasoning: str = ""
     status: int = 200
-
-    @property
-    def arguments_json(self) -> list[str]:
-        return [json.dumps(call.arguments) for call in self.calls]
 
 
 def rate_limited() -> Turn:
