@@ -1,8 +1,10 @@
 """The single writer: group-commits concurrent requests and acknowledges each after its commit.
 
 Requests wait in a bounded queue. The flush task wakes when the first one arrives, lingers while
-requests keep arriving so they share one INSERT, commits everything queued (up to a batch limit) in a
-worker thread, and then resolves every waiting request. Up to `concurrent_commits` INSERTs run at once
+requests keep arriving so they share one INSERT, commits everything queued (up to a batch limit) on a
+thread of its own, and then resolves every waiting request. Those threads serve commits only: asyncio's
+default pool is shared with whatever else the process runs there, and six slow queries used to take all
+of its threads and hold every acknowledgement for as long as they ran. Up to `concurrent_commits` INSERTs run at once
 (one by default: while it runs, the queue grows into a bigger next batch, and an INSERT's cost is mostly
 fixed, so bigger batches are what makes ingest fast). A full queue refuses at once (QueueFull) instead of
 growing. A failed commit is tried again, the same batch with the same token, so blocks its failed
@@ -16,6 +18,7 @@ import logging
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from collector.errors import QueueFull, StoreDown, brief
@@ -74,11 +77,13 @@ class Writer:
         self._committed: OrderedDict[bytes, None] = OrderedDict((d, None) for d in known)
         self._in_flight: dict[bytes, Pending] = {}
         self._task: asyncio.Task | None = None
+        self._threads: ThreadPoolExecutor | None = None
         self.stats = WriterStats()
         # Called on the event loop after each successful commit with its batch (the live feed); must be cheap.
         self.on_commit: Callable[[list[Pending]], None] | None = None
 
     async def __aenter__(self) -> "Writer":
+        self._threads = ThreadPoolExecutor(self._limits.concurrent_commits, thread_name_prefix="harborlight-commit")
         self._task = asyncio.create_task(self._run(), name="harborlight-writer")
         return self
 
@@ -88,6 +93,8 @@ class Writer:
         self._wake.set()
         if self._task:
             await self._task
+        if self._threads:
+            self._threads.shutdown()
 
     @property
     def queued_items(self) -> int:
@@ -194,7 +201,7 @@ class Writer:
         backoff = self._limits.retry_backoff_seconds
         for attempt in range(1, self._limits.commit_attempts + 1):
             try:
-                await asyncio.to_thread(self._commit, batch)
+                await asyncio.get_running_loop().run_in_executor(self._threads, self._commit, batch)
                 return
             except Exception as exc:
                 if attempt == self._limits.commit_attempts:

@@ -35,6 +35,7 @@ from query.clickhouse_guard import (
     SYNTAX_ERROR, Refused, check, filters_setting, is_denied_setting, set_statement_names, tenant_filters,
     url_settings,
 )
+from query.sql_threads import run_statement
 from storage.client import Store
 from storage.sql_session import EngineError, SqlSession, format_single_statement, sql_session
 
@@ -216,7 +217,7 @@ def clickhouse_app(interface: ClickHouseInterface) -> Starlette:
         if request.method == "GET" and "query" not in params:
             return Response(b"Ok.\n", media_type="text/plain; charset=UTF-8")
         headers = {k.lower(): v for k, v in request.headers.items()}
-        reply = await asyncio.to_thread(interface.handle, headers, params, body)
+        reply = await run_statement(interface.handle, headers, params, body)
         return Response(reply.body, status_code=reply.status, headers=reply.headers)
 
     return Starlette(routes=[

@@ -13,6 +13,13 @@ import clickhouse_connect
 from clickhouse_connect.driver.client import Client
 
 
+# ClickHouse's `priority` setting: a query pauses while one with a smaller number runs (0 takes no part).
+# Commits come first, so a heavy read never takes ingest's CPU; readers that anyone may make heavy (the SQL
+# interface) run at READ_PRIORITY.
+COMMIT_PRIORITY = 1
+READ_PRIORITY = 2
+
+
 class StoreUnavailable(Exception):
     """The store cannot be opened or reached (a held data directory, a server that is down)."""
 

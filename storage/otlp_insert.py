@@ -10,7 +10,7 @@ import tempfile
 from enum import StrEnum
 
 from storage import ingest_sql
-from storage.client import Store
+from storage.client import COMMIT_PRIORITY, Store
 from storage.ingest_sql import NESTED, SCALAR, Decoding
 from storage.nested_values import may_hold_nested_values
 
@@ -50,7 +50,7 @@ def _settings(signal: Signal, decoding: Decoding, embedded: bool) -> dict[str, s
             "format_schema": decoding.proto_schema,
             "format_schema_message_name": _MESSAGE[signal],
         }
-    return {**schema, "async_insert": "0"}
+    return {**schema, "async_insert": "0", "priority": str(COMMIT_PRIORITY)}
 
 
 def needs_nested_decoding(signal: Signal, request: bytes) -> bool:

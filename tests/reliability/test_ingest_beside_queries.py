@@ -1,0 +1,59 @@
+"""Slow statements on the SQL interface never hold ingest back: requests are acknowledged while they run.
+
+The attack: any token holder sends six `SELECT sum(sleepEachRow(1)) FROM numbers(...)` (with the sleep cap
+lifted in the URL); while they ran, no export request was acknowledged at all."""
+
+import threading
+import time
+
+import httpx
+import pytest
+
+from harborlight.settings import Settings
+from query.sql_threads import SQL_THREADS
+from tests.support.otlp import traces_request
+from tests.support.servers import InProcessServer
+
+SLOW = "SELECT sum(sleepEachRow(1)) FROM numbers(3600)"
+RUNNING = "SELECT count() FROM system.processes WHERE query LIKE '%sleepEachRow%' AND query NOT LIKE '%processes%'"
+
+
+@pytest.fixture(scope="module")
+def with_sql_port(store_dir):
+    srv = InProcessServer(Settings(data_dir=store_dir, clickhouse_http_port=0)).start()
+    yield srv
+    srv.stop()
+
+
+def test_export_requests_are_acknowledged_while_slow_statements_hold_every_sql_thread(with_sql_port, unique):
+    server = with_sql_port
+    url = f"http://127.0.0.1:{server.run.clickhouse_http_port}/"
+    params = {"function_sleep_max_microseconds_per_block": "0", "max_block_size": "1"}
+
+    def slow() -> None:
+        try:
+            httpx.post(url, params=params, content=SLOW, timeout=600)
+        except httpx.HTTPError:
+            pass  # cancelled at the end of the test
+
+    statements = [threading.Thread(target=slow) for _ in range(SQL_THREADS + 2)]  # more than there are threads
+    for t in statements:
+        t.start()
+    try:
+        deadline = time.monotonic() + 60
+        while server.sql(RUNNING)[0][0] < SQL_THREADS:
+            assert time.monotonic() < deadline, "the slow statements never started"
+            time.sleep(0.1)
+        for i in range(3):
+            answer = httpx.post(f"{server.http_url}/v1/traces", timeout=60,
+                                content=traces_request(unique, 5, job=f"{unique}-{i}").SerializeToString(),
+                                headers={"content-type": "application/x-protobuf"})
+            assert answer.status_code == 200, answer.text
+        assert server.sql(RUNNING)[0][0] >= SQL_THREADS, "the statements ended before ingest was tried"
+        stored = server.sql("SELECT count() FROM otel_traces WHERE ServiceName = {s:String}", s=unique)[0][0]
+        assert stored == 15
+    finally:
+        while any(t.is_alive() for t in statements):  # those that waited for a thread start as others end
+            server.store.client.command(
+                "KILL QUERY WHERE query LIKE '%sleepEachRow%' AND query NOT LIKE '%processes%' SYNC")
+            statements[-1].join(0.5)
