@@ -1,11 +1,13 @@
 """`harborlight compare JOB JOB...`: jobs on their matched tasks (GET /api/compare): rates with their
-difference from the baseline (the first job), and each task's outcomes with its flip."""
+difference from the baseline (the first job), the paired comparison of each job with the baseline (the
+per-task difference, its interval, the exact test and the verdict), and each task's outcomes with its flip."""
 
 import argparse
 from typing import Any
 
 from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 
 from harborlight.api_access import Api, ApiError, add_api_options, print_json, run_query
 from harborlight.render import MISSING, console, num, pct, value
@@ -42,6 +44,48 @@ def metrics_table(c: dict[str, Any]) -> Table:
     return table
 
 
+MAX_MOVED_LISTED = 20
+TESTS = {"mcnemar_exact": "McNemar exact", "sign": "sign test"}
+
+
+def _moved(pairs: list[dict[str, Any]]) -> str:
+    names = [p["task"] for p in pairs[:MAX_MOVED_LISTED]]
+    return ", ".join(names) + (f" (+{len(pairs) - len(names)} more)" if len(pairs) > len(names) else "")
+
+
+def paired_table(c: dict[str, Any]) -> Table:
+    base = c["jobs"][0]
+    table = Table(title=f"paired on matched tasks, against {base}", title_justify="left")
+    for column in ("job", "measure", "tasks", "difference [95% CI]", "test", "p", "up / down / tied"):
+        table.add_column(column, justify="left" if column in ("job", "measure", "test") else "right")
+    for job in c["jobs"][1:]:
+        p = c["paired"][job]
+        points = p["measure"] == "solved"
+        fmt = "{:+.1f}" if points else "{:+.3f}"
+        scale = 100 if points else 1
+        mean = value(p["mean_difference"])
+        ci = value(p["difference_ci"])
+        difference = MISSING if mean is None else fmt.format(mean * scale) + (" pts" if points else "") + (
+            f" [{fmt.format(ci['low'] * scale)}, {fmt.format(ci['high'] * scale)}]" if ci else "")
+        excluded = value(p["n_excluded"])
+        table.add_row(job, "solve rate" if points else "score",
+                      f"{value(p['n_tasks'])}" + (f" ({excluded} left out)" if excluded else ""), difference,
+                      TESTS[p["test"]], num(value(p["p_value"]), "{:.2g}"),
+                      f"{value(p['n_better'])} / {value(p['n_worse'])} / {value(p['n_tied'])}")
+    return table
+
+
+def verdicts(c: dict[str, Any]) -> Text:
+    lines = []
+    for job in c["jobs"][1:]:
+        p = c["paired"][job]
+        lines.append(p["verdict"] + ".")
+        for label, key in (("up", "better_tasks"), ("down", "worse_tasks")):
+            if p[key]:
+                lines.append(f"  {label} in {job}: {_moved(p[key])}")
+    return Text("\n".join(lines))
+
+
 def tasks_table(c: dict[str, Any]) -> Table:
     table = Table(title="matched tasks (outcome of each job's last attempt)", title_justify="left")
     for column in ("dataset", "task", *c["jobs"], "flip"):
@@ -59,11 +103,14 @@ def _show(api: Api, args: argparse.Namespace) -> None:
     if args.json:
         print_json(comparison)
     else:
-        console().print(Group(metrics_table(comparison), tasks_table(comparison)))
+        out = console()
+        out.print(Group(metrics_table(comparison), paired_table(comparison)))
+        out.print(verdicts(comparison), soft_wrap=True)  # a sentence per line, folded by the terminal
+        out.print(tasks_table(comparison))
 
 
 def add_compare_command(commands: Any) -> None:
-    parser = commands.add_parser("compare", help="jobs on their matched tasks: rates, differences, flips")
+    parser = commands.add_parser("compare", help="jobs on their matched tasks: rates, differences, paired test, flips")
     parser.add_argument("jobs", metavar="JOB", nargs="+", help="two or more job names, the baseline first")
     parser.add_argument("--json", action="store_true", help="the route's JSON instead")
     add_api_options(parser)

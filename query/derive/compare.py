@@ -3,7 +3,8 @@
 Matched tasks are the intersection of the jobs' recorded (dataset, task) identities, without
 guessing aliases. Every attempt on a matched task contributes to rates, tokens and costs; a task's
 row shows each job's last indexed attempt. Whole-run wall time is left out: it does not measure
-just the matched tasks. The first job is the baseline of the differences and flips.
+just the matched tasks. The first job is the baseline of the differences, the flips and the paired
+comparison (query/derive/paired.py) of each other job.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from query.derive.agentcompass_attempts import primary_for
 from query.derive.job_metrics import JobMetrics, derive_job
 from query.derive.outcomes import Outcome, classify
+from query.derive.paired import PairedComparison, TaskKey, paired
 from query.derive.provenance import Valued, derived, unavailable
 from query.derive.records import TrialFacts
 
-TaskKey = tuple[str | None, str]  # (dataset, task)
 RATE_FIELDS = ("raw_solve_rate", "adjusted_solve_rate", "mean_score")
 
 
@@ -36,6 +38,7 @@ class Comparison:
     differences: dict[str, dict[str, Valued[float]]]  # job -> field -> job minus baseline
     rows: tuple[TaskRow, ...]
     n_flips: Valued[int]
+    paired: dict[str, PairedComparison]  # job -> paired comparison with the baseline
 
 
 def _key(t: TrialFacts) -> TaskKey | None:
@@ -67,16 +70,23 @@ def compare(jobs: Mapping[str, Sequence[TrialFacts]]) -> Comparison:
     base = metrics[names[0]]
     differences = {j: {f: _diff(getattr(metrics[j], f), getattr(base, f)) for f in RATE_FIELDS}
                    for j in names[1:]}
+    by_task = {j: _by_task(on_matched[j]) for j in names}
     rows = []
     for key in sorted(matched, key=lambda k: (str(k[0]), k[1])):
-        outcomes: dict[str, Outcome | None] = {}
-        for j in names:
-            last = _last([t for t in on_matched[j] if _key(t) == key])
-            outcomes[j] = classify(last).value
+        outcomes = {j: classify(_last(by_task[j][key])).value for j in names}
         resolved = [None if o is None else o is Outcome.RESOLVED for o in outcomes.values()]
         rows.append(TaskRow(key[0], key[1], outcomes, _flip(resolved)))
+    measure = "score" if primary_for([t for j in names for t in on_matched[j]]) == "score" else "solved"
+    comparisons = {j: paired(by_task[names[0]], by_task[j], measure, (names[0], j)) for j in names[1:]}
     return Comparison(names, derived(len(matched)), metrics, differences, tuple(rows),
-                      derived(sum(r.flip is not None for r in rows)))
+                      derived(sum(r.flip is not None for r in rows)), comparisons)
+
+
+def _by_task(trials: Sequence[TrialFacts]) -> dict[TaskKey, list[TrialFacts]]:
+    out: dict[TaskKey, list[TrialFacts]] = {}
+    for t in trials:
+        out.setdefault(_key(t), []).append(t)  # type: ignore[arg-type]  # matched trials have a key
+    return out
 
 
 def _diff(value: Valued[float], base: Valued[float]) -> Valued[float]:

@@ -80,6 +80,25 @@ def task_interval(numerators: Sequence[float], denominators: Sequence[float]) ->
     if all(r in (0, 1) for r in ratios) and math.isclose(math.fsum(numerators) / math.fsum(denominators), passed / n):
         low, high = wilson(passed, n)
         return derived(ConfidenceInterval(low, high, LEVEL, "wilson", n), f"Wilson, {passed}/{n} tasks")
+    return _bootstrap(numerators, denominators, ratios)
+
+
+def mean_interval(values: Sequence[float]) -> Valued[ConfidenceInterval]:
+    """The interval of the mean of per-task values (each task weighs the same)."""
+    return task_interval(values, [1] * len(values))
+
+
+def difference_interval(differences: Sequence[float]) -> Valued[ConfidenceInterval]:
+    """The interval of the mean of per-task paired differences (job minus baseline on each task): always
+    the bootstrap, a difference being no share of tasks."""
+    if not differences:
+        return unavailable("no task behind the value")
+    return _bootstrap(differences, [1] * len(differences), list(differences))
+
+
+def _bootstrap(numerators: Sequence[float], denominators: Sequence[float],
+               ratios: Sequence[float]) -> Valued[ConfidenceInterval]:
+    n = len(numerators)
     if n < MIN_BOOTSTRAP_TASKS:
         return unavailable(f"{n} task(s); a bootstrap over tasks needs at least {MIN_BOOTSTRAP_TASKS}")
     if len(set(ratios)) == 1:
@@ -87,8 +106,3 @@ def task_interval(numerators: Sequence[float], denominators: Sequence[float]) ->
     low, high = bootstrap_ratio(numerators, denominators)
     return derived(ConfidenceInterval(low, high, LEVEL, "bootstrap", n, RESAMPLES, SEED),
                    f"percentile bootstrap over {n} tasks")
-
-
-def mean_interval(values: Sequence[float]) -> Valued[ConfidenceInterval]:
-    """The interval of the mean of per-task values (each task weighs the same)."""
-    return task_interval(values, [1] * len(values))

@@ -36,5 +36,12 @@ def test_compare_shows_rates_differences_and_the_flip(server, jobs, capsys):
     assert "5 matched task(s), 1 flip(s)" in out
     (raw,) = [l for l in out.splitlines() if "raw solve rate" in l]
     assert "25.0%" in raw and "50.0% (+25.0 pts)" in raw
-    (flip,) = [l for l in out.splitlines() if "add-feature" in l]
+    (flip,) = [l for l in out.splitlines() if "add-feature" in l and "│" in l]
     assert "failed_verification" in flip and "resolved" in flip and "gained" in flip
+    # the paired comparison: 2 tasks with a verdict on both sides (the infra and running tasks left out)
+    (paired,) = [l for l in out.splitlines() if f"│ {other} " in l and "solve rate" in l]
+    cells = [c.strip() for c in paired.strip("│").split("│")]
+    assert cells == [other, "solve rate", "2 (3 left out)", "+50.0 pts", "McNemar exact", "1", "1 / 0 / 1"]
+    assert (f"no detectable difference between {other} and {base} on these 2 tasks: solve rate +50.0 points, "
+            "no interval: 2 task(s); a bootstrap over tasks needs at least 10 (McNemar exact p = 1).") in out
+    assert f"  up in {other}: add-feature" in out

@@ -4,6 +4,7 @@ helper's lifecycle spans over OTLP/HTTP, plus agent spans and Claude Code log ev
 from dataclasses import dataclass
 
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from harness import TrialIdentity, TrialSpans, trial_spans
 from harness.lifecycle import SCOPE, tracer_provider
@@ -124,3 +125,17 @@ def stream_job(server, unique: str, failed_reward: float = 0.0) -> StreamedJob:
     provider.force_flush()
     return names
 
+
+
+def stream_rewards(server, job: str, rewards: dict[str, float], unique: str) -> None:
+    """One finished trial per task of `rewards`, with the harness's four phases and the task's reward:
+    a plain job to compare with another on the same tasks."""
+    for n, (task, reward) in enumerate(rewards.items()):
+        ident = TrialIdentity(job=job, trial=f"{job}-{task}", task=task, task_source="demo@1", attempt=1,
+                              agent="codex", agent_version="0.9", model="gpt-5", service=f"harness-{unique}")
+        # a batch processor: the trial's spans go in one request when it ends
+        provider = tracer_provider(ident, processor=BatchSpanProcessor(
+            OTLPSpanExporter(endpoint=f"{server.http_url}/v1/traces")))
+        with trial_spans(ident, provider, T0 + n * S, T0 + (n + 40) * S) as spans:
+            _phases(spans, n, env=5, setup=5, agent=20, verifier=10, reward=reward)
+        provider.shutdown()

@@ -184,3 +184,34 @@ def test_compare_matches_tasks_and_shows_flips(server, streamed):
     assert flips["add-feature"] == "gained" and value(result["n_flips"]) == 1
     assert value(result["differences"][better.job]["raw_solve_rate"]) == pytest.approx(0.25)
     assert value(result["metrics"][better.job]["duration_min"]) is None
+    paired = result["paired"][better.job]  # 2 tasks with a verdict on both sides; infra and running left out
+    assert (value(paired["n_tasks"]), value(paired["n_excluded"]), value(paired["n_better"])) == (2, 3, 1)
+    assert value(paired["p_value"]) == 1.0 and value(paired["difference_ci"]) is None
+    assert paired["verdict"].startswith(f"no detectable difference between {better.job} and {streamed.job} on "
+                                        "these 2 tasks: solve rate +50.0 points")
+
+
+def test_compare_pairs_the_jobs_task_by_task_with_mcnemar_and_a_verdict(server):
+    """Two streamed jobs on 12 tasks: B keeps A's 3 solves and gains 8. Oracle: statsmodels' exact McNemar."""
+    import uuid
+
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    from tests.query.job_stream import stream_rewards
+
+    unique = uuid.uuid4().hex[:12]
+    a, b = f"pair-a-{unique}", f"pair-b-{unique}"
+    stream_rewards(server, a, {f"task-{i:02}": float(i < 3) for i in range(12)}, unique)
+    stream_rewards(server, b, {f"task-{i:02}": float(i < 11) for i in range(12)}, unique)
+    result = get(server, "/api/compare", jobs=f"{a},{b}").json()
+    p = result["paired"][b]
+    assert p["measure"] == "solved" and p["test"] == "mcnemar_exact" and value(p["n_tasks"]) == 12
+    assert (value(p["n_better"]), value(p["n_worse"]), value(p["n_tied"])) == (8, 0, 4)
+    assert [t["task"] for t in p["better_tasks"]] == [f"task-{i:02}" for i in range(3, 11)]
+    assert p["better_tasks"][0] == {"dataset": "demo@1", "task": "task-03", "baseline": 0.0, "value": 1.0}
+    assert value(p["p_value"]) == pytest.approx(mcnemar([[3, 0], [8, 1]], exact=True).pvalue)
+    assert value(p["mean_difference"]) == pytest.approx(8 / 12)
+    ci = value(p["difference_ci"])
+    assert ci["method"] == "bootstrap" and ci["n_tasks"] == 12 and 0 < ci["low"] < 8 / 12 < ci["high"] <= 1
+    assert p["verdict"] == (f"{b} is better than {a} on these 12 tasks: solve rate +66.7 points, 95% CI "
+                            f"{ci['low'] * 100:+.1f} to {ci['high'] * 100:+.1f} points (McNemar exact p = 0.0078)")

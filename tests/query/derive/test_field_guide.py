@@ -9,6 +9,7 @@ from query.derive.agentcompass_attempts import CONTRACTS, task_attempts
 from query.derive.behavior import Behavior, TokenPoint
 from query.derive.compare import Comparison, TaskRow
 from query.derive.intervals import ConfidenceInterval
+from query.derive.paired import PairedComparison, TaskPair
 from query.derive.job_metrics import JobMetrics
 from query.derive.outcomes import Outcome, TrialOutcome
 from query.derive.pass_at_k import PassAtK
@@ -17,7 +18,7 @@ from tests.query.derive.builders import trial
 
 GUIDE = Path(__file__).resolve().parents[3] / "docs" / "field-guide.md"
 RECORDS = (TrialOutcome, TrialTimings, Behavior, TokenPoint, JobMetrics, PassAtK, Comparison, TaskRow,
-           ConfidenceInterval)
+           ConfidenceInterval, PairedComparison, TaskPair)
 
 
 def documented() -> set[str]:
