@@ -14,15 +14,16 @@ from dataclasses import dataclass
 from itertools import groupby
 
 import uvicorn
-from fastapi import FastAPI, HTTPException
+from fastapi import FastAPI, HTTPException, Request
 
 from collector.auth import Authenticator, Unauthorized
-from collector.errors import brief
+from collector.errors import IngestError, brief
 from collector.grpc_server import build_grpc_server
 from collector.http_routes import otlp_router
 from collector.limits import Limits
 from collector.memory_guard import MemoryGuard
 from collector.receiver import Receiver
+from collector.request_body import inflate, read_limited
 from collector.writer import Pending, Writer, WriterLimits
 from harborlight.settings import Settings
 from importers.service import Transfers
@@ -118,6 +119,19 @@ def api_authenticator(authenticator: Authenticator):
     return authenticate
 
 
+def api_body_reader(max_bytes: int):
+    """The API's view of a request body: read and inflated within the request limit, or the 4xx it earns."""
+
+    async def read(request: Request) -> bytes:
+        try:
+            body = await read_limited(request.headers.get("content-length"), request.stream(), max_bytes)
+            return inflate(body, request.headers.get("content-encoding", ""), max_bytes)
+        except IngestError as exc:
+            raise HTTPException(exc.http_status, str(exc)) from None
+
+    return read
+
+
 def build_http_app(
     store: Store, writer: Writer, receiver: Receiver, authenticator: Authenticator, settings: Settings
 ) -> FastAPI:
@@ -127,7 +141,8 @@ def build_http_app(
     app.state.memory = receiver.memory
     app.state.writer = writer
     app.state.authenticate = api_authenticator(authenticator)
-    app.state.transfers = Transfers(store, receiver)
+    app.state.read_body = api_body_reader(settings.max_request_bytes)
+    app.state.transfers = Transfers(store, receiver, settings.max_request_bytes)
     app.include_router(otlp_router(receiver, authenticator, settings.max_request_bytes))
     app.include_router(api_router())
     return app

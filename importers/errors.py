@@ -11,3 +11,9 @@ class UnknownJob(TransferError, LookupError):
 
 class UnknownTrial(TransferError, LookupError):
     """No agent events are stored under that trial name: the API answers 404."""
+
+
+class FileTooLarge(TransferError):
+    """A file past the size limit of the route that received it: the API answers 413."""
+
+    http_status = 413

@@ -5,24 +5,23 @@ Accepted shapes, told apart by their content:
 - one OTLP/JSON document (an export request object, or a JSON array of them);
 - OTLP protobuf: the file exporter's `proto` format (each request preceded by its 4-byte big-endian
   length), or one bare ExportTraceServiceRequest / ExportLogsServiceRequest / ExportMetricsServiceRequest;
-- any of these gzip-compressed.
+- any of these gzip-compressed (inflated up to a limit when one is given: a gzip bomb stops there).
 JSON goes through the collector's OTLP/JSON decoding, exactly as an OTLP/HTTP JSON request does. A
 piece that cannot be read raises TransferError naming the file and the place; the chunks before it
 have already been yielded, so they can be stored.
 """
 
-import gzip
 import json
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from google.protobuf.message import DecodeError
 
-from collector.errors import InvalidRequest
+from collector.errors import InvalidRequest, TooLarge
 from collector.otlp_json import json_to_protobuf
+from collector.request_body import GZIP_MAGIC, inflate
 from collector.signals import SIGNALS
-from importers.errors import TransferError
+from importers.errors import FileTooLarge, TransferError
 from storage import Signal
 
 _JSON_KEYS = {"resourceSpans": Signal.traces, "resource_spans": Signal.traces,
@@ -37,11 +36,15 @@ class Chunk:
     where: str  # "line 3", "request 2", ...
 
 
-def read_chunks(name: str, data: bytes) -> Iterator[Chunk]:
-    if data[:2] == b"\x1f\x8b":
+def read_chunks(name: str, data: bytes, max_bytes: int | None = None) -> Iterator[Chunk]:
+    """`max_bytes`: the most a gzip-compressed file may inflate to (None: no limit)."""
+    if data[:2] == GZIP_MAGIC:
         try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
+            data = inflate(data, "gzip", max_bytes)
+        except TooLarge:
+            raise FileTooLarge(f"{name}: inflates past the {max_bytes}-byte limit; "
+                               "import it with `harborlight import otlp FILE --server URL`") from None
+        except InvalidRequest as exc:
             raise TransferError(f"{name}: not a readable gzip file ({exc})") from None
     stripped = data.lstrip()
     if stripped[:1] in (b"{", b"["):

@@ -26,13 +26,15 @@ def read_files(paths: list[Path]) -> list[NamedData]:
     return files
 
 
-async def import_otlp(files: list[NamedData], sink: Sink, on_file: Callable[[int], None] = lambda n: None) -> Tally:
+async def import_otlp(
+    files: list[NamedData], sink: Sink, on_file: Callable[[int], None] = lambda n: None, max_bytes: int | None = None,
+) -> Tally:
     """Stores every readable request; on a bad piece, what came before it stays stored and the
-    TransferError is raised after the sends in flight are committed."""
+    TransferError is raised after the sends in flight are committed. `max_bytes`: see read_chunks."""
     pump = Pump(sink)
     try:
         for file in files:
-            for chunk in read_chunks(file.name, file.data):
+            for chunk in read_chunks(file.name, file.data, max_bytes):
                 await pump.send(chunk.signal, chunk.body)
             on_file(1)
     finally:

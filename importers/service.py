@@ -23,13 +23,15 @@ def export_files(store: Store, job: str, jobs_dir: str, tenant: str = "", snapsh
 class Transfers:
     store: Store
     receiver: Receiver
+    max_file_bytes: int | None = None  # what an uploaded file may inflate to
 
     def export_tarball(self, job: str, jobs_dir: str, tenant: str, snapshot: bool) -> bytes:
         """Blocking: run it in a worker thread."""
         return tarball(job, export_files(self.store, job, jobs_dir, tenant, snapshot))
 
     async def import_otlp(self, name: str, data: bytes, tenant: str) -> dict:
-        tally = await import_otlp([NamedData(name, data)], ReceiverSink(self.receiver, tenant))
+        tally = await import_otlp([NamedData(name, data)], ReceiverSink(self.receiver, tenant),
+                                  max_bytes=self.max_file_bytes)
         return {**asdict(tally), "reasons": dict(tally.reasons)}
 
     def trajectory(self, trial: str, job: str, tenant: str) -> str:

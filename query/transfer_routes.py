@@ -16,7 +16,7 @@ def _transfers(request: Request):
 
 
 def _refused(exc: ValueError) -> HTTPException:
-    return HTTPException(404 if isinstance(exc, LookupError) else 400, str(exc))
+    return HTTPException(404 if isinstance(exc, LookupError) else getattr(exc, "http_status", 400), str(exc))
 
 
 def transfer_router() -> APIRouter:
@@ -25,9 +25,10 @@ def transfer_router() -> APIRouter:
     @router.post("/api/import/otlp", summary="Store an OpenTelemetry file: Collector file exporter JSON lines, "
                  "an OTLP/JSON document or OTLP protobuf (gzip or not), as the request body")
     async def import_otlp(request: Request, name: str = Query("upload", description="the file's name, for messages")):
-        body = await request.body()
+        transfers = _transfers(request)
+        body = await request.app.state.read_body(request)  # within --max-request-bytes, sent or inflated
         try:
-            return await _transfers(request).import_otlp(name, body, tenant_of(request))
+            return await transfers.import_otlp(name, body, tenant_of(request))
         except ValueError as exc:
             raise _refused(exc) from None
 
