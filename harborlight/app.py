@@ -28,7 +28,7 @@ from collector.writer import Pending, Writer, WriterLimits
 from harborlight.settings import Settings
 from importers.service import Transfers
 from query.api import api_router
-from query.clickhouse_http import optional_clickhouse_http_server
+from query.clickhouse_http import QueryLimits, optional_clickhouse_http_server
 from storage import Signal, Store, ensure_schema, insert_requests, open_client, recent_digests, record_digests
 
 log = logging.getLogger("harborlight")
@@ -105,6 +105,13 @@ def ingest_limits(settings: Settings) -> Limits:
         max_attributes_per_item=settings.max_attributes_per_item,
         max_attribute_value_bytes=settings.max_attribute_value_bytes,
     )
+
+
+def clickhouse_limits(settings: Settings) -> QueryLimits:
+    """One SQL statement gets at most a quarter of the memory limit, so a heavy query cannot starve ingest."""
+    return QueryLimits(max_execution_time=settings.clickhouse_http_query_seconds,
+                       max_memory_usage=settings.memory_limit_mib * 1024 * 1024 // 4,
+                       max_request_bytes=settings.max_request_bytes)
 
 
 def api_authenticator(authenticator: Authenticator):
@@ -184,7 +191,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
             http_port = http_server.servers[0].sockets[0].getsockname()[1]
             try:
                 async with optional_clickhouse_http_server(
-                    store, authenticator, settings.host, settings.clickhouse_http_port
+                    store, authenticator, settings.host, settings.clickhouse_http_port, clickhouse_limits(settings)
                 ) as clickhouse_http_port:
                     yield Running(store, writer, grpc_port, http_port, clickhouse_http_port)
             finally:

@@ -47,6 +47,9 @@ class Settings:
     clickhouse_http_port: int | None = _setting(
         None, "serve a read-only ClickHouse-compatible HTTP interface (for Grafana) on this port; off when unset"
     )
+    clickhouse_http_query_seconds: int = _setting(
+        300, "longest a statement on the ClickHouse HTTP interface runs (its max_execution_time; callers may lower it)"
+    )
 
     @property
     def batch_items(self) -> int:

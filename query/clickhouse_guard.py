@@ -1,24 +1,22 @@
 """What the read-only ClickHouse interface lets through, decided from ClickHouse's own parse of a statement.
 
-Pure: `EXPLAIN AST` text in, a verdict out; URL parameters in, settings out; a table listing in, the tenant's
-`additional_table_filters` out. The engine enforces the rest itself: every statement runs with `readonly = 1`
-applied last (so no INSERT, DDL, SYSTEM, table function that writes, nor any settings change inside the
-statement), and with tenants on every table is filtered by the caller's tenant.
+Pure: `EXPLAIN AST` text in, a verdict out; a setting and its value in, accepted or refused with ClickHouse's
+own error; a table listing in, the tenant's `additional_table_filters` out, combined with a caller's. The
+engine enforces the rest itself: every statement runs with `readonly = 2` applied last (no INSERT, DDL,
+SYSTEM, nor a change of `readonly`), after the interface has checked every setting the request and the
+statement's SETTINGS clauses carry, and with tenants on every table is filtered by the caller's tenant.
 """
 
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-READONLY, ACCESS_DENIED, SYNTAX_ERROR = 164, 497, 62
+from query.clickhouse_errors import CODES, Refused
+from query.clickhouse_settings import Unreadable, map_literal, unquoted
+
+READONLY, ACCESS_DENIED, SYNTAX_ERROR = CODES["READONLY"], CODES["ACCESS_DENIED"], CODES["SYNTAX_ERROR"]
 TENANT_ATTRIBUTE = "harborlight.tenant"  # the resource attribute the collector stamps on every row with tenants on
-
-
-class Refused(Exception):
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
+TABLE_FILTERS = "additional_table_filters"
 
 # Statements that only read (the first node of EXPLAIN AST). SET and USE are answered without running.
 _READ_STATEMENTS = {
@@ -44,13 +42,12 @@ SECRET_SYSTEM_TABLES = {
     "backup_log", "blob_storage_log", "s3queue_log", "crash_log", "error_log", "query_cache", "stack_trace",
     "user_processes", "kafka_consumers", "certificates",
 }
-# URL settings a caller may not send: they would lift the guard, read files, or share results across tenants.
+# Settings a caller may not change: they would lift the guard, read files, or share results across tenants.
 _DENIED_SETTING_PREFIXES = (
-    "readonly", "allow_ddl", "additional_table_filters", "dialect", "format_schema", "output_format_schema",
-    "format_template", "use_query_cache", "enable_reads_from_query_cache", "enable_writes_to_query_cache",
-    "query_cache", "allow_introspection_functions", "format_display_secrets", "parallel_replicas",
-    "cluster_for_parallel_replicas", "allow_experimental_parallel_reading", "enable_parallel_replicas",
-    "max_parallel_replicas", "max_server_memory",
+    "readonly", "allow_ddl", "dialect", "format_schema", "output_format_schema", "format_template",
+    "use_query_cache", "enable_reads_from_query_cache", "enable_writes_to_query_cache", "query_cache",
+    "allow_introspection_functions", "format_display_secrets", "parallel_replicas", "cluster_for_parallel_replicas",
+    "allow_experimental_parallel_reading", "enable_parallel_replicas", "max_parallel_replicas", "max_server_memory",
 )
 # URL parameters of ClickHouse's HTTP interface that are not settings.
 NOT_SETTINGS = {
@@ -58,20 +55,24 @@ NOT_SETTINGS = {
     "password", "quota_key", "compress", "decompress", "buffer_size", "wait_end_of_query", "client_protocol_version",
     "role", "send_progress_in_http_headers", "http_headers_progress_interval_ms", "enable_http_compression",
     "http_zlib_compression_level", "cancel_http_readonly_queries_on_client_close", "http_response_buffer_size",
+    "stacktrace", "close_session",
 }
 _NODE = re.compile(r"^( *)(\S+)(?: (\S+))?")
-_SET_NAMES = re.compile(r"(?:^|,)\s*([A-Za-z_][A-Za-z0-9_]*)\s*=")
+_ALIAS = re.compile(r"\(alias (.+?)\)")
 
 
 @dataclass(frozen=True)
 class Statement:
     kind: str  # the first node of EXPLAIN AST: SelectWithUnionQuery, Set, UseQuery, ...
     output_format: str | None  # its FORMAT clause, if any
+    settings_clauses: int = 0  # how many SETTINGS clauses it has (statement and subqueries)
+    table_aliases: frozenset[str] = frozenset()  # the aliases its tables, table functions and subqueries take
 
 
 def check(ast: str, table_functions: Iterable[str], database: str) -> Statement:
     """The verdict on one statement from its `EXPLAIN AST` text; raises Refused."""
-    nodes = [(len(m.group(1)), m.group(2), m.group(3) or "") for line in ast.splitlines() if (m := _NODE.match(line))]
+    lines = ast.splitlines()
+    nodes = [(len(m.group(1)), m.group(2), m.group(3) or "", line) for line in lines if (m := _NODE.match(line))]
     if not nodes:
         raise Refused(SYNTAX_ERROR, "Empty query")
     kind = nodes[0][1]
@@ -80,9 +81,9 @@ def check(ast: str, table_functions: Iterable[str], database: str) -> Statement:
     if kind not in _READ_STATEMENTS:
         raise Refused(READONLY, f"harborlight's ClickHouse interface is read-only: {kind} is not allowed")
     unsafe_table_functions = {f.lower() for f in table_functions} - SAFE_TABLE_FUNCTIONS
-    output_format = None
+    output_format, clauses, aliases = None, 0, set()
     parents: list[str] = []
-    for depth, node, arg in nodes:
+    for depth, node, arg, line in nodes:
         del parents[depth:]
         parent = parents[-1] if parents else ""
         parents.append(node)
@@ -92,6 +93,10 @@ def check(ast: str, table_functions: Iterable[str], database: str) -> Statement:
             db, _, table = arg.rpartition(".")
             if (db or database) == "system" and table.lower() in SECRET_SYSTEM_TABLES:
                 raise Refused(ACCESS_DENIED, f"system.{table} is not readable through harborlight")
+        if parent == "TableExpression" and (alias := _ALIAS.search(line)):
+            aliases.add(alias.group(1))
+        if node == "Set":
+            clauses += 1
         if parent in _QUERY_WITH_OUTPUT and depth == 1:
             if node == "Literal":
                 raise Refused(READONLY, "INTO OUTFILE writes a file and is not allowed here")
@@ -99,29 +104,44 @@ def check(ast: str, table_functions: Iterable[str], database: str) -> Statement:
                 output_format = arg
     if kind == "ShowTables" and "PROCESSLIST" in ast.upper():
         raise Refused(ACCESS_DENIED, "SHOW PROCESSLIST is not readable through harborlight")
-    return Statement(kind, output_format)
-
-
-def set_statement_names(sql: str) -> list[str]:
-    """The setting names of `SET a = 1, b = 'x'` (as formatted by ClickHouse)."""
-    return _SET_NAMES.findall(re.sub(r"'(?:[^'\\]|\\.)*'", "''", sql.strip()[3:]))
+    return Statement(kind, output_format, clauses, frozenset(aliases))
 
 
 def is_denied_setting(name: str) -> bool:
     return name.lower().startswith(_DENIED_SETTING_PREFIXES)
 
 
+def check_setting(name: str, value: str, caps: Mapping[str, float]) -> None:
+    """Refuses, with ClickHouse's own error, a setting that would lift the guard or one of the interface's limits.
+    `value` is the setting's literal (a URL value or a formatted literal); a capped limit may only be lowered,
+    and 0 (unlimited) lifts it: the check of a ClickHouse settings constraint `<min>1</min><max>cap</max>`."""
+    if name.lower() == "allow_ddl":
+        raise Refused(CODES["QUERY_IS_PROHIBITED"],
+                      "Cannot modify 'allow_ddl' setting when DDL queries are prohibited for the user")
+    if is_denied_setting(name):
+        raise Refused(READONLY, f"Cannot modify '{name}' setting in readonly mode")
+    if name not in caps:
+        return
+    try:
+        number = float(unquoted(value))
+    except (ValueError, Unreadable):
+        raise Refused(CODES["CANNOT_PARSE_INPUT_ASSERTION_FAILED"], f"Cannot parse {value!r} as a value of {name}") from None
+    cap = caps[name]
+    if number > cap:
+        raise Refused(CODES["SETTING_CONSTRAINT_VIOLATION"], f"Setting {name} shouldn't be greater than {cap:g}")
+    if number < 1:
+        raise Refused(CODES["SETTING_CONSTRAINT_VIOLATION"], f"Setting {name} shouldn't be less than 1")
+
+
 def url_settings(params: Mapping[str, str]) -> dict[str, str]:
-    """The settings a request's URL parameters carry; raises Refused for one that would lift the guard.
-    A `readonly` the client sends is dropped: the interface applies `readonly = 1` itself."""
+    """The settings a request's URL parameters carry (ClickHouse's HTTPHandler: every parameter that is not
+    one of its own). A `readonly` the client sends is dropped: the interface applies `readonly` itself."""
     settings: dict[str, str] = {}
     for name, value in params.items():
-        if name in NOT_SETTINGS or name.startswith("param_") or name == "readonly":
+        if name in NOT_SETTINGS or name.startswith("param_") or name == "readonly" or not name:
             continue
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            raise Refused(115, f"Unknown setting '{name}'")
-        if is_denied_setting(name):
-            raise Refused(READONLY, f"Cannot modify '{name}' setting in harborlight's read-only interface")
+            raise Refused(CODES["UNKNOWN_SETTING"], f"Unknown setting '{name}'")
         settings[name] = value
     return settings
 
@@ -147,9 +167,43 @@ def tenant_filters(tables: Iterable[tuple[str, str, list[str]]], tenant: str) ->
     return filters
 
 
-def filters_setting(filters: Mapping[str, str]) -> str:
+def combined_filters(tenant: Mapping[str, str], caller: list[tuple[str, str]], database: str,
+                     aliases: frozenset[str]) -> list[tuple[str, str]]:
+    """The `additional_table_filters` entries for a tenant whose request names its own: for each table the
+    tenant filter AND, when the caller names that table (`table` in the current database, or `db.table`),
+    the caller's filter. ClickHouse applies the first entry that names a table, so the tenant's entries come
+    first and the caller's others (tables outside the store) after them. A caller's key that is one of the
+    statement's table aliases is refused: an alias would apply one table's tenant filter to another's rows."""
+    for alias in aliases:
+        if "." in alias or alias in (key for key, _ in caller):
+            raise Refused(ACCESS_DENIED, f"with tenants on, the table alias {alias!r} cannot be named in "
+                          f"{TABLE_FILTERS} (name the table)")
+    extra: list[tuple[str, str]] = []
+    narrowed: dict[str, str] = {}
+    for key, expr in caller:
+        table = key if "." in key else f"{database}.{key}"
+        if table in tenant:
+            narrowed.setdefault(table, expr)  # the first entry naming a table is the one ClickHouse applies
+        else:
+            extra.append((key, expr))
+    entries = [(table, f"({expr}) AND ({narrowed[table]})" if table in narrowed else expr)
+               for table, expr in tenant.items()]
+    return entries + extra
+
+
+def is_conjunction(ast: str, first: str) -> bool:
+    """Whether `EXPLAIN AST SELECT <expression>` (ast) is an `and` whose first operand has the AST `first`
+    (`EXPLAIN AST SELECT <that operand>`): a combined filter keeps every row the tenant's filter drops dropped."""
+    lines, first_lines = ast.splitlines(), first.splitlines()
+    if len(lines) < 6 or lines[3].strip() != "ExpressionList (children 1)" or lines[4].strip() != "Function and (children 1)":
+        return False
+    operand = [line[2:] for line in lines[6:6 + len(first_lines) - 4]]
+    return lines[5].strip().startswith("ExpressionList (children ") and operand == first_lines[4:]
+
+
+def filters_setting(entries: Iterable[tuple[str, str]]) -> str:
     """The value of `additional_table_filters`: a Map literal."""
-    return "{" + ", ".join(f"{_sql_string(k)}: {_sql_string(v)}" for k, v in filters.items()) + "}"
+    return map_literal(list(entries))
 
 
 def _sql_string(value: str) -> str:

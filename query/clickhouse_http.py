@@ -3,26 +3,29 @@
 `harborlight serve --clickhouse-http-port 8123` serves it beside the API. It speaks what ClickHouse's HTTP
 interface speaks to clients: the statement in `?query=`, in the body, or both; `default_format`, `database`,
 `query_id`, `param_*` bound values and other URL parameters as settings; `/ping` and `/` answering "Ok.";
-gzip or deflate responses when asked (`enable_http_compression=1` + Accept-Encoding); the X-ClickHouse-*
-response headers; errors as "Code: N. DB::Exception: ..." with X-ClickHouse-Exception-Code.
+Native at the revision a client names in `client_protocol_version` (query/clickhouse_native.py; passed
+through to a ClickHouse server); compressed answers and request bodies as ClickHouse codes them
+(query/clickhouse_compression.py); the X-ClickHouse-* response headers; errors as ClickHouse writes them
+(query/clickhouse_errors.py).
 
-Every statement goes through ClickHouse's own parser first (query/clickhouse_guard.py decides on its AST), then
-runs with `readonly = 1` and, with tenants on, `additional_table_filters` that keep only the caller's rows in
-every table, however the statement reaches it (subquery, JOIN, alias, CTE, view). The caller authenticates
-with an API token: Bearer, HTTP basic auth (any user, the token as password, as Grafana sends it), or the
-X-ClickHouse-Key header.
+Every statement goes through ClickHouse's own parser first (query/clickhouse_guard.py decides on its AST),
+every setting of the URL and of the statement's SETTINGS clauses is checked (query/clickhouse_settings.py
+reads them), then the statement runs with `readonly = 2`, the interface's limits (`max_execution_time`,
+`max_memory_usage`: a caller may lower them, not lift them) and, with tenants on, `additional_table_filters`
+that keep only the caller's rows in every table, however the statement reaches it (subquery, JOIN, alias,
+CTE, view), combined with (never replaced by) the caller's own. The caller authenticates with an API token
+before any body is read: Bearer, HTTP basic auth (any user, the token as password, as Grafana sends it), or
+the X-ClickHouse-Key header.
 """
 
 import asyncio
 import base64
-import gzip
 import json
 import logging
 import uuid
-import zlib
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 import uvicorn
@@ -31,23 +34,24 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from query.clickhouse_compression import BadBody, BodyTooLarge, answer_coding, decoded_body
+from query.clickhouse_errors import CODES, Refused, Reply, error_reply
 from query.clickhouse_guard import (
-    SYNTAX_ERROR, Refused, check, filters_setting, is_denied_setting, set_statement_names, tenant_filters,
-    url_settings,
+    TABLE_FILTERS, Statement, check, check_setting, combined_filters, filters_setting, is_conjunction,
+    is_denied_setting, tenant_filters, url_settings,
 )
+from query.clickhouse_native import UnsupportedType, reframe, settings_for
+from query.clickhouse_settings import Unreadable, map_entries, replaced, set_assignments, settings_clauses
 from query.sql_threads import run_statement
 from storage.client import Store
 from storage.sql_session import EngineError, SqlSession, format_single_statement, sql_session
 
 log = logging.getLogger(__name__)
 
-AUTHENTICATION_FAILED = 516
 SERVER_NAME = "harborlight"
-_NAMES = {164: "READONLY", 497: "ACCESS_DENIED", 62: "SYNTAX_ERROR", 516: "AUTHENTICATION_FAILED",
-          115: "UNKNOWN_SETTING"}
-# ClickHouse's own mapping of error codes to HTTP statuses (exceptionCodeToHTTPStatus), for the codes met here.
-_STATUS = {194: 401, 516: 403, 192: 403, 193: 403, 164: 403, 497: 403, 62: 400, 36: 400, 27: 400, 6: 400,
-           26: 400, 60: 404, 81: 404, 46: 404, 47: 404, 50: 404, 115: 404, 56: 404, 159: 408}
+_ENGINE = """
+SELECT version(), timezone(), getSetting('enable_http_compression'), getSetting('http_zlib_compression_level'),
+       (SELECT groupArray(name) FROM system.table_functions)"""
 _TABLES = """
 SELECT database, table, groupArray(name) FROM system.columns
 WHERE database NOT IN ('system', 'information_schema', 'INFORMATION_SCHEMA')
@@ -64,11 +68,28 @@ class Authenticator(Protocol):
     def authenticate(self, authorization: str | None) -> Caller: ...
 
 
-@dataclass
-class Reply:
-    status: int
-    body: bytes
-    headers: dict[str, str] = field(default_factory=dict)
+@dataclass(frozen=True)
+class QueryLimits:
+    """What one statement may take; a caller may ask for less (ClickHouse settings constraints, min 1)."""
+
+    max_execution_time: int = 300  # seconds
+    max_memory_usage: int | None = None  # bytes; None: the engine's own limit only
+    max_request_bytes: int = 16 * 1024 * 1024  # a request body, before and after decompression
+
+    def caps(self) -> dict[str, float]:
+        caps: dict[str, float] = {"max_execution_time": self.max_execution_time}
+        if self.max_memory_usage:
+            caps["max_memory_usage"] = self.max_memory_usage
+        return caps
+
+
+@dataclass(frozen=True)
+class _Engine:
+    version: str
+    timezone: str
+    http_compression: bool  # the engine's default of enable_http_compression
+    compression_level: int
+    table_functions: list[str]
 
 
 def _content_type(fmt: str) -> str:
@@ -81,14 +102,6 @@ def _content_type(fmt: str) -> str:
     if fmt.startswith(("Native", "RowBinary", "Arrow", "Parquet", "ORC", "Avro")):
         return "application/octet-stream"
     return "text/plain; charset=UTF-8"
-
-
-def error_reply(code: int, message: str, version: str = "") -> Reply:
-    if not message.startswith("Code: "):
-        name = _NAMES.get(code, "")
-        message = f"Code: {code}. DB::Exception: {message}. ({name})" + (f" (version {version})" if version else "")
-    return Reply(_STATUS.get(code, 500), (message.rstrip("\n") + "\n").encode(),
-                 {"X-ClickHouse-Exception-Code": str(code), "Content-Type": "text/plain; charset=UTF-8"})
 
 
 def token_of(headers: Mapping[str, str], params: Mapping[str, str]) -> str | None:
@@ -107,79 +120,187 @@ def token_of(headers: Mapping[str, str], params: Mapping[str, str]) -> str | Non
     return f"Bearer {key}" if key else None
 
 
+def protocol_revision(params: Mapping[str, str]) -> int:
+    """The client's `client_protocol_version` (0 without it), parsed as ClickHouse's HTTPHandler does."""
+    text = params.get("client_protocol_version")
+    if text is None:
+        return 0
+    if not text.isdigit():
+        raise Refused(CODES["CANNOT_PARSE_INPUT_ASSERTION_FAILED"],
+                      f"Cannot parse input: expected an unsigned integer for client_protocol_version, got {text!r}")
+    return int(text)
+
+
 class ClickHouseInterface:
     """Runs one request's statement against the store under the guard; blocking (called in a worker thread)."""
 
-    def __init__(self, store: Store, authenticator: Authenticator) -> None:
+    def __init__(self, store: Store, authenticator: Authenticator, limits: QueryLimits = QueryLimits()) -> None:
         self._store = store
         self._authenticator = authenticator
-        self._table_functions: list[str] | None = None
-        self._version = ""
-        self._timezone = "UTC"
+        self.limits = limits
+        self._engine: _Engine | None = None
 
-    def _describe_engine(self, session: SqlSession) -> list[str]:
-        if self._table_functions is None:
-            version_tz = session.run("SELECT version(), timezone()", "TabSeparated").body.decode().split()
-            self._version, self._timezone = version_tz[0], version_tz[1]
-            names = session.run("SELECT name FROM system.table_functions", "TabSeparated").body.decode().split()
-            self._table_functions = names
-        return self._table_functions
-
-    def handle(self, headers: Mapping[str, str], params: Mapping[str, str], body: bytes) -> Reply:
-        query_id = params.get("query_id") or str(uuid.uuid4())
-        reply = self._execute(headers, params, body)
-        reply.headers.update({
-            "X-ClickHouse-Query-Id": query_id, "X-ClickHouse-Timezone": self._timezone,
-            "X-ClickHouse-Server-Display-Name": SERVER_NAME,
-        })
-        return _compressed(reply, headers, params)
-
-    def _execute(self, headers: Mapping[str, str], params: Mapping[str, str], body: bytes) -> Reply:
+    def authenticate(self, headers: Mapping[str, str], params: Mapping[str, str]) -> Caller | None:
+        """The caller, from the request's headers and URL alone; None for a missing or unknown token."""
         try:
-            caller = self._authenticator.authenticate(token_of(headers, params))
+            return self._authenticator.authenticate(token_of(headers, params))
         except Exception:  # collector.auth.Unauthorized: no token, or not one this server knows
-            return error_reply(AUTHENTICATION_FAILED, "default: Authentication failed: password is incorrect, or "
-                               "there is no user with such name (send an API token as the password)")
+            return None
+
+    def _describe_engine(self, session: SqlSession) -> _Engine:
+        if self._engine is None:
+            row = json.loads(session.run(_ENGINE, "JSONCompactEachRow").body)
+            self._engine = _Engine(row[0], row[1], str(row[2]).lower() in ("1", "true"), int(row[3]), row[4])
+        return self._engine
+
+    def handle(self, caller: Caller, headers: Mapping[str, str], params: Mapping[str, str], body: bytes) -> Reply:
+        query_id = params.get("query_id") or str(uuid.uuid4())
+        reply = self._execute(caller, headers, params, body)
+        engine = self._engine
+        reply.headers.update({"X-ClickHouse-Query-Id": query_id, "X-ClickHouse-Server-Display-Name": SERVER_NAME,
+                              "X-ClickHouse-Timezone": engine.timezone if engine else "UTC"})
+        return compressed(reply, headers, params, engine)
+
+    def _execute(self, caller: Caller, headers: Mapping[str, str], params: Mapping[str, str], body: bytes) -> Reply:
+        version = self._engine.version if self._engine else ""
         try:
-            sql = _statement_text(params.get("query", ""), _decoded(body, headers.get("content-encoding", "")))
-        except (OSError, zlib.error, UnicodeDecodeError) as exc:
-            return error_reply(SYNTAX_ERROR, f"cannot read the request body: {exc}")
-        if not sql.strip():
-            return error_reply(SYNTAX_ERROR, "Empty query")
+            revision = protocol_revision(params)
+            sql = _statement_text(params.get("query", ""), decoded_body(
+                body, headers.get("content-encoding", ""), self.limits.max_request_bytes))
+            if not sql.strip():
+                raise Refused(CODES["SYNTAX_ERROR"], "Empty query")
+            with sql_session(self._store) as session:
+                engine = self._describe_engine(session)
+                version = engine.version
+                return self._run(session, engine, caller, params, sql, revision)
+        except Refused as exc:
+            return error_reply(exc.code, str(exc), version)
+        except EngineError as exc:
+            return error_reply(exc.code, str(exc), version)
+        except BodyTooLarge as exc:
+            return error_reply(CODES["QUERY_IS_TOO_LARGE"], str(exc), version)
+        except (BadBody, UnicodeDecodeError) as exc:
+            return error_reply(CODES["CANNOT_DECOMPRESS"], f"cannot read the request body: {exc}", version)
+
+    def _run(self, session: SqlSession, engine: _Engine, caller: Caller, params: Mapping[str, str], sql: str,
+             revision: int) -> Reply:
         database = params.get("database") or "default"
         fmt = params.get("default_format") or "TabSeparated"
-        try:
-            with sql_session(self._store) as session:
-                table_functions = self._describe_engine(session)
-                if self._store.embedded and database != "default":
-                    session.run(f"USE `{database.replace('`', '``')}`", "TabSeparated")
-                bound = {k[6:]: v for k, v in params.items() if k.startswith("param_")}
-                canonical = format_single_statement(session, sql)
-                ast = session.run(f"EXPLAIN AST {canonical}", "TabSeparatedRaw", bound).body.decode()
-                statement = check(ast, table_functions, database)
-                if statement.kind in ("Set", "UseQuery"):  # no sessions: nothing carries over to a next request
-                    for name in set_statement_names(canonical) if statement.kind == "Set" else []:
-                        if is_denied_setting(name):
-                            raise Refused(164, f"Cannot modify '{name}' setting in harborlight's read-only interface")
-                    return Reply(200, b"", {"X-ClickHouse-Summary": "{}"})
-                session.apply(url_settings(params))
-                if caller.tenant is not None:
-                    tables = [json.loads(line) for line in session.run(_TABLES, "JSONCompactEachRow").body.splitlines()]
-                    session.apply({"additional_table_filters": filters_setting(tenant_filters(tables, caller.tenant))})
-                session.apply({"readonly": "1"})
-                out = session.run(canonical, fmt, bound)
-        except Refused as exc:
-            return error_reply(exc.code, str(exc), self._version)
-        except EngineError as exc:
-            return error_reply(exc.code, str(exc), self._version)
+        if self._store.embedded and database != "default":
+            session.run(f"USE `{database.replace('`', '``')}`", "TabSeparated")
+        bound = {k[6:]: v for k, v in params.items() if k.startswith("param_")}
+        canonical = format_single_statement(session, sql)
+        ast = session.run(f"EXPLAIN AST {canonical}", "TabSeparatedRaw", bound).body.decode()
+        statement = check(ast, engine.table_functions, database)
+        if statement.kind in ("Set", "UseQuery"):  # no sessions: nothing carries over to a next request
+            for assignment in _set_assignments(canonical) if statement.kind == "Set" else []:
+                if is_denied_setting(assignment.name):
+                    raise Refused(CODES["READONLY"], f"Cannot modify '{assignment.name}' setting in readonly mode")
+            return Reply(200, b"", {"X-ClickHouse-Summary": "{}"})
+        caps = self.limits.caps()
+        settings = url_settings(params)
+        for name, value in settings.items():
+            if name != TABLE_FILTERS:
+                check_setting(name, value, caps)
+        tenant = _tenant_filters(session, caller.tenant) if caller.tenant is not None else None
+        canonical = self._checked_clauses(session, canonical, ast, statement, caps, tenant, database)
+        session.apply({name: str(cap) for name, cap in caps.items()})
+        session.apply({k: v for k, v in settings.items() if k != TABLE_FILTERS})
+        if self._store.embedded:
+            session.apply(settings_for(revision))
+        elif revision:  # a ClickHouse server writes that revision's Native itself
+            session.apply({"client_protocol_version": str(revision)})
+        caller_filters = settings.get(TABLE_FILTERS)
+        if tenant is not None:
+            entries = _url_filter_entries(session, caller_filters) if caller_filters else []
+            session.apply({TABLE_FILTERS: _combined(session, tenant, entries, database, statement)})
+        elif caller_filters is not None:
+            session.apply({TABLE_FILTERS: caller_filters})
+        session.apply({"readonly": "2"})
+        out = session.run(canonical, fmt, bound)
+        output_format = statement.output_format or fmt
+        body = out.body
+        if self._store.embedded and revision and output_format.lower() == "native":
+            try:
+                body = reframe(body, revision)
+            except UnsupportedType as exc:
+                raise Refused(CODES["NOT_IMPLEMENTED"], f"harborlight cannot write a {exc} column as Native for "
+                              f"client revision {revision}; cast it (for example toString(...))") from None
         summary = {"read_rows": str(out.read_rows), "read_bytes": str(out.read_bytes), "written_rows": "0",
                    "written_bytes": "0", "total_rows_to_read": str(out.read_rows), "result_rows": "0",
-                   "result_bytes": str(len(out.body)), "elapsed_ns": str(out.elapsed_ns)}
-        output_format = statement.output_format or fmt
-        return Reply(200, out.body, {
+                   "result_bytes": str(len(body)), "elapsed_ns": str(out.elapsed_ns)}
+        return Reply(200, body, {
             "X-ClickHouse-Format": output_format, "X-ClickHouse-Summary": json.dumps(summary),
             "Content-Type": _content_type(output_format),
         })
+
+    def _checked_clauses(self, session: SqlSession, canonical: str, ast: str, statement: Statement,
+                         caps: Mapping[str, float], tenant: dict[str, str] | None, database: str) -> str:
+        """The statement after checking every setting of its SETTINGS clauses; with tenants on, each clause's
+        `additional_table_filters` (which replaces the request's within its query) combined with the tenant's."""
+        try:
+            clauses = settings_clauses(canonical)
+        except Unreadable as exc:
+            raise Refused(CODES["SYNTAX_ERROR"], f"cannot read the statement's SETTINGS clauses: {exc}") from None
+        if len(clauses) != statement.settings_clauses:
+            raise Refused(CODES["SYNTAX_ERROR"], "cannot read the statement's SETTINGS clauses")
+        values: dict[int, str] = {}
+        for assignment in (a for clause in clauses for a in clause):
+            if assignment.name != TABLE_FILTERS:
+                check_setting(assignment.name, assignment.literal, caps)
+            elif tenant is not None:
+                entries = _entries(assignment.literal)
+                values[assignment.start] = _combined(session, tenant, entries, database, statement)
+        if not values:
+            return canonical
+        rewritten = replaced(canonical, values)
+        if session.run(f"EXPLAIN AST {rewritten}", "TabSeparatedRaw").body.decode() != ast:
+            raise Refused(CODES["SYNTAX_ERROR"], "cannot combine the statement's additional_table_filters")
+        return rewritten
+
+
+def _set_assignments(canonical: str):
+    try:
+        return set_assignments(canonical)
+    except Unreadable as exc:
+        raise Refused(CODES["SYNTAX_ERROR"], f"cannot read the SET statement: {exc}") from None
+
+
+def _entries(literal: str) -> list[tuple[str, str]]:
+    try:
+        return map_entries(literal)
+    except Unreadable as exc:
+        raise Refused(CODES["BAD_ARGUMENTS"], f"cannot read additional_table_filters: {exc}") from None
+
+
+def _url_filter_entries(session: SqlSession, value: str) -> list[tuple[str, str]]:
+    """The entries of an `additional_table_filters` URL value, read by the engine's formatter (which checks
+    that it is one map literal) as ClickHouse reads a setting's value."""
+    text = format_single_statement(session, f"SELECT 1 SETTINGS {TABLE_FILTERS} = {value}")
+    clauses = settings_clauses(text) if text.startswith("SELECT 1 SETTINGS ") else []
+    if len(clauses) != 1 or len(clauses[0]) != 1 or clauses[0][0].end != len(text):
+        raise Refused(CODES["BAD_ARGUMENTS"], f"cannot read additional_table_filters {value!r} as one map")
+    return _entries(clauses[0][0].literal)
+
+
+def _tenant_filters(session: SqlSession, tenant: str) -> dict[str, str]:
+    tables = [json.loads(line) for line in session.run(_TABLES, "JSONCompactEachRow").body.splitlines()]
+    return tenant_filters(tables, tenant)
+
+
+def _combined(session: SqlSession, tenant: dict[str, str], caller: list[tuple[str, str]], database: str,
+              statement: Statement) -> str:
+    """The tenant's filters with the caller's, each combination proved by the engine's parser to be the tenant's
+    filter AND the caller's (so no caller text can reach outside its parentheses)."""
+    entries = combined_filters(tenant, caller, database, statement.table_aliases)
+    for table, expr in entries:
+        if table in tenant and expr != tenant[table]:
+            combined = session.run(f"EXPLAIN AST SELECT {expr}", "TabSeparatedRaw").body.decode()
+            own = session.run(f"EXPLAIN AST SELECT {tenant[table]}", "TabSeparatedRaw").body.decode()
+            if not is_conjunction(combined, own):
+                raise Refused(CODES["BAD_ARGUMENTS"], f"the additional_table_filters entry for {table} is not "
+                              "one expression")
+    return filters_setting(entries)
 
 
 def _statement_text(query: str, body: bytes) -> str:
@@ -187,24 +308,28 @@ def _statement_text(query: str, body: bytes) -> str:
     return f"{query}\n{text}" if query and text else query or text
 
 
-def _decoded(body: bytes, encoding: str) -> bytes:
-    encoding = encoding.lower().strip()
-    if encoding == "gzip":
-        return gzip.decompress(body)
-    if encoding == "deflate":
-        return zlib.decompress(body)
-    return body
-
-
-def _compressed(reply: Reply, headers: Mapping[str, str], params: Mapping[str, str]) -> Reply:
-    if params.get("enable_http_compression") not in ("1", "true") or not reply.body:
+def compressed(reply: Reply, headers: Mapping[str, str], params: Mapping[str, str], engine: _Engine | None) -> Reply:
+    """The answer coded as ClickHouse codes it for this request's Accept-Encoding and enable_http_compression."""
+    enabled = params.get("enable_http_compression", "1" if engine is None or engine.http_compression else "0")
+    coding = answer_coding(headers.get("accept-encoding", ""), enabled.lower() in ("1", "true"))
+    if coding is None or not reply.body:
         return reply
-    accepted = [e.split(";")[0].strip().lower() for e in headers.get("accept-encoding", "").split(",")]
-    if "gzip" in accepted:
-        reply.body, reply.headers["Content-Encoding"] = gzip.compress(reply.body, compresslevel=3), "gzip"
-    elif "deflate" in accepted:
-        reply.body, reply.headers["Content-Encoding"] = zlib.compress(reply.body, 3), "deflate"
+    level = params.get("http_zlib_compression_level", "")
+    level_value = int(level) if level.lstrip("-").isdigit() else engine.compression_level if engine else 3
+    reply.body = coding.compress(reply.body, level_value)
+    reply.headers["Content-Encoding"] = coding.name
     return reply
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused once it passes `limit` bytes (before anything is decoded)."""
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge(f"the request body is larger than {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def clickhouse_app(interface: ClickHouseInterface) -> Starlette:
@@ -213,11 +338,20 @@ def clickhouse_app(interface: ClickHouseInterface) -> Starlette:
 
     async def query(request: Request) -> Response:
         params = dict(request.query_params)
-        body = await request.body()
+        headers = {k.lower(): v for k, v in request.headers.items()}
         if request.method == "GET" and "query" not in params:
             return Response(b"Ok.\n", media_type="text/plain; charset=UTF-8")
-        headers = {k.lower(): v for k, v in request.headers.items()}
-        reply = await run_statement(interface.handle, headers, params, body)
+        caller = interface.authenticate(headers, params)
+        if caller is None:  # before any body is read
+            reply = error_reply(CODES["AUTHENTICATION_FAILED"], "default: Authentication failed: password is "
+                                "incorrect, or there is no user with such name (send an API token as the password)")
+            return Response(reply.body, status_code=reply.status, headers=reply.headers)
+        try:
+            body = await _read_body(request, interface.limits.max_request_bytes)
+        except BodyTooLarge as exc:
+            reply = error_reply(CODES["QUERY_IS_TOO_LARGE"], str(exc))
+            return Response(reply.body, status_code=reply.status, headers=reply.headers)
+        reply = await run_statement(interface.handle, caller, headers, params, body)
         return Response(reply.body, status_code=reply.status, headers=reply.headers)
 
     return Starlette(routes=[
@@ -229,10 +363,10 @@ def clickhouse_app(interface: ClickHouseInterface) -> Starlette:
 
 @asynccontextmanager
 async def clickhouse_http_server(
-    store: Store, authenticator: Authenticator, host: str, port: int
+    store: Store, authenticator: Authenticator, host: str, port: int, limits: QueryLimits = QueryLimits()
 ) -> AsyncIterator[int]:
     """Serves the interface on host:port until the block exits; yields the bound port."""
-    config = uvicorn.Config(clickhouse_app(ClickHouseInterface(store, authenticator)), host=host, port=port,
+    config = uvicorn.Config(clickhouse_app(ClickHouseInterface(store, authenticator, limits)), host=host, port=port,
                             log_level="warning", lifespan="off", timeout_graceful_shutdown=5)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
@@ -250,11 +384,11 @@ async def clickhouse_http_server(
 
 @asynccontextmanager
 async def optional_clickhouse_http_server(
-    store: Store, authenticator: Authenticator, host: str, port: int | None
+    store: Store, authenticator: Authenticator, host: str, port: int | None, limits: QueryLimits = QueryLimits()
 ) -> AsyncIterator[int | None]:
     """The interface when a port is configured (0: any free port), else nothing; yields the bound port or None."""
     if port is None:
         yield None
         return
-    async with clickhouse_http_server(store, authenticator, host, port) as bound:
+    async with clickhouse_http_server(store, authenticator, host, port, limits) as bound:
         yield bound

@@ -2,7 +2,7 @@
 
 import pytest
 
-from query.clickhouse_guard import Refused, check, tenant_filters, url_settings
+from query.clickhouse_guard import Refused, check, check_setting, tenant_filters, url_settings
 
 SELECT_FILE_AST = """SelectWithUnionQuery (children 1)
  ExpressionList (children 1)
@@ -35,10 +35,23 @@ def test_a_table_function_outside_the_safe_list_is_refused_and_a_format_clause_i
 
 
 def test_guard_lifting_settings_are_refused_and_a_clients_readonly_is_dropped():
-    assert url_settings({"max_threads": "2", "readonly": "2", "query": "SELECT 1", "param_x": "1"}) == {"max_threads": "2"}
-    for name in ("additional_table_filters", "dialect", "use_query_cache", "format_schema"):
-        with pytest.raises(Refused):
-            url_settings({name: "x"})
+    assert url_settings({"max_threads": "2", "readonly": "2", "query": "SELECT 1", "param_x": "1",
+                         "client_protocol_version": "54460"}) == {"max_threads": "2"}
+    for name in ("readonly", "dialect", "use_query_cache", "format_schema"):
+        with pytest.raises(Refused) as refused:
+            check_setting(name, "1", {})
+        assert refused.value.code == 164 and str(refused.value) == f"Cannot modify '{name}' setting in readonly mode"
+
+
+def test_a_capped_limit_may_be_lowered_but_not_lifted():
+    caps = {"max_execution_time": 300}
+    check_setting("max_execution_time", "10", caps)
+    check_setting("max_execution_time", "'300'", caps)
+    check_setting("max_result_rows", "0", caps)  # not capped: 0 is the engine's own default
+    for value, message in (("301", "shouldn't be greater than 300"), ("0", "shouldn't be less than 1")):
+        with pytest.raises(Refused) as refused:
+            check_setting("max_execution_time", value, caps)
+        assert refused.value.code == 452 and str(refused.value) == f"Setting max_execution_time {message}"
 
 
 def test_every_table_gets_a_tenant_filter_and_one_without_a_tenant_column_keeps_no_rows():

@@ -10,6 +10,7 @@ from clickhouse_connect.driver.exceptions import DatabaseError
 
 from harborlight.settings import Settings
 from tests.clickhouse_http.conftest import TOKENS
+from tests.support.clickhouse_go import open_grafana_connection
 from tests.storage.test_server_mode import clickhouse_url  # noqa: F401  (the stand-in fixture)
 from tests.support.otlp import traces_request
 from tests.support.servers import InProcessServer
@@ -43,3 +44,16 @@ def test_server_mode_passes_reads_through_tenant_scoped_and_refuses_writes(passt
     answer = httpx.post(f"http://127.0.0.1:{passthrough.run.clickhouse_http_port}/", auth=("u", "ch-acme"),
                         content=b"SELECT 1 AS one FORMAT JSONEachRow", params={"default_format": "Native"})
     assert answer.json() == {"one": 1} and answer.headers["x-clickhouse-format"] == "JSONEachRow"
+
+
+def test_server_mode_passes_the_clients_protocol_revision_through(passthrough):
+    """clickhouse-go (Grafana's driver) decodes at revision 54460 only if the server wrote that revision."""
+    run = uuid.uuid4().hex[:8]
+    answer = httpx.post(f"{passthrough.http_url}/v1/traces", content=traces_request(f"acme-go-{run}", 2)
+                        .SerializeToString(), headers={"content-type": "application/x-protobuf",
+                                                       "authorization": "Bearer ch-acme"})
+    assert answer.status_code == 200, answer.text
+    connection = open_grafana_connection(passthrough.run.clickhouse_http_port, "ch-acme")
+    rows = connection.query(f"SELECT ServiceName, count() FROM otel_traces WHERE ServiceName LIKE '%-{run}' "
+                            "GROUP BY ServiceName").rows
+    assert rows == [(f"acme-go-{run}", 2)]

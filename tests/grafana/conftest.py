@@ -1,6 +1,8 @@
 """A streamed job, and the dashboards' panels run against it the way Grafana runs them: variables and the
 data source's macros expanded for a fixed time range, then the SQL sent to harborlight's read-only
-ClickHouse HTTP interface (what the provisioned data source talks to) over the shared session store."""
+ClickHouse HTTP interface (what the provisioned data source talks to) over the shared session store, through
+a client that sends and decodes as the data source's driver, clickhouse-go v2.47, does
+(tests/support/clickhouse_go.py)."""
 
 import json
 import time
@@ -9,12 +11,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import clickhouse_connect
 import httpx
 import pytest
 
 from harborlight.settings import Settings
 from tests.grafana.macros import TimeRange, Value, expand
+from tests.support.clickhouse_go import ClickHouseGo, open_grafana_connection
 from tests.query.job_stream import StreamedJob, stream_job
 from tests.support.otlp import logs_request, traces_request
 from tests.support.servers import InProcessServer
@@ -61,11 +63,11 @@ class Result:
 class Grafana:
     """Runs a dashboard's SQL through the ClickHouse interface, as the data source would."""
 
-    client: object
+    client: ClickHouseGo
 
     def run(self, dashboard: dict, sql: str, variables: dict[str, Value], time_range: TimeRange) -> Result:
         answer = self.client.query(expand(sql, {**constants(dashboard), **variables}, time_range))
-        return Result(list(answer.column_names), answer.result_rows)
+        return Result(answer.columns, answer.rows)
 
     def panel(self, name: str, title: str, variables: dict[str, Value], time_range: TimeRange = JOB_RANGE) -> Result:
         dashboard = load(name)
@@ -83,10 +85,7 @@ class Grafana:
 def grafana(store_dir):
     """A second harborlight on the session store with the ClickHouse HTTP interface on, no tokens."""
     srv = InProcessServer(Settings(data_dir=store_dir, clickhouse_http_port=0)).start()
-    client = clickhouse_connect.get_client(host="127.0.0.1", port=srv.run.clickhouse_http_port,
-                                           username="grafana", password="")
-    yield Grafana(client)
-    client.close()
+    yield Grafana(open_grafana_connection(srv.run.clickhouse_http_port, username="grafana"))
     srv.stop()
 
 

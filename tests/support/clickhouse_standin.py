@@ -9,7 +9,11 @@ values, and every other URL parameter as a setting of that one request; `INSERT 
 the body (after the statement, or all of it when the statement is in `?query=`), staged in a temp file and read
 with `FROM INFILE`, or with `file(tmp, X, structure)` in place of `input(structure)`, which chDB lacks. Errors
 are HTTP 500 with `X-ClickHouse-Exception-Code` and ClickHouse's message. One chDB engine serves the process;
-each request runs on its own connection (so its SET and USE stay its own), one at a time.
+each request runs on its own connection (so its SET and USE stay its own), one at a time. Native answers are
+written at the request's `client_protocol_version`, as a ClickHouse server writes them; chDB cannot, so the
+stand-in frames them with harborlight's query/clickhouse_native.py (whose bytes tests/clickhouse_http checks
+with a client written from clickhouse-go): what the server-mode tests check is that the revision reaches the
+server.
 """
 
 import argparse
@@ -25,6 +29,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
 import chdb
+
+from query.clickhouse_native import reframe
 
 # URL parameters that are not settings (transport, session and identity parameters).
 NOT_SETTINGS = {
@@ -104,15 +110,18 @@ class Engine:
             if staged:
                 os.unlink(staged)
         out = result.bytes() if result is not None else b""
+        trailing = _TRAILING_FORMAT.search(text)
+        answered = trailing.group(1) if trailing else fmt
+        if answered.lower() == "native" and params.get("client_protocol_version", "0").isdigit():
+            out = reframe(out, int(params.get("client_protocol_version", "0")))
         summary = {
             "read_rows": str(result.rows_read()), "read_bytes": str(result.bytes_read()),
             "written_rows": str(result.rows_written()), "written_bytes": str(result.bytes_written()),
             "elapsed_ns": str(int((time.monotonic() - started) * 1e9)),
         } if result is not None else {}
         headers = {"X-ClickHouse-Summary": json.dumps(summary)}
-        trailing = _TRAILING_FORMAT.search(text)
         if out or _RESULT_SET.match(text):  # ClickHouse names the format of every result set, even an empty one
-            headers["X-ClickHouse-Format"] = trailing.group(1) if trailing else fmt
+            headers["X-ClickHouse-Format"] = answered
         return out, headers
 
     @staticmethod
