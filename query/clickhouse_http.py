@@ -322,7 +322,10 @@ def compressed(reply: Reply, headers: Mapping[str, str], params: Mapping[str, st
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
-    """The request body, refused once it passes `limit` bytes (before anything is decoded)."""
+    """The request body, refused once it is known to pass `limit` bytes (before anything is decoded)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise BodyTooLarge(f"the request body of {declared} bytes is larger than {limit} bytes")
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
