@@ -240,8 +240,8 @@ def generate_twins(data_dir: Path, n_trials: int, n_calls: int) -> None:
 
 
 # The live history as one statement over the whole job: how query/live.py read it before live_history.
-_WHOLE_JOB_HISTORY = f"""SELECT {COLUMNS} FROM ({agent_twins.events(
-    "JobName = {job:String} AND ({tenant:String} = '' OR Tenant = {tenant:String})", twin_ids=True)})
+_JOB = "JobName = {job:String} AND ({tenant:String} = '' OR Tenant = {tenant:String})"
+_WHOLE_JOB_HISTORY = f"""SELECT {COLUMNS} FROM ({agent_twins.events(_JOB, twin_ids=True, scope=_JOB)})
 ORDER BY end_ts, EventId"""
 
 

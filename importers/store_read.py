@@ -17,6 +17,7 @@ from importers import harbor_logs
 from importers.errors import TransferError, UnknownJob, UnknownTrial
 from importers.telemetry import Event, SpanEvent, TrialTelemetry
 from storage import Store, agent_twins
+from storage.agent_identity import named
 from storage.agent_sources import log_event_id_sql
 from storage.ingest_sql import TENANT_ATTRIBUTE
 
@@ -36,13 +37,22 @@ class _Reads:
     scope: str
 
     @cached_property
+    def identity(self) -> str:
+        return f"{self.scope} AND {_AGENT_TENANT}"
+
+    @cached_property
+    def named(self) -> str:
+        """The scope's agent events named after their trials (storage/agent_identity.py)."""
+        return f"({named(self.identity)})"
+
+    @cached_property
     def records(self) -> str:
         # A derived child record is content of its carrier, no record of its own.
-        return f"{self.scope} AND {_AGENT_TENANT} AND Provenance['kind'] != 'derived'"
+        return f"{self.identity} AND Provenance['kind'] != 'derived'"
 
     @cached_property
     def twins(self) -> str:
-        return agent_twins.present(self.records)
+        return agent_twins.present(self.records, scope=self.identity)
 
     @cached_property
     def events(self) -> dict[bool, str]:
@@ -52,7 +62,7 @@ SELECT EventId, TraceId, SpanId, ParentSpanId, SourceTable, Kind, Resolve, Name,
        TrialName, Attempt, TaskName, AgentName, Model, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
        ReasoningTokens, CostUsd, HttpStatus, ErrorType, Success, ToolName, ToolCategory, ToolCallId,
        toUnixTimestamp64Nano(Timestamp) + ifNull(DurationNs, 0)
-FROM ({agent_twins.events(self.records, twins, derived=False)})
+FROM ({agent_twins.events(self.records, twins, derived=False, scope=self.identity)})
 ORDER BY TrialName, Timestamp, EventId
 """ for twins in (False, True)}
 
@@ -60,7 +70,7 @@ ORDER BY TrialName, Timestamp, EventId
         """A condition on agent_events rows: of a twin group that keeps `signal` (agent_twins.per_group's
         `kept`; it needs one aggregate). The trial is compared spelled out: in IN, NULL never equals NULL."""
         group = "isNull(TrialName), ifNull(TrialName, ''), ServiceName, Kind"
-        return f"""({group}) IN (SELECT {group} FROM ({agent_twins.per_group(self.records, "count() AS _rows")})
+        return f"""({group}) IN (SELECT {group} FROM ({agent_twins.per_group(self.records, "count() AS _rows", scope=self.identity)})
                          WHERE SourceTable = '{signal}' AND kept)"""
 
     @cached_property
@@ -71,8 +81,8 @@ SELECT TraceId, SpanId, SpanAttributes, if(startsWith(SpanName, 'harbor.'), Reso
        StatusMessage, arrayMap(t -> toUnixTimestamp64Nano(t), `Events.Timestamp`), `Events.Name`,
        `Events.Attributes`
 FROM otel_traces
-WHERE TraceId IN (SELECT DISTINCT TraceId FROM agent_events
-                  WHERE {self.scope} AND SourceTable = 'otel_traces' AND {_AGENT_TENANT}
+WHERE TraceId IN (SELECT DISTINCT TraceId FROM {self.named}
+                  WHERE {self.identity} AND SourceTable = 'otel_traces'
                   {f"AND {self._kept('otel_traces')}" if twins else ""})
   AND {_RAW_TENANT}
 """ for twins in (False, True)}
@@ -85,15 +95,15 @@ WHERE TraceId IN (SELECT DISTINCT TraceId FROM agent_events
 SELECT {log_event_id_sql()}, Body, LogAttributes
 FROM otel_logs
 WHERE (ServiceName, TraceId, SpanId, Timestamp) IN (
-        SELECT ServiceName, TraceId, SpanId, addNanoseconds(Timestamp, ifNull(DurationNs, 0)) FROM agent_events
-        WHERE {self.scope} AND SourceTable = 'otel_logs' AND {_AGENT_TENANT}
+        SELECT ServiceName, TraceId, SpanId, addNanoseconds(Timestamp, ifNull(DurationNs, 0)) FROM {self.named}
+        WHERE {self.identity} AND SourceTable = 'otel_logs'
         {f"AND {self._kept('otel_logs')}" if twins else ""})
   AND {_RAW_TENANT}
 """ for twins in (False, True)}
 
 
 JOB, TRIAL = _Reads(_JOB), _Reads(_TRIAL)
-_JOBS_OF_TRIAL = f"SELECT DISTINCT JobName FROM agent_events WHERE {_TRIAL} AND {_AGENT_TENANT} ORDER BY JobName"
+_JOBS_OF_TRIAL = f"SELECT DISTINCT JobName FROM {TRIAL.named} WHERE {TRIAL.identity} ORDER BY JobName"
 
 
 CARRIED_LOGS = f"""

@@ -9,6 +9,7 @@ a form for a trial without such twins (asked first: TWINS) and one for a trial w
 
 from query.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
 from storage import agent_twins
+from storage.agent_identity import named
 from storage.agent_rules import FACTS
 from storage.agent_sources import log_event_id_sql
 
@@ -23,6 +24,7 @@ def _arguments(attributes: str) -> str:
 
 _CALL_FILTER = f"""{AGENT_TENANT_FILTER}
       AND TrialName = {{trial:String}} AND ({{job:String}} = '' OR JobName = {{job:String}})"""
+_NAMED = f"({named(_CALL_FILTER)})"  # the trial's rows, named after their trials (storage/agent_identity.py)
 
 _TOOLS = f"{_CALL_FILTER} AND Kind = 'tool'"
 # The raw records are looked up by the trial's tool events (`tools`, a plain range read), the calls
@@ -32,14 +34,14 @@ TOOL_CALLS = {twins: f"""
 WITH tools AS (
     SELECT SourceTable, TraceId, SpanId,
            if(SourceTable = 'otel_logs', coalesce(EndTimestamp, Timestamp), Timestamp) AS raw_ts
-    FROM agent_events WHERE {_TOOLS}
+    FROM {_NAMED} WHERE {_TOOLS}
 )
 SELECT c.ts, c.ToolName, c.ToolCategory, c.TargetPaths, c.Success, c.ToolCallId,
        if(a.args = '', NULL, lower(hex(cityHash64(a.args)))) AS args_key
 FROM (
     SELECT EventId, SourceTable, TraceId,
            toUnixTimestamp64Nano(Timestamp) AS ts, ToolName, ToolCategory, TargetPaths, Success, ToolCallId
-    FROM ({agent_twins.events(_TOOLS, twins, derived=False)})
+    FROM ({agent_twins.events(_TOOLS, twins, derived=False, scope=_CALL_FILTER)})
     WHERE coalesce(ToolName, '') != ''
 ) AS c
 ANY LEFT JOIN (
@@ -63,9 +65,9 @@ _MODEL = f"{_CALL_FILTER} AND Kind = 'llm_request'"
 MODEL_CALLS = {twins: f"""
 SELECT toUnixTimestamp64Nano(Timestamp) AS ts, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
        ReasoningTokens, CostUsd, HttpStatus, ErrorType
-FROM ({agent_twins.events(_MODEL, twins, derived=False)})
+FROM ({agent_twins.events(_MODEL, twins, derived=False, scope=_CALL_FILTER)})
 ORDER BY Timestamp, EventId
 LIMIT {{limit:UInt32}}
 """ for twins in (False, True)}
 # Whether the trial's tool calls and model calls hold twins: each is then read in its second form.
-TWINS = agent_twins.present(f"{_CALL_FILTER} AND Kind IN ('tool', 'llm_request')")
+TWINS = agent_twins.present(f"{_CALL_FILTER} AND Kind IN ('tool', 'llm_request')", scope=_CALL_FILTER)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from query.live_events import COLUMNS, LiveRow
 from storage import agent_twins
+from storage.agent_identity import named
 
 FIRST_ROWS = 2_000
 GROWTH = 4
@@ -29,11 +30,11 @@ _JOB = "JobName = {job:String} AND ({tenant:String} = '' OR Tenant = {tenant:Str
 _BATCH = f"{_JOB} AND (TrialName IN {{trials:Array(String)}} OR ({{unnamed:Bool}} AND TrialName IS NULL))"
 _END = "toUnixTimestamp64Nano(coalesce(EndTimestamp, Timestamp))"  # the `end_ts` of COLUMNS
 TRIALS = f"""
-SELECT TrialName, min({_END}) AS first_end, count() FROM agent_events WHERE {_JOB}
+SELECT TrialName, min({_END}) AS first_end, count() FROM ({named(_JOB)}) WHERE {_JOB}
 GROUP BY TrialName ORDER BY first_end, TrialName"""
 # (whether the batch holds twins, its rows when it does not, its rows with twins resolved)
-BATCH_SQL = (agent_twins.present(_BATCH), *(
-    f"SELECT {COLUMNS} FROM ({agent_twins.events(_BATCH, twins, twin_ids=True)}) ORDER BY end_ts, EventId"
+BATCH_SQL = (agent_twins.present(_BATCH, scope=_BATCH), *(
+    f"SELECT {COLUMNS} FROM ({agent_twins.events(_BATCH, twins, twin_ids=True, scope=_BATCH)}) ORDER BY end_ts, EventId"
     for twins in (False, True)))
 
 

@@ -13,6 +13,7 @@ from query.agent_events import COLUMNS, AgentEvent, from_row
 from query.tenancy import AGENT_TENANT_FILTER, tenant_of
 from query.tool_decisions import with_decisions
 from storage import Store, agent_twins
+from storage.agent_identity import named
 
 KINDS = ("llm_request", "reasoning", "output", "tool", "subagent", "session", "user_message", "compaction", "group")
 
@@ -24,10 +25,13 @@ class EventPage(BaseModel):
 
 # Twins are resolved over whole groups (the filters on job, trial, kind and service select whole
 # groups); the other filters apply to what is left. Two forms: without twins among the rows (the
-# common case, asked first) and with them.
-_GROUPS = f"""{AGENT_TENANT_FILTER}
+# common case, asked first) and with them. Rows are named after their trials (storage/agent_identity.py):
+# the identity filters are the scope.
+_SCOPE = f"""{AGENT_TENANT_FILTER}
   AND ({{job:String}} = '' OR JobName = {{job:String}})
-  AND ({{trial:String}} = '' OR TrialName = {{trial:String}})
+  AND ({{trial:String}} = '' OR TrialName = {{trial:String}})"""
+_NAMED = f"({named(_SCOPE)})"
+_GROUPS = f"""{_SCOPE}
   AND ({{kind:String}} = '' OR Kind = {{kind:String}})
   AND ({{service:String}} = '' OR ServiceName = {{service:String}})"""
 # Each filter: its condition on one row, and the test that it was not given (None: always applies).
@@ -47,10 +51,10 @@ _WHERE = "\n  AND ".join(condition if absent is None else f"({absent} OR {condit
 # The start time of the n-th row of the window, twins not resolved (a bound for "early", see _page).
 _BOUND = f"""
 SELECT max(ts), count() FROM (
-    SELECT toUnixTimestamp64Nano(Timestamp) AS ts FROM agent_events
+    SELECT toUnixTimestamp64Nano(Timestamp) AS ts FROM {_NAMED}
     WHERE {_GROUPS} AND {_NARROWING["window"]}
     ORDER BY ts, EventId LIMIT {{n:UInt32}})"""
-_TWINS = agent_twins.present(_GROUPS)
+_TWINS = agent_twins.present(_GROUPS, scope=_SCOPE)
 
 
 @cache
@@ -59,11 +63,11 @@ def _select(twins: bool, narrowed: frozenset[str] = frozenset()) -> str:
     given filter: a listed call's value is its own or its twin's, and its twin is of the same trial,
     so this only saves the work of resolving twins no listed call can come from."""
     groups = _GROUPS + "".join(
-        f"\n  AND (TrialName IS NULL OR TrialName IN (SELECT TrialName FROM agent_events WHERE {_GROUPS}"
+        f"\n  AND (TrialName IS NULL OR TrialName IN (SELECT TrialName FROM {_NAMED} WHERE {_GROUPS}"
         f"\n       AND {_NARROWING[f]}))" for f in sorted(narrowed))
     return f"""
 SELECT {COLUMNS}
-FROM ({agent_twins.events(groups, twins)})
+FROM ({agent_twins.events(groups, twins, scope=_SCOPE)})
 WHERE {_WHERE}
 ORDER BY ts, EventId
 LIMIT {{limit:UInt32}}

@@ -8,23 +8,17 @@ from query.tool_decisions import with_decisions
 from query.trace_tree import TraceTree, build_tree
 from storage import Store, agent_twins
 
-# A trial's events (of one job, when given: a trial name may be in several jobs), plus the events of
-# its traces that carry no identity of their own (a child span without session.id falls back to its
-# trace id); a call told both by a span and by a log event once (storage/agent_twins.py). The traces
-# are looked up first: the twin rule's SQL repeats its filter, which then stays a plain one.
-_TRIAL = "TrialName = {trial:String} AND ({job:String} = '' OR JobName = {job:String})"
-_TRACES = f"""
-SELECT DISTINCT TraceId FROM agent_events
-WHERE {_TRIAL} AND TraceId != '' AND {AGENT_TENANT_FILTER}"""
-_ROWS = f"""{AGENT_TENANT_FILTER}
-  AND (({_TRIAL}) OR TraceId IN {{traces:Array(String)}})"""
+# A trial's events (of one job, when given: a trial name may be in several jobs), named after their trials
+# (storage/agent_identity.py: a child span without session.id is its trace's); a call told both by a span
+# and by a log event once (storage/agent_twins.py).
+_TRIAL = f"{AGENT_TENANT_FILTER} AND TrialName = {{trial:String}} AND ({{job:String}} = '' OR JobName = {{job:String}})"
 _SELECT = {twins: f"""
 SELECT {COLUMNS}
-FROM ({agent_twins.events(_ROWS, twins)})
+FROM ({agent_twins.events(_TRIAL, twins, scope=_TRIAL)})
 ORDER BY ts, EventId
 LIMIT {{limit:UInt32}}
 """ for twins in (False, True)}
-_TWINS = agent_twins.present(_ROWS)
+_TWINS = agent_twins.present(_TRIAL, scope=_TRIAL)
 
 MAX_EVENTS = 50_000
 
@@ -43,7 +37,6 @@ def trace_router() -> APIRouter:
         store: Store = request.app.state.store
         tenant = tenant_of(request)
         parameters = {"trial": trial, "job": job, "limit": MAX_EVENTS + 1, "tenant": tenant}
-        parameters["traces"] = [r[0] for r in store.client.query(_TRACES, parameters=parameters).result_rows]
         twins = bool(store.client.query(_TWINS, parameters=parameters).result_rows)
         rows = store.client.query(_SELECT[twins], parameters=parameters).result_rows
         if not rows:

@@ -12,6 +12,7 @@ Nothing here loops over spans in Python: a job of thousands of trials is two GRO
 
 from query.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
 from storage import agent_twins
+from storage.agent_identity import named
 
 # The job's planned trial count as the run record gave it (Harbor's JobResult.n_total_trials).
 PLANNED_KEY = "harbor.job.n_total_trials"
@@ -23,12 +24,14 @@ CATEGORY_KEY = "harbor.task.category"
 
 # A job's trials, a page at a time ({jobs} empty: every job; {trial} empty: every trial). Aggregated per
 # twin group and signal first (storage/agent_twins.py): a call told by a span and a log event counts once.
-_PER_GROUP = agent_twins.per_group(
-    where=f"""{AGENT_TENANT_FILTER}
+# Rows are named after their trials (storage/agent_identity.py).
+_SCOPE = f"""{AGENT_TENANT_FILTER}
       AND JobName IS NOT NULL AND TrialName IS NOT NULL
       AND (empty({{jobs:Array(String)}}) OR JobName IN {{jobs:Array(String)}})
       AND ({{trial:String}} = '' OR TrialName = {{trial:String}})
-      AND TrialName > {{after:String}}""",
+      AND TrialName > {{after:String}}"""
+_PER_GROUP = agent_twins.per_group(
+    where=_SCOPE, scope=_SCOPE,
     aggregates="""any(TaskName) AS task, min(Attempt) AS attempt, any(AgentName) AS agent, any(Model) AS model,
         sum(InputTokens) AS input_tokens, sum(CachedTokens) AS cache_tokens, sum(OutputTokens) AS output_tokens,
         sum(CostUsd) AS cost_usd,
@@ -115,10 +118,11 @@ LIMIT {{limit:UInt32}}
 """
 
 # The jobs a trial name belongs to (a trial name should be unique; if not, the caller picks the job).
+_TRIAL = f"{AGENT_TENANT_FILTER} AND TrialName = {{trial:String}} AND JobName IS NOT NULL"
 TRIAL_JOBS = f"""
 SELECT DISTINCT JobName
-FROM agent_events
-WHERE {AGENT_TENANT_FILTER} AND TrialName = {{trial:String}} AND JobName IS NOT NULL
+FROM ({named(_TRIAL)})
+WHERE {_TRIAL}
 ORDER BY JobName
 LIMIT 100
 """

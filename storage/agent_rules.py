@@ -153,7 +153,9 @@ FACTS: tuple[Fact, ...] = (
     Fact("trial", "TrialName", "string", (
         Alias("resource:harbor.trial.name"), Alias("harbor.trial.name"),
         Alias("lmnr.association.properties.metadata.harbor.trial_name"), Alias("harbor.trial_name"),
-        Alias("@trace_id", how="inferred", when=scope("harbor-atif2otel")),
+        # Harbor's ATIF converter: session.id on a non-root span is a sub-agent's own trajectory, not the trial's
+        # (such a span has no identity of its own: storage/agent_identity.py gives it its trace's).
+        Alias("@trace_id", how="inferred", when=scope("harbor-atif2otel") & When(root=False)),
         Alias("session.id", how="inferred"), Alias("resource:session.id", how="inferred"),
         Alias("gen_ai.conversation.id", how="inferred"), Alias("conversation.id", how="inferred"),
         Alias("lmnr.association.properties.session_id", how="inferred"), Alias("@trace_id", how="inferred"))),

@@ -33,6 +33,7 @@ The rule in SQL (every function here is pure: it returns SQL text):
 the decision needs every row of a group, so readers filter on anything else outside.
 """
 
+from storage.agent_identity import named
 from storage.agent_rules import FACTS
 
 SPANS, LOGS = "otel_traces", "otel_logs"
@@ -80,12 +81,12 @@ def _key(table: str = "", kind: bool = True) -> str:
     return ", ".join(_key_parts(table, kind))
 
 
-def _dropped(where: str) -> str:
+def _dropped(where: str, src: str) -> str:
     """(group, SourceTable) of the signal each twin group drops, among the rows `where` selects."""
     spans, logs = f"countIf(SourceTable = '{SPANS}')", f"countIf(SourceTable = '{LOGS}')"
     return f"""
         SELECT {_key()}, if({kept_source(spans, logs)} = '{LOGS}', '{SPANS}', '{LOGS}')
-        FROM agent_events WHERE ({where})
+        FROM {src} WHERE ({where})
         GROUP BY {GROUP} HAVING {spans} > 0 AND {logs} > 0"""
 
 
@@ -94,21 +95,21 @@ def _dropped(where: str) -> str:
 _DERIVED = "position(EventId, ':') > 0"
 
 
-def _not_dropped(where: str, derived: bool) -> str:
+def _not_dropped(where: str, src: str, derived: bool) -> str:
     """A condition on agent_events rows: not a dropped twin, nor (when `derived` records may be among
     the rows) a derived child record of one. `where` selects the rows the groups are decided over."""
-    rows = f"({_key()}, SourceTable) NOT IN ({_dropped(where)})"
+    rows = f"({_key()}, SourceTable) NOT IN ({_dropped(where, src)})"
     if not derived:
         return rows
     carrier = f"{_key(kind=False)}, TraceId"
     return f"""{rows}
     AND NOT ({_DERIVED} AND ({carrier}, ParentSpanId) IN (
-        SELECT {carrier}, EventId FROM agent_events
-        WHERE EventId IN (SELECT ParentSpanId FROM agent_events WHERE ({where}) AND {_DERIVED})
-          AND ({where}) AND ({_key()}, SourceTable) IN ({_dropped(where)})))"""
+        SELECT {carrier}, EventId FROM {src}
+        WHERE EventId IN (SELECT ParentSpanId FROM {src} WHERE ({where}) AND {_DERIVED})
+          AND ({where}) AND ({_key()}, SourceTable) IN ({_dropped(where, src)})))"""
 
 
-def _pairs(where: str) -> str:
+def _pairs(where: str, src: str) -> str:
     """Each kept row of a twin group that pairs with exactly one dropped row: the group (`_k0`...),
     its EventId and the dropped row's (`_twin_id`). By call id when both signals of the group carry
     ids, else by request id likewise, else by time order when both have as many rows; only the rows of
@@ -128,7 +129,7 @@ def _pairs(where: str) -> str:
                            {kept_source("_spans", "_logs")} AS _kept,
                            _span_ids > 0 AND _log_ids > 0 AS _by_id,
                            _span_requests > 0 AND _log_requests > 0 AS _by_request, _spans = _logs AS _by_order
-                    FROM agent_events
+                    FROM {src}
                     -- (each row's group counts; only groups of both signals)
                     INNER JOIN (
                         SELECT {GROUP}, countIf({spans}) AS _spans, countIf({logs}) AS _logs,
@@ -136,7 +137,7 @@ def _pairs(where: str) -> str:
                                countIf({logs} AND ToolCallId IS NOT NULL) AS _log_ids,
                                countIf({spans} AND RequestId IS NOT NULL) AS _span_requests,
                                countIf({logs} AND RequestId IS NOT NULL) AS _log_requests
-                        FROM agent_events WHERE ({where})
+                        FROM {src} WHERE ({where})
                         GROUP BY {GROUP} HAVING _spans > 0 AND _logs > 0
                     ) AS _g USING ({GROUP})
                     WHERE ({where})
@@ -147,7 +148,7 @@ def _pairs(where: str) -> str:
         WHERE SourceTable = _kept AND _match IS NOT NULL AND _n_twins = 1"""
 
 
-def _with_facts(rows: str, where: str, twin_ids: bool = False) -> str:
+def _with_facts(rows: str, where: str, src: str, twin_ids: bool = False) -> str:
     """`rows` (a SELECT of agent_events rows, all columns, twins dropped) with each kept row's missing
     facts taken from the dropped twin it pairs with. `where` selects the rows the pairs are found in.
     twin_ids: also `_twin_id`, the EventId of that twin ('' for a row without one)."""
@@ -172,44 +173,51 @@ FROM (
         FROM ({rows}) AS _e
         LEFT JOIN (
             SELECT _p.*, true AS _paired, {", ".join(f"_t.{c}" for c in twin.values())}
-            FROM ({_pairs(where)}) AS _p
+            FROM ({_pairs(where, src)}) AS _p
             INNER JOIN (
                 SELECT {", ".join(f"{k} AS _tk{i}" for i, k in enumerate(_key_parts()))}, EventId AS _t_id,
                        {", ".join(f"{c} AS {twin[c]}" for c in columns + ["Provenance"])}
-                FROM agent_events WHERE ({where}) AND ({_key()}, SourceTable) IN ({_dropped(where)})
+                FROM {src} WHERE ({where}) AND ({_key()}, SourceTable) IN ({_dropped(where, src)})
             ) AS _t ON ({pair_key}, _p._twin_id) = ({twin_key}, _t._t_id)
         ) AS _f ON ({_key("_e.")}, _e.EventId) = ({row_key}, _f.EventId)
     )
 )"""
 
 
-def present(where: str) -> str:
+def _source(scope: str) -> str:
+    """The rows the rule is decided over: agent_events named after their trials (storage/agent_identity.py)."""
+    return f"({named(scope)}\n) AS _named_rows"
+
+
+def present(where: str, *, scope: str) -> str:
     """SQL with one row when the rows `where` selects hold a twin group, none otherwise."""
     return f"""
-SELECT 1 FROM agent_events WHERE ({where})
+SELECT 1 FROM {_source(scope)} WHERE ({where})
 GROUP BY {GROUP} HAVING countIf(SourceTable = '{SPANS}') > 0 AND countIf(SourceTable = '{LOGS}') > 0
 LIMIT 1"""
 
 
-def events(where: str, twins: bool = True, derived: bool = True, twin_ids: bool = False) -> str:
-    """agent_events rows matching `where` (whole twin groups): twins dropped, facts filled per call.
-    Same columns as agent_events. twins=False: the rows as they are (`present` found no twins).
+def events(where: str, twins: bool = True, derived: bool = True, twin_ids: bool = False, *, scope: str) -> str:
+    """agent_events rows matching `where` (whole twin groups), named after their trials: twins dropped,
+    facts filled per call. Same columns as agent_events. `scope`: the identity part of `where`
+    (storage/agent_identity.py). twins=False: the rows as they are (`present` found no twins).
     derived=False: `where` selects no derived records (they are only of kinds reasoning, output and
     user_message), so none is looked up for its carrier (it saves ~60 ms of planning).
     twin_ids: one more column, `_twin_id`: the EventId of the dropped twin a row pairs with, else ''
     (whoever already showed that twin knows the call)."""
-    rows = f"SELECT * FROM agent_events WHERE ({where})"
+    src = _source(scope)
+    rows = f"SELECT * FROM {src} WHERE ({where})"
     if not twins:
-        return f"SELECT *, '' AS _twin_id FROM agent_events WHERE ({where})" if twin_ids else rows
-    return _with_facts(f"{rows} AND {_not_dropped(where, derived)}", where, twin_ids)
+        return f"SELECT *, '' AS _twin_id FROM {src} WHERE ({where})" if twin_ids else rows
+    return _with_facts(f"{rows} AND {_not_dropped(where, src, derived)}", where, src, twin_ids)
 
 
-def per_group(where: str, aggregates: str, facts: tuple[tuple[str, ...], ...] = ()) -> str:
-    """Agent events matching `where` (whole twin groups) aggregated per twin group and signal:
-    JobName, TrialName, ServiceName, Kind, SourceTable, `n` (rows), `kept` (this signal's rows are
-    the ones counted) and `aggregates` (SQL over agent_events rows, each `AS name`). `facts` names
-    aggregates that are sums of a fact, in blocks taken together: a signal whose block is all NULL
-    takes the group's (then the twin signal's) sums."""
+def per_group(where: str, aggregates: str, facts: tuple[tuple[str, ...], ...] = (), *, scope: str) -> str:
+    """Agent events matching `where` (whole twin groups), named after their trials, aggregated per twin
+    group and signal: JobName, TrialName, ServiceName, Kind, SourceTable, `n` (rows), `kept` (this
+    signal's rows are the ones counted) and `aggregates` (SQL over agent_events rows, each `AS name`).
+    `scope`: the identity part of `where`. `facts` names aggregates that are sums of a fact, in blocks
+    taken together: a signal whose block is all NULL takes the group's (then the twin signal's) sums."""
     filled = []
     for block in facts:
         lacks = " AND ".join(f"isNull({name})" for name in block)
@@ -221,7 +229,7 @@ SELECT *{replace},
                                   f"sumIf(n, SourceTable = '{LOGS}') OVER twin_group")} AS kept
 FROM (
     SELECT {GROUP}, SourceTable, count() AS n, {aggregates}
-    FROM agent_events
+    FROM {_source(scope)}
     WHERE ({where})
     GROUP BY {GROUP}, SourceTable
 )

@@ -26,6 +26,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 
 from query.derive.outcomes import EXCEPTION_CLASSES, Outcome  # noqa: E402
 from storage import agent_twins  # noqa: E402
+from storage.agent_identity import named  # noqa: E402
 
 SQL = HERE / "sql"
 OUT = HERE / "dashboards"
@@ -69,6 +70,7 @@ def _shared(name: str) -> str:
 
 # `{{calls:where}}`, `where` over one or more lines (a variable's `}` just before the closing `}}` is the where's).
 CALLS = re.compile(r"\{\{calls:(.*?)\}\}(?!\})", re.DOTALL)
+KIND = re.compile(r"\s*\bAND\s+Kind\s*(?:=\s*'\w+'|IN\s*\([^)]*\))")
 CALL_KINDS = {"llm_request", "tool"}  # kinds no derived record is of (agent_twins.events' derived=False)
 
 
@@ -79,8 +81,9 @@ def calls(where: str) -> str:
     named = {k.strip(" '") for one, many in kinds for k in ([one] if one else many.split(","))}
     if not named or not named <= CALL_KINDS:
         raise ValueError(f"{{{{calls:...}}}} selects calls: its where names Kind {sorted(CALL_KINDS)}: {where!r}")
+    scope = KIND.sub("", where)  # the identity part: rows named after their trials (storage/agent_identity.py)
     return ("-- each call once, facts filled from its twin (storage/agent_twins.py events)\n"
-            + agent_twins.events(where, derived=False).strip())
+            + agent_twins.events(where, derived=False, scope=scope).strip())
 
 
 def panel_sql(name: str) -> str:
@@ -192,10 +195,11 @@ def query_variable(name: str, sql: str, multi: bool = False, label: str | None =
 
 JOB_VARIABLE_SQL = ("SELECT DISTINCT JobName FROM agent_events "
                     "WHERE $__timeFilter(Timestamp) AND JobName IS NOT NULL ORDER BY JobName")
-TRIAL_VARIABLE_SQL = ("SELECT DISTINCT TrialName FROM agent_events "
-                      "WHERE JobName = ${job:sqlstring} AND TrialName IS NOT NULL ORDER BY TrialName")
-TRACE_VARIABLE_SQL = ("SELECT TraceId FROM agent_events WHERE JobName = ${job:sqlstring} "
-                      "AND TrialName = ${trial:sqlstring} GROUP BY TraceId ORDER BY min(Timestamp)")
+_JOB_TRIALS = "JobName = ${job:sqlstring} AND TrialName IS NOT NULL"
+TRIAL_VARIABLE_SQL = f"SELECT DISTINCT TrialName FROM ({named(_JOB_TRIALS)}) WHERE {_JOB_TRIALS} ORDER BY TrialName"
+_TRIAL = "JobName = ${job:sqlstring} AND TrialName = ${trial:sqlstring}"
+TRACE_VARIABLE_SQL = (f"SELECT TraceId FROM ({named(_TRIAL)}) WHERE {_TRIAL} "
+                      "GROUP BY TraceId ORDER BY min(Timestamp)")
 
 JOB_LINK = "/d/harborlight-job/harborlight-one-job?var-job=${__value.raw}&${__url_time_range}"
 TRIAL_LINK = "/d/harborlight-trial/harborlight-one-trial?var-job=${job}&var-trial=${__value.raw}&${__url_time_range}"

@@ -81,10 +81,11 @@ def test_harbor_atif2otel_openinference(server, unique):
         "other", "search", ["/repo"])
     assert rows["explore-agent"]["Kind"] == "subagent"  # provisional; confirmed by the trace tree below
     assert rows["context-management"]["Kind"] == "compaction"
-    trace_id = traces.trace_id.hex()
-    assert {r["TrialName"] for r in rows.values()} == {trace_id}  # the converter derives the trace id from the trial
+    # Stored, a span names its trial from its own attributes: the children have none but their trace.
+    assert {n: r["TrialName"] for n, r in rows.items() if r["TrialName"] != traces.trace_id.hex()} == {
+        "claude-code": "s-1"}
 
-    tree = httpx.get(f"{server.http_url}/api/trials/{trace_id}/trace").json()
+    tree = httpx.get(f"{server.http_url}/api/trials/s-1/trace").json()  # read, they are the root's trial
     assert tree["orphans"] == 0 and tree["events"] == 7
     (session,) = tree["roots"]
     turn_node = session["children"][0]

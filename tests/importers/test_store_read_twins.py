@@ -13,9 +13,10 @@ from storage import agent_twins
 from tests.agent.otlp_build import Logs
 from tests.live.twin_job import send_twin_job, trial_names
 
-_RECORDS = "JobName = {job:String} AND Provenance['kind'] != 'derived'"
+_JOB = "JobName = {job:String}"
+_RECORDS = f"{_JOB} AND Provenance['kind'] != 'derived'"
 _REFERENCE = f"""SELECT EventId, SourceTable, TrialName, Kind, Model, InputTokens, OutputTokens, CostUsd, Success,
-       ToolCallId FROM ({agent_twins.events(_RECORDS, derived=False)}) ORDER BY TrialName, Timestamp, EventId"""
+       ToolCallId FROM ({agent_twins.events(_RECORDS, derived=False, scope=_JOB)}) ORDER BY TrialName, Timestamp, EventId"""
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +49,7 @@ def test_of_the_raw_records_only_the_kept_signals_are_read(server, twin_job):
     """The log records read are those of the kept log events (by the event id store_read matches them on),
     fewer than the job's: the events of the trials whose spans win are not read."""
     kept_ids = {event_id for (event_id,) in server.sql(
-        f"SELECT EventId FROM ({agent_twins.events(_RECORDS, derived=False)}) WHERE SourceTable = 'otel_logs'",
+        f"SELECT EventId FROM ({agent_twins.events(_RECORDS, derived=False, scope=_JOB)}) WHERE SourceTable = 'otel_logs'",
         job=twin_job)}
     params = {"job": twin_job, "tenant": ""}
     every_log = server.store.client.query(store_read.JOB.logs[False], parameters=params).result_rows

@@ -12,8 +12,8 @@ from tests.live.test_live import SseClient
 from tests.live.twin_job import send_twin_job, trial_names
 
 # What the feed read before batches: the whole job in one statement.
-_WHOLE_JOB = f"""SELECT {COLUMNS} FROM ({agent_twins.events(
-    "JobName = {job:String} AND ({tenant:String} = '' OR Tenant = {tenant:String})", twin_ids=True)})
+_JOB = "JobName = {job:String} AND ({tenant:String} = '' OR Tenant = {tenant:String})"
+_WHOLE_JOB = f"""SELECT {COLUMNS} FROM ({agent_twins.events(_JOB, twin_ids=True, scope=_JOB)})
 ORDER BY end_ts, EventId"""
 
 
