@@ -69,8 +69,9 @@ class Statement:
     table_aliases: frozenset[str] = frozenset()  # the aliases its tables, table functions and subqueries take
 
 
-def check(ast: str, table_functions: Iterable[str], database: str) -> Statement:
-    """The verdict on one statement from its `EXPLAIN AST` text; raises Refused."""
+def check(ast: str, table_functions: Iterable[str], database: str, text: str = "") -> Statement:
+    """The verdict on one statement from its `EXPLAIN AST` text (and its formatted `text`, which tells a FORMAT
+    clause from a statement's last identifier, as in `SHOW TABLES FROM default`); raises Refused."""
     lines = ast.splitlines()
     nodes = [(len(m.group(1)), m.group(2), m.group(3) or "", line) for line in lines if (m := _NODE.match(line))]
     if not nodes:
@@ -100,10 +101,12 @@ def check(ast: str, table_functions: Iterable[str], database: str) -> Statement:
         if parent in _QUERY_WITH_OUTPUT and depth == 1:
             if node == "Literal":
                 raise Refused(READONLY, "INTO OUTFILE writes a file and is not allowed here")
-            if node == "Identifier" and kind != "ShowCreateTableQuery" and kind != "ExistsTableQuery":
+            if node == "Identifier":
                 output_format = arg
     if kind == "ShowTables" and "PROCESSLIST" in ast.upper():
         raise Refused(ACCESS_DENIED, "SHOW PROCESSLIST is not readable through harborlight")
+    if output_format is not None and not text.endswith(f" FORMAT {output_format}"):
+        output_format = None
     return Statement(kind, output_format, clauses, frozenset(aliases))
 
 

@@ -191,7 +191,7 @@ class ClickHouseInterface:
         bound = {k[6:]: v for k, v in params.items() if k.startswith("param_")}
         canonical = format_single_statement(session, sql)
         ast = session.run(f"EXPLAIN AST {canonical}", "TabSeparatedRaw", bound).body.decode()
-        statement = check(ast, engine.table_functions, database)
+        statement = check(ast, engine.table_functions, database, canonical)
         if statement.kind in ("Set", "UseQuery"):  # no sessions: nothing carries over to a next request
             for assignment in _set_assignments(canonical) if statement.kind == "Set" else []:
                 if is_denied_setting(assignment.name):

@@ -277,7 +277,8 @@ def one_trial() -> dict:
               links={"trace_id": explore_trace_link()}),
         Panel("Trace view ($trace)", "trial_trace.sql",
               ["traceID", "spanID", "parentSpanID", "serviceName", "operationName", "startTime", "duration", "tags",
-               "serviceTags", "statusCode", "kind", "statusMessage"], kind="traces", width=16, height=12),
+               "serviceTags", "statusCode", "logs", "references", "kind", "statusMessage", "traceState"], kind="traces",
+              width=16, height=12),
     ], [query_variable("job", JOB_VARIABLE_SQL), query_variable("trial", TRIAL_VARIABLE_SQL),
         query_variable("trace", TRACE_VARIABLE_SQL), *constants()])
 

@@ -29,7 +29,9 @@ def test_a_table_function_outside_the_safe_list_is_refused_and_a_format_clause_i
     with pytest.raises(Refused) as refused:
         check(SELECT_FILE_AST, ["file", "numbers"], "default")
     assert refused.value.code == 497
-    assert check(SELECT_FORMAT_AST, ["file"], "default").output_format == "JSON"
+    assert check(SELECT_FORMAT_AST, ["file"], "default", "SELECT 1 FORMAT JSON").output_format == "JSON"
+    show_tables = "ShowTables (children 1)\n Identifier JSON\n"
+    assert check(show_tables, [], "default", "SHOW TABLES FROM JSON").output_format is None  # a database named JSON
     with pytest.raises(Refused):
         check("KillQueryQuery Literal_UInt64_1 ASYNC (children 1)\n Literal UInt64_1\n", [], "default")
 

@@ -5,6 +5,7 @@ a client that sends and decodes as the data source's driver, clickhouse-go v2.47
 (tests/support/clickhouse_go.py)."""
 
 import json
+import os
 import time
 import uuid
 from dataclasses import dataclass
@@ -120,3 +121,72 @@ def recent(server) -> RecentIngest:
         assert answer.status_code == 200, answer.text
     return RecentIngest(service, 20, 1, TimeRange(start - timedelta(minutes=5), datetime.now(UTC)
                                                   + timedelta(minutes=1), interval_s=10))
+
+
+@dataclass(frozen=True)
+class PluginTrace:
+    """One tenant's trace as the OpenTelemetry SDK exports it: a root span, a child with an event and a link,
+    and two log records (ERROR, INFO) written inside the child."""
+
+    service: str
+    trace_id: str
+    spans: int
+    linked_trace_id: str
+
+
+def send_plugin_trace(http_url: str, token: str, service: str) -> PluginTrace:
+    from opentelemetry import _logs, trace
+    from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+    headers = {"authorization": f"Bearer {token}"} if token else {}
+    resource = Resource.create({"service.name": service, "deployment.environment": "test"})
+    tracer_provider = TracerProvider(resource=resource)
+    tracer_provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(f"{http_url}/v1/traces", headers=headers)))
+    logger_provider = LoggerProvider(resource=resource)
+    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(OTLPLogExporter(f"{http_url}/v1/logs",
+                                                                                      headers=headers)))
+    tracer, logger = tracer_provider.get_tracer("plugin-test"), logger_provider.get_logger("plugin-test")
+    linked = trace.SpanContext(int.from_bytes(os.urandom(16), "big"), int.from_bytes(os.urandom(8), "big"), False)
+    with tracer.start_as_current_span("agent.run", attributes={"gen_ai.request.model": "claude-sonnet-4"}) as root:
+        with tracer.start_as_current_span("tool.bash", links=[trace.Link(linked, {"link.kind": "retry"})]) as child:
+            child.add_event("tool.output", {"exit_code": 0, "stream": "stdout"})
+            for level, number in (("ERROR", _logs.SeverityNumber.ERROR), ("INFO", _logs.SeverityNumber.INFO)):
+                logger.emit(_logs.LogRecord(body=f"{level.lower()} from {service}", severity_text=level,
+                                            severity_number=number))
+            time.sleep(0.002)  # spans with a duration above 0
+    tracer_provider.shutdown()
+    logger_provider.shutdown()
+    return PluginTrace(service, format(root.get_span_context().trace_id, "032x"), 2, format(linked.trace_id, "032x"))
+
+
+PLUGIN_TENANTS = ("acme", "globex")
+
+
+@dataclass
+class PluginTenants:
+    connections: dict[str, ClickHouseGo]  # tenant -> the data source of that tenant's token
+    traces: dict[str, PluginTrace]
+    time_range: TimeRange
+
+
+@pytest.fixture(scope="module")
+def plugin_tenants(store_dir, tmp_path_factory) -> PluginTenants:
+    """A harborlight with tenants on (tenant names of this module only) and a trace of each tenant."""
+    run = uuid.uuid4().hex[:8]
+    tokens = {f"grafana-{tenant}-{run}": f"{tenant}-{run}" for tenant in PLUGIN_TENANTS}
+    tokens_file = tmp_path_factory.mktemp("grafana-auth") / "tokens"
+    tokens_file.write_text("".join(f"{t} {n}\n" for t, n in tokens.items()))
+    srv = InProcessServer(Settings(data_dir=store_dir, tokens_file=tokens_file, clickhouse_http_port=0)).start()
+    start = datetime.now(UTC) - timedelta(minutes=5)
+    traces = {tenant.split("-")[0]: send_plugin_trace(srv.http_url, token, f"plugin-{tenant}")
+              for token, tenant in tokens.items()}
+    connections = {tenant.split("-")[0]: open_grafana_connection(srv.run.clickhouse_http_port, token)
+                   for token, tenant in tokens.items()}
+    yield PluginTenants(connections, traces, TimeRange(start, datetime.now(UTC) + timedelta(minutes=5), interval_s=60))
+    srv.stop()

@@ -76,3 +76,15 @@ def test_outcome_constants_are_the_apis_exception_table():
         listed = {name.strip("'") for value in consts.values() for name in value.split(",")}
         if consts:
             assert listed == set(EXCEPTION_CLASSES)
+
+
+def test_the_trace_panel_shows_span_events_and_links(grafana, plugin_tenants):
+    traced = plugin_tenants.traces["acme"]
+    result = grafana.panel("harborlight-trial.json", "Trace view ($trace)", {"trace": traced.trace_id},
+                           plugin_tenants.time_range)
+    spans = {r["operationName"]: r for r in result.dicts()}
+    (event,) = spans["tool.bash"]["logs"]
+    assert event[0] == "tool.output" and {"key": "stream", "value": "stdout"} in event[2]
+    (link,) = spans["tool.bash"]["references"]
+    assert link[0] == traced.linked_trace_id and {"key": "link.kind", "value": "retry"} in link[2]
+    assert spans["agent.run"]["logs"] == [] and spans["agent.run"]["references"] == []

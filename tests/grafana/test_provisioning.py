@@ -33,8 +33,11 @@ def test_the_data_source_reads_harborlights_interface_with_the_token():
     assert (data["host"], int(data["port"]), data["protocol"], data["defaultDatabase"]) == (
         "127.0.0.1", 8123, "http", "default")
     assert source["secureJsonData"]["password"] == "s3cret"
-    assert data["logs"] == {"defaultDatabase": "default", "defaultTable": "otel_logs", "otelEnabled": True}
-    assert data["traces"] == {"defaultDatabase": "default", "defaultTable": "otel_traces", "otelEnabled": True}
+    # the plugin's OTel version for new queries: `otelEnabled ? otelVersion : undefined` (src/data/CHDatasource.ts)
+    assert data["logs"] == {"defaultDatabase": "default", "defaultTable": "otel_logs", "otelEnabled": True,
+                            "otelVersion": "latest"}
+    assert data["traces"] == {"defaultDatabase": "default", "defaultTable": "otel_traces", "otelEnabled": True,
+                              "otelVersion": "latest", "durationUnit": "nanoseconds"}
 
 
 def test_compose_supplies_the_variables_with_defaults_for_a_local_harborlight():

@@ -194,6 +194,8 @@ class _Column:
         raise DriverError(f"clickhouse: unsupported column type {t!r}")
 
     def _low_cardinality(self, r: _Reader, rows: int) -> list:
+        if rows == 0:  # nothing is written for no rows (an empty map's keys)
+            return []
         serialization = r.unpack("Q", 1)[0]
         key = serialization & 0xFF
         if key > 3:
