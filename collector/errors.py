@@ -29,6 +29,10 @@ class QueueFull(IngestError):
     retry_after = 1
 
 
+class LogFull(QueueFull):
+    """The write-ahead log holds as much as it may (--wal-max-mib) until the store takes some of it."""
+
+
 class StoreDown(IngestError):
     """The store failed to commit: nothing of the request was acknowledged, a retry is safe."""
 

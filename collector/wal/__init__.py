@@ -1,0 +1,8 @@
+"""The write-ahead log in front of the store (collector.wal.write_ahead_log)."""
+
+from collector.wal.durability import FsyncPolicy
+from collector.wal.record import Record
+from collector.wal.segment import Damage
+from collector.wal.write_ahead_log import Depth, Entry, Recovered, WriteAheadLog
+
+__all__ = ["Damage", "Depth", "Entry", "FsyncPolicy", "Record", "Recovered", "WriteAheadLog"]

@@ -1,0 +1,365 @@
+"""The write-ahead log: accepted requests are appended here and acknowledged; one committer takes them
+in order, stores them, and releases them; a segment is deleted once every record in it is released.
+
+Threads: append() and durable() run on the event loop, take() and release() on the committer's thread,
+depth() anywhere. The state they share is behind one lock; file reads happen outside it, up to the end
+published by the last complete append, so a reader never sees half a record.
+
+Bounded: a record that would take the unreleased bytes past `max_bytes` is refused (LogFull, retryable),
+unless the log is empty. Disk use stays under `max_bytes` plus one segment of released records.
+
+After a crash every record still in the log is unreleased again: the committer stores it a second time
+only if the store cannot tell it already holds it (the request's digest). The last segment's torn tail
+is cut at open; damage found in earlier segments while reading is skipped and reported (Damage).
+"""
+
+import logging
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from collector.errors import LogFull
+from collector.wal import segment
+from collector.wal.durability import Flusher, FsyncPolicy
+from collector.wal.record import BadBody, Parsed, Record, encode, framed_size
+from collector.wal.segment import MAGIC, Damage
+
+log = logging.getLogger(__name__)
+
+MAX_SEGMENT_BYTES = 64 << 20
+REMEMBERED_DAMAGE = 100
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A record read back, with its place in the log (what release() takes)."""
+
+    seq: int
+    record: Record
+    appended_at_ns: int
+    segment: int  # the first sequence number of its segment
+    end: int  # its end in that segment
+    position: int  # its end, counted in record bytes since the log was opened
+
+
+@dataclass(frozen=True)
+class Depth:
+    bytes: int
+    requests: int
+    oldest_age_seconds: float | None  # None when the log holds nothing unreleased
+
+
+@dataclass(frozen=True)
+class Recovered:
+    """What the previous process left in the log."""
+
+    segments: int
+    requests: int
+    bytes: int
+    damage: list[Damage]
+
+
+@dataclass
+class WalStats:
+    appended_requests: int = 0
+    appended_bytes: int = 0
+    refused_full: int = 0
+    deleted_segments: int = 0
+    damage: deque[Damage] = field(default_factory=lambda: deque(maxlen=REMEMBERED_DAMAGE))
+
+
+@dataclass
+class _Segment:
+    first_seq: int
+    path: Path
+    size: int  # bytes written and published (complete records only)
+    fd: int | None = None  # open for appending (the active segment), or sealed and waiting for its fsync
+
+
+@dataclass
+class _Place:
+    """A point in the log: before the record `seq`, at `offset` of segment `segment`."""
+
+    segment: int
+    offset: int
+    seq: int
+    position: int
+
+
+class WriteAheadLog:
+    def __init__(
+        self, directory: Path, policy: FsyncPolicy, max_bytes: int, segment_bytes: int | None = None,
+        settle: Callable[[], None] | None = None,
+    ) -> None:
+        """Opens the log in `directory`, recovering what a previous process left. `settle`, when given,
+        runs before segments are deleted: it makes durable what the committer stored from them."""
+        self.directory = Path(directory)
+        self.policy = policy
+        self.max_bytes = max_bytes
+        self.segment_bytes = segment_bytes or min(MAX_SEGMENT_BYTES, max(1 << 20, max_bytes // 8))
+        self._settle = settle
+        self._lock = threading.Lock()
+        self.stats = WalStats()
+        self._unsynced: list[_Segment] = []  # sealed segments whose fd the flusher syncs, then closes
+        self._dir_dirty = False
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._segments, self._next_seq, damage = self._recover()
+        self._written = sum(s.size - len(MAGIC) for s in self._segments)
+        self.recovered = Recovered(len(self._segments), self._next_seq - self._first_seq(), self._written, damage)
+        self._head = self._start()
+        self._cursor = self._start()
+        self._reader: segment.Reader | None = None
+        self._active = self._new_segment(self._next_seq)
+        self._durable = self._next_seq - 1
+        self._flusher: Flusher | None = None
+        if policy.interval_ms is not None:
+            self._flusher = Flusher(self._sync, policy.interval_ms / 1000 or None)
+
+    def __enter__(self) -> "WriteAheadLog":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Flushes by the policy and closes every file."""
+        if self._flusher is not None:
+            self._flusher.close()
+        if self._reader is not None:
+            self._reader.close()
+        for s in [*self._unsynced, self._active]:
+            if s.fd is not None:
+                os.close(s.fd)
+                s.fd = None
+
+    # -- appending (the event loop) ----------------------------------------------------------------
+
+    def append(self, record: Record) -> int:
+        """Writes the record and returns its sequence number; raises LogFull past the size limit.
+        Written means a process kill no longer loses it; durable(seq) says when a power loss does not."""
+        size = framed_size(record)
+        with self._lock:
+            depth = self._written - self._head.position
+            if depth and depth + size > self.max_bytes:
+                self.stats.refused_full += 1
+                raise LogFull(f"write-ahead log is full ({depth >> 20} of {self.max_bytes >> 20} MiB waiting "
+                              "for the store); retry later")
+            if self._active.size > len(MAGIC) and self._active.size + size > self.segment_bytes:
+                self._rotate()
+            assert self._active.fd is not None
+            parts = encode(record, time.time_ns())
+            try:
+                segment.write_all(self._active.fd, parts)
+            except OSError:
+                os.ftruncate(self._active.fd, self._active.size)  # no half record before the next one
+                raise
+            self._active.size += size
+            self._written += size
+            seq = self._next_seq
+            self._next_seq += 1
+            self.stats.appended_requests += 1
+            self.stats.appended_bytes += size
+            return seq
+
+    def durable(self, seq: int):
+        """A concurrent Future that resolves once record `seq` survives a power loss, or None when the
+        policy acknowledges without waiting (an interval, never)."""
+        if self.policy.interval_ms != 0 or self._flusher is None:
+            return None
+        return self._flusher.wait(seq)
+
+    def _rotate(self) -> None:
+        old = self._active
+        if self._flusher is not None:
+            self._unsynced.append(old)  # its last bytes are synced before its fd closes
+        elif old.fd is not None:
+            os.close(old.fd)
+            old.fd = None
+        self._active = self._new_segment(self._next_seq)
+
+    def _new_segment(self, first_seq: int) -> _Segment:
+        path, fd = segment.create(self.directory, first_seq)
+        s = _Segment(first_seq, path, len(MAGIC), fd)
+        self._segments.append(s)
+        self._dir_dirty = True
+        return s
+
+    def _sync(self) -> int:
+        """The flusher's work: fsyncs what was written and returns the last sequence number it covers."""
+        with self._lock:
+            target = self._next_seq - 1
+            sealed, self._unsynced = self._unsynced, []
+            fds = [s.fd for s in sealed] + [self._active.fd]
+            dir_dirty, self._dir_dirty = self._dir_dirty, False
+            if target == self._durable and not sealed and not dir_dirty:
+                return target
+        for fd in fds:
+            if fd is not None:
+                os.fdatasync(fd)
+        if dir_dirty:
+            dir_fd = os.open(self.directory, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+        with self._lock:
+            for s in sealed:
+                if s.fd is not None:
+                    os.close(s.fd)
+                    s.fd = None
+            self._durable = target
+        return target
+
+    # -- committing (the committer's thread) -------------------------------------------------------
+
+    def take(self, max_items: int, max_bytes: int) -> list[Entry]:
+        """The next records after the last one taken, in order: at least one if any is waiting, then as
+        many as fit in `max_items` items and `max_bytes` (a record's expanded bytes, else its payload)."""
+        entries: list[Entry] = []
+        items = size = 0
+        while True:
+            with self._lock:
+                current = self._segment(self._cursor.segment)
+                stop = current.size
+                later = [s for s in self._segments if s.first_seq > current.first_seq]
+            if self._cursor.offset >= stop:
+                if current is self._active or not later:
+                    return entries
+                self._move_to(later[0])
+                continue
+            reader = self._reader_for(current)
+            frame = reader.frame(self._cursor.offset, stop)
+            if isinstance(frame, Parsed):
+                weight = frame.record.expanded_bytes or len(frame.record.payload)
+                if entries and (items + frame.record.items > max_items or size + weight > max_bytes):
+                    return entries
+                items += frame.record.items
+                size += weight
+                self._advance(frame.end)
+                entries.append(Entry(self._cursor.seq - 1, frame.record, frame.appended_at_ns, current.first_seq,
+                                     frame.end, self._cursor.position))
+            elif isinstance(frame, BadBody):
+                self._damaged(Damage(current.path.name, self._cursor.offset, frame.end - self._cursor.offset,
+                                     f"{frame.reason}: record skipped"))
+                self._advance(frame.end)
+            else:  # nothing after this point of the segment can be read
+                reason = getattr(frame, "reason", "record cut short")
+                self._damaged(Damage(current.path.name, self._cursor.offset, stop - self._cursor.offset,
+                                     f"{reason}: rest of the segment skipped"))
+                self._cursor.position += stop - self._cursor.offset
+                with self._lock:
+                    if current is self._active:
+                        self._rotate()
+                    later = [s for s in self._segments if s.first_seq > current.first_seq]
+                self._move_to(later[0])
+
+    def release(self, entry: Entry) -> None:
+        """Every record up to `entry` is stored: segments that hold nothing else are deleted."""
+        with self._lock:
+            self._head = _Place(entry.segment, entry.end, entry.seq + 1, entry.position)
+            done = [s for s in self._segments if s is not self._active and (
+                s.first_seq < entry.segment or (s.first_seq == entry.segment and entry.end >= s.size))]
+        if not done:
+            return
+        if self._settle is not None:
+            self._settle()
+        for s in done:
+            s.path.unlink(missing_ok=True)
+        with self._lock:
+            self._segments = [s for s in self._segments if s not in done]
+            self.stats.deleted_segments += len(done)
+
+    def _segment(self, first_seq: int) -> _Segment:
+        return next(s for s in self._segments if s.first_seq == first_seq)
+
+    def _reader_for(self, s: _Segment) -> segment.Reader:
+        if self._reader is None or self._reader.path != s.path:
+            if self._reader is not None:
+                self._reader.close()
+            self._reader = segment.Reader(s.path)
+        return self._reader
+
+    def _advance(self, end: int) -> None:
+        self._cursor.position += end - self._cursor.offset
+        self._cursor.offset = end
+        self._cursor.seq += 1
+
+    def _move_to(self, s: _Segment) -> None:
+        self._cursor = _Place(s.first_seq, len(MAGIC), s.first_seq, self._cursor.position)
+        if not self._reader_for(s).has_magic():
+            self._damaged(Damage(s.path.name, 0, s.size, "no magic line: segment skipped"))
+            self._cursor.position += s.size - len(MAGIC)
+            self._cursor.offset = s.size
+
+    def _damaged(self, damage: Damage) -> None:
+        log.warning("write-ahead log: %s", damage)
+        self.stats.damage.append(damage)
+
+    # -- reporting ---------------------------------------------------------------------------------
+
+    def depth(self) -> Depth:
+        with self._lock:
+            requests = self._next_seq - self._head.seq
+            size = self._written - self._head.position
+            oldest = self._oldest_place() if requests else None
+        appended = None
+        if oldest is not None:
+            try:
+                with segment.Reader(oldest[0]) as reader:
+                    appended = reader.appended_at(oldest[1])
+            except FileNotFoundError:  # released and deleted meanwhile
+                appended = None
+        age = max(0.0, (time.time_ns() - appended) / 1e9) if appended is not None else None
+        return Depth(size, requests, age)
+
+    def _oldest_place(self) -> tuple[Path, int] | None:
+        for s in self._segments:
+            if s.first_seq < self._head.segment:
+                continue
+            offset = self._head.offset if s.first_seq == self._head.segment else len(MAGIC)
+            if offset < s.size:
+                return s.path, offset
+        return None
+
+    # -- opening -----------------------------------------------------------------------------------
+
+    def _first_seq(self) -> int:
+        return self._segments[0].first_seq if self._segments else self._next_seq
+
+    def _start(self) -> _Place:
+        first = self._first_seq()
+        return _Place(first, len(MAGIC), first, 0)
+
+    def _recover(self) -> tuple[list[_Segment], int, list[Damage]]:
+        """The segments a previous process left, the next sequence number, and the damage found in the
+        last segment (a torn tail, cut here). Earlier segments are checked as they are read."""
+        found = segment.listed(self.directory)
+        damage: list[Damage] = []
+        next_seq = 1
+        if found:
+            last_seq, last_path = found.pop()
+            scanned = segment.scan(last_path)
+            damage += scanned.damage
+            next_seq = last_seq + scanned.records
+            if not scanned.magic:
+                last_path.rename(last_path.with_suffix(".damaged"))
+            elif not scanned.records:  # nothing readable: it was created just before the crash
+                last_path.unlink()
+            else:
+                if scanned.good_end < last_path.stat().st_size:
+                    os.truncate(last_path, scanned.good_end)
+                found.append((last_seq, last_path))
+        for d in damage:
+            self._damaged(d)
+        if self.policy.interval_ms is not None:
+            for _, path in found:  # what the last process acknowledged before its next fsync, and the cut
+                fd = os.open(path, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+        return [_Segment(seq, path, path.stat().st_size) for seq, path in found], next_seq, damage
