@@ -82,6 +82,10 @@ class BadBody(Exception):
     pass
 
 
+class UnknownCoding(BadBody):
+    pass
+
+
 def answer_coding(accept_encoding: str, enabled: bool) -> Coding | None:
     """The coding of an answer, or None for an uncompressed one."""
     if not enabled:
@@ -96,15 +100,24 @@ def decoded_body(body: bytes, content_encoding: str, limit: int) -> bytes:
     if name in ("", "identity", "none", "auto"):
         return body
     if name not in _BY_NAME:
-        raise BadBody(f"Unknown compression method '{content_encoding}'. Only 'auto', 'none', 'gzip', 'deflate', "
+        raise UnknownCoding(f"Unknown compression method '{content_encoding}'. Only 'auto', 'none', 'gzip', 'deflate', "
                       "'br', 'xz', 'zstd', 'lz4', 'bz2' are supported as compression methods")
-    decoder = _BY_NAME[name].decompressor()
-    try:
-        out = decoder.decompress(body, limit + 1)
-    except _DECODE_ERRORS as exc:
-        raise BadBody(f"cannot decode the {name} request body: {exc}") from None
-    if len(out) > limit:
-        raise BodyTooLarge(f"the request body inflates past {limit} bytes")
-    if not decoder.eof or getattr(decoder, "unused_data", b""):
-        raise BadBody(f"the {name} request body is cut short or has bytes after its end")
-    return out
+    out: list[bytes] = []
+    budget, rest = limit, body
+    while True:  # concatenated gzip members are read one after the other, as gzip readers do
+        decoder = _BY_NAME[name].decompressor()
+        try:
+            part = decoder.decompress(rest, budget + 1)
+        except _DECODE_ERRORS as exc:
+            raise BadBody(f"cannot decode the {name} request body: {exc}") from None
+        if len(part) > budget:
+            raise BodyTooLarge(f"the request body inflates past {limit} bytes")
+        budget -= len(part)
+        out.append(part)
+        if not decoder.eof:
+            raise BadBody(f"the {name} request body is cut short")
+        rest = getattr(decoder, "unused_data", b"")
+        if not rest:
+            return b"".join(out)
+        if name not in ("gzip", "gz"):
+            raise BadBody(f"the {name} request body has bytes after its end")

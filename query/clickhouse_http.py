@@ -34,7 +34,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from query.clickhouse_compression import BadBody, BodyTooLarge, answer_coding, decoded_body
+from query.clickhouse_compression import BadBody, BodyTooLarge, UnknownCoding, answer_coding, decoded_body
 from query.clickhouse_errors import CODES, Refused, Reply, error_reply
 from query.clickhouse_guard import (
     TABLE_FILTERS, Statement, check, check_setting, combined_filters, filters_setting, is_conjunction,
@@ -179,8 +179,13 @@ class ClickHouseInterface:
             return error_reply(exc.code, str(exc), version)
         except BodyTooLarge as exc:
             return error_reply(CODES["QUERY_IS_TOO_LARGE"], str(exc), version)
-        except (BadBody, UnicodeDecodeError) as exc:
-            return error_reply(CODES["CANNOT_DECOMPRESS"], f"cannot read the request body: {exc}", version)
+        except UnknownCoding as exc:  # what ClickHouse's chooseCompressionMethod raises
+            return error_reply(CODES["NOT_IMPLEMENTED"], str(exc), version)
+        except BadBody as exc:  # ClickHouse's inflating read buffers raise ZLIB_INFLATE_FAILED and the like: 500
+            return error_reply(CODES["ZLIB_INFLATE_FAILED"], str(exc), version)
+        except UnicodeDecodeError as exc:
+            return error_reply(CODES["CANNOT_PARSE_INPUT_ASSERTION_FAILED"], f"the statement is not UTF-8: {exc}",
+                               version)
 
     def _run(self, session: SqlSession, engine: _Engine, caller: Caller, params: Mapping[str, str], sql: str,
              revision: int) -> Reply:

@@ -20,6 +20,7 @@ from storage.client import Store
 
 _CODE = re.compile(r"Code:\s*(\d+)")
 _TRAILING_FORMAT = re.compile(r"\bFORMAT\s+\w+\s*;?\s*$", re.I)
+_WRAPPER_SCOPE = re.compile(r":? In scope SELECT formatQuerySingleLine\(base64Decode\([^)]*\)\)\.?")
 
 
 class EngineError(Exception):
@@ -119,5 +120,8 @@ def format_single_statement(session: SqlSession, sql: str) -> str:
     """The statement as ClickHouse's own parser reads it, on one line; refuses more than one statement
     (chDB would run every statement of a multi-statement text)."""
     encoded = base64.b64encode(sql.encode()).decode()
-    out = session.run("SELECT formatQuerySingleLine(base64Decode({q:String}))", "TabSeparatedRaw", {"q": encoded})
+    try:
+        out = session.run("SELECT formatQuerySingleLine(base64Decode({q:String}))", "TabSeparatedRaw", {"q": encoded})
+    except EngineError as exc:  # the error is the statement's, not the wrapper's: drop the wrapper's scope
+        raise EngineError(exc.code, _WRAPPER_SCOPE.sub("", str(exc))) from None
     return out.body.decode().rstrip("\n")
