@@ -1,19 +1,19 @@
-"""End-to-end durable ingest rate vs a direct insert of the same rows, measured in one run.
+"""End-to-end ingest rate, at 1, 4, 16 and many requests in flight, against a direct insert of the same rows, in one run.
 
-1. Starts `harborlight serve` (a subprocess, its own embedded store).
-2. Sends N spans as pre-encoded OTLP protobuf requests (traces of 10 spans, GenAI-style attributes)
-   from several concurrent gRPC clients; every request is acknowledged only once committed.
-3. Waits until every span is queryable, and reports spans/s end to end, the time from the last
-   acknowledgement to queryable, and the server's peak RSS.
-4. Decodes the same requests into an Arrow table (not timed) and inserts it straight into a fresh
-   chDB store with clickhouse-connect's insert_arrow, same schema, 50,000-row batches: spans/s and
-   ratio; then again into the exporter's tables alone (no agent_events views), for what the agent
-   layer costs; and once more in batches the size of the server's commits, for what the path costs
-   apart from batching.
-5. Repeats 2-4 (`--rounds`) and reports medians: on a shared machine a run's rate can swing by
+1. Starts `harborlight serve` (a subprocess, its own embedded store, its ClickHouse HTTP interface on).
+2. For each run (clients x requests in flight each: 1x1, 4x1, 16x1, then 16x8 by default) sends its
+   spans as pre-encoded OTLP protobuf requests (traces of 10 spans, GenAI-style attributes) over gRPC,
+   timing each acknowledgement, and waits until every span is queryable as an agent event
+   (`agent_events`, counted through the server's ClickHouse HTTP interface with clickhouse-connect).
+   End to end = spans / (first request sent -> the last span an agent event).
+3. Decodes the same requests into an Arrow table (not timed) and inserts it straight into a fresh
+   chDB store with clickhouse-connect's insert_arrow, 50,000-row batches: into the exporter's tables
+   alone (the lean insert, no agent views), and with the same tables and views as the server.
+4. Repeats 1-3 (`--rounds`) and reports medians: on a shared machine a run's rate can swing by
    half, so each ratio compares runs made back to back.
 
-Usage: python bench/ingest.py [--spans 200000] [--rounds 3] [--clients 16] [--in-flight 8] [--server-args '...']
+Usage: python bench/ingest.py [--spans 400000] [--small-spans 60000] [--rounds 3] [--runs 1x1,4x1,16x1,16x8]
+       [--server-args '...']
 """
 
 import argparse
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from statistics import median
 
+import clickhouse_connect
 import grpc
 import httpx
 import pyarrow as pa
@@ -36,7 +37,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from storage import Store, ensure_schema, open_client  # noqa: E402
 from storage.agent_sources import CONTEXTS as AGENT_VIEWS  # noqa: E402
-from tests.support.servers import SubprocessServer  # noqa: E402
+from tests.support.servers import SubprocessServer, free_port  # noqa: E402
 
 SPANS_PER_TRACE = 10
 TRACES_PER_REQUEST = 50
@@ -53,7 +54,7 @@ def _kv(key: str, value) -> KeyValue:
     return KeyValue(key=key, value=AnyValue(string_value=value))
 
 
-def build_requests(n_spans: int, seed: int = 7) -> list[bytes]:
+def build_requests(n_spans: int, seed: int = 7, service: str = "bench-agent") -> list[bytes]:
     rng = random.Random(seed)
     requests = []
     per_request = SPANS_PER_TRACE * TRACES_PER_REQUEST
@@ -61,7 +62,7 @@ def build_requests(n_spans: int, seed: int = 7) -> list[bytes]:
         request = ExportTraceServiceRequest()
         rs = request.resource_spans.add()
         rs.resource.attributes.extend([
-            _kv("service.name", "bench-agent"), _kv("harbor.job.name", "bench-job"),
+            _kv("service.name", service), _kv("harbor.job.name", "bench-job"),
             _kv("harbor.trial.name", f"trial-{r % 100}"), _kv("harbor.agent.name", "claude-code"),
         ])
         scope = rs.scope_spans.add()
@@ -89,23 +90,27 @@ def build_requests(n_spans: int, seed: int = 7) -> list[bytes]:
     return requests
 
 
-async def send_all(endpoint: str, requests: list[bytes], clients: int, in_flight: int) -> float:
-    """Returns the monotonic time of the last acknowledgement."""
+@dataclass
+class Sent:
+    last_ack: float  # monotonic
+    ack_seconds: list[float]  # each request: sent -> acknowledged (its successful attempt)
+
+
+async def send_all(endpoint: str, requests: list[bytes], clients: int, in_flight: int) -> Sent:
     queue: asyncio.Queue[bytes] = asyncio.Queue()
     for r in requests:
         queue.put_nowait(r)
-    last_ack = 0.0
+    sent = Sent(0.0, [])
 
     async def client() -> None:
-        nonlocal last_ack
         async with grpc.aio.insecure_channel(endpoint, options=[("grpc.max_send_message_length", 64 << 20)]) as ch:
             export = ch.unary_unary(METHOD)
 
             async def worker() -> None:
-                nonlocal last_ack
                 while not queue.empty():
                     body = queue.get_nowait()
                     while True:
+                        started = time.monotonic()
                         try:
                             await export(body, timeout=120)
                             break
@@ -113,20 +118,38 @@ async def send_all(endpoint: str, requests: list[bytes], clients: int, in_flight
                             if exc.code() not in (grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.UNAVAILABLE):
                                 raise
                             await asyncio.sleep(0.05)
-                    last_ack = time.monotonic()
+                    sent.last_ack = time.monotonic()
+                    sent.ack_seconds.append(sent.last_ack - started)
 
             await asyncio.gather(*(worker() for _ in range(in_flight)))
 
     await asyncio.gather(*(client() for _ in range(clients)))
-    return last_ack
+    return sent
 
 
 def ingest_report(http_url: str) -> dict:
     return httpx.get(f"{http_url}/api/ingest", params={"service": "bench-agent"}, timeout=60).json()
 
 
-def stored_spans(http_url: str) -> int:
-    return sum(row["items"] for row in ingest_report(http_url)["stored"] if row["signal"] == "traces")
+def stored_spans(http_url: str, service: str) -> int:
+    report = httpx.get(f"{http_url}/api/ingest", params={"service": service}, timeout=60).json()
+    return sum(row["items"] for row in report["stored"] if row["signal"] == "traces")
+
+
+class AgentEvents:
+    """Counts a service's spans that are agent events, through the server's ClickHouse HTTP interface."""
+
+    def __init__(self, port: int) -> None:
+        self._client = clickhouse_connect.get_client(host="127.0.0.1", port=port)
+
+    def count(self, service: str) -> int:
+        return self._client.query(
+            "SELECT count() FROM agent_events WHERE ServiceName = {s:String} AND SourceTable = 'otel_traces'",
+            parameters={"s": service},
+        ).result_rows[0][0]
+
+    def close(self) -> None:
+        self._client.close()
 
 
 def cpu_seconds(pid: int) -> float:
@@ -204,94 +227,120 @@ def direct_insert_rate(tables: list[pa.Table], agent_views: bool = True) -> floa
         return n / elapsed
 
 
+@dataclass(frozen=True)
+class Run:
+    clients: int
+    in_flight: int  # requests in flight per client
+
+    @classmethod
+    def parse(cls, text: str) -> "Run":
+        clients, in_flight = text.split("x")
+        return cls(int(clients), int(in_flight))
+
+    def __str__(self) -> str:
+        return f"{self.clients}x{self.in_flight}"
+
+    @property
+    def service(self) -> str:
+        return f"bench-{self}"
+
+
 @dataclass
-class Round:
-    end_to_end: float  # spans/s
-    direct: float
-    lean: float
-    direct_at_commit_size: float  # same tables and views, batches the size of the server's commits
-    to_queryable_ms: float
-    peak_rss_mib: float
-    server_cores: float
-    refused: int
+class Measured:
+    """One run in one round."""
+
+    spans: int
+    end_to_end: float  # spans/s until every span is an agent event
+    ack_p50_ms: float
+    ack_p99_ms: float
+    to_agent_events_ms: float  # last acknowledgement -> every span an agent event
     commits: int
-    commit_spans: float
+    server_cores: float  # the server's CPU time over the run's wall time
+    peak_rss_mib: float  # the server's, so far
+    lean: float = 0.0  # direct insert of the same rows, exporter tables only
+    direct: float = 0.0  # direct insert, the server's tables and views
 
 
-def end_to_end_round(requests: list[bytes], args: argparse.Namespace) -> dict:
-    """Sends every request to a fresh server; returns the Round fields it measures."""
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def measure_run(server: SubprocessServer, events: AgentEvents, run: Run, requests: list[bytes]) -> Measured:
     n_spans = len(requests) * SPANS_PER_TRACE * TRACES_PER_REQUEST
+    commits_before = ingest_report(server.http_url)["writer"]["batches"]
+    started, cpu_before = time.monotonic(), cpu_seconds(server.process.pid)
+    sent = asyncio.run(send_all(server.grpc_endpoint, requests, run.clients, run.in_flight))
+    while (seen := events.count(run.service)) < n_spans:
+        time.sleep(0.005)
+    done, cpu = time.monotonic(), cpu_seconds(server.process.pid) - cpu_before
+    if seen != n_spans or stored_spans(server.http_url, run.service) != n_spans:
+        raise SystemExit(f"{run}: {seen} agent events for {n_spans} spans sent: not exactly once")
+    return Measured(
+        n_spans, n_spans / (done - started), percentile(sent.ack_seconds, 0.5) * 1000,
+        percentile(sent.ack_seconds, 0.99) * 1000, (done - sent.last_ack) * 1000,
+        ingest_report(server.http_url)["writer"]["batches"] - commits_before, cpu / (done - started),
+        peak_rss_mib(server.process.pid),
+    )
+
+
+def round_on_one_server(runs: dict[Run, list[bytes]], args: argparse.Namespace) -> dict[Run, Measured]:
+    """Every run, one after the other, on one fresh server."""
     with tempfile.TemporaryDirectory() as tmp:
-        server = SubprocessServer(Path(tmp) / "store", tuple(args.server_args.split())).start()
+        sql_port = free_port()
+        server = SubprocessServer(Path(tmp) / "store", ("--clickhouse-http-port", str(sql_port),
+                                                        *args.server_args.split())).start()
+        events = AgentEvents(sql_port)
         try:
-            started, cpu_before = time.monotonic(), cpu_seconds(server.process.pid)
-            last_ack = asyncio.run(send_all(server.grpc_endpoint, requests, args.clients, args.in_flight))
-            server_cpu = cpu_seconds(server.process.pid) - cpu_before
-            while (stored := stored_spans(server.http_url)) < n_spans:
-                time.sleep(0.01)
-            queryable = time.monotonic()
-            if stored != n_spans:
-                raise SystemExit(f"stored {stored} spans, sent {n_spans}: not exactly once")
-            report = ingest_report(server.http_url)
-            writer = report["writer"]
-            return {
-                "end_to_end": n_spans / (last_ack - started),
-                "to_queryable_ms": (queryable - last_ack) * 1000,
-                "peak_rss_mib": peak_rss_mib(server.process.pid),
-                "server_cores": server_cpu / (last_ack - started),
-                "refused": sum(r["requests"] for r in report["since_start"]["refused_requests"]),
-                "commits": writer["batches"],
-                "commit_spans": writer["items"] / max(writer["batches"], 1),
-            }
+            return {run: measure_run(server, events, run, requests) for run, requests in runs.items()}
         finally:
+            events.close()
             server.stop()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--spans", type=int, default=200_000)
-    parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--in-flight", type=int, default=8)
-    parser.add_argument("--rounds", type=int, default=3,
-                        help="end-to-end and direct runs alternate; medians are reported")
-    parser.add_argument("--server-args", default="", help="extra `harborlight serve` flags, e.g. '--memory-limit-mib 4096'")
+    parser.add_argument("--spans", type=int, default=400_000, help="spans of the runs with many requests in flight")
+    parser.add_argument("--small-spans", type=int, default=60_000, help="spans of the runs with one in flight")
+    parser.add_argument("--runs", default="1x1,4x1,16x1,16x8", help="clients x requests in flight each")
+    parser.add_argument("--rounds", type=int, default=3, help="server and direct runs alternate; medians are reported")
+    parser.add_argument("--server-args", default="", help="extra `harborlight serve` flags, e.g. '--wal-fsync always'")
     args = parser.parse_args()
 
-    requests = build_requests(args.spans)
-    n_spans = len(requests) * SPANS_PER_TRACE * TRACES_PER_REQUEST
-    all_rows = arrow_rows(requests)
-    tables = batches(all_rows, DIRECT_BATCH_SPANS)
-    rounds = []
+    runs = [Run.parse(r) for r in args.runs.split(",")]
+    requests = {run: build_requests(args.small_spans if run.in_flight == 1 else args.spans, seed=i + 7,
+                                    service=run.service) for i, run in enumerate(runs)}
+    tables = {run: batches(arrow_rows(r), DIRECT_BATCH_SPANS) for run, r in requests.items()}
+    rounds: list[dict[Run, Measured]] = []
     for r in range(args.rounds):
-        measured = end_to_end_round(requests, args)
-        size = max(1, round(measured["commit_spans"]))
-        rounds.append(Round(**measured, direct=direct_insert_rate(tables),
-                            lean=direct_insert_rate(tables, agent_views=False),
-                            direct_at_commit_size=direct_insert_rate(batches(all_rows, size))))
-        x = rounds[-1]
-        print(f"round {r + 1}: end-to-end {x.end_to_end:,.0f}, direct {x.direct:,.0f} (ratio {x.end_to_end / x.direct:.2f}), "
-              f"exporter tables only {x.lean:,.0f} (ratio {x.end_to_end / x.lean:.2f}) spans/s; "
-              f"{x.commits} commits of {x.commit_spans:,.0f} spans", flush=True)
+        measured = round_on_one_server(requests, args)
+        for run, m in measured.items():
+            m.lean = direct_insert_rate(tables[run], agent_views=False)
+            m.direct = direct_insert_rate(tables[run])
+            print(f"round {r + 1} {run}: end-to-end {m.end_to_end:,.0f} spans/s, lean insert {m.lean:,.0f} "
+                  f"(ratio {m.end_to_end / m.lean:.2f}), same-schema insert {m.direct:,.0f} "
+                  f"(ratio {m.end_to_end / m.direct:.2f}); ack p50 {m.ack_p50_ms:.1f} ms; "
+                  f"last ack -> agent events {m.to_agent_events_ms:.0f} ms; {m.commits} commits; "
+                  f"server {m.server_cores:.2f} cores", flush=True)
+        rounds.append(measured)
 
-    print(f"spans sent:                      {n_spans} x {args.rounds} rounds ({len(requests)} requests, "
-          f"{args.clients} clients x {args.in_flight} in flight)")
-    print(f"server flags:                    {args.server_args or '(defaults)'}")
-    print("stored:                          exactly once, every round")
-    print(f"end-to-end durable ingest:       {median(x.end_to_end for x in rounds):,.0f} spans/s (median)")
-    print(f"direct insert_arrow, same rows:  {median(x.direct for x in rounds):,.0f} spans/s "
-          f"({DIRECT_BATCH_SPANS:,}-row batches, Arrow built beforehand, not timed)")
-    print(f"ratio end-to-end / direct:       {median(x.end_to_end / x.direct for x in rounds):.2f} "
-          f"(median of the rounds' ratios; {', '.join(f'{x.end_to_end / x.direct:.2f}' for x in rounds)})")
-    print(f"direct, exporter tables only:    {median(x.lean for x in rounds):,.0f} spans/s (no agent views); "
-          f"end-to-end / this: {median(x.end_to_end / x.lean for x in rounds):.2f}")
-    print(f"direct, the server's commit size: {median(x.direct_at_commit_size for x in rounds):,.0f} spans/s "
-          f"(same tables and views); end-to-end / this: "
-          f"{median(x.end_to_end / x.direct_at_commit_size for x in rounds):.2f} (what the path costs, batching aside)")
-    print(f"last ack -> all queryable:       {max(x.to_queryable_ms for x in rounds):.0f} ms (worst round)")
-    print(f"server peak RSS:                 {max(x.peak_rss_mib for x in rounds):,.0f} MiB (worst round)")
-    print(f"server CPU while ingesting:      {median(x.server_cores for x in rounds):.2f} cores (median)")
-    print(f"refused (retried by the clients): {sum(x.refused for x in rounds) or 'none'}")
-    print(f"writer:                          {median(x.commit_spans for x in rounds):,.0f} spans per commit (median)")
+    print(f"\n{args.rounds} rounds, medians (each ratio: the median of the rounds' ratios); server flags: "
+          f"{args.server_args or '(defaults)'}; every span stored exactly once, every round")
+    print("| clients x in flight | spans | end to end, spans/s | of the lean insert | of the same-schema insert "
+          "| p50 / p99 ack | last ack -> agent events (worst) |")
+    print("|---|---|---|---|---|---|---|")
+    for run in runs:
+        ms = [rnd[run] for rnd in rounds]
+        print(f"| {run} | {ms[0].spans:,} | {median(m.end_to_end for m in ms):,.0f} "
+              f"| {median(m.end_to_end / m.lean for m in ms):.2f} ({', '.join(f'{m.end_to_end / m.lean:.2f}' for m in ms)}) "
+              f"| {median(m.end_to_end / m.direct for m in ms):.2f} "
+              f"| {median(m.ack_p50_ms for m in ms):.1f} / {median(m.ack_p99_ms for m in ms):.0f} ms "
+              f"| {max(m.to_agent_events_ms for m in ms):.0f} ms |")
+    lean = [m.lean for rnd in rounds for m in rnd.values()]
+    direct = [m.direct for rnd in rounds for m in rnd.values()]
+    print(f"direct inserts (insert_arrow, {DIRECT_BATCH_SPANS:,}-row batches, Arrow built beforehand): lean "
+          f"{min(lean):,.0f}-{max(lean):,.0f} spans/s, same tables and views {min(direct):,.0f}-{max(direct):,.0f}")
+    print(f"server peak RSS: {max(m.peak_rss_mib for rnd in rounds for m in rnd.values()):,.0f} MiB")
 
 
 if __name__ == "__main__":

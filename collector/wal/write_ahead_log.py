@@ -8,8 +8,10 @@ published by the last complete append, so a reader never sees half a record.
 Bounded: a record that would take the unreleased bytes past `max_bytes` is refused (LogFull, retryable),
 unless the log is empty. Disk use stays under `max_bytes` plus one segment of released records.
 
-After a crash every record still in the log is unreleased again: the committer stores it a second time
-only if the store cannot tell it already holds it (the request's digest). The last segment's torn tail
+Exactly once across crashes: the committer calls begin() before storing a batch, which records it in
+the checkpoint (collector.wal.checkpoint) and names its deduplication token. At open, records before the
+last batch begun are passed over (stored), and the first take() hands back that batch as it was, to be
+stored again under the same token (the store skips what of it had landed). The last segment's torn tail
 is cut at open; damage found in earlier segments while reading is skipped and reported (Damage).
 """
 
@@ -23,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from collector.errors import LogFull
-from collector.wal import segment
+from collector.wal import checkpoint, segment
+from collector.wal.checkpoint import Checkpoint
 from collector.wal.durability import Flusher, FsyncPolicy
 from collector.wal.record import BadBody, Parsed, Record, encode, framed_size
 from collector.wal.segment import MAGIC, Damage
@@ -58,9 +61,10 @@ class Recovered:
     """What the previous process left in the log."""
 
     segments: int
-    requests: int
+    requests: int  # in its segments, stored or not
     bytes: int
     damage: list[Damage]
+    in_flight: tuple[int, int] | None  # the batch it had begun to store: the first take() returns it again
 
 
 @dataclass
@@ -107,11 +111,20 @@ class WriteAheadLog:
         self._unsynced: list[_Segment] = []  # sealed segments whose fd the flusher syncs, then closes
         self._dir_dirty = False
         self.directory.mkdir(parents=True, exist_ok=True)
-        self._segments, self._next_seq, damage = self._recover()
+        self._checkpoint = checkpoint.load(self.directory) or Checkpoint.new()
+        self._segments, next_seq, damage = self._recover()
+        in_flight = self._checkpoint.in_flight
+        # A log whose segments are all gone goes on counting where its checkpoint stopped: a number once
+        # used in a token is never used again under the same log id.
+        self._next_seq = max(next_seq, self._checkpoint.committed_through + 1, in_flight[1] + 1 if in_flight else 0)
         self._written = sum(s.size - len(MAGIC) for s in self._segments)
-        self.recovered = Recovered(len(self._segments), self._next_seq - self._first_seq(), self._written, damage)
+        self.recovered = Recovered(len(self._segments), self._next_seq - self._first_seq(), self._written, damage,
+                                   in_flight)
         self._head = self._start()
         self._cursor = self._start()
+        self._stored_through = in_flight[0] - 1 if in_flight else self._checkpoint.committed_through
+        self._replay = in_flight
+        self._replayed: tuple[tuple[int, int], int] | None = None  # the replayed batch's range and last record
         self._reader: segment.Reader | None = None
         self._active = self._new_segment(self._next_seq)
         self._durable = self._next_seq - 1
@@ -126,9 +139,14 @@ class WriteAheadLog:
         self.close()
 
     def close(self) -> None:
-        """Flushes by the policy and closes every file."""
+        """Flushes by the policy, records how far the committer got, and closes every file."""
         if self._flusher is not None:
             self._flusher.close()
+        with self._lock:
+            begun = self._checkpoint.in_flight
+            unfinished = begun if begun and begun[1] >= self._head.seq else None
+            through = max(self._checkpoint.committed_through, self._head.seq - 1)
+            self._save(Checkpoint(self._checkpoint.log_id, through, unfinished))
         if self._reader is not None:
             self._reader.close()
         for s in [*self._unsynced, self._active]:
@@ -218,44 +236,80 @@ class WriteAheadLog:
 
     def take(self, max_items: int, max_bytes: int) -> list[Entry]:
         """The next records after the last one taken, in order: at least one if any is waiting, then as
-        many as fit in `max_items` items and `max_bytes` (a record's expanded bytes, else its payload)."""
+        many as fit in `max_items` items and `max_bytes` (a record's expanded bytes, else its payload).
+        After a restart, the batch the last process had begun comes first, whole, whatever its size."""
+        replay, self._replay = self._replay, None
         entries: list[Entry] = []
         items = size = 0
+        while (found := self._peek()) is not None:
+            current, frame = found
+            seq = self._cursor.seq
+            if seq <= self._stored_through:  # stored before the restart
+                self._consume(current, frame)
+                self._head = _Place(current.first_seq, frame.end, seq + 1, self._cursor.position)
+                continue
+            weight = frame.record.expanded_bytes or len(frame.record.payload)
+            if replay is not None and seq > replay[1]:
+                if entries:
+                    break
+                replay = None  # nothing of it is left: an ordinary batch
+            if replay is None and entries and (items + frame.record.items > max_items or size + weight > max_bytes):
+                break
+            items += frame.record.items
+            size += weight
+            entries.append(self._consume(current, frame))
+        if replay is not None and entries:
+            self._replayed = (replay, entries[-1].seq)
+        return entries
+
+    def begin(self, entries: list[Entry]) -> str:
+        """Records that `entries` (the next records in order) are about to be stored, and returns the
+        deduplication token of this batch: the same records always get the same token."""
+        first, last = entries[0].seq, entries[-1].seq
+        if self._replayed is not None and self._replayed[1] == last:
+            (first, last), self._replayed = self._replayed[0], None  # named as the last process named it
+        with self._lock:
+            self._save(Checkpoint(self._checkpoint.log_id, first - 1, (first, last)))
+        return f"{self._checkpoint.log_id}:{first}-{last}"
+
+    def _peek(self) -> tuple["_Segment", Parsed] | None:
+        """The readable record at the cursor, passing over (and reporting) damage; None at the end."""
         while True:
             with self._lock:
                 current = self._segment(self._cursor.segment)
                 stop = current.size
-                later = [s for s in self._segments if s.first_seq > current.first_seq]
+                after = next((s for s in self._segments if s.first_seq > current.first_seq), None)
             if self._cursor.offset >= stop:
-                if current is self._active or not later:
-                    return entries
-                self._move_to(later[0])
+                if current is self._active or after is None:
+                    return None
+                self._move_to(after)
                 continue
-            reader = self._reader_for(current)
-            frame = reader.frame(self._cursor.offset, stop)
+            frame = self._reader_for(current).frame(self._cursor.offset, stop)
             if isinstance(frame, Parsed):
-                weight = frame.record.expanded_bytes or len(frame.record.payload)
-                if entries and (items + frame.record.items > max_items or size + weight > max_bytes):
-                    return entries
-                items += frame.record.items
-                size += weight
-                self._advance(frame.end)
-                entries.append(Entry(self._cursor.seq - 1, frame.record, frame.appended_at_ns, current.first_seq,
-                                     frame.end, self._cursor.position))
-            elif isinstance(frame, BadBody):
+                return current, frame
+            if isinstance(frame, BadBody):
                 self._damaged(Damage(current.path.name, self._cursor.offset, frame.end - self._cursor.offset,
                                      f"{frame.reason}: record skipped"))
                 self._advance(frame.end)
-            else:  # nothing after this point of the segment can be read
-                reason = getattr(frame, "reason", "record cut short")
-                self._damaged(Damage(current.path.name, self._cursor.offset, stop - self._cursor.offset,
-                                     f"{reason}: rest of the segment skipped"))
-                self._cursor.position += stop - self._cursor.offset
-                with self._lock:
-                    if current is self._active:
-                        self._rotate()
-                    later = [s for s in self._segments if s.first_seq > current.first_seq]
-                self._move_to(later[0])
+                continue
+            reason = getattr(frame, "reason", "record cut short")  # nothing after this point can be read
+            self._damaged(Damage(current.path.name, self._cursor.offset, stop - self._cursor.offset,
+                                 f"{reason}: rest of the segment skipped"))
+            self._cursor.position += stop - self._cursor.offset
+            self._cursor.offset = stop
+            with self._lock:
+                if current is self._active:
+                    self._rotate()
+
+    def _consume(self, current: "_Segment", frame: Parsed) -> Entry:
+        self._advance(frame.end)
+        return Entry(self._cursor.seq - 1, frame.record, frame.appended_at_ns, current.first_seq, frame.end,
+                     self._cursor.position)
+
+    def _save(self, new: Checkpoint) -> None:
+        if new != self._checkpoint:
+            checkpoint.store(self.directory, new, durable=self.policy.interval_ms == 0)
+            self._checkpoint = new
 
     def release(self, entry: Entry) -> None:
         """Every record up to `entry` is stored: segments that hold nothing else are deleted."""

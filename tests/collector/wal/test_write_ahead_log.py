@@ -52,11 +52,57 @@ def test_a_restart_hands_back_everything_not_released(tmp_path):
             log.append(_record(i))
         log.release(log.take(10**9, 10**12)[3])  # 0..3 stored
     with WriteAheadLog(tmp_path, NEVER, 1 << 20) as log:
-        # The first segment still holds 0..3 (segments go whole): the committer's dedup skips them.
         assert log.recovered.requests == 10 and log.recovered.damage == []
-        assert _ids(_everything(log)) == list(range(10))
+        assert _ids(_everything(log)) == list(range(4, 10))
         log.append(_record(10))
         assert _ids(_everything(log)) == [10]
+
+
+def test_after_a_crash_the_batch_being_stored_comes_back_whole_under_its_token(tmp_path):
+    log = WriteAheadLog(tmp_path, NEVER, 1 << 20)
+    for i in range(10):
+        log.append(_record(i))
+    first = log.take(40, 10**12)  # 0..3
+    log.begin(first)
+    log.release(first[-1])
+    second = log.take(40, 10**12)  # 4..7: begun, then the process dies
+    token = log.begin(second)
+    del log  # a crash: no close()
+    with WriteAheadLog(tmp_path, NEVER, 1 << 20) as log:
+        assert log.recovered.in_flight == (5, 8)  # sequence numbers start at 1
+        again = log.take(1, 1)  # whatever the limits: the same batch
+        assert _ids(again) == [4, 5, 6, 7] and log.begin(again) == token
+        assert _ids(_everything(log)) == [8, 9]
+
+
+def test_a_crash_after_a_commit_but_before_the_next_one_begins_replays_that_commit_under_its_token(tmp_path):
+    log = WriteAheadLog(tmp_path, NEVER, 1 << 20)
+    for i in range(6):
+        log.append(_record(i))
+    batch = log.take(30, 10**12)
+    token = log.begin(batch)
+    log.release(batch[-1])
+    del log
+    with WriteAheadLog(tmp_path, NEVER, 1 << 20) as log:
+        again = log.take(10**9, 10**12)
+        assert _ids(again) == [0, 1, 2] and log.begin(again) == token  # the store skips it: same token
+        assert _ids(_everything(log)) == [3, 4, 5]
+
+
+def test_tokens_are_never_reused_by_a_log_whose_segments_are_gone_or_by_another_log(tmp_path):
+    with WriteAheadLog(tmp_path / "a", NEVER, 1 << 20) as log:
+        log.append(_record(1))
+        batch = log.take(10**9, 10**12)
+        used = log.begin(batch)
+        log.release(batch[-1])
+    for path in _segments(tmp_path / "a"):
+        path.unlink()
+    with WriteAheadLog(tmp_path / "a", NEVER, 1 << 20) as log:
+        log.append(_record(2))
+        assert log.begin(log.take(10**9, 10**12)) != used
+    with WriteAheadLog(tmp_path / "b", NEVER, 1 << 20) as other:
+        other.append(_record(1))
+        assert other.begin(other.take(10**9, 10**12)) != used
 
 
 @pytest.mark.parametrize("kept", [0, 1, 5, 11, 12, 200, 1007])
