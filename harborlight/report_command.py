@@ -23,7 +23,7 @@ def _show(api: Api, args: argparse.Namespace) -> None:
     if args.format == "table":
         row = api.json(f"/api/jobs/{job}")
         trials = api.pages(f"/api/jobs/{job}/trials", limit=None)["items"]
-        console().print(report_tables(row, trials))
+        console().print(report_tables(row, trials, api.json(f"/api/jobs/{job}/time")))
     else:
         sys.stdout.write(api.get(f"/api/jobs/{job}/report", format=args.format).text)
 

@@ -1,4 +1,5 @@
-"""`harborlight report --format table`: a job row and its trial rows (the API's JSON) as rich tables."""
+"""`harborlight report --format table`: a job row, where its agent time went, and its trial rows (the
+API's JSON) as rich tables."""
 
 from collections.abc import Sequence
 from typing import Any
@@ -6,7 +7,7 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 
-from harborlight.render import num, pct, value, with_interval
+from harborlight.render import MISSING, num, pct, seconds, value, with_interval
 
 MAX_TRIAL_ROWS = 50
 
@@ -49,6 +50,25 @@ def outcome_table(job: dict[str, Any]) -> Table:
     return table
 
 
+TIME_ROWS = (("agent phase", "agent_window_s"), ("model calls", "model_time_s"), ("tools (no model call)", "tool_time_s"),
+             ("gaps (neither)", "gap_time_s"))
+
+
+def time_table(time: dict[str, Any]) -> Table:
+    """GET /api/jobs/{job}/time: the finished trials' agent phases summed."""
+    table = Table(title=f"where the agent time went ({value(time['n_trials'])} finished trials)", title_justify="left")
+    for column in ("part", "seconds", "share", "note"):
+        table.add_column(column, justify="right" if column in ("seconds", "share") else "left")
+    window = value(time["agent_window_s"])
+    for label, field in TIME_ROWS:
+        v = value(time[field])
+        share = pct(v / window) if v is not None and window else MISSING
+        table.add_row(label, seconds(v), share if field != "agent_window_s" else "", time[field]["note"] or "")
+    for model, v in (value(time["model_time_by_model"]) or {}).items():
+        table.add_row(f"  model {model}", seconds(v), pct(v / window) if window else MISSING, "")
+    return table
+
+
 def trials_table(trials: Sequence[dict[str, Any]]) -> Table:
     shown = list(trials)[:MAX_TRIAL_ROWS]
     more = len(trials) - len(shown)
@@ -65,5 +85,5 @@ def trials_table(trials: Sequence[dict[str, Any]]) -> Table:
     return table
 
 
-def report_tables(job: dict[str, Any], trials: Sequence[dict[str, Any]]) -> Group:
-    return Group(job_table(job), outcome_table(job), trials_table(trials))
+def report_tables(job: dict[str, Any], trials: Sequence[dict[str, Any]], time: dict[str, Any]) -> Group:
+    return Group(job_table(job), outcome_table(job), time_table(time), trials_table(trials))

@@ -1,5 +1,6 @@
-"""`harborlight trial TRIAL`: the trial row (GET /api/trials/{trial}) and its behaviour metrics
-(GET /api/trials/{trial}/behavior), each value with how it was obtained; missing values as missing."""
+"""`harborlight trial TRIAL`: the trial row (GET /api/trials/{trial}), its behaviour metrics
+(GET /api/trials/{trial}/behavior) and where its agent phase went (GET /api/trials/{trial}/time), each
+value with how it was obtained; missing values as missing."""
 
 import argparse
 from typing import Any
@@ -18,7 +19,10 @@ TRIAL_GROUPS = {
     "phase timings": ("dur_total", "dur_env", "dur_agent_setup", "dur_agent", "dur_verifier", "dur_other"),
     "tokens and cost": ("n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd", "n_steps", "n_tool_calls"),
 }
-SECONDS = {"dur_total", "dur_env", "dur_agent_setup", "dur_agent", "dur_verifier", "dur_other", "time_to_first_edit"}
+SECONDS = {"dur_total", "dur_env", "dur_agent_setup", "dur_agent", "dur_verifier", "dur_other", "time_to_first_edit",
+           "agent_window_s", "model_time_s", "tool_time_s", "gap_time_s"}
+TIME_FIELDS = ("agent_window_s", "model_time_s", "tool_time_s", "gap_time_s", "model_time_by_model", "n_timed_calls",
+               "n_untimed_calls")
 MAX_CALL_ROWS = 50
 
 
@@ -31,6 +35,8 @@ def _shown(name: str, v: Any) -> str:
         return f"${v:.4f}"
     if name == "token_series":
         return f"{len(v)} model call(s)"
+    if name == "model_time_by_model":
+        return ", ".join(f"{model}: {seconds(t)}" for model, t in v.items())
     if name == "name_freq":  # category -> tool -> calls: the tools are what a reader wants
         return ", ".join(f"{tool}: {n}" for tools in v.values() for tool, n in tools.items()) or "(none)"
     return plain(v)
@@ -75,7 +81,34 @@ def calls_table(behavior: dict[str, Any]) -> Table:
     return table
 
 
-def trial_view(row: dict[str, Any], behavior: dict[str, Any]) -> Group:
+def path_table(time: dict[str, Any]) -> Table | None:
+    """The critical path's time per kind; None when there is no path."""
+    path = time["critical_path"]["value"]
+    if path is None:
+        return None
+    table = Table(title=f"critical path ({path['n_steps']} steps)", title_justify="left")
+    for column in ("on the path", "time"):
+        table.add_column(column, justify="left" if column == "on the path" else "right")
+    for kind, t in sorted(path["by_kind"].items(), key=lambda kv: -kv[1]):
+        table.add_row(kind, seconds(t))
+    table.add_row("in sub-agents (any kind)", seconds(path["in_subagents_s"]), style="dim")
+    table.add_row("whole path", seconds(path["length_s"]), style="bold")
+    return table
+
+
+def longest_table(time: dict[str, Any]) -> Table | None:
+    calls = time["longest_calls"]["value"]
+    if not calls:
+        return None
+    table = Table(title="longest calls", title_justify="left")
+    for column in ("kind", "call", "at", "took"):
+        table.add_column(column, justify="right" if column in ("at", "took") else "left")
+    for c in calls:
+        table.add_row(c["kind"], c["name"], seconds(c["offset_s"]), seconds(c["duration_s"]))
+    return table
+
+
+def trial_view(row: dict[str, Any], behavior: dict[str, Any], time: dict[str, Any]) -> Group:
     grouped = {n for names in TRIAL_GROUPS.values() for n in names}
     other = tuple(n for n, f in row.items() if is_valued(f) and n not in grouped)
     parts: list = [identity_table(row)]
@@ -87,6 +120,8 @@ def trial_view(row: dict[str, Any], behavior: dict[str, Any]) -> Group:
                               + (", truncated" if behavior["truncated"] else "") + ")", behavior, behaviour_fields))
     if behavior["calls"]:
         parts.append(calls_table(behavior))
+    parts.append(valued_table("where the agent time went", time, TIME_FIELDS))
+    parts += [t for t in (longest_table(time), path_table(time)) if t is not None]
     return Group(*parts)
 
 
@@ -94,17 +129,20 @@ def _show(api: Api, args: argparse.Namespace) -> None:
     path = f"/api/trials/{segment(args.trial)}"
     row = api.json(path, job=args.job)
     behavior = api.json(f"{path}/behavior", job=args.job)
+    time = api.json(f"{path}/time", job=args.job)
     if args.json:
-        print_json({"trial": row, "behavior": behavior})
+        print_json({"trial": row, "behavior": behavior, "time": time})
     else:
-        console().print(trial_view(row, behavior))
+        console().print(trial_view(row, behavior, time))
 
 
 def add_trial_command(commands: Any) -> None:
-    parser = commands.add_parser("trial", help="one trial: outcome, reward, phase timings, tokens, cost, behaviour")
+    parser = commands.add_parser("trial", help="one trial: outcome, reward, phase timings, tokens, cost, behaviour, "
+                                               "where the time went")
     parser.add_argument("trial", metavar="TRIAL", help="the trial name (harbor.trial.name)")
     parser.add_argument("--job", default="", help="the job, when the trial name is in several jobs")
     parser.add_argument("--json", action="store_true",
-                        help='the routes\' JSON instead: {"trial": /api/trials/TRIAL, "behavior": .../behavior}')
+                        help='the routes\' JSON instead: {"trial": /api/trials/TRIAL, "behavior": .../behavior, '
+                             '"time": .../time}')
     add_api_options(parser)
     parser.set_defaults(run=lambda args: run_query(args, "trial TRIAL", _show))

@@ -10,6 +10,7 @@ from query.prometheus import metrics_router
 from query.report_routes import reports_router
 from query.spans import spans_router
 from query.tenancy import require_caller
+from query.time_routes import time_router
 from query.trace_routes import trace_router
 from query.transfer_routes import transfer_router
 from query.trial_routes import trials_router
@@ -25,6 +26,7 @@ def api_router() -> APIRouter:
     guarded.include_router(ingest_router())
     guarded.include_router(jobs_router())
     guarded.include_router(trials_router())
+    guarded.include_router(time_router())
     guarded.include_router(reports_router())
     guarded.include_router(metrics_router())
     guarded.include_router(transfer_router())

@@ -1,8 +1,9 @@
 """GET /api/trials/{trial}/trace: a trial's span tree with kinds, facts, timing quality and tool decisions."""
 
+from clickhouse_connect.driver.client import Client
 from fastapi import APIRouter, HTTPException, Request
 
-from query.agent_events import COLUMNS, from_row
+from query.agent_events import COLUMNS, AgentEvent, from_row
 from query.tenancy import AGENT_TENANT_FILTER, tenant_of
 from query.tool_decisions import with_decisions
 from query.trace_tree import TraceTree, build_tree
@@ -28,6 +29,14 @@ class TrialTrace(TraceTree):
     truncated: bool
 
 
+def trial_events(client: Client, tenant: str, trial: str, job: str = "") -> tuple[list[AgentEvent], bool]:
+    """The events of the trial's trace (at most MAX_EVENTS), and whether there were more."""
+    parameters = {"trial": trial, "job": job, "limit": MAX_EVENTS + 1, "tenant": tenant}
+    twins = bool(client.query(_TWINS, parameters=parameters).result_rows)
+    rows = client.query(_SELECT[twins], parameters=parameters).result_rows
+    return [from_row(r) for r in rows[:MAX_EVENTS]], len(rows) > MAX_EVENTS
+
+
 def trace_router() -> APIRouter:
     router = APIRouter(tags=["trials"])
 
@@ -36,12 +45,10 @@ def trace_router() -> APIRouter:
     def trial_trace(trial: str, request: Request, job: str = "") -> TrialTrace:
         store: Store = request.app.state.store
         tenant = tenant_of(request)
-        parameters = {"trial": trial, "job": job, "limit": MAX_EVENTS + 1, "tenant": tenant}
-        twins = bool(store.client.query(_TWINS, parameters=parameters).result_rows)
-        rows = store.client.query(_SELECT[twins], parameters=parameters).result_rows
-        if not rows:
+        events, truncated = trial_events(store.client, tenant, trial, job)
+        if not events:
             raise HTTPException(404, f"no agent events for trial {trial!r}" + (f" in job {job!r}" if job else ""))
-        tree = build_tree(with_decisions(store.client, tenant, [from_row(r) for r in rows[:MAX_EVENTS]]))
-        return TrialTrace(trial=trial, truncated=len(rows) > MAX_EVENTS, **tree.model_dump())
+        tree = build_tree(with_decisions(store.client, tenant, events))
+        return TrialTrace(trial=trial, truncated=truncated, **tree.model_dump())
 
     return router

@@ -17,7 +17,8 @@ QUESTIONS = {
     "spans 429": (lambda j: ["spans", "--job", j.job.job, "--kind", "llm_request", "--status", "429"],
                   lambda j: {"/api/spans": {"job": j.job.job, "kind": "llm_request", "status": "429", "limit": 100}}),
     "trial": (lambda j: ["trial", j.job.limited],
-              lambda j: {f"/api/trials/{j.job.limited}": {}, f"/api/trials/{j.job.limited}/behavior": {}}),
+              lambda j: {f"/api/trials/{j.job.limited}": {}, f"/api/trials/{j.job.limited}/behavior": {},
+                         f"/api/trials/{j.job.limited}/time": {}}),
     "trace": (lambda j: ["trace", j.subagent], lambda j: {f"/api/trials/{j.subagent}/trace": {}}),
     "jobs": (lambda j: ["jobs"], lambda j: {"/api/jobs": {"limit": 50}}),
     "compare": (lambda j: ["compare", j.job.job, j.other.job],
@@ -48,7 +49,7 @@ def test_json_from_the_store_equals_the_servers(closed_store, question):
     printed = json.loads(done.stdout)
     expected = served[question]
     if question == "trial":
-        assert printed == {"trial": expected[0], "behavior": expected[1]}
+        assert printed == {"trial": expected[0], "behavior": expected[1], "time": expected[2]}
     else:
         assert printed == expected[0]
 

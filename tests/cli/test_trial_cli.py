@@ -1,5 +1,5 @@
-"""`harborlight trial TRIAL`: the trial row and its behaviour, each value with how it was obtained,
-missing values shown as missing; --json is the two routes' answers."""
+"""`harborlight trial TRIAL`: the trial row, its behaviour and where its agent time went, each value
+with how it was obtained, missing values shown as missing; --json is the three routes' answers."""
 
 import json
 
@@ -24,7 +24,8 @@ def test_json_is_the_trial_row_and_its_behaviour(server, jobs, capsys):
     code, out, _ = run(capsys, "trial", trial, "--server", server.http_url, "--json")
     assert code == 0
     assert json.loads(out) == {"trial": api(server, f"/api/trials/{trial}"),
-                               "behavior": api(server, f"/api/trials/{trial}/behavior")}
+                               "behavior": api(server, f"/api/trials/{trial}/behavior"),
+                               "time": api(server, f"/api/trials/{trial}/time")}
 
 
 def test_outcome_phase_timings_and_behaviour_as_the_api_has_them(server, jobs, capsys):
@@ -57,3 +58,19 @@ def test_a_running_trial_has_no_total_time(server, jobs, capsys):
     assert code == 0
     assert "│ state " in out and "running" in row_of(out, "state")
     assert row_of(out, "dur_total") == ["dur_total", "-", "unavailable", "trial still running"]
+
+
+def test_where_the_agent_time_went_with_the_critical_path_through_a_sub_agent(server, jobs, capsys):
+    code, out, _ = run(capsys, "trial", jobs.job.resolved, "--server", server.http_url)
+    assert code == 0
+    assert row_of(out, "agent_window_s")[1:3] == ["60.0 s", "measured"]
+    assert [row_of(out, f)[1] for f in ("model_time_s", "tool_time_s", "gap_time_s")] == ["1.00 s", "1.20 s", "57.8 s"]
+    assert row_of(out, "model_time_by_model")[1] == "gpt-5: 1.00 s"
+    code, out, _ = run(capsys, "trial", jobs.subagent, "--server", server.http_url)
+    assert code == 0
+    assert "critical path (9 steps)" in out
+    path = out[out.index("critical path (9 steps)"):]
+    assert row_of(path, "subagent")[1] == "295 ms" and row_of(path, "llm_request")[1] == "115 ms"
+    assert row_of(out, "in sub-agents (any kind)")[1] == "400 ms" and row_of(out, "whole path")[1] == "518 ms"
+    longest = next(line for line in out.splitlines() if line.startswith("│ tool ") and "delegate" in line)
+    assert [c.strip() for c in longest.strip("│").split("│")] == ["tool", "delegate", "18 ms", "500 ms"]

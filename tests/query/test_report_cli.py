@@ -32,6 +32,10 @@ def test_table_through_a_server_shows_rates_outcomes_and_trials(server, streamed
     assert "25.0% [4.6%, 69.9%]" in out and "50.0% [9.5%, 90.5%]" in out  # raw and adjusted, with intervals
     assert "setup_error" in out and "rate_limited" in out and "running" in out
     assert streamed.resolved in out and "EnvironmentStartTimeoutError" in out
+    # where the agent time went, the 4 finished trials summed (GET /api/jobs/{job}/time)
+    assert "where the agent time went (4 finished trials)" in out
+    (model,) = [l for l in out.splitlines() if l.startswith("│ model calls ")]
+    assert [c.strip() for c in model.strip("│").split("│")][:3] == ["model calls", "3.40 s", "2.3%"]
 
 
 def test_json_and_md_through_a_server_are_the_api_documents(server, streamed, capsys):

@@ -8,17 +8,20 @@ from query.derive.agentcompass import build_report, to_json
 from query.derive.agentcompass_attempts import CONTRACTS, task_attempts
 from query.derive.behavior import Behavior, TokenPoint
 from query.derive.compare import Comparison, TaskRow
+from query.derive.critical_path import CriticalPath, PathStep
 from query.derive.intervals import ConfidenceInterval
 from query.derive.paired import PairedComparison, TaskPair
 from query.derive.job_metrics import JobMetrics
 from query.derive.outcomes import Outcome, TrialOutcome
 from query.derive.pass_at_k import PassAtK
+from query.derive.time_split import JobTimeSplit, LongCall, TimeSplit
 from query.derive.timings import TrialTimings
 from tests.query.derive.builders import trial
 
 GUIDE = Path(__file__).resolve().parents[3] / "docs" / "field-guide.md"
 RECORDS = (TrialOutcome, TrialTimings, Behavior, TokenPoint, JobMetrics, PassAtK, Comparison, TaskRow,
-           ConfidenceInterval, PairedComparison, TaskPair)
+           ConfidenceInterval, PairedComparison, TaskPair, TimeSplit, LongCall, JobTimeSplit, CriticalPath,
+           PathStep)
 
 
 def documented() -> set[str]:

@@ -1,0 +1,47 @@
+"""GET /api/trials/{trial}/time and /api/jobs/{job}/time: where the agent phase went (model calls,
+tools, gaps), the longest calls and the critical path of a trial; the same split summed over a job."""
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from query.derive.critical_path import derive_critical_path
+from query.derive.provenance import valued_fields_json
+from query.derive.time_split import agent_window, derive_time_split, longest_calls, sum_time_splits
+from query.job_routes import job_trials
+from query.load_time_split import agent_roots, timed_calls
+from query.tenancy import tenant_of
+from query.trace_routes import trial_events
+from query.trace_tree import build_tree
+from query.trial_routes import find_trial
+from storage import Store
+
+
+def time_router() -> APIRouter:
+    router = APIRouter(tags=["trials"])
+
+    @router.get("/api/trials/{trial}/time",
+                summary="Where the agent phase went: model-call, tool and gap time, longest calls, critical path")
+    def trial_time(trial: str, request: Request, job: str = "") -> JSONResponse:
+        facts = find_trial(request, trial, job).facts
+        store: Store = request.app.state.store
+        tenant = tenant_of(request)
+        calls = timed_calls(store.client, tenant, facts.job, trial).get(trial, [])
+        window, _ = agent_window(facts.agent_execution, calls)
+        events, _ = trial_events(store.client, tenant, trial, facts.job)
+        roots = agent_roots(build_tree(events).roots)
+        inferred = any(e.timing == "inferred" for e in events)
+        return JSONResponse({
+            "job": facts.job, "trial": trial, **valued_fields_json(derive_time_split(calls, facts.agent_execution)),
+            "longest_calls": longest_calls(roots, window[0] if window else None).to_json(),
+            "critical_path": derive_critical_path(roots, window, inferred).to_json(),
+        })
+
+    @router.get("/api/jobs/{job}/time", summary="The job's finished trials' time splits summed, and per model")
+    def job_time(job: str, request: Request) -> JSONResponse:
+        finished = [t for t in job_trials(request, job) if not t.is_running]  # a running trial's split is partial
+        store: Store = request.app.state.store
+        calls = timed_calls(store.client, tenant_of(request), job)
+        splits = [derive_time_split(calls.get(t.trial, []), t.agent_execution) for t in finished]
+        return JSONResponse({"job": job, **valued_fields_json(sum_time_splits(splits))})
+
+    return router
