@@ -1,9 +1,9 @@
 """The SQL that fetches the clocks of a job's (or one trial's) model calls and tool calls.
 
 Records are named after their trials (storage/agent_identity.py); a call told both by a span and by a
-log event is read once (storage/agent_twins.py); tool events
-without a tool name (empty placeholders) are not calls, as in the trial rows. TIMED_CALLS has a form
-for rows without such twins (asked first: TWINS) and one for rows with them.
+log event is read once (storage/agent_twins.py); tool events without a tool name (empty placeholders)
+are not calls, as in the trial rows. TIMED_CALLS has a form for rows without such twins (asked first:
+TWINS) and one for rows with them.
 """
 
 from query.tenancy import AGENT_TENANT_FILTER
