@@ -75,33 +75,38 @@ def mean_score(trials: Sequence[TrialFacts]) -> Valued[float]:
     return derived(math.fsum(s * n / weight for s, n in pairs))
 
 
-def _per_task(pairs: Sequence[tuple[Unit, float, float]]) -> Valued[ConfidenceInterval]:
-    """The interval of Σ numerator / Σ denominator, the (unit, numerator, denominator) pairs summed per task."""
+Term = tuple[Unit, float, float]  # one attempt's (task, numerator, denominator) in a per-task ratio
+
+
+def attempt_terms(trials: Sequence[TrialFacts], measure: str) -> list[Term]:
+    """The rates and the score as ratios of per-task sums, one term per counted finished attempt:
+    "raw" resolved ÷ 1 for every attempt with an outcome; "adjusted" the same, infrastructure failures
+    left out; "score" score × parts ÷ parts for every scored attempt (the weighting of mean_score)."""
+    finished = [t for t in trials if not t.is_running]
+    if measure == "score":
+        scored = [(unit_of(t), *graded_score(t)) for t in finished]
+        return [(u, s * (n or 1), float(n or 1)) for u, s, n in scored if s is not None]
+    outcomes = [(unit_of(t), o) for t in finished if (o := classify(t).value) is not None]
+    return [(u, float(o is Outcome.RESOLVED), 1.0) for u, o in outcomes
+            if measure == "raw" or o not in INFRA_OUTCOMES]
+
+
+def task_ratios(terms: Sequence[Term]) -> list[tuple[Unit, float, float]]:
+    """(task, Σ numerator, Σ denominator) per task with a positive denominator, in task order."""
     sums: dict[Unit, list[float]] = {}
-    for unit, numerator, denominator in pairs:
+    for unit, numerator, denominator in terms:
         total = sums.setdefault(unit, [0.0, 0.0])
         total[0] += numerator
         total[1] += denominator
-    kept = [v for _, v in sorted(sums.items(), key=lambda kv: unit_order(kv[0])) if v[1] > 0]
-    return task_interval([v[0] for v in kept], [v[1] for v in kept])
+    return [(u, v[0], v[1]) for u, v in sorted(sums.items(), key=lambda kv: unit_order(kv[0])) if v[1] > 0]
 
 
-def solve_rate_intervals(finished: Sequence[TrialFacts], raw: Valued[float], adjusted: Valued[float]
-                         ) -> tuple[Valued[ConfidenceInterval], Valued[ConfidenceInterval]]:
-    """(raw, adjusted) intervals over tasks: each task's resolved attempts over its counted attempts."""
-    outcomes = [(unit_of(t), o) for t in finished if (o := classify(t).value) is not None]
-    raw_ci = _per_task([(u, float(o is Outcome.RESOLVED), 1.0) for u, o in outcomes]) if raw.known \
-        else unavailable(raw.note or "no raw solve rate")
-    adjusted_ci = _per_task([(u, float(o is Outcome.RESOLVED), 1.0) for u, o in outcomes if o not in INFRA_OUTCOMES]) \
-        if adjusted.known else unavailable(adjusted.note or "no adjusted solve rate")
-    return raw_ci, adjusted_ci
-
-
-def mean_score_interval(trials: Sequence[TrialFacts]) -> Valued[ConfidenceInterval]:
-    """Over tasks: each task's Σ score·parts over its Σ parts (the weighting of mean_score)."""
-    scored = [(unit_of(t), *graded_score(t)) for t in trials if not t.is_running]
-    pairs = [(u, s * (n or 1), float(n or 1)) for u, s, n in scored if s is not None]
-    return _per_task(pairs) if pairs else unavailable("no trial has a score")
+def _interval(trials: Sequence[TrialFacts], measure: str, value: Valued[float]) -> Valued[ConfidenceInterval]:
+    """The value's interval over tasks (null, with the value's reason, when the value is)."""
+    if not value.known:
+        return unavailable(value.note or f"no {measure} value")
+    per_task = task_ratios(attempt_terms(trials, measure))
+    return task_interval([n for _, n, _ in per_task], [d for _, _, d in per_task])
 
 
 def score_by_group(trials: Sequence[TrialFacts]) -> Valued[dict[str, float]]:
@@ -148,7 +153,7 @@ def derive_job(trials: Sequence[TrialFacts], job: JobFacts | None = None) -> Job
     finished = [t for t in trials if not t.is_running]
     counts = outcome_counts(finished)
     raw, adjusted = solve_rates(counts)
-    raw_ci, adjusted_ci = solve_rate_intervals(finished, raw, adjusted)
+    score = mean_score(trials)
     running = any(t.is_running for t in trials) or bool(job and job.is_running)
     agent = _single([t.agent_name for t in trials], "agent name")
     label = measured(job.agent_label) if job and job.agent_label else agent
@@ -157,12 +162,12 @@ def derive_job(trials: Sequence[TrialFacts], job: JobFacts | None = None) -> Job
         n_trials=measured(len(trials)),
         n_running=measured(sum(t.is_running for t in trials)),
         raw_solve_rate=raw,
-        raw_solve_rate_ci=raw_ci,
+        raw_solve_rate_ci=_interval(finished, "raw", raw),
         adjusted_solve_rate=adjusted,
-        adjusted_solve_rate_ci=adjusted_ci,
+        adjusted_solve_rate_ci=_interval(finished, "adjusted", adjusted),
         n_infra=derived(sum(counts[o] for o in INFRA_OUTCOMES)),
-        mean_score=mean_score(trials),
-        mean_score_ci=mean_score_interval(trials),
+        mean_score=score,
+        mean_score_ci=_interval(trials, "score", score),
         score_by_group=score_by_group(trials),
         counts=derived({o.value: n for o, n in counts.items()}),
         total_input_tokens=_total([t.n_input_tokens for t in trials], "input tokens"),

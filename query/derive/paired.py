@@ -18,12 +18,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from query.derive.intervals import LEVEL, ConfidenceInterval, difference_interval
-from query.derive.outcomes import INFRA_OUTCOMES, Outcome, classify, graded_score
+from query.derive.job_metrics import attempt_terms, task_ratios
 from query.derive.provenance import Valued, derived, unavailable
 from query.derive.records import TrialFacts
 
 TaskKey = tuple[str | None, str]  # (dataset, task)
-MEASURES = ("solved", "score")
 TESTS = {"mcnemar_exact": "McNemar exact", "sign": "exact sign test"}
 
 
@@ -64,13 +63,8 @@ def exact_sign_test(better: int, worse: int) -> float:
 
 def task_value(trials: Sequence[TrialFacts], measure: str) -> float | None:
     """One job's value on one task, from its finished attempts; None when none counts."""
-    finished = [t for t in trials if not t.is_running]
-    if measure == "score":
-        scored = [(s, n or 1) for s, n in map(graded_score, finished) if s is not None]
-        weight = sum(n for _, n in scored)
-        return math.fsum(s * n for s, n in scored) / weight if weight else None
-    outcomes = [o for t in finished if (o := classify(t).value) is not None and o not in INFRA_OUTCOMES]
-    return sum(o is Outcome.RESOLVED for o in outcomes) / len(outcomes) if outcomes else None
+    per_task = task_ratios(attempt_terms(trials, "adjusted" if measure == "solved" else "score"))
+    return per_task[0][1] / per_task[0][2] if per_task else None
 
 
 def paired(baseline: dict[TaskKey, Sequence[TrialFacts]], other: dict[TaskKey, Sequence[TrialFacts]],
