@@ -42,6 +42,43 @@ SECRET_SYSTEM_TABLES = {
     "backup_log", "blob_storage_log", "s3queue_log", "crash_log", "error_log", "query_cache", "stack_trace",
     "user_processes", "kafka_consumers", "certificates",
 }
+# What a tenant may read of the engine's own tables (every other system table is refused): names, types and
+# definitions, never another tenant's values (system.errors keeps failed statements' messages), counts or sizes
+# (system.parts, tables.total_rows, columns.data_compressed_bytes, information_schema.tables.table_rows, events).
+# A table maps to the columns a tenant may read; None: all of them.
+_ALL = None
+TENANT_READABLE: dict[str, frozenset[str] | None] = {
+    **{f"system.{t}": _ALL for t in (
+        "one", "numbers", "numbers_mt", "zeros", "zeros_mt", "functions", "table_functions", "formats",
+        "data_type_families", "table_engines", "database_engines", "aggregate_function_combinators", "time_zones",
+        "keywords", "collations", "settings", "merge_tree_settings", "build_options", "licenses", "contributors")},
+    "system.databases": frozenset({"name", "engine", "uuid", "engine_full", "comment", "is_external", "database"}),
+    "system.tables": frozenset({
+        "database", "name", "table", "uuid", "engine", "is_temporary", "metadata_modification_time",
+        "metadata_version", "dependencies_database", "dependencies_table", "create_table_query", "engine_full",
+        "as_select", "parameterized_view_parameters", "partition_key", "sorting_key", "primary_key", "sampling_key",
+        "unique_key", "skipping_indices_types", "storage_policy", "comment", "has_own_data",
+        "loading_dependencies_database", "loading_dependencies_table", "loading_dependent_database",
+        "loading_dependent_table", "target_database", "target_table", "definer"}),
+    "system.columns": frozenset({
+        "database", "table", "name", "column", "type", "position", "default_kind", "default_expression", "comment",
+        "is_in_partition_key", "is_in_sorting_key", "is_in_primary_key", "is_in_sampling_key", "compression_codec",
+        "character_octet_length", "numeric_precision", "numeric_precision_radix", "numeric_scale",
+        "datetime_precision", "serialization_hint", "statistics"}),
+    **{f"information_schema.{t}": _ALL for t in (
+        "schemata", "columns", "views", "key_column_usage", "referential_constraints", "engines", "character_sets",
+        "collations")},
+    "information_schema.tables": frozenset(
+        {c for name in ("table_catalog", "table_schema", "table_name", "table_type", "table_collation",
+                        "table_comment", "engine", "version", "row_format", "create_time", "create_options")
+         for c in (name, name.upper())}),
+}
+_ENGINE_DATABASES = ("system", "information_schema", "INFORMATION_SCHEMA")
+# The EXPLAIN kinds a tenant may run: none of them shows rows, parts or granules (ESTIMATE and indexes = 1 do).
+_TENANT_EXPLAINS = {"EXPLAIN", "EXPLAIN AST", "EXPLAIN SYNTAX", "EXPLAIN QUERY TREE", "EXPLAIN PLAN", "EXPLAIN PIPELINE"}
+_COLUMN = re.compile(r"^ *COLUMN id: \d+, column_name: (.+?), result_type: .*, source_id: (\d+)$")
+_TABLE = re.compile(r"^ *TABLE id: (\d+)(?:, alias: [^,]+)?, table_name: (\S+)$")
+
 # Settings a caller may not change: they would lift the guard, read files, or share results across tenants.
 _DENIED_SETTING_PREFIXES = (
     "readonly", "allow_ddl", "dialect", "format_schema", "output_format_schema", "format_template",
@@ -69,9 +106,10 @@ class Statement:
     table_aliases: frozenset[str] = frozenset()  # the aliases its tables, table functions and subqueries take
 
 
-def check(ast: str, table_functions: Iterable[str], database: str, text: str = "") -> Statement:
+def check(ast: str, table_functions: Iterable[str], database: str, text: str = "", tenant: bool = False) -> Statement:
     """The verdict on one statement from its `EXPLAIN AST` text (and its formatted `text`, which tells a FORMAT
-    clause from a statement's last identifier, as in `SHOW TABLES FROM default`); raises Refused."""
+    clause from a statement's last identifier, as in `SHOW TABLES FROM default`); raises Refused. A tenant
+    (`tenant`) reads only TENANT_READABLE of the engine's tables, and only EXPLAINs that show no counts."""
     lines = ast.splitlines()
     nodes = [(len(m.group(1)), m.group(2), m.group(3) or "", line) for line in lines if (m := _NODE.match(line))]
     if not nodes:
@@ -94,9 +132,17 @@ def check(ast: str, table_functions: Iterable[str], database: str, text: str = "
             db, _, table = arg.rpartition(".")
             if (db or database) == "system" and table.lower() in SECRET_SYSTEM_TABLES:
                 raise Refused(ACCESS_DENIED, f"system.{table} is not readable through harborlight")
+            if tenant and (db or database) in _ENGINE_DATABASES:
+                name = f"{(db or database).lower()}.{table}"
+                if name not in TENANT_READABLE:
+                    raise Refused(ACCESS_DENIED, f"{name} is not readable by a tenant")
+                if TENANT_READABLE[name] is not None and "view" in parents:  # view() hides its columns
+                    raise Refused(ACCESS_DENIED, f"{name} cannot be read inside view() by a tenant")
+        if node == "Function" and arg.lower() == "view":
+            parents[-1] = "view"
         if parent == "TableExpression" and (alias := _ALIAS.search(line)):
             aliases.add(alias.group(1))
-        if node == "Set":
+        if node == "Set" and parent != "Explain":  # an Explain's own Set holds its options (EXPLAIN indexes = 1)
             clauses += 1
         if parent in _QUERY_WITH_OUTPUT and depth == 1:
             if node == "Literal":
@@ -105,9 +151,49 @@ def check(ast: str, table_functions: Iterable[str], database: str, text: str = "
                 output_format = arg
     if kind == "ShowTables" and "PROCESSLIST" in ast.upper():
         raise Refused(ACCESS_DENIED, "SHOW PROCESSLIST is not readable through harborlight")
+    if tenant:
+        _check_tenant_statement(kind, nodes, text)
     if output_format is not None and not text.endswith(f" FORMAT {output_format}"):
         output_format = None
     return Statement(kind, output_format, clauses, frozenset(aliases))
+
+
+def _check_tenant_statement(kind: str, nodes: list, text: str) -> None:
+    if kind == "Explain":
+        explain = nodes[0][3].strip()
+        explain = explain[len("Explain "):explain.index(" (children") if " (children" in explain else None].strip()
+        if explain not in _TENANT_EXPLAINS or any(depth == 1 and node == "Set" for depth, node, _, _ in nodes):
+            raise Refused(ACCESS_DENIED, f"{explain} with its options shows counts and is not run for a tenant"
+                          if explain in _TENANT_EXPLAINS else f"{explain} shows counts and is not run for a tenant")
+    if kind in ("ShowTables", "ShowColumns") and " WHERE " in _outside_quotes(text):
+        raise Refused(ACCESS_DENIED, "SHOW ... WHERE reads columns a tenant may not; select from system.tables "
+                      "or system.columns instead")
+
+
+def _outside_quotes(text: str) -> str:
+    """The text with every quoted token blanked."""
+    return re.sub(r"'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`|\"(?:[^\"\\]|\\.)*\"", "''", text)
+
+
+def read_columns(query_tree: str) -> set[tuple[str, str]]:
+    """(table, column) for every column of a table a statement reads, from its `EXPLAIN QUERY TREE` (the
+    analyzer has resolved `*`, aliases, CTEs and subqueries to columns of tables)."""
+    lines = query_tree.splitlines()
+    tables = {m.group(1): m.group(2) for line in lines if (m := _TABLE.match(line))}
+    return {(tables[m.group(2)], m.group(1)) for line in lines if (m := _COLUMN.match(line)) and m.group(2) in tables}
+
+
+def check_tenant_columns(columns: Iterable[tuple[str, str]]) -> None:
+    """Refuses a tenant's read of a column that counts or measures what other tenants stored: a column of an
+    engine table outside TENANT_READABLE, or a virtual column of a store table (`_part_offset`, `_part`, ...
+    number the rows of parts that hold every tenant's rows)."""
+    for table, column in sorted(columns):
+        db = table.partition(".")[0]
+        allowed = TENANT_READABLE.get(table.lower() if db.lower() == "information_schema" else table, _ALL)
+        if db in _ENGINE_DATABASES and allowed is not None and column not in allowed:
+            raise Refused(ACCESS_DENIED, f"{table}.{column} is not readable by a tenant")
+        if db not in _ENGINE_DATABASES and column.startswith("_"):
+            raise Refused(ACCESS_DENIED, f"the virtual column {column} of {table} is not readable by a tenant")
 
 
 def is_denied_setting(name: str) -> bool:
@@ -159,9 +245,13 @@ def tenant_filters(tables: Iterable[tuple[str, str, list[str]]], tenant: str) ->
             expr = f"Tenant = {literal}"
         elif "ResourceAttributes" in columns:
             expr = f"ResourceAttributes[{_sql_string(TENANT_ATTRIBUTE)}] = {literal}"
-        elif {"TraceId", "Start", "End"} <= set(columns):  # otel_traces_trace_id_ts: the tenant's traces only
-            expr = (f"TraceId IN (SELECT TraceId FROM `{database}`.otel_traces "
-                    f"WHERE ResourceAttributes[{_sql_string(TENANT_ATTRIBUTE)}] = {literal})")
+        elif {"TraceId", "Start", "End"} <= set(columns):
+            # otel_traces_trace_id_ts: a row holds the earliest and latest span of a trace id over every tenant
+            # that wrote it (one INSERT, then merges), so it is the tenant's only when both bounds are times of
+            # the tenant's own spans of that trace: a row bounded by another tenant's span shows to neither
+            own = (f"(SELECT TraceId, toDateTime(Timestamp) FROM `{database}`.otel_traces "
+                   f"WHERE ResourceAttributes[{_sql_string(TENANT_ATTRIBUTE)}] = {literal})")
+            expr = f"(TraceId, Start) IN {own} AND (TraceId, End) IN {own}"
         else:
             expr = "0"
         filters[f"{database}.{name}"] = expr

@@ -37,8 +37,8 @@ from starlette.routing import Route
 from query.clickhouse_compression import BadBody, BodyTooLarge, UnknownCoding, answer_coding, decoded_body
 from query.clickhouse_errors import CODES, Refused, Reply, error_reply
 from query.clickhouse_guard import (
-    TABLE_FILTERS, Statement, check, check_setting, combined_filters, filters_setting, is_conjunction,
-    is_denied_setting, tenant_filters, url_settings,
+    TABLE_FILTERS, Statement, check, check_setting, check_tenant_columns, combined_filters, filters_setting,
+    is_conjunction, is_denied_setting, read_columns, tenant_filters, url_settings,
 )
 from query.clickhouse_native import UnsupportedType, reframe, settings_for
 from query.clickhouse_settings import Unreadable, map_entries, replaced, set_assignments, settings_clauses
@@ -52,6 +52,8 @@ SERVER_NAME = "harborlight"
 _ENGINE = """
 SELECT version(), timezone(), getSetting('enable_http_compression'), getSetting('http_zlib_compression_level'),
        (SELECT groupArray(name) FROM system.table_functions)"""
+_EXPLAIN_PREFIXES = ("EXPLAIN QUERY TREE ", "EXPLAIN PIPELINE ", "EXPLAIN SYNTAX ", "EXPLAIN PLAN ", "EXPLAIN AST ",
+                     "EXPLAIN ")
 _TABLES = """
 SELECT database, table, groupArray(name) FROM system.columns
 WHERE database NOT IN ('system', 'information_schema', 'INFORMATION_SCHEMA')
@@ -183,9 +185,7 @@ class ClickHouseInterface:
             return error_reply(CODES["NOT_IMPLEMENTED"], str(exc), version)
         except BadBody as exc:  # ClickHouse's inflating read buffers raise ZLIB_INFLATE_FAILED and the like: 500
             return error_reply(CODES["ZLIB_INFLATE_FAILED"], str(exc), version)
-        except UnicodeDecodeError as exc:
-            return error_reply(CODES["CANNOT_PARSE_INPUT_ASSERTION_FAILED"], f"the statement is not UTF-8: {exc}",
-                               version)
+
 
     def _run(self, session: SqlSession, engine: _Engine, caller: Caller, params: Mapping[str, str], sql: str,
              revision: int) -> Reply:
@@ -196,7 +196,7 @@ class ClickHouseInterface:
         bound = {k[6:]: v for k, v in params.items() if k.startswith("param_")}
         canonical = format_single_statement(session, sql)
         ast = session.run(f"EXPLAIN AST {canonical}", "TabSeparatedRaw", bound).body.decode()
-        statement = check(ast, engine.table_functions, database, canonical)
+        statement = check(ast, engine.table_functions, database, canonical, tenant=caller.tenant is not None)
         if statement.kind in ("Set", "UseQuery"):  # no sessions: nothing carries over to a next request
             for assignment in _set_assignments(canonical) if statement.kind == "Set" else []:
                 if is_denied_setting(assignment.name):
@@ -222,6 +222,8 @@ class ClickHouseInterface:
         elif caller_filters is not None:
             session.apply({TABLE_FILTERS: caller_filters})
         session.apply({"readonly": "2"})
+        if caller.tenant is not None:
+            _check_tenant_reads(session, canonical, statement, bound)
         out = session.run(canonical, fmt, bound)
         output_format = statement.output_format or fmt
         body = out.body
@@ -262,6 +264,23 @@ class ClickHouseInterface:
         if session.run(f"EXPLAIN AST {rewritten}", "TabSeparatedRaw").body.decode() != ast:
             raise Refused(CODES["SYNTAX_ERROR"], "cannot combine the statement's additional_table_filters")
         return rewritten
+
+
+def _check_tenant_reads(session: SqlSession, canonical: str, statement: Statement, bound: Mapping[str, str]) -> None:
+    """A tenant's statement reads no column that counts other tenants' rows, by the analyzer's resolution of its
+    columns (an EXPLAIN is checked on the statement it explains: its analysis folds scalar subqueries)."""
+    if statement.kind == "Explain":  # a tenant's EXPLAIN has no options (clickhouse_guard), only its kind
+        inner = next(canonical[len(p):] for p in _EXPLAIN_PREFIXES if canonical.startswith(p))
+    elif statement.kind in ("SelectWithUnionQuery", "SelectIntersectExceptQuery"):
+        inner = canonical
+    else:
+        return
+    if not inner.startswith(("SELECT", "WITH", "(")):
+        return
+    if statement.output_format and inner.endswith(f" FORMAT {statement.output_format}"):  # the EXPLAIN's own output
+        inner = inner[:-len(f" FORMAT {statement.output_format}")]
+    tree = session.run(f"EXPLAIN QUERY TREE {inner}", "TabSeparatedRaw", bound).body.decode()
+    check_tenant_columns(read_columns(tree))
 
 
 def _set_assignments(canonical: str):
@@ -309,7 +328,10 @@ def _combined(session: SqlSession, tenant: dict[str, str], caller: list[tuple[st
 
 
 def _statement_text(query: str, body: bytes) -> str:
-    text = body.decode() if body else ""
+    try:
+        text = body.decode() if body else ""
+    except UnicodeDecodeError as exc:
+        raise Refused(CODES["CANNOT_PARSE_INPUT_ASSERTION_FAILED"], f"the statement is not UTF-8: {exc}") from None
     return f"{query}\n{text}" if query and text else query or text
 
 

@@ -2,7 +2,9 @@
 
 import pytest
 
-from query.clickhouse_guard import Refused, check, check_setting, tenant_filters, url_settings
+from query.clickhouse_guard import (
+    Refused, check, check_setting, check_tenant_columns, read_columns, tenant_filters, url_settings,
+)
 
 SELECT_FILE_AST = """SelectWithUnionQuery (children 1)
  ExpressionList (children 1)
@@ -63,6 +65,34 @@ def test_every_table_gets_a_tenant_filter_and_one_without_a_tenant_column_keeps_
                               ("default", "harborlight_ingested_requests", ["Digest"])], "acme")
     assert filters["default.otel_traces"] == "ResourceAttributes['harborlight.tenant'] = 'acme'"
     assert filters["default.agent_events"] == "Tenant = 'acme'"
-    assert "TraceId IN (SELECT TraceId FROM `default`.otel_traces" in filters["default.otel_traces_trace_id_ts"]
+    assert filters["default.otel_traces_trace_id_ts"].startswith("(TraceId, Start) IN (SELECT TraceId, toDateTime(Timestamp) "
+                                                                "FROM `default`.otel_traces WHERE")
     assert filters["default.harborlight_ingested_requests"] == "0"
     assert filters["system.query_log"] == "0"
+
+
+QUERY_TREE = """QUERY id: 0
+  PROJECTION
+    LIST id: 1, nodes: 2
+      COLUMN id: 2, column_name: name, result_type: String, source_id: 3
+      COLUMN id: 4, column_name: r, result_type: Nullable(UInt64), source_id: 5
+  JOIN TREE
+    TABLE id: 3, alias: __table1, table_name: system.tables
+    QUERY id: 5, alias: __table2, is_subquery: 1
+      PROJECTION
+        LIST id: 6, nodes: 1
+          COLUMN id: 7, column_name: total_rows, result_type: Nullable(UInt64), source_id: 8
+      JOIN TREE
+        TABLE id: 8, alias: __table3, table_name: system.tables
+"""
+
+
+def test_a_tenants_columns_are_read_from_the_query_tree_and_counts_refused():
+    columns = read_columns(QUERY_TREE)
+    assert columns == {("system.tables", "name"), ("system.tables", "total_rows")}
+    with pytest.raises(Refused) as refused:
+        check_tenant_columns(columns)
+    assert refused.value.code == 497 and "system.tables.total_rows" in str(refused.value)
+    check_tenant_columns({("system.tables", "name"), ("default.otel_traces", "TraceId")})
+    with pytest.raises(Refused):
+        check_tenant_columns({("default.otel_traces", "_part_offset")})
