@@ -33,7 +33,7 @@ from bench.ingest import (  # noqa: E402
 from collector.limits import Limits  # noqa: E402
 from collector.signals import SIGNALS  # noqa: E402
 from collector.validate import check_request  # noqa: E402
-from storage import Signal, ensure_schema, insert_requests, needs_nested_decoding, open_client  # noqa: E402
+from storage import Signal, ensure_schema, insert_requests, open_client  # noqa: E402
 from storage.agent_sources import CONTEXTS as AGENT_VIEWS  # noqa: E402
 
 SPANS_PER_REQUEST = SPANS_PER_TRACE * TRACES_PER_REQUEST
@@ -43,9 +43,8 @@ def receive_us_per_span(requests: list[bytes]) -> float:
     spec, limits = SIGNALS[Signal.traces], Limits()
     started = time.perf_counter()
     for body in requests:
-        checked = check_request(spec, body, limits)
+        check_request(spec, body, limits)  # the per-item checks and limits, the nested-value screen
         hashlib.blake2b(body, digest_size=16).digest()
-        needs_nested_decoding(Signal.traces, checked.payload)
     return (time.perf_counter() - started) * 1e6 / (len(requests) * SPANS_PER_REQUEST)
 
 

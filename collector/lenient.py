@@ -43,10 +43,12 @@ def lenient_class(strict: type[Message]) -> type[Message]:
     return message_factory.GetMessageClass(_POOL.FindMessageTypeByName(strict.DESCRIPTOR.full_name))
 
 
-def first_invalid_utf8(message, skip: frozenset[str] | set[str] = frozenset()) -> str | None:
+def first_invalid_utf8(
+    message: Message | tuple[Message, ...], skip: frozenset[str] | set[str] = frozenset()
+) -> str | None:
     """The first string field (read as bytes) that is not UTF-8, as a reason; None when all are."""
-    if hasattr(message, "messages"):  # an enclosing group of messages
-        return next((p for m in message.messages if (p := first_invalid_utf8(m, skip))), None)
+    if isinstance(message, tuple):  # the messages enclosing a list of items
+        return next((p for m in message if (p := first_invalid_utf8(m, skip))), None)
     strict_fields = _string_fields(message.DESCRIPTOR.full_name)
     for fd, value in message.ListFields():
         if fd.name in skip:

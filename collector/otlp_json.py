@@ -42,11 +42,13 @@ def _fix_ids(node: Any) -> None:
 def json_to_protobuf(spec: SignalSpec, body: bytes) -> bytes:
     try:
         document = json.loads(body)
+        if not isinstance(document, dict):
+            raise InvalidRequest(f"an OTLP/JSON {spec.request.DESCRIPTOR.name} must be a JSON object")
+        _fix_ids(document)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InvalidRequest(f"request body is not valid JSON: {exc}") from exc
-    if not isinstance(document, dict):
-        raise InvalidRequest(f"an OTLP/JSON {spec.request.DESCRIPTOR.name} must be a JSON object")
-    _fix_ids(document)
+    except RecursionError:  # no OTLP request nests this deep; the protobuf parser stops at 100 levels
+        raise InvalidRequest("request body nests JSON too deeply to be an OTLP request") from None
     try:
         message = json_format.ParseDict(document, spec.request(), ignore_unknown_fields=True)
     except (json_format.ParseError, ValueError, TypeError, RecursionError) as exc:

@@ -11,7 +11,7 @@ from collector.memory_guard import MemoryGuard
 from collector.signals import SIGNALS, SignalSpec
 from collector.validate import check_request
 from collector.writer import Writer
-from storage import Signal, needs_nested_decoding
+from storage import Signal
 
 
 @dataclass(frozen=True)
@@ -44,10 +44,9 @@ class Receiver:
             duplicate = False
             if checked.accepted:
                 digest = hashlib.blake2b(body, digest_size=16, key=(caller.tenant or "").encode()).digest()
-                # Screened here, while the previous commit runs, rather than on the commit's own path.
-                nested = needs_nested_decoding(signal, checked.payload)
                 duplicate = not await self._writer.write(
-                    signal, checked.payload, checked.accepted, digest, caller.tenant, nested
+                    signal, checked.payload, checked.accepted, digest, caller.tenant, checked.nested,
+                    checked.expanded_bytes,
                 )
         except IngestError as exc:
             self.counters.refuse(tenant, signal.value, type(exc).__name__)

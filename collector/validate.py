@@ -11,9 +11,9 @@ from google.protobuf.message import DecodeError, Message
 
 from collector.errors import InvalidRequest, TooLarge
 from collector.lenient import first_invalid_utf8, lenient_class
-from collector.limits import Limits, enforce
+from collector.limits import Cuts, Limits, cut, enforce, flag, screen
 from collector.signals import SignalSpec
-from storage import Signal
+from storage import Signal, needs_nested_decoding
 
 MAX_UNIX_NANO = 2**63 - 1  # DateTime64(9) ends in 2262; later stamps cannot be stored
 MAX_REASONS = 5
@@ -35,6 +35,8 @@ class Checked:
     rejected: int = 0
     truncated: int = 0
     reasons: list[str] = field(default_factory=list)
+    expanded_bytes: int = 0  # what its rows hold once each item carries its resource and scope
+    nested: bool = True  # may hold array or kvlist values (storage.needs_nested_decoding)
     sources: dict[tuple[str, str], SourceCounts] = field(default_factory=dict)
 
     def message(self, item: str) -> str:
@@ -52,35 +54,55 @@ def _parse(spec: SignalSpec, body: bytes) -> tuple[Message, bool]:
         try:
             return lenient_class(spec.request).FromString(body), False
         except DecodeError as exc:
-            raise InvalidRequest(f"not a valid OTLP {spec.request.DESCRIPTOR.name}: {exc}") from exc
+            reason = _DEPTH if "MaxDepth" in str(exc) else str(exc)
+            raise InvalidRequest(f"not a valid OTLP {spec.request.DESCRIPTOR.name}: {reason}") from exc
+
+
+_DEPTH = "values nest too deeply (the protobuf parser stops at 100 nested messages: arrays and kvlists in each other)"
 
 
 def check_request(spec: SignalSpec, body: bytes, limits: Limits = Limits()) -> Checked:
     request, strict = _parse(spec, body)
-    checked = Checked(payload=body, accepted=0)
-    plainly_valid = _PLAINLY_VALID[spec.signal]
+    checked = Checked(payload=body, accepted=0, nested=needs_nested_decoding(spec.signal, body))
+    measure = checked.nested or len(body) > limits.max_attribute_value_bytes  # see limits.screen
+    plainly_valid, plain_is_bare = _PLAINLY_VALID[spec.signal], spec.signal in _PLAIN_IS_BARE
     changed = False
-    for resource, container, items in _item_lists(spec.signal, request):
-        counts = checked.sources.setdefault(_source(resource), SourceCounts())
-        container_problem = None if strict else first_invalid_utf8(container, skip=_ITEM_FIELDS)
+    resources_cut: dict[int, bool] = {}  # a resource holds several scope blocks: cut it once
+    for block in _blocks(spec.signal, request):
+        counts = checked.sources.setdefault(_source(block.resource), SourceCounts())
+        container_problem = None if strict else first_invalid_utf8(block.enclosing, skip=_ITEM_FIELDS)
+        if id(block.resource) not in resources_cut:
+            resources_cut[id(block.resource)] = enforce(block.resource, limits, block.enclosing[0])
+        container_cut = resources_cut[id(block.resource)] | enforce(block.scope, limits, block.enclosing[1])
+        owner_labels = cut(block.metric, limits, "metric.").labels if block.metric is not None else []
+        may_break = screen(block.item_type, limits, measure)
         bad: list[int] = []
-        for index, item in enumerate(items):
-            problem = container_problem or (None if plainly_valid(item) else _problem(spec.signal, item))
+        for index, item in enumerate(block.items):
+            plain = plainly_valid(item)
+            problem = container_problem or (None if plain else _problem(spec.signal, item))
             if not strict:
                 problem = problem or first_invalid_utf8(item)
             if problem:
                 bad.append(index)
                 if len(checked.reasons) < MAX_REASONS and problem not in checked.reasons:
                     checked.reasons.append(problem)
-            elif enforce(item, limits, len(body)):
+                continue
+            cuts = None
+            if owner_labels or may_break(item, plain and plain_is_bare):
+                cuts = cut(item, limits, cuts=Cuts(list(owner_labels)))
+            if cuts:
+                flag(item.attributes, cuts, limits)
+            if cuts or container_cut:
                 counts.truncated += 1
         for index in reversed(bad):
-            del items[index]
+            del block.items[index]
         counts.rejected += len(bad)
-        counts.accepted += len(items)
+        counts.accepted += len(block.items)
         changed = changed or bool(bad) or counts.truncated > 0
+        checked.expanded_bytes += block.repeated_bytes()
         if counts.accepted + counts.rejected > limits.max_items_per_request:
             break
+    checked.expanded_bytes += len(body)
     checked.accepted = sum(c.accepted for c in checked.sources.values())
     checked.rejected = sum(c.rejected for c in checked.sources.values())
     checked.truncated = sum(c.truncated for c in checked.sources.values())
@@ -88,6 +110,12 @@ def check_request(spec: SignalSpec, body: bytes, limits: Limits = Limits()) -> C
         raise TooLarge(
             f"request holds more than {limits.max_items_per_request} {spec.item}s; "
             "send smaller batches (e.g. the exporter's max batch size)"
+        )
+    if checked.expanded_bytes > limits.max_expanded_request_bytes:
+        raise TooLarge(
+            f"request would store {checked.expanded_bytes >> 20} MiB once each {spec.item} carries its resource "
+            f"and scope (as the tables hold them), more than the {limits.max_expanded_request_bytes >> 20} MiB "
+            f"one commit may take: send fewer {spec.item}s per request, or fewer or shorter resource attributes"
         )
     if changed:
         checked.payload = request.SerializeToString()
@@ -113,30 +141,44 @@ def _text(value: str | bytes) -> str:
 _ITEM_FIELDS = {"scope_spans", "spans", "scope_logs", "log_records", "scope_metrics", "metrics", "data_points"}
 
 
-def _item_lists(signal: Signal, request: Message) -> Iterator[tuple[Message, object, Message]]:
-    """Yields (resource, scope block, repeated items); a scope block carries its resource's strings."""
+@dataclass
+class _Block:
+    """A list of items with the messages around it: each stored row of an item repeats its resource and scope
+    (and a data point its metric's name, description and unit)."""
+
+    resource: Message
+    scope: Message
+    items: Message  # the repeated field
+    item_type: str  # the items' message name
+    enclosing: tuple[Message, ...]  # checked for UTF-8 without their items
+    metric: Message | None = None
+
+    def repeated_bytes(self) -> int:
+        """What its rows hold beyond the items' own bytes."""
+        repeated = self.resource.ByteSize() + self.scope.ByteSize()
+        if self.metric is not None:
+            repeated += len(self.metric.name) + len(self.metric.description) + len(self.metric.unit)
+        return len(self.items) * repeated
+
+
+def _blocks(signal: Signal, request: Message) -> Iterator[_Block]:
     if signal is Signal.traces:
         for rs in request.resource_spans:
             for ss in rs.scope_spans:
-                yield rs.resource, _Pair(rs, ss), ss.spans
+                yield _Block(rs.resource, ss.scope, ss.spans, "Span", (rs, ss))
     elif signal is Signal.logs:
         for rl in request.resource_logs:
             for sl in rl.scope_logs:
-                yield rl.resource, _Pair(rl, sl), sl.log_records
+                yield _Block(rl.resource, sl.scope, sl.log_records, "LogRecord", (rl, sl))
     else:
         for rm in request.resource_metrics:
             for sm in rm.scope_metrics:
                 for metric in sm.metrics:
                     kind = metric.WhichOneof("data")
                     if kind is not None:
-                        yield rm.resource, _Pair(rm, sm, metric), getattr(metric, kind).data_points
-
-
-class _Pair:
-    """The enclosing messages of a list of items, checked for UTF-8 as one."""
-
-    def __init__(self, *messages: Message) -> None:
-        self.messages = messages
+                        point = metric.DESCRIPTOR.fields_by_name[kind].message_type.fields_by_name["data_points"]
+                        yield _Block(rm.resource, sm.scope, getattr(metric, kind).data_points,
+                                     point.message_type.name, (rm, sm, metric), metric)
 
 
 def _id_problem(what: str, value: bytes, size: int, optional: bool) -> str | None:
@@ -182,6 +224,7 @@ def _plain_point(p: Message) -> bool:
 
 
 _PLAINLY_VALID = {Signal.traces: _plain_span, Signal.logs: _plain_log, Signal.metrics: _plain_point}
+_PLAIN_IS_BARE = {Signal.traces}  # a plainly valid span has no events or links (limits.screen's `bare`)
 
 
 def _problem(signal: Signal, item: Message) -> str | None:

@@ -7,10 +7,13 @@ default pool is shared with whatever else the process runs there, and six slow q
 of its threads and hold every acknowledgement for as long as they ran. Up to `concurrent_commits` INSERTs run at once
 (one by default: while it runs, the queue grows into a bigger next batch, and an INSERT's cost is mostly
 fixed, so bigger batches are what makes ingest fast). A full queue refuses at once (QueueFull) instead of
-growing. A failed commit is tried again, the same batch with the same token, so blocks its failed
-attempt had already written are skipped (the store's insert deduplication); if it keeps failing,
-every request of the batch fails (StoreDown), so nothing is acknowledged that is not stored.
-Identical request bodies already committed are acknowledged without storing twice.
+growing. A batch holds at most `max_batch_items` items and `max_batch_bytes` of rows (what its requests
+store once each item carries its resource and scope), so one commit's memory stays bounded. A failed
+commit is tried again, the same batch with the same token, so blocks its failed attempt had already
+written are skipped (the store's insert deduplication); if it keeps failing, each half of the batch is
+committed on its own, and so on down to single requests, so a request that would succeed alone is not
+failed by a neighbour; a request that fails alone fails (StoreDown), so nothing is acknowledged that is
+not stored. Identical request bodies already committed are acknowledged without storing twice.
 """
 
 import asyncio
@@ -22,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from collector.errors import QueueFull, StoreDown, brief
+from collector.limits import Limits
 from storage import Signal
 
 log = logging.getLogger(__name__)
@@ -35,6 +39,7 @@ class Pending:
     digest: bytes
     tenant: str | None = None
     nested: bool = True  # may hold array/kvlist values (storage.nested_values); False allows the cheaper decoding
+    expanded_bytes: int = 0  # what its rows hold (collector.validate.Checked.expanded_bytes)
     done: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
@@ -49,14 +54,16 @@ class WriterStats:
     requests: int = 0
     items: int = 0
     commit_seconds: float = 0.0
-    failed_batches: int = 0
+    failed_batches: int = 0  # batches whose requests failed alone too
     retried_commits: int = 0
+    split_batches: int = 0  # batches that kept failing and were committed in halves
 
 
 @dataclass(frozen=True)
 class WriterLimits:
     max_queued_items: int = 100_000
     max_batch_items: int = 10_000
+    max_batch_bytes: int = Limits.max_expanded_request_bytes  # one request at the most fills a batch alone
     linger_seconds: float = 0.005  # a commit starts once no request has arrived for this long,
     linger_rounds: int = 20  # or after this many lingers, so a steady trickle is still committed
     concurrent_commits: int = 1
@@ -102,7 +109,7 @@ class Writer:
 
     async def write(
         self, signal: Signal, payload: bytes, items: int, digest: bytes, tenant: str | None = None,
-        nested: bool = True,
+        nested: bool = True, expanded_bytes: int = 0,
     ) -> bool:
         """Returns after the payload is committed: True if stored now, False if it was a duplicate."""
         if digest in self._committed:
@@ -114,7 +121,7 @@ class Writer:
             raise StoreDown("harborlight is shutting down")
         if self._queue and self._queued_items + items > self._limits.max_queued_items:
             raise QueueFull(f"ingest queue is full ({self._queued_items} items waiting); retry later")
-        pending = Pending(signal, payload, items, digest, tenant, nested)
+        pending = Pending(signal, payload, items, digest, tenant, nested, expanded_bytes=expanded_bytes)
         self._queue.append(pending)
         self._in_flight[digest] = pending
         self._queued_items += items
@@ -124,12 +131,16 @@ class Writer:
         return True
 
     def _take_batch(self) -> list[Pending]:
-        batch, total = [], 0
-        while self._queue and (not batch or total + self._queue[0].items <= self._limits.max_batch_items):
-            p = self._queue.popleft()
-            batch.append(p)
-            total += p.items
-        self._queued_items -= total
+        batch, items, size = [], 0, 0
+        while self._queue:
+            p = self._queue[0]
+            if batch and (items + p.items > self._limits.max_batch_items
+                          or size + p.expanded_bytes > self._limits.max_batch_bytes):
+                break
+            batch.append(self._queue.popleft())
+            items += p.items
+            size += p.expanded_bytes
+        self._queued_items -= items
         return batch
 
     async def _run(self) -> None:
@@ -170,41 +181,55 @@ class Writer:
 
     async def _commit_batch(self, batch: list[Pending]) -> None:
         started = time.perf_counter()
-        try:
-            await self._commit_with_retries(batch)
-        except Exception as exc:  # the store refused: nothing of this batch is acknowledged
+        failures = await self._commit_or_split(batch, self._limits.commit_attempts)
+        for p, exc in failures:  # the store refused these even alone: none of them is acknowledged
+            self._in_flight.pop(p.digest, None)
+            if not p.done.done():
+                p.done.set_exception(StoreDown(f"store unavailable, retry later: {brief(exc)}"))
+        if failures:
             self.stats.failed_batches += 1
-            reason = brief(exc)
-            log.warning("commit of %d requests failed: %s", len(batch), reason)
-            error = StoreDown(f"store unavailable, retry later: {reason}")
-            for p in batch:
-                self._in_flight.pop(p.digest, None)
-                if not p.done.done():
-                    p.done.set_exception(error)
+            log.warning("commit of %d of %d requests failed: %s", len(failures), len(batch), brief(failures[0][1]))
+        failed = {id(p) for p, _ in failures}
+        stored = [p for p in batch if id(p) not in failed]
+        if not stored:
             return
         self.stats.batches += 1
-        self.stats.requests += len(batch)
-        self.stats.items += sum(p.items for p in batch)
+        self.stats.requests += len(stored)
+        self.stats.items += sum(p.items for p in stored)
         self.stats.commit_seconds += time.perf_counter() - started
-        for p in batch:
+        for p in stored:
             self._in_flight.pop(p.digest, None)
             self._remember(p.digest)
             if not p.done.done():
                 p.done.set_result(None)
         if self.on_commit is not None:
             try:
-                self.on_commit(batch)
+                self.on_commit(stored)
             except Exception:  # a watcher's trouble never reaches ingest
                 log.exception("on_commit callback failed")
 
-    async def _commit_with_retries(self, batch: list[Pending]) -> None:
+    async def _commit_or_split(self, batch: list[Pending], attempts: int) -> list[tuple[Pending, Exception]]:
+        """Commits the batch; if that keeps failing, each half on its own (one attempt each). Returns the
+        requests that failed alone, with their errors."""
+        try:
+            await self._commit_with_retries(batch, attempts)
+            return []
+        except Exception as exc:
+            if len(batch) == 1:
+                return [(batch[0], exc)]
+            self.stats.split_batches += 1
+            log.warning("commit of %d requests failed, committing them in halves: %s", len(batch), brief(exc))
+        half = len(batch) // 2
+        return await self._commit_or_split(batch[:half], 1) + await self._commit_or_split(batch[half:], 1)
+
+    async def _commit_with_retries(self, batch: list[Pending], attempts: int) -> None:
         backoff = self._limits.retry_backoff_seconds
-        for attempt in range(1, self._limits.commit_attempts + 1):
+        for attempt in range(1, attempts + 1):
             try:
                 await asyncio.get_running_loop().run_in_executor(self._threads, self._commit, batch)
                 return
             except Exception as exc:
-                if attempt == self._limits.commit_attempts:
+                if attempt == attempts:
                     raise
                 self.stats.retried_commits += 1
                 log.warning("commit of %d requests failed (attempt %d), retrying: %s",

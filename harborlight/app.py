@@ -104,6 +104,7 @@ def ingest_limits(settings: Settings) -> Limits:
         max_items_per_request=settings.max_items_per_request,
         max_attributes_per_item=settings.max_attributes_per_item,
         max_attribute_value_bytes=settings.max_attribute_value_bytes,
+        max_expanded_request_bytes=settings.expanded_request_bytes,
     )
 
 
@@ -162,6 +163,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
     limits = WriterLimits(
         max_queued_items=settings.max_queued_items,
         max_batch_items=settings.batch_items,
+        max_batch_bytes=settings.expanded_request_bytes,
         linger_seconds=settings.linger_ms / 1000,
     )
     known = await asyncio.to_thread(recent_digests, store, limits.remembered_digests)

@@ -77,6 +77,8 @@ def _json_chunks(name: str, data: bytes) -> Iterator[Chunk]:
         whole = json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError):
         whole = None
+    except RecursionError:
+        raise TransferError(f"{name}: nests JSON too deeply to be OTLP") from None
     if isinstance(whole, dict):
         yield _from_json(name, "the document", data, whole)
         return
@@ -91,6 +93,8 @@ def _json_chunks(name: str, data: bytes) -> Iterator[Chunk]:
             document = json.loads(line)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise TransferError(f"{name}: line {number} is not valid JSON (truncated?): {exc}") from None
+        except RecursionError:
+            raise TransferError(f"{name}: line {number} nests JSON too deeply to be OTLP") from None
         yield _from_json(name, f"line {number}", line, document)
 
 

@@ -163,3 +163,45 @@ def test_shutdown_drains_everything_queued():
 
     assert asyncio.run(main()) == [True, True, True]
     assert sum(len(c) for c in store.commits) == 3
+
+
+def test_a_request_that_fails_every_commit_does_not_fail_the_neighbours_of_its_batch():
+    """The store refuses any commit holding the poisoned request (as a commit past the engine's memory
+    fails): its batch is committed in halves, down to single requests, and only that request fails."""
+    store = RecordingStore()
+    poisoned = b"p3"
+
+    def commit(batch: list[Pending]) -> None:
+        if any(p.payload == poisoned for p in batch):
+            store.attempts.append([p.payload for p in batch])
+            raise MemoryError("memory limit exceeded")
+        store.commit(batch)
+
+    async def main():
+        async with Writer(commit, WriterLimits(linger_seconds=0.05, commit_attempts=2, retry_backoff_seconds=0.01)) as w:
+            return await asyncio.gather(*(w.write(Signal.traces, b"p%d" % i, 1, _digest(i)) for i in range(8)),
+                                        return_exceptions=True)
+
+    results = asyncio.run(main())
+    assert [type(r).__name__ for r in results] == ["bool"] * 3 + ["StoreDown"] + ["bool"] * 4
+    assert "memory limit exceeded" in str(results[3])
+    stored = sorted(payload for c in store.commits for payload in c)
+    assert stored == sorted(b"p%d" % i for i in range(8) if i != 3)  # each neighbour once
+
+
+def test_a_batch_holds_no_more_expanded_bytes_than_its_limit():
+    store = RecordingStore()
+    store.gate.clear()  # the first commit waits, so the rest queue up together
+
+    async def main():
+        async with Writer(store.commit, WriterLimits(linger_seconds=0, max_batch_bytes=100)) as writer:
+            first = asyncio.create_task(writer.write(Signal.traces, b"first", 1, _digest(99), expanded_bytes=10))
+            await asyncio.sleep(0.05)
+            rest = [asyncio.create_task(writer.write(Signal.traces, b"r%d" % i, 1, _digest(i), expanded_bytes=40))
+                    for i in range(5)]
+            await asyncio.sleep(0.05)
+            store.gate.set()
+            await asyncio.gather(first, *rest)
+
+    asyncio.run(main())
+    assert [len(c) for c in store.commits] == [1, 2, 2, 1]  # 40 + 40 fit in 100, a third would not

@@ -6,10 +6,11 @@ import gzip
 
 import httpx
 import pytest
+from google.rpc import status_pb2
 
 from tests.support.bombs import deflate_bomb, gzip_bomb
 from tests.support.load import peak_rss_bytes
-from tests.support.otlp import traces_request
+from tests.support.otlp import logs_request, traces_request
 from tests.support.servers import SubprocessServer
 
 LIMIT_MIB = 1024
@@ -72,3 +73,33 @@ def test_a_gzip_body_cut_before_its_trailer_is_refused(server):
         assert "cut short" in answer.text
     stored = httpx.get(f"{server.http_url}/api/ingest", params={"service": "cut-gzip"}).json()["stored"]
     assert stored == []
+
+
+def _deep_kvlist_logs(depth: int) -> bytes:
+    request = logs_request("deep-kvlist", 1)
+    value = request.resource_logs[0].scope_logs[0].log_records[0].body
+    for _ in range(depth):
+        value = value.kvlist_value.values.add(key="k").value
+    value.string_value = "leaf"
+    return request.SerializeToString()
+
+
+def test_json_nested_100000_deep_is_refused_with_a_reason(server):
+    document = b'{"resourceSpans": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    answer = httpx.post(f"{server.http_url}/v1/traces", content=document, headers={"content-type": "application/json"})
+    assert answer.status_code == 400
+    assert "nests JSON too deeply" in answer.json()["message"]
+    imported = httpx.post(f"{server.http_url}/api/import/otlp", params={"name": "deep.json"}, content=document)
+    assert imported.status_code == 400
+    assert "deep.json: nests JSON too deeply" in imported.json()["detail"]
+
+
+def test_a_kvlist_nested_3000_deep_is_refused_with_a_reason(server):
+    body = _deep_kvlist_logs(3000)
+    answer = httpx.post(f"{server.http_url}/v1/logs", content=body, headers=PROTOBUF)
+    assert answer.status_code == 400
+    assert "values nest too deeply" in status_pb2.Status.FromString(answer.content).message
+    value = '{"kvlistValue": {"values": [{"key": "k", "value": ' * 3000 + '{"stringValue": "leaf"}' + "}]}}" * 3000
+    as_json = '{"resourceLogs": [{"scopeLogs": [{"logRecords": [{"body": ' + value + "}]}]}]}"
+    answer = httpx.post(f"{server.http_url}/v1/logs", content=as_json, headers={"content-type": "application/json"})
+    assert answer.status_code == 400 and answer.json()["message"]
