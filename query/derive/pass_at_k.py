@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from query.derive.intervals import ConfidenceInterval, mean_interval
+from query.derive.intervals import ConfidenceInterval, mean_intervals
 from query.derive.outcomes import EXCEPTION_CLASSES, VERDICT_OUTCOMES, Outcome, classify
 from query.derive.provenance import Valued, derived, unavailable
 from query.derive.records import TrialFacts
@@ -101,8 +101,14 @@ def derive_pass_at_k(trials: Sequence[TrialFacts]) -> PassAtK:
     hat = {k: [pass_hat(u.n, u.c, k) for u in units] for k in ks}
     note = f"{len(units)} units, k = 2..{n_min}"
     return PassAtK(derived(_means(at), note), derived(_means(hat), note), n_units, n_excl, derived(n_min),
-                   derived({k: mean_interval(v) for k, v in at.items()}, note),
-                   derived({k: mean_interval(v) for k, v in hat.items()}, note))
+                   *_intervals(at, hat, note))
+
+
+def _intervals(at: dict[int, list[float]], hat: dict[int, list[float]], note: str
+               ) -> tuple[Valued[dict[int, Valued[ConfidenceInterval]]], Valued[dict[int, Valued[ConfidenceInterval]]]]:
+    """Every k of both series from one resampling of the units."""
+    both = mean_intervals({**{("at", k): v for k, v in at.items()}, **{("hat", k): v for k, v in hat.items()}})
+    return (derived({k: both[("at", k)] for k in at}, note), derived({k: both[("hat", k)] for k in hat}, note))
 
 
 def _means(values: dict[int, list[float]]) -> dict[int, float]:

@@ -153,3 +153,11 @@ def test_a_mean_of_zeros_and_ones_is_a_proportion():
     ci = mean_interval([1.0, 0.0, 1.0]).value
     assert ci.method == "wilson" and (ci.low, ci.high) == pytest.approx(
         proportion_confint(2, 3, alpha=0.05, method="wilson"))
+
+
+def test_one_resampling_serves_every_k_with_the_same_answers_as_one_at_a_time():
+    from query.derive.intervals import mean_intervals
+
+    rng = random.Random(12)
+    columns = {k: [rng.random() ** k for _ in range(30)] for k in (2, 3, 4)} | {"binary": [1.0, 0.0] * 15}
+    assert mean_intervals(columns) == {k: mean_interval(v) for k, v in columns.items()}
