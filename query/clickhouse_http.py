@@ -155,15 +155,24 @@ class ClickHouseInterface:
             self._engine = _Engine(row[0], row[1], str(row[2]).lower() in ("1", "true"), int(row[3]), row[4])
         return self._engine
 
-    def handle(self, caller: Caller, headers: Mapping[str, str], params: Mapping[str, str], body: bytes) -> Reply:
+    def handle(self, caller: Caller, headers: Mapping[str, str], params: Mapping[str, str], body: bytes,
+               run_id: str = "") -> Reply:
+        """The reply to one request; its statement runs tagged `run_id`, for cancel()."""
         query_id = params.get("query_id") or str(uuid.uuid4())
-        reply = self._execute(caller, headers, params, body)
+        reply = self._execute(caller, headers, params, body, run_id)
         engine = self._engine
         reply.headers.update({"X-ClickHouse-Query-Id": query_id, "X-ClickHouse-Server-Display-Name": SERVER_NAME,
                               "X-ClickHouse-Timezone": engine.timezone if engine else "UTC"})
         return compressed(reply, headers, params, engine)
 
-    def _execute(self, caller: Caller, headers: Mapping[str, str], params: Mapping[str, str], body: bytes) -> Reply:
+    def cancel(self, run_id: str) -> None:
+        """Stops the statement tagged `run_id` (its client has gone), as ClickHouse does for a read-only HTTP
+        query with cancel_http_readonly_queries_on_client_close: the engine's own KILL QUERY."""
+        with sql_session(self._store) as session:
+            session.run(f"KILL QUERY WHERE startsWith(query, {_run_tag(run_id)!r}) ASYNC", "TabSeparated")
+
+    def _execute(self, caller: Caller, headers: Mapping[str, str], params: Mapping[str, str], body: bytes,
+                 run_id: str) -> Reply:
         version = self._engine.version if self._engine else ""
         try:
             revision = protocol_revision(params)
@@ -174,7 +183,7 @@ class ClickHouseInterface:
             with sql_session(self._store) as session:
                 engine = self._describe_engine(session)
                 version = engine.version
-                return self._run(session, engine, caller, params, sql, revision)
+                return self._run(session, engine, caller, params, sql, revision, run_id)
         except Refused as exc:
             return error_reply(exc.code, str(exc), version)
         except EngineError as exc:
@@ -188,7 +197,7 @@ class ClickHouseInterface:
 
 
     def _run(self, session: SqlSession, engine: _Engine, caller: Caller, params: Mapping[str, str], sql: str,
-             revision: int) -> Reply:
+             revision: int, run_id: str) -> Reply:
         database = params.get("database") or "default"
         fmt = params.get("default_format") or "TabSeparated"
         if self._store.embedded and database != "default":
@@ -224,7 +233,7 @@ class ClickHouseInterface:
         session.apply({"readonly": "2"})
         if caller.tenant is not None:
             _check_tenant_reads(session, canonical, statement, bound)
-        out = session.run(canonical, fmt, bound)
+        out = session.run(f"{_run_tag(run_id)} {canonical}" if run_id else canonical, fmt, bound)
         output_format = statement.output_format or fmt
         body = out.body
         if self._store.embedded and revision and output_format.lower() == "native":
@@ -281,6 +290,11 @@ def _check_tenant_reads(session: SqlSession, canonical: str, statement: Statemen
         inner = inner[:-len(f" FORMAT {statement.output_format}")]
     tree = session.run(f"EXPLAIN QUERY TREE {inner}", "TabSeparatedRaw", bound).body.decode()
     check_tenant_columns(read_columns(tree))
+
+
+def _run_tag(run_id: str) -> str:
+    """The comment a statement's text starts with while it runs, so KILL QUERY can find it."""
+    return f"/* harborlight-run {run_id} */"
 
 
 def _set_assignments(canonical: str):
@@ -362,6 +376,12 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+async def _disconnected(request: Request) -> None:
+    """Returns when the client closes its connection (the body is read: the server's next message is that)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
 def clickhouse_app(interface: ClickHouseInterface) -> Starlette:
     async def ping(request: Request) -> Response:
         return Response(b"Ok.\n", media_type="text/plain; charset=UTF-8")
@@ -381,7 +401,14 @@ def clickhouse_app(interface: ClickHouseInterface) -> Starlette:
         except BodyTooLarge as exc:
             reply = error_reply(CODES["QUERY_IS_TOO_LARGE"], str(exc))
             return Response(reply.body, status_code=reply.status, headers=reply.headers)
-        reply = await run_statement(interface.handle, caller, headers, params, body)
+        run_id = uuid.uuid4().hex
+        statement = asyncio.ensure_future(run_statement(interface.handle, caller, headers, params, body, run_id))
+        gone = asyncio.ensure_future(_disconnected(request))
+        await asyncio.wait({statement, gone}, return_when=asyncio.FIRST_COMPLETED)
+        if not statement.done():  # the client has gone: stop its statement rather than finish it for no one
+            await asyncio.to_thread(interface.cancel, run_id)
+        gone.cancel()
+        reply = await statement
         return Response(reply.body, status_code=reply.status, headers=reply.headers)
 
     return Starlette(routes=[

@@ -3,6 +3,8 @@ with a tokens file: bodies sent to exhaust memory before or after authentication
 input that must get ClickHouse's own answer rather than a crash."""
 
 import gzip
+import time
+import uuid
 
 import httpx
 import pytest
@@ -90,3 +92,18 @@ def test_bad_input_gets_the_status_clickhouse_gives_its_code(sql_port, sql, para
     answer = httpx.post(sql_port.sql_url, params=params, content=sql.encode(), auth=("u", TOKEN), timeout=60)
     assert (answer.status_code, answer.headers["x-clickhouse-exception-code"]) == (status, code), answer.text[:300]
     assert answer.text.startswith(f"Code: {code}. DB::Exception:") and "formatQuerySingleLine" not in answer.text
+
+
+def test_a_statement_stops_when_its_client_goes(guarded, ch_port):
+    """A statement that would sleep for 150 s, whose client gives up after 2 s: the engine stops it (it kept
+    running after its client had gone)."""
+    marker = f"gone_{uuid.uuid4().hex[:8]}"
+    sql = f"SELECT sum(sleepEachRow(0.5)) AS {marker} FROM numbers(300) SETTINGS max_block_size = 1"
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(f"http://127.0.0.1:{ch_port}/", content=sql.encode(), auth=("u", "ch-acme"), timeout=2)
+    running = f"SELECT count() FROM system.processes WHERE query LIKE '%{marker}%' AND query NOT LIKE '%processes%'"
+    for _ in range(300):  # the statement would run for 150 s; once cancelled it is gone within a block or two
+        if guarded.sql(running) == [(0,)]:
+            break
+        time.sleep(0.1)
+    assert guarded.sql(running) == [(0,)]
