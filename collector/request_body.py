@@ -7,6 +7,8 @@ body is refused rather than half-read."""
 import zlib
 from collections.abc import AsyncIterator
 
+from starlette.requests import ClientDisconnect
+
 from collector.errors import InvalidRequest, TooLarge
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -18,11 +20,14 @@ async def read_limited(declared_length: str | None, chunks: AsyncIterator[bytes]
     if declared_length and declared_length.isdigit() and int(declared_length) > max_bytes:
         raise TooLarge(f"body of {declared_length} bytes exceeds the {max_bytes}-byte limit")
     parts, size = [], 0
-    async for chunk in chunks:
-        size += len(chunk)
-        if size > max_bytes:
-            raise TooLarge(f"body exceeds the {max_bytes}-byte limit")
-        parts.append(chunk)
+    try:
+        async for chunk in chunks:
+            size += len(chunk)
+            if size > max_bytes:
+                raise TooLarge(f"body exceeds the {max_bytes}-byte limit")
+            parts.append(chunk)
+    except ClientDisconnect:  # nobody is left to answer; a refusal ends the request quietly
+        raise InvalidRequest("the connection closed before the body was complete") from None
     return b"".join(parts)
 
 

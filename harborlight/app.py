@@ -25,6 +25,7 @@ from collector.memory_guard import MemoryGuard
 from collector.receiver import Receiver
 from collector.request_body import inflate, read_limited
 from collector.writer import Pending, Writer, WriterLimits
+from harborlight.http_connections import guarded_protocol
 from harborlight.settings import Settings
 from importers.service import Transfers
 from query.api import api_router
@@ -181,6 +182,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
                 http_app,
                 host=settings.host, port=settings.http_port,
                 log_level="warning", lifespan="off", timeout_graceful_shutdown=5,
+                http=guarded_protocol(settings.read_timeout_seconds, settings.max_connections),
             )
             http_server = uvicorn.Server(config)
             http_task = asyncio.create_task(http_server.serve())

@@ -46,6 +46,10 @@ class Settings:
     memory_limit_mib: int = _setting(
         2048, "resident memory the process stays under: ingest refuses (retryably) near it"
     )
+    read_timeout_seconds: int = _setting(
+        30, "an HTTP request's headers must arrive within this, then its body within as long again; else closed"
+    )
+    max_connections: int = _setting(512, "open connections per HTTP server; past it a new one gets 503 and is closed")
     auth_token: str | None = _setting(None, "require 'Authorization: Bearer <token>' on ingest and the API")
     tokens_file: Path | None = _setting(
         None, "file of 'token tenant' lines: each token may write and read only its tenant's data"
