@@ -1,23 +1,28 @@
-"""A job's (or one trial's) call clocks from the store, and a trial's span tree, as the typed records
+"""A job's (or one trial's) call measures from the store, and a trial's span tree, as the typed records
 the time split and the critical path take (query/derive/time_split.py, critical_path.py)."""
+
+from collections.abc import Mapping
 
 from clickhouse_connect.driver.client import Client
 
 from query.derive.critical_path import SpanNode
-from query.derive.time_split import TimedCall
+from query.derive.time_split import CallTotals
+from query.time_split_sql import SPLITS, TWINS
 from query.trace_tree import TraceNode
 from query.trial_rows_sql import LIFECYCLE_SPANS
-from query.time_split_sql import TIMED_CALLS, TWINS
 
-def timed_calls(client: Client, tenant: str, job: str, trial: str = "") -> dict[str, list[TimedCall]]:
-    """trial name -> its model and tool calls in start order (one trial when `trial` is given)."""
-    params = {"tenant": tenant, "job": job, "trial": trial}
+
+def call_totals(client: Client, tenant: str, job: str, bounds: Mapping[str, tuple[int, int]], trial: str = ""
+                ) -> dict[str, CallTotals]:
+    """trial name -> its calls measured within its bounds (ns; time_split.clip_bounds); one trial when
+    `trial` is given. A trial without calls has no entry."""
+    params = {"tenant": tenant, "job": job, "trial": trial, "trials": list(bounds),
+              "lo": [lo for lo, _ in bounds.values()], "hi": [hi for _, hi in bounds.values()]}
     twins = bool(client.query(TWINS, parameters=params).result_rows)
-    out: dict[str, list[TimedCall]] = {}
-    for name, kind, model, ts, end_ts, timing in client.query(TIMED_CALLS[twins], parameters=params).result_rows:
-        end = None if end_ts is None or timing == "unknown" else end_ts
-        out.setdefault(name, []).append(TimedCall(kind, model, ts, end, inferred=timing == "inferred"))
-    return out
+    return {name: CallTotals(model, busy, dict(by_model), timed, untimed, first if timed else None,
+                             last if timed else None, bool(inferred))
+            for name, model, busy, timed, untimed, first, last, inferred, by_model
+            in client.query(SPLITS[twins], parameters=params).result_rows}
 
 
 def _node(n: TraceNode) -> SpanNode:

@@ -6,9 +6,9 @@ from fastapi.responses import JSONResponse
 
 from query.derive.critical_path import derive_critical_path
 from query.derive.provenance import valued_fields_json
-from query.derive.time_split import agent_window, derive_time_split, longest_calls, sum_time_splits
+from query.derive.time_split import agent_window, clip_bounds, derive_time_split, longest_calls, sum_time_splits
 from query.job_routes import job_trials
-from query.load_time_split import agent_roots, timed_calls
+from query.load_time_split import agent_roots, call_totals
 from query.tenancy import tenant_of
 from query.trace_routes import trial_events
 from query.trace_tree import build_tree
@@ -25,7 +25,7 @@ def time_router() -> APIRouter:
         facts = find_trial(request, trial, job).facts
         store: Store = request.app.state.store
         tenant = tenant_of(request)
-        calls = timed_calls(store.client, tenant, facts.job, trial).get(trial, [])
+        calls = call_totals(store.client, tenant, facts.job, {trial: clip_bounds(facts.agent_execution)}, trial).get(trial)
         window, _ = agent_window(facts.agent_execution, calls)
         events, _ = trial_events(store.client, tenant, trial, facts.job)
         roots = agent_roots(build_tree(events).roots)
@@ -40,8 +40,9 @@ def time_router() -> APIRouter:
     def job_time(job: str, request: Request) -> JSONResponse:
         finished = [t for t in job_trials(request, job) if not t.is_running]  # a running trial's split is partial
         store: Store = request.app.state.store
-        calls = timed_calls(store.client, tenant_of(request), job)
-        splits = [derive_time_split(calls.get(t.trial, []), t.agent_execution) for t in finished]
+        calls = call_totals(store.client, tenant_of(request), job,
+                            {t.trial: clip_bounds(t.agent_execution) for t in finished})
+        splits = [derive_time_split(calls.get(t.trial), t.agent_execution) for t in finished]
         return JSONResponse({"job": job, **valued_fields_json(sum_time_splits(splits))})
 
     return router

@@ -8,14 +8,15 @@ was and no model call; the gap when neither was (the agent's own work, the harne
 model + tool + gap = the window. A call without an end (a log event that carried no duration) has no
 clock: the sums cover the clocked calls, and the gap is then unknown.
 
-Clocks are UNIX nanoseconds (integers, so unions are exact); the results are seconds.
+The unions are the engine's (`intervalLengthSum`, query/time_split_sql.py), over UNIX nanoseconds
+clipped to `clip_bounds`; this module decides the window and what the numbers mean. Results are seconds.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from query.derive.critical_path import SpanNode
 from query.derive.provenance import Valued, derived, inferred, measured, unavailable
@@ -24,18 +25,22 @@ from query.derive.records import Interval
 MODEL, TOOL = "llm_request", "tool"
 LONGEST = 5  # calls listed by longest_calls
 NS = 1_000_000_000
+UNBOUNDED = (0, 2**62)  # clip bounds where the harness recorded no agent phase
 Window = tuple[int, int]  # (start, end), UNIX nanoseconds
 
 
 @dataclass(frozen=True, slots=True)
-class TimedCall:
-    """One model call or tool call with its clock, UNIX nanoseconds."""
+class CallTotals:
+    """One trial's model and tool calls, measured by the store within the trial's clip bounds (ns)."""
 
-    kind: str  # "llm_request" or "tool"
-    model: str | None  # the model a model call asked
-    start: int
-    end: int | None  # None: no clock (no end, no duration recorded)
-    inferred: bool = False  # the start was derived from the end and a duration, or rebuilt from a transcript
+    model_ns: int = 0  # union of the clocked model calls' intervals
+    busy_ns: int = 0  # union of all clocked calls' intervals
+    by_model_ns: dict[str, int] = field(default_factory=dict)  # union of each model's calls
+    n_timed: int = 0  # calls with a clock (an end, and timing not unknown)
+    n_untimed: int = 0
+    first_start: int | None = None  # the clocked calls' extent, unclipped
+    last_end: int | None = None
+    inferred: bool = False  # some clock was inferred (a start from an end and a duration, or rebuilt)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,59 +64,49 @@ class LongCall:
     duration_s: float
 
 
-def union_length(intervals: Iterable[tuple[int, int]], window: Window) -> int:
-    """Length of the union of `intervals` clipped to `window`: overlapping time counts once."""
-    lo, hi = window
-    clipped = sorted((max(a, lo), min(b, hi)) for a, b in intervals if min(b, hi) > max(a, lo))
-    total, reach = 0, lo
-    for a, b in clipped:
-        if b > reach:
-            total += b - max(a, reach)
-            reach = b
-    return total
+def _ns(seconds: float) -> int:
+    return round(seconds * NS)
 
 
-def agent_window(agent: Interval | None, calls: Sequence[TimedCall]) -> tuple[Window | None, str | None]:
+def clip_bounds(agent: Interval | None) -> tuple[int, int]:
+    """What the store clips the trial's calls to: the agent phase, open-ended where it is not closed."""
+    if agent is None or agent.start is None:
+        return UNBOUNDED
+    return _ns(agent.start), UNBOUNDED[1] if agent.end is None else _ns(agent.end)
+
+
+def agent_window(agent: Interval | None, calls: CallTotals | None) -> tuple[Window | None, str | None]:
     """The agent phase and a note when it is not the harness's closed harbor.agent_execution span."""
     if agent is not None and agent.start is not None and agent.end is not None:
-        return (round(agent.start * NS), round(agent.end * NS)), None
-    ends = [c.end for c in calls if c.end is not None]
-    if not ends:
+        return (_ns(agent.start), _ns(agent.end)), None
+    if calls is None or calls.first_start is None or calls.last_end is None:
         return None, None
-    extent = (min(c.start for c in calls if c.end is not None), max(ends))
     if agent is not None and agent.start is not None:
-        start = round(agent.start * NS)
-        return (start, max(extent[1], start)), "harbor.agent_execution still open: the split so far"
-    return extent, "no harbor.agent_execution span: the window is the calls' extent"
+        start = _ns(agent.start)
+        return (start, max(calls.last_end, start)), "harbor.agent_execution still open: the split so far"
+    return (calls.first_start, calls.last_end), "no harbor.agent_execution span: the window is the calls' extent"
 
 
-def derive_time_split(calls: Sequence[TimedCall], agent: Interval | None) -> TimeSplit:
-    """`agent`: the trial's harbor.agent_execution interval, when recorded."""
-    clocked = [c for c in calls if c.end is not None]
-    untimed = len(calls) - len(clocked)
+def derive_time_split(calls: CallTotals | None, agent: Interval | None) -> TimeSplit:
+    """`calls`: the store's measure of the trial's calls within clip_bounds(agent) (None: no calls);
+    `agent`: the trial's harbor.agent_execution interval, when recorded."""
+    calls = calls or CallTotals()
     window, window_note = agent_window(agent, calls)
-    counts = derived(len(clocked)), derived(untimed)
-    if not clocked:
-        none = unavailable("no model or tool calls recorded" if not calls else "no call has a clock (start and end)")
+    counts = derived(calls.n_timed), derived(calls.n_untimed)
+    total = calls.n_timed + calls.n_untimed
+    if not calls.n_timed or window is None:
+        none = unavailable("no model or tool calls recorded" if not total else "no call has a clock (start and end)")
         return TimeSplit(_window_value(window, window_note), none, none, none, none, *counts)
-    assert window is not None  # a clocked call makes one
-    how = inferred if any(c.inferred for c in clocked) else derived
-    spans = {kind: [(c.start, c.end) for c in clocked if c.kind == kind] for kind in (MODEL, TOOL)}
-    model = union_length(spans[MODEL], window)  # type: ignore[arg-type]
-    busy = union_length(spans[MODEL] + spans[TOOL], window)  # type: ignore[arg-type]
-    partial = f"{untimed} of {len(calls)} calls have no clock: not counted" if untimed else None
-    by_model: dict[str, list[tuple[int, int]]] = {}
-    for c in clocked:
-        if c.kind == MODEL:
-            by_model.setdefault(c.model or "unknown", []).append((c.start, c.end))  # type: ignore[arg-type]
+    how = inferred if calls.inferred else derived
+    partial = f"{calls.n_untimed} of {total} calls have no clock: not counted" if calls.n_untimed else None
     return TimeSplit(
         agent_window_s=_window_value(window, window_note),
-        model_time_s=how(model / NS, partial),
-        tool_time_s=how((busy - model) / NS, partial),
-        gap_time_s=unavailable(f"{partial}, so the gap is unknown") if untimed
-        else how((window[1] - window[0] - busy) / NS, window_note),
-        model_time_by_model=how({m: union_length(v, window) / NS for m, v in sorted(by_model.items())}, partial)
-        if by_model else unavailable("no model call has a clock"),
+        model_time_s=how(calls.model_ns / NS, partial),
+        tool_time_s=how((calls.busy_ns - calls.model_ns) / NS, partial),
+        gap_time_s=unavailable(f"{partial}, so the gap is unknown") if calls.n_untimed
+        else how((window[1] - window[0] - calls.busy_ns) / NS, window_note),
+        model_time_by_model=how({m: v / NS for m, v in sorted(calls.by_model_ns.items())}, partial)
+        if calls.by_model_ns else unavailable("no model call has a clock"),
         n_timed_calls=counts[0], n_untimed_calls=counts[1],
     )
 

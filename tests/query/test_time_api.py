@@ -3,11 +3,14 @@ spans and log events telling the same calls) and an OpenHands-through-Laminar tr
 GET /api/trials/{trial}/time and /api/jobs/{job}/time."""
 
 import math
+import random
 import uuid
 
 import httpx
+import numpy as np
 import pytest
 
+from tests.agent.otlp_build import Traces
 from tests.cli.conftest import send_subagent_trial
 from tests.query.job_stream import stream_job
 
@@ -83,3 +86,51 @@ def test_unknown_names_are_404(server, streamed):
     job, _ = streamed
     assert get(server, f"/api/trials/{job.resolved}-nope/time").status_code == 404
     assert get(server, f"/api/jobs/{job.job}-nope/time").status_code == 404
+
+
+def test_the_engines_unions_agree_with_a_millisecond_timeline(server, unique):
+    """Overlapping model and tool calls streamed as OpenTelemetry GenAI spans; the oracle is a numpy
+    timeline of milliseconds, each marked when some call covered it."""
+    job, trial = f"overlap-{unique}", f"{unique}-overlap"
+    traces = Traces({"service.name": f"agent-{unique}", "harbor.job.name": job, "harbor.trial.name": trial})
+    rng = random.Random(5)
+    model, busy, per_model = np.zeros(60_000, bool), np.zeros(60_000, bool), {"m-a": np.zeros(60_000, bool),
+                                                                           "m-b": np.zeros(60_000, bool)}
+    for i in range(40):
+        start, dur = rng.randrange(0, 55_000), rng.randrange(1, 5_000)
+        if i % 2:
+            name = rng.choice(("m-a", "m-b"))
+            traces.span(f"chat {name}", {"gen_ai.operation.name": "chat", "gen_ai.request.model": name},
+                        start_ms=start, dur_ms=dur)
+            model[start:start + dur] = per_model[name][start:start + dur] = True
+        else:
+            traces.span("execute_tool Bash", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash"},
+                        start_ms=start, dur_ms=dur)
+        busy[start:start + dur] = True
+    traces.send(server)
+    t = get(server, f"/api/trials/{trial}/time").json()
+    covered = np.flatnonzero(busy)
+    extent = covered[-1] + 1 - covered[0]
+    assert value(t["agent_window_s"]) == pytest.approx(extent / 1000)  # no harness: the calls' extent
+    assert value(t["model_time_s"]) == pytest.approx(model.sum() / 1000)
+    assert value(t["tool_time_s"]) == pytest.approx((busy.sum() - model.sum()) / 1000)
+    assert value(t["gap_time_s"]) == pytest.approx((extent - busy.sum()) / 1000)
+    assert value(t["model_time_by_model"]) == pytest.approx({m: v.sum() / 1000 for m, v in per_model.items()})
+    total = get(server, f"/api/jobs/{job}/time").json()
+    assert value(total["model_time_s"]) == value(t["model_time_s"]) and value(total["n_trials"]) == 1
+
+
+def test_calls_outside_the_harness_agent_phase_are_clipped_to_it(server, unique):
+    from tests.query.job_stream import stream_rewards
+
+    job = f"clipped-{unique}"
+    stream_rewards(server, job, {"task": 1.0}, unique)  # agent_execution from 10 s to 30 s after T0
+    traces = Traces({"service.name": f"agent-{unique}", "harbor.job.name": job, "harbor.trial.name": f"{job}-task"})
+    traces.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5"},
+                start_ms=25_000, dur_ms=10_000)  # 5 s of it inside the phase
+    traces.span("execute_tool Bash", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash"},
+                start_ms=5_000, dur_ms=7_000)  # 2 s inside
+    traces.send(server)
+    t = get(server, f"/api/trials/{job}-task/time").json()
+    assert value(t["agent_window_s"]) == 20.0 and t["agent_window_s"]["provenance"] == "measured"
+    assert (value(t["model_time_s"]), value(t["tool_time_s"]), value(t["gap_time_s"])) == (5.0, 2.0, 13.0)
