@@ -8,8 +8,9 @@
    write path: engine-side decoding and the agent_events views), 20 requests per INSERT, in a child
    process that owns the data directory.
 2. Starts `harborlight serve` on that directory and times, over HTTP, the job report
-   (metrics.json), the job row, the full trial list and one trial's row and behaviour: the first
-   (cold) call, then the median of RUNS calls.
+   (metrics.json, and its series' intervals), the job row, the job's time split, the full trial list
+   and one trial's row, behaviour, trace and time split: the first (cold) call, then the median of
+   RUNS calls.
 
 With --twins, the job is instead TRIALS Claude Code trials that stream both signals, a span and a log
 event per call (`--calls` calls per trial, 4 in 9 model calls; 1,000 x 500 = 1,003,000 agent events),
@@ -367,10 +368,13 @@ def main() -> None:
                 ("job report (metrics.json)", f"/api/jobs/{JOB}/report", {"format": "json"}),
                 ("job report (summary.md)", f"/api/jobs/{JOB}/report", {"format": "md"}),
                 ("job row (rates, counts, pass@k)", f"/api/jobs/{JOB}", {}),
+                ("job report (series intervals)", f"/api/jobs/{JOB}/report", {"format": "intervals"}),
+                ("job time split (summed)", f"/api/jobs/{JOB}/time", {}),
                 (f"trial list ({args.trials} trials, one page)", f"/api/jobs/{JOB}/trials", {"limit": 5000}),
                 ("one trial's row", f"/api/trials/{trial}", {}),
                 ("one trial's behaviour", f"/api/trials/{trial}/behavior", {}),
                 ("one trial's trace (tree, tool decisions)", f"/api/trials/{trial}/trace", {}),
+                ("one trial's time split, critical path", f"/api/trials/{trial}/time", {}),
                 ("one trial's tool calls (/api/spans)", "/api/spans", {"trial": trial, "kind": "tool", "limit": 1000}),
             ]
             print(f"\n{'query':<40} {'cold s':>8} {'median s':>9} {'bytes':>10}   (median of {args.runs})")
