@@ -270,9 +270,9 @@ def twin_reads(data_dir: Path, runs: int, events_file: Path) -> None:
         seconds["history in batches: all rows"].append(time.perf_counter() - began)
         assert batched == whole, "the batched history differs from the whole-job statement"
         timed_call("export read (read_job)", lambda: store_read.read_job(store, TWIN_JOB))
-        for twins, label in ((False, "every agent event's"), (True, "the kept signal's")):
+        for form, label in ((agent_twins.PLAIN, "every agent event's"), (agent_twins.TWINS, "the kept signal's")):
             timed_call(f"export's raw records: {label}", lambda: [
-                client.query(sql[twins], parameters=params).result_rows
+                client.query(sql[form], parameters=params).result_rows
                 for sql in (store_read.JOB.spans, store_read.JOB.logs)])
         print(f"  run {run + 1}/{runs} done", flush=True)
     medians = {label: statistics.median(values) for label, values in seconds.items()}

@@ -3,7 +3,7 @@ in Python with the raw span and log attributes they came from (otel_traces, otel
 queries per read, whatever its size; every query is filtered by tenant ('' when tenants are off). A
 call told both by a span and by a log event is read once (storage/agent_twins.py); derived child
 records are no records here, so they take no part in that either, and the raw records read are those
-of the signal each twin group keeps (on a job that streams both, the other half were read for nothing:
+of the events read, no dropped twin's (on a job that streams both, the other half were read for nothing:
 ~2 s of 1,000 trials)."""
 
 import gc
@@ -32,7 +32,7 @@ _TRIAL = "TrialName = {trial:String} AND ({job:String} = '' OR JobName = {job:St
 @dataclass(frozen=True)
 class _Reads:
     """The statements that read the agent events of one scope (a job, or one trial) and their raw
-    records; `events`, `spans` and `logs` by whether the events hold twins (asked by `twins`)."""
+    records; `events`, `spans` and `logs` by the form they are read in (agent_twins.FORMS, asked by `form`)."""
 
     scope: str
 
@@ -41,69 +41,60 @@ class _Reads:
         return f"{self.scope} AND {_AGENT_TENANT}"
 
     @cached_property
-    def named(self) -> str:
-        """The scope's agent events named after their trials (storage/agent_identity.py)."""
-        return f"({named(self.identity)})"
-
-    @cached_property
     def records(self) -> str:
         # A derived child record is content of its carrier, no record of its own.
         return f"{self.identity} AND Provenance['kind'] != 'derived'"
 
     @cached_property
-    def twins(self) -> str:
-        return agent_twins.present(self.records, scope=self.identity)
+    def form(self) -> str:
+        return agent_twins.form(self.records, scope=self.identity)
 
     @cached_property
-    def events(self) -> dict[bool, str]:
-        return {twins: f"""
+    def events(self) -> dict[int, str]:
+        return {form: f"""
 SELECT EventId, TraceId, SpanId, ParentSpanId, SourceTable, Kind, Resolve, Name, ServiceName, ScopeName,
        toUnixTimestamp64Nano(Timestamp), toUnixTimestamp64Nano(EndTimestamp), TimingQuality,
        TrialName, Attempt, TaskName, AgentName, Model, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
        ReasoningTokens, CostUsd, HttpStatus, ErrorType, Success, ToolName, ToolCategory, ToolCallId,
        toUnixTimestamp64Nano(Timestamp) + ifNull(DurationNs, 0)
-FROM ({agent_twins.events(self.records, twins, derived=False, scope=self.identity)})
+FROM ({agent_twins.events(self.records, form, derived=False, scope=self.identity)})
 ORDER BY TrialName, Timestamp, EventId
-""" for twins in (False, True)}
+""" for form in agent_twins.FORMS}
 
-    def _kept(self, signal: str) -> str:
-        """A condition on agent_events rows: of a twin group that keeps `signal` (agent_twins.per_group's
-        `kept`; it needs one aggregate). The trial is compared spelled out: in IN, NULL never equals NULL."""
-        group = "isNull(TrialName), ifNull(TrialName, ''), ServiceName, Kind"
-        return f"""({group}) IN (SELECT {group} FROM ({agent_twins.per_group(self.records, "count() AS _rows", scope=self.identity)})
-                         WHERE SourceTable = '{signal}' AND kept)"""
+    def _counted(self, form: int, signal: str) -> str:
+        """The events read of one signal (no dropped twin: agent_twins.counted), their rows as `form` reads them."""
+        return f"""SELECT * FROM {agent_twins.source(self.identity, form)}
+        WHERE {self.identity} AND SourceTable = '{signal}' AND {agent_twins.counted(self.records, form, scope=self.identity)}"""
 
     @cached_property
-    def spans(self) -> dict[bool, str]:
-        """The raw records of every agent event read, or (twins) of the signal each twin group keeps."""
-        return {twins: f"""
+    def spans(self) -> dict[int, str]:
+        """The raw records of the spans among the events read."""
+        return {form: f"""
 SELECT TraceId, SpanId, SpanAttributes, if(startsWith(SpanName, 'harbor.'), ResourceAttributes, map()),
        StatusMessage, arrayMap(t -> toUnixTimestamp64Nano(t), `Events.Timestamp`), `Events.Name`,
        `Events.Attributes`
 FROM otel_traces
-WHERE TraceId IN (SELECT DISTINCT TraceId FROM {self.named}
-                  WHERE {self.identity} AND SourceTable = 'otel_traces'
-                  {f"AND {self._kept('otel_traces')}" if twins else ""})
+WHERE TraceId IN (SELECT DISTINCT TraceId FROM ({self._counted(form, 'otel_traces')}))
   AND {_RAW_TENANT}
-""" for twins in (False, True)}
+""" for form in agent_twins.FORMS}
 
     @cached_property
-    def logs(self) -> dict[bool, str]:
+    def logs(self) -> dict[int, str]:
         """Likewise, keyed by the agent event's own id: concurrent trials' events can share a service, an
         empty trace and a time."""
-        return {twins: f"""
+        return {form: f"""
 SELECT {log_event_id_sql()}, Body, LogAttributes
 FROM otel_logs
 WHERE (ServiceName, TraceId, SpanId, Timestamp) IN (
-        SELECT ServiceName, TraceId, SpanId, addNanoseconds(Timestamp, ifNull(DurationNs, 0)) FROM {self.named}
-        WHERE {self.identity} AND SourceTable = 'otel_logs'
-        {f"AND {self._kept('otel_logs')}" if twins else ""})
+        SELECT ServiceName, TraceId, SpanId, addNanoseconds(Timestamp, ifNull(DurationNs, 0))
+        FROM ({self._counted(form, 'otel_logs')}))
   AND {_RAW_TENANT}
-""" for twins in (False, True)}
+""" for form in agent_twins.FORMS}
 
 
 JOB, TRIAL = _Reads(_JOB), _Reads(_TRIAL)
-_JOBS_OF_TRIAL = f"SELECT DISTINCT JobName FROM {TRIAL.named} WHERE {TRIAL.identity} ORDER BY JobName"
+_JOBS_OF_TRIAL = (f"SELECT DISTINCT JobName FROM ({named(TRIAL.identity)}) WHERE {TRIAL.identity} "
+                  "ORDER BY JobName")
 
 
 CARRIED_LOGS = f"""
@@ -154,14 +145,15 @@ def read_trial(store: Store, trial: str, job: str = "", tenant: str = "") -> tup
 def _read(store: Store, reads: _Reads, params: dict[str, str]) -> dict[str, TrialTelemetry]:
     """The events `reads` selects, by trial, each with its raw record's attributes."""
     with _collector_paused():
-        twins = bool(store.client.query(reads.twins, parameters=params).result_rows)
-        rows = store.client.query(reads.events[twins], parameters=params).result_rows
+        form, names = agent_twins.bind(store.client.query(reads.form, parameters=params).result_rows[0])
+        params = {**params, **names}
+        rows = store.client.query(reads.events[form], parameters=params).result_rows
         spans: dict[tuple, tuple] = {}
         logs: dict[str, tuple] = {}
         if any(r[4] == "otel_traces" for r in rows):
-            spans = {(r[0], r[1]): r for r in store.client.query(reads.spans[twins], parameters=params).result_rows}
+            spans = {(r[0], r[1]): r for r in store.client.query(reads.spans[form], parameters=params).result_rows}
         if any(r[4] == "otel_logs" for r in rows):
-            logs = {r[0]: r for r in store.client.query(reads.logs[twins], parameters=params).result_rows}
+            logs = {r[0]: r for r in store.client.query(reads.logs[form], parameters=params).result_rows}
         trials: dict[str, TrialTelemetry] = {}
         for r in rows:
             event = _event(r, spans, logs)

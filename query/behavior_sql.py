@@ -4,12 +4,11 @@ agent_events is ordered by (TrialName, Timestamp), so a trial's events are one c
 A tool call's argument digest (to tell an exact repeat from a different call of the same tool) is
 read from the raw span or log record, using the argument aliases of the rule table. A call told both
 by a span and by a log event is read once (storage/agent_twins.py): TOOL_CALLS and MODEL_CALLS have
-a form for a trial without such twins (asked first: TWINS) and one for a trial with them.
+a form for each of agent_twins.FORMS (asked first: FORM).
 """
 
 from query.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
 from storage import agent_twins
-from storage.agent_identity import named
 from storage.agent_rules import FACTS
 from storage.agent_sources import log_event_id_sql
 
@@ -24,24 +23,23 @@ def _arguments(attributes: str) -> str:
 
 _CALL_FILTER = f"""{AGENT_TENANT_FILTER}
       AND TrialName = {{trial:String}} AND ({{job:String}} = '' OR JobName = {{job:String}})"""
-_NAMED = f"({named(_CALL_FILTER)})"  # the trial's rows, named after their trials (storage/agent_identity.py)
 
 _TOOLS = f"{_CALL_FILTER} AND Kind = 'tool'"
 # The raw records are looked up by the trial's tool events (`tools`, a plain range read), the calls
 # themselves read once (`calls`, twins resolved); each call meets its own record by its event id (a log
 # record's is the logs view's hash over it: concurrent trials' events can share a service, no trace, a time).
-TOOL_CALLS = {twins: f"""
+TOOL_CALLS = {form: f"""
 WITH tools AS (
     SELECT SourceTable, TraceId, SpanId,
            if(SourceTable = 'otel_logs', coalesce(EndTimestamp, Timestamp), Timestamp) AS raw_ts
-    FROM {_NAMED} WHERE {_TOOLS}
+    FROM {agent_twins.source(_CALL_FILTER, form)} WHERE {_TOOLS}
 )
 SELECT c.ts, c.ToolName, c.ToolCategory, c.TargetPaths, c.Success, c.ToolCallId,
        if(a.args = '', NULL, lower(hex(cityHash64(a.args)))) AS args_key
 FROM (
     SELECT EventId, SourceTable, TraceId,
            toUnixTimestamp64Nano(Timestamp) AS ts, ToolName, ToolCategory, TargetPaths, Success, ToolCallId
-    FROM ({agent_twins.events(_TOOLS, twins, derived=False, scope=_CALL_FILTER)})
+    FROM ({agent_twins.events(_TOOLS, form, derived=False, scope=_CALL_FILTER)})
     WHERE coalesce(ToolName, '') != ''
 ) AS c
 ANY LEFT JOIN (
@@ -59,15 +57,15 @@ ANY LEFT JOIN (
 ) AS a ON a.source = c.SourceTable AND a.TraceId = c.TraceId AND a.event_id = c.EventId
 ORDER BY c.ts, c.EventId
 LIMIT {{limit:UInt32}}
-""" for twins in (False, True)}
+""" for form in agent_twins.FORMS}
 
 _MODEL = f"{_CALL_FILTER} AND Kind = 'llm_request'"
-MODEL_CALLS = {twins: f"""
+MODEL_CALLS = {form: f"""
 SELECT toUnixTimestamp64Nano(Timestamp) AS ts, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
        ReasoningTokens, CostUsd, HttpStatus, ErrorType
-FROM ({agent_twins.events(_MODEL, twins, derived=False, scope=_CALL_FILTER)})
+FROM ({agent_twins.events(_MODEL, form, derived=False, scope=_CALL_FILTER)})
 ORDER BY Timestamp, EventId
 LIMIT {{limit:UInt32}}
-""" for twins in (False, True)}
-# Whether the trial's tool calls and model calls hold twins: each is then read in its second form.
-TWINS = agent_twins.present(f"{_CALL_FILTER} AND Kind IN ('tool', 'llm_request')", scope=_CALL_FILTER)
+""" for form in agent_twins.FORMS}
+# The form the trial's tool calls and model calls are read in.
+FORM = agent_twins.form(f"{_CALL_FILTER} AND Kind IN ('tool', 'llm_request')", scope=_CALL_FILTER)

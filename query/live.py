@@ -32,11 +32,11 @@ _TRIAL_KEYS = ("harbor.trial.name", "session.id", "gen_ai.conversation.id", "con
 # A call told both by a span and by a log event once (storage/agent_twins.py): when the record that
 # counts arrives after its twin was shown, the watcher knows the call by the twin's id.
 _COMMITTED = "TrialName IN {trials:Array(String)} OR TraceId IN {traces:Array(String)}"
-# (whether the rows hold twins, the rows when they do not, the rows with twins resolved)
-_ROWS = (agent_twins.present(_COMMITTED, scope=_COMMITTED), *(
-    f"SELECT {COLUMNS} FROM ({agent_twins.events(_COMMITTED, twins, twin_ids=True, scope=_COMMITTED)}) "
+# (the form the rows are read in, then the rows in each form: agent_twins.FORMS)
+_ROWS = (agent_twins.form(_COMMITTED, scope=_COMMITTED), *(
+    f"SELECT {COLUMNS} FROM ({agent_twins.events(_COMMITTED, form, twin_ids=True, scope=_COMMITTED)}) "
     "ORDER BY end_ts, EventId"
-    for twins in (False, True)))
+    for form in agent_twins.FORMS))
 KEEPALIVE_SECONDS = 15.0
 # A history replays an event per call of the job: the stream writes what is queued at once (up to
 # this many events), and the replay hands the event loop back between slices of rows.

@@ -32,10 +32,10 @@ _END = "toUnixTimestamp64Nano(coalesce(EndTimestamp, Timestamp))"  # the `end_ts
 TRIALS = f"""
 SELECT TrialName, min({_END}) AS first_end, count() FROM ({named(_JOB)}) WHERE {_JOB}
 GROUP BY TrialName ORDER BY first_end, TrialName"""
-# (whether the batch holds twins, its rows when it does not, its rows with twins resolved)
-BATCH_SQL = (agent_twins.present(_BATCH, scope=_BATCH), *(
-    f"SELECT {COLUMNS} FROM ({agent_twins.events(_BATCH, twins, twin_ids=True, scope=_BATCH)}) ORDER BY end_ts, EventId"
-    for twins in (False, True)))
+# (the form the batch is read in, then its rows in each form: agent_twins.FORMS)
+BATCH_SQL = (agent_twins.form(_BATCH, scope=_BATCH), *(
+    f"SELECT {COLUMNS} FROM ({agent_twins.events(_BATCH, form, twin_ids=True, scope=_BATCH)}) ORDER BY end_ts, EventId"
+    for form in agent_twins.FORMS))
 
 
 @dataclass(frozen=True)
@@ -80,11 +80,10 @@ def settle(waiting: list[LiveRow], batch: list[LiveRow],
     return merged[:cut], merged[cut:]
 
 
-def read_rows(client, statements: tuple[str, str, str], parameters: dict) -> list[LiveRow]:
-    """The rows of (whether they hold twins, the rows without, the rows with twins resolved): the
-    second or third statement, as the first answers."""
-    twins = bool(client.query(statements[0], parameters=parameters).result_rows)
-    return list(map(LiveRow._make, client.query(statements[1 + twins], parameters=parameters).result_rows))
+def read_rows(client, statements: tuple[str, ...], parameters: dict) -> list[LiveRow]:
+    """The rows of (their form, then a statement per form): the statement of the form the first answers."""
+    form, names = agent_twins.bind(client.query(statements[0], parameters=parameters).result_rows[0])
+    return list(map(LiveRow._make, client.query(statements[1 + form], parameters={**parameters, **names}).result_rows))
 
 
 def read_history(client, job: str, tenant: str) -> Iterator[list[LiveRow]]:

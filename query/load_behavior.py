@@ -5,8 +5,9 @@ from dataclasses import dataclass
 
 from clickhouse_connect.driver.client import Client
 
-from query.behavior_sql import MODEL_CALLS, TOOL_CALLS, TWINS
+from query.behavior_sql import FORM, MODEL_CALLS, TOOL_CALLS
 from query.derive.records import AgentCall, ModelCall, ToolCategory
+from storage import agent_twins
 
 MAX_CALLS = 100_000
 _NS = 1e-9
@@ -29,9 +30,10 @@ def _category(value: str | None) -> ToolCategory:
 
 def load_calls(client: Client, tenant: str, trial: str, job: str = "") -> TrialCalls:
     params = {"tenant": tenant, "trial": trial, "job": job, "limit": MAX_CALLS + 1}
-    twins = bool(client.query(TWINS, parameters=params).result_rows)
-    model_rows = client.query(MODEL_CALLS[twins], parameters=params).result_rows
-    tool_rows = client.query(TOOL_CALLS[twins], parameters=params).result_rows
+    form, names = agent_twins.bind(client.query(FORM, parameters=params).result_rows[0])
+    params = {**params, **names}
+    model_rows = client.query(MODEL_CALLS[form], parameters=params).result_rows
+    tool_rows = client.query(TOOL_CALLS[form], parameters=params).result_rows
     truncated = len(model_rows) > MAX_CALLS or len(tool_rows) > MAX_CALLS
     model_rows, tool_rows = model_rows[:MAX_CALLS], tool_rows[:MAX_CALLS]
     models = tuple(ModelCall(timestamp=ts * _NS, input_tokens=i, cached_tokens=c, cache_write_tokens=w,

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from clickhouse_connect.driver.client import Client
 
 from query.derive.records import Interval, TrialFacts, VerifierReport
-from query.trial_rows_sql import REPORT_PREFIX, REWARD_PREFIX, TRIAL_EVENTS, TRIAL_JOBS, TRIAL_LIFECYCLE
+from query.trial_rows_sql import (REPORT_PREFIX, REWARD_PREFIX, TRIAL_EVENTS, TRIAL_JOBS, TRIAL_LIFECYCLE,
+                                  TRIAL_FORM)
+from storage import agent_twins
 
 MAX_TRIALS = 1_000_000  # "no limit" for whole-job loads
 _NS = 1e-9
@@ -104,7 +106,9 @@ def load_trials(client: Client, tenant: str, *, jobs: Sequence[str] = (), trial:
                 limit: int = MAX_TRIALS) -> list[LoadedTrial]:
     """Trials of `jobs` (all jobs when empty), in trial-name order after `after`, at most `limit`."""
     base = {"tenant": tenant, "jobs": list(jobs)}
-    events = _dicts(client, TRIAL_EVENTS, {**base, "trial": trial, "after": after, "limit": limit})
+    scope = {**base, "trial": trial, "after": after, "limit": limit}
+    form, names = agent_twins.bind(client.query(TRIAL_FORM, parameters=scope).result_rows[0])
+    events = _dicts(client, TRIAL_EVENTS[form], {**scope, **names})
     if not events:
         return []
     whole_jobs = bool(jobs) and not trial and not after and len(events) < limit

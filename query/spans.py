@@ -13,7 +13,6 @@ from query.agent_events import COLUMNS, AgentEvent, from_row
 from query.tenancy import AGENT_TENANT_FILTER, tenant_of
 from query.tool_decisions import with_decisions
 from storage import Store, agent_twins
-from storage.agent_identity import named
 
 KINDS = ("llm_request", "reasoning", "output", "tool", "subagent", "session", "user_message", "compaction", "group")
 
@@ -30,7 +29,6 @@ class EventPage(BaseModel):
 _SCOPE = f"""{AGENT_TENANT_FILTER}
   AND ({{job:String}} = '' OR JobName = {{job:String}})
   AND ({{trial:String}} = '' OR TrialName = {{trial:String}})"""
-_NAMED = f"({named(_SCOPE)})"
 _GROUPS = f"""{_SCOPE}
   AND ({{kind:String}} = '' OR Kind = {{kind:String}})
   AND ({{service:String}} = '' OR ServiceName = {{service:String}})"""
@@ -48,26 +46,31 @@ _EARLY = "toUnixTimestamp64Nano(Timestamp) <= {bound:Int64}"  # trials with a ro
 _NARROWING = {name: condition for name, (condition, _) in _FILTERS.items()} | {"early": _EARLY}
 _WHERE = "\n  AND ".join(condition if absent is None else f"({absent} OR {condition})"
                          for condition, absent in _FILTERS.values())
-# The start time of the n-th row of the window, twins not resolved (a bound for "early", see _page).
-_BOUND = f"""
-SELECT max(ts), count() FROM (
-    SELECT toUnixTimestamp64Nano(Timestamp) AS ts FROM {_NAMED}
-    WHERE {_GROUPS} AND {_NARROWING["window"]}
-    ORDER BY ts, EventId LIMIT {{n:UInt32}})"""
-_TWINS = agent_twins.present(_GROUPS, scope=_SCOPE)
+_FORM = agent_twins.form(_GROUPS, scope=_SCOPE)
 
 
 @cache
-def _select(twins: bool, narrowed: frozenset[str] = frozenset()) -> str:
+def _bound(form: int) -> str:
+    """The start time of the n-th row of the window, twins not resolved (a bound for "early", see _page)."""
+    return f"""
+SELECT max(ts), count() FROM (
+    SELECT toUnixTimestamp64Nano(Timestamp) AS ts FROM {agent_twins.source(_SCOPE, form)}
+    WHERE {_GROUPS} AND {_NARROWING["window"]}
+    ORDER BY ts, EventId LIMIT {{n:UInt32}})"""
+
+
+@cache
+def _select(form: int, narrowed: frozenset[str] = frozenset()) -> str:
     """The page's SQL. With twins, whole trials are left out first when none of their rows matches a
     given filter: a listed call's value is its own or its twin's, and its twin is of the same trial,
     so this only saves the work of resolving twins no listed call can come from."""
     groups = _GROUPS + "".join(
-        f"\n  AND (TrialName IS NULL OR TrialName IN (SELECT TrialName FROM {_NAMED} WHERE {_GROUPS}"
+        f"\n  AND (TrialName IS NULL OR TrialName IN (SELECT TrialName FROM {agent_twins.source(_SCOPE, form)}"
+        f" WHERE {_GROUPS}"
         f"\n       AND {_NARROWING[f]}))" for f in sorted(narrowed))
     return f"""
 SELECT {COLUMNS}
-FROM ({agent_twins.events(groups, twins, scope=_SCOPE)})
+FROM ({agent_twins.events(groups, form, scope=_SCOPE)})
 WHERE {_WHERE}
 ORDER BY ts, EventId
 LIMIT {{limit:UInt32}}
@@ -79,19 +82,19 @@ _FAR_FUTURE = 2**63 - 1
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
-def _page(store: Store, parameters: dict, twins: bool, narrowed: frozenset[str]) -> list[AgentEvent]:
+def _page(store: Store, parameters: dict, form: int, narrowed: frozenset[str]) -> list[AgentEvent]:
     """The page's events. With twins and no filter on a fact, trials whose rows all start after a bound
     are left out first: the bound is where the first 2 (then 8) pages' worth of rows end, twins counted.
     The answer is exact when it is a full page that ends by the bound (a trial left out has only later
     rows); otherwise the page is read again without the bound."""
     def read(narrowing: frozenset[str], **extra) -> list[AgentEvent]:
-        sql = _select(twins, narrowing)
+        sql = _select(form, narrowing)
         return [from_row(r) for r in store.client.query(sql, parameters={**parameters, **extra}).result_rows]
 
     limit = parameters["limit"]
-    if twins and narrowed <= {"window"}:
+    if form != agent_twins.PLAIN and narrowed <= {"window"}:
         for factor in (2, 8):
-            bound, n = store.client.query(_BOUND, parameters={**parameters, "n": limit * factor}).result_rows[0]
+            bound, n = store.client.query(_bound(form), parameters={**parameters, "n": limit * factor}).result_rows[0]
             events = read(narrowed | {"early"}, bound=bound or 0)
             if n < limit * factor or (len(events) == limit and events[-1].start_unix_nano <= bound):
                 return events  # fewer rows than the bound asked for: no trial was left out
@@ -147,11 +150,12 @@ def spans_router() -> APIRouter:
             "since": _nanos(since, 0), "until": _nanos(until, _FAR_FUTURE),
             "after_ts": int(after[0]), "after_id": str(after[1]), "limit": limit, "tenant": tenant_of(request),
         }
-        twins = bool(store.client.query(_TWINS, parameters=parameters).result_rows)
+        form, names = agent_twins.bind(store.client.query(_FORM, parameters=parameters).result_rows[0])
+        parameters |= names
         given = {"tool_category": tool_category, "model": model, "status": http_status, "outcome": outcome,
                  "name": name, "window": since or until or cursor_}
-        narrowed = frozenset(f for f, value in given.items() if twins and value)
-        events = _page(store, parameters, twins, narrowed)
+        narrowed = frozenset(f for f, value in given.items() if form != agent_twins.PLAIN and value)
+        events = _page(store, parameters, form, narrowed)
         items = with_decisions(store.client, tenant_of(request), events)
         next_cursor = cursor.encode([items[-1].start_unix_nano, items[-1].event_id]) if len(items) == limit else None
         return EventPage(items=items, next_cursor=next_cursor)

@@ -13,13 +13,13 @@ from storage import Store, agent_twins
 # (storage/agent_identity.py: a child span without session.id is its trace's); a call told both by a span
 # and by a log event once (storage/agent_twins.py).
 _TRIAL = f"{AGENT_TENANT_FILTER} AND TrialName = {{trial:String}} AND ({{job:String}} = '' OR JobName = {{job:String}})"
-_SELECT = {twins: f"""
+_SELECT = {form: f"""
 SELECT {COLUMNS}
-FROM ({agent_twins.events(_TRIAL, twins, scope=_TRIAL)})
+FROM ({agent_twins.events(_TRIAL, form, scope=_TRIAL)})
 ORDER BY ts, EventId
 LIMIT {{limit:UInt32}}
-""" for twins in (False, True)}
-_TWINS = agent_twins.present(_TRIAL, scope=_TRIAL)
+""" for form in agent_twins.FORMS}
+_FORM = agent_twins.form(_TRIAL, scope=_TRIAL)
 
 MAX_EVENTS = 50_000
 
@@ -32,8 +32,8 @@ class TrialTrace(TraceTree):
 def trial_events(client: Client, tenant: str, trial: str, job: str = "") -> tuple[list[AgentEvent], bool]:
     """The events of the trial's trace (at most MAX_EVENTS), and whether there were more."""
     parameters = {"trial": trial, "job": job, "limit": MAX_EVENTS + 1, "tenant": tenant}
-    twins = bool(client.query(_TWINS, parameters=parameters).result_rows)
-    rows = client.query(_SELECT[twins], parameters=parameters).result_rows
+    form, names = agent_twins.bind(client.query(_FORM, parameters=parameters).result_rows[0])
+    rows = client.query(_SELECT[form], parameters={**parameters, **names}).result_rows
     return [from_row(r) for r in rows[:MAX_EVENTS]], len(rows) > MAX_EVENTS
 
 

@@ -3,7 +3,7 @@
 Two statements, merged by trial name in query/load_trials.py:
 - TRIAL_EVENTS: agent_events grouped by (job, trial): identity, token and cost totals, model and
   tool call counts, 429s; a call told both by a span and by a log event counts once
-  (storage/agent_twins.py). It also decides which trials exist (every span and log event of a
+  (storage/agent_twins.py; TRIAL_FORM says which form). It also decides which trials exist (every span and log event of a
   trial lands there, the harness's own spans included) and pages them in trial-name order.
 - TRIAL_LIFECYCLE: the harness spans in otel_traces grouped by trial: the root and phase
   intervals, the verifier's rewards and report attributes, the exception events.
@@ -22,55 +22,52 @@ REWARD_PREFIX = "harbor.reward."
 REPORT_PREFIX = "harbor.verifier."  # harbor.verifier.resolved, .patch_applied, .f2p_pass, ... (see the field guide)
 CATEGORY_KEY = "harbor.task.category"
 
-# A job's trials, a page at a time ({jobs} empty: every job; {trial} empty: every trial). Aggregated per
-# twin group and signal first (storage/agent_twins.py): a call told by a span and a log event counts once.
-# Rows are named after their trials (storage/agent_identity.py).
+# A job's trials, a page at a time ({jobs} empty: every job; {trial} empty: every trial), from the rows
+# named after their trials (storage/agent_identity.py), each call once (storage/agent_twins.py): a call
+# told by a span and a log event counts once. One statement per form (agent_twins.FORMS, asked first:
+# TRIAL_FORM).
 _SCOPE = f"""{AGENT_TENANT_FILTER}
       AND JobName IS NOT NULL AND TrialName IS NOT NULL
       AND (empty({{jobs:Array(String)}}) OR JobName IN {{jobs:Array(String)}})
       AND ({{trial:String}} = '' OR TrialName = {{trial:String}})
       AND TrialName > {{after:String}}"""
-_PER_GROUP = agent_twins.per_group(
-    where=_SCOPE, scope=_SCOPE,
-    aggregates="""any(TaskName) AS task, min(Attempt) AS attempt, any(AgentName) AS agent, any(Model) AS model,
+_AGGREGATES = """any(TaskName) AS task, min(Attempt) AS attempt, any(AgentName) AS agent, any(Model) AS model,
         sum(InputTokens) AS input_tokens, sum(CachedTokens) AS cache_tokens, sum(OutputTokens) AS output_tokens,
         sum(CostUsd) AS cost_usd,
         countIf(coalesce(HttpStatus, 200) < 400) AS n_ok, countIf(coalesce(ToolName, '') != '') AS n_named,
         countIf(HttpStatus IS NOT NULL) AS n_with_status, countIf(HttpStatus = 429) AS n_429,
-        min(Timestamp) AS first_ts, max(coalesce(EndTimestamp, Timestamp)) AS last_ts""",
-    facts=(("cost_usd",), ("input_tokens", "cache_tokens", "output_tokens")),
-)
+        min(Timestamp) AS first_ts, max(coalesce(EndTimestamp, Timestamp)) AS last_ts"""
+TRIAL_FORM = agent_twins.form(_SCOPE, scope=_SCOPE)
 
 
 def _total(name: str) -> str:
     """A trial total of the model calls; a producer's own session aggregate when it sent no calls' counts."""
-    return (f"coalesce(sumIf({name}, Kind = 'llm_request' AND kept), "
-            f"sumIf({name}, Kind = 'session' AND kept)) AS {name}")
+    return f"coalesce(sumIf({name}, Kind = 'llm_request'), sumIf({name}, Kind = 'session')) AS {name}"
 
 
 _TOTALS = ",\n    ".join(_total(n) for n in ("input_tokens", "cache_tokens", "output_tokens", "cost_usd"))
-TRIAL_EVENTS = f"""
+TRIAL_EVENTS = {form: f"""
 SELECT
     JobName AS job,
     TrialName AS trial,
     any(task) AS task,
     min(attempt) AS attempt,
     any(agent) AS agent,
-    anyIf(model, Kind = 'llm_request' AND kept) AS model,
+    anyIf(model, Kind = 'llm_request') AS model,
     {_TOTALS},
-    sumIf(n, Kind = 'llm_request' AND kept) AS n_model_calls,
-    sumIf(n_ok, Kind = 'llm_request' AND kept) AS n_steps,
-    sumIf(n_named, Kind = 'tool' AND kept) AS n_tool_calls,
-    sumIf(n_with_status, Kind = 'llm_request' AND kept) AS n_with_status,
-    sumIf(n_429, Kind = 'llm_request' AND kept) AS n_rate_limited,
+    sumIf(n, Kind = 'llm_request') AS n_model_calls,
+    sumIf(n_ok, Kind = 'llm_request') AS n_steps,
+    sumIf(n_named, Kind = 'tool') AS n_tool_calls,
+    sumIf(n_with_status, Kind = 'llm_request') AS n_with_status,
+    sumIf(n_429, Kind = 'llm_request') AS n_rate_limited,
     toUnixTimestamp64Nano(min(first_ts)) AS first_seen,
     toUnixTimestamp64Nano(max(last_ts)) AS last_seen,
-    sumIf(n, kept) AS n_events
-FROM ({_PER_GROUP})
+    sum(n) AS n_events
+FROM ({agent_twins.per_group(_SCOPE, _AGGREGATES, form, scope=_SCOPE)})
 GROUP BY job, trial
 ORDER BY trial, job
 LIMIT {{limit:UInt32}}
-"""
+""" for form in agent_twins.FORMS}
 
 _EXCEPTIONS = """arrayMap(i -> (toUnixTimestamp64Nano(`Events.Timestamp`[i]),
                           `Events.Attributes`[i]['exception.type'], `Events.Attributes`[i]['exception.message']),

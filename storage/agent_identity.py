@@ -11,11 +11,15 @@ carries the session, last), so it is resolved when read:
     one such as session.id), the root span's first, then the earliest. A trace with no named
     record keeps its id as the trial's name. Traces never cross tenants.
 
-`named(scope)` is the SQL of the agent_events rows (same columns) whose resolved identity may match
-`scope`, each with its resolved JobName and TrialName; the reader filters them with `scope` (and
-anything else) outside. `scope` is a condition on identity only (JobName, TrialName, TraceId, Tenant,
-parameters): it finds the trial's traces whatever kind of record carries the name. Its rows are read
-by the table's sort key: a trial's own range, and the ranges of its traces' ids.
+`renames(scope)` is the SQL of the names the scope's traces give (one row per trace whose records
+named after it take another name); `named(scope, bound)` the SQL of the agent_events rows (same
+columns) whose resolved identity may match `scope`, each with its resolved JobName and TrialName. The
+renames are read there by their own statement (SQL that must stand alone, such as Grafana's), or
+(bound) are parameters that a reader who asked `renames` first binds (`parameters`): planned in a
+fraction of the time, as the statement is repeated inside the twin rule. The reader filters the rows
+with `scope` (and anything else) outside. `scope` is a condition on identity only (JobName,
+TrialName, TraceId, Tenant, parameters): it finds the trial's traces whatever kind of record carries
+the name. Its rows are read by the table's sort key: a trial's own range, and its traces' ids.
 """
 
 # Among a trace's named records, the one that names it sorts first.
@@ -27,17 +31,48 @@ def _traces(scope: str) -> str:
     return f"SELECT TraceId FROM agent_events WHERE ({scope}) AND TraceId != ''"
 
 
-def named(scope: str) -> str:
-    """agent_events rows that `scope` may select once named after their trials (see the module)."""
+def _key(tenant: str, trace: str) -> str:
+    """A trace as the names know it: its tenant's, never another's."""
+    return f"concat({tenant}, '/', {trace})"
+
+
+def renames(scope: str) -> str:
+    """(key, trace id, job, trial) of each trace of the scope that names records named after it otherwise.
+    Read by the sort key and the trace id index: a few ms, no rows when nothing is renamed."""
     traces = _traces(scope)
     return f"""
-SELECT * EXCEPT (_trace, _tenant, _named) REPLACE (
-    if(_trace = '', JobName, _named.1) AS JobName, if(_trace = '', TrialName, _named.2) AS TrialName)
-FROM (SELECT * FROM agent_events WHERE ({scope}) OR TrialName IN ({traces})) AS _e
-LEFT ANY JOIN (
-    SELECT TraceId AS _trace, Tenant AS _tenant, argMin((JobName, TrialName), {_NAMING_ORDER}) AS _named
+SELECT {_key('Tenant', 'TraceId')} AS key, TraceId AS trace, _named.1 AS job, _named.2 AS trial FROM (
+    SELECT Tenant, TraceId, argMin((JobName, TrialName), {_NAMING_ORDER}) AS _named
     FROM agent_events
     WHERE TraceId IN (SELECT TrialName FROM agent_events WHERE TrialName IN ({traces}))
       AND TrialName != TraceId
-    GROUP BY TraceId, Tenant
-) AS _n ON _e.TrialName = _n._trace AND _e.Tenant = _n._tenant"""
+    GROUP BY Tenant, TraceId)"""
+
+
+# The renames as parameters, bound by `parameters`: (keys, trace ids, jobs, trials).
+_BOUND = ("({_names_keys:Array(String)}, {_names_traces:Array(String)}, {_names_jobs:Array(Nullable(String))}, "
+          "{_names_trials:Array(Nullable(String))})")
+
+
+def parameters(rows: list[tuple]) -> dict[str, list]:
+    """The parameters `named(scope, bound=True)` binds, from the rows (key, trace, job, trial) of `renames(scope)`."""
+    columns = list(zip(*rows)) or [(), (), (), ()]
+    return {f"_names_{name}": list(values) for name, values in zip(("keys", "traces", "jobs", "trials"), columns)}
+
+
+def named(scope: str, bound: bool = False) -> str:
+    """agent_events rows that `scope` may select once named after their trials (see the module). The
+    renames are read by their own statement inside, or (bound) are `parameters` the reader binds."""
+    if bound:
+        names, traces = _BOUND, "{_names_traces:Array(String)}"
+    else:
+        names = ("(SELECT (arrayMap(r -> r.1, _r), arrayMap(r -> r.2, _r), arrayMap(r -> r.3, _r), arrayMap(r -> r.4, _r))"
+                 f" FROM (SELECT groupArray((key, trace, job, trial)) AS _r FROM ({renames(scope)})))")
+        traces = f"(SELECT trace FROM ({renames(scope)}))"
+    at = f"indexOf(_n.1, {_key('Tenant', "ifNull(TrialName, '')")})"
+    return f"""
+SELECT * EXCEPT (_n, _at) REPLACE (
+    if(_at = 0, JobName, _n.3[_at]) AS JobName, if(_at = 0, TrialName, _n.4[_at]) AS TrialName)
+FROM (
+    SELECT *, {names} AS _n, {at} AS _at FROM agent_events
+    WHERE ({scope}) OR TrialName IN {traces})"""

@@ -8,32 +8,33 @@ record, so a trial that streams both signals has two agent events per call. Whic
 twins is only known once a trial's records are there, so every reader applies one rule when it reads:
 
     Within one trial (JobName, TrialName; rows without identity group by their NULLs), one
-    ServiceName and one Kind, agent events from both otel_traces and otel_logs tell the same calls:
-    the group keeps the signal with more rows, on a tie the spans (they carry the tree that
-    sub-agent resolution needs, and measured timing); the other signal's rows are dropped.
+    ServiceName and one Kind, a span and a log event are twins when they pair: by ToolCallId when
+    both signals of the group carry call ids, else by RequestId when both carry those (Claude Code's
+    model calls: its span and its api_request event share only the provider's `request_id`), else by
+    time order when both signals have as many rows (the n-th span by start time is the n-th event by
+    its inferred start). Records with different ids are never the same call. Of each pair one is kept:
+    the one of the signal with more rows in the group, on a tie the span (it carries the tree that
+    sub-agent resolution needs, and measured timing). Every record that pairs with nothing counts.
 
-A fact the kept record lacks is taken from its dropped twin (Claude Code's cost is only on the
-events); missing stays NULL. Per call, where calls match exactly: by ToolCallId when both signals
-of the group carry ids, else by RequestId when both carry those (Claude Code's model calls: its span
-and its api_request event share only the provider's `request_id`), else by time order when both have
-the same number of rows (the n-th span by start time is the n-th event by its inferred start).
-Otherwise nothing matches per call, but totals (`per_group`) still take a fact from the twins when
-no kept row of the group carries it. Token counts are one report: taken together from one record, never mixed.
+A fact the kept record lacks is taken from its twin (Claude Code's cost is only on the events);
+missing stays NULL. Token counts are one report: taken together from one record, never mixed.
 
 A derived child record (content its carrier carried, `EventId` `<carrier>:<kind>:<n>`) counts in
 its own kind's group and also goes with its carrier: it is dropped when its carrier is.
 
 The rule in SQL (every function here is pure: it returns SQL text):
-- `per_group(where, aggregates)`: aggregates per twin group and signal, with `kept` (trial totals);
-- `events(where, twins)`: agent_events rows, twins dropped, facts filled per call (readers that list
-  calls). Its SQL costs ~0.1 s of planning per statement, so a reader first asks `present(where)`
-  (a GROUP BY over the same rows, a few ms) and reads `events(where, twins=False)`, the plain rows,
-  when there are no twins.
+- `events(where, form, scope=)`: agent_events rows, twins dropped, facts filled per call (readers that
+  list calls). Its SQL costs ~0.1 s of planning per statement (~0.5 s with the rows named after their
+  trials first), so a reader first asks `form(where)` (a few ms) and reads the plain rows (PLAIN) when
+  there are no twins and no record to rename, TWINS when there are twins only, else NAMED;
+- `per_group(where, aggregates, form, scope=)`: those rows aggregated per twin group (trial totals);
+- `counted(where, form, scope=)`: the condition that a row is one of them (which raw records to read).
 `where` must select whole groups (filters on tenant, job, trial, service, kind, derived records):
-the decision needs every row of a group, so readers filter on anything else outside.
+the decision needs every row of a group, so readers filter on anything else outside. `scope` is its
+identity part: the rows are named after their trials first (storage/agent_identity.py).
 """
 
-from storage.agent_identity import named
+from storage import agent_identity
 from storage.agent_rules import FACTS
 
 SPANS, LOGS = "otel_traces", "otel_logs"
@@ -50,8 +51,8 @@ _PROVENANCE_KEY = {f.column: f.name for f in FACTS if f.column} | {"ToolCategory
 
 
 def kept_source(n_spans: str, n_logs: str) -> str:
-    """The SourceTable a twin group keeps, from its row counts per signal: more rows wins, a tie
-    keeps the spans. A group of one signal keeps that signal."""
+    """The SourceTable whose record of each pair a twin group keeps, from its row counts per signal:
+    more rows wins, a tie keeps the spans."""
     return f"if({n_logs} > {n_spans}, '{LOGS}', '{SPANS}')"
 
 
@@ -81,71 +82,69 @@ def _key(table: str = "", kind: bool = True) -> str:
     return ", ".join(_key_parts(table, kind))
 
 
-def _dropped(where: str, src: str) -> str:
-    """(group, SourceTable) of the signal each twin group drops, among the rows `where` selects."""
-    spans, logs = f"countIf(SourceTable = '{SPANS}')", f"countIf(SourceTable = '{LOGS}')"
-    return f"""
-        SELECT {_key()}, if({kept_source(spans, logs)} = '{LOGS}', '{SPANS}', '{LOGS}')
-        FROM {src} WHERE ({where})
-        GROUP BY {GROUP} HAVING {spans} > 0 AND {logs} > 0"""
-
-
 # A derived child record's EventId is `<its carrier's EventId>:<kind>:<n>`; no record's own id has a
 # colon (span ids and log event hashes are hex). Cheaper than Provenance['kind'] = 'derived'.
 _DERIVED = "position(EventId, ':') > 0"
 
 
+def _dropped(where: str, src: str, kind: bool = True) -> str:
+    """(group, EventId) of each row that is the twin of a kept row: the rows the rule drops. Without
+    the kind: (identity, service, EventId), what a derived record of a dropped carrier names it by."""
+    n = len(_key_parts(kind=kind))
+    return f"SELECT {', '.join(f'_k{i}' for i in range(n))}, _twin_id FROM ({_pairs(where, src)})"
+
+
 def _not_dropped(where: str, src: str, derived: bool) -> str:
     """A condition on agent_events rows: not a dropped twin, nor (when `derived` records may be among
-    the rows) a derived child record of one. `where` selects the rows the groups are decided over."""
-    rows = f"({_key()}, SourceTable) NOT IN ({_dropped(where, src)})"
+    the rows) a derived child record of one. `where` selects the rows the pairs are found in."""
+    rows = f"({_key()}, EventId) NOT IN ({_dropped(where, src)})"
     if not derived:
         return rows
-    carrier = f"{_key(kind=False)}, TraceId"
     return f"""{rows}
-    AND NOT ({_DERIVED} AND ({carrier}, ParentSpanId) IN (
-        SELECT {carrier}, EventId FROM {src}
-        WHERE EventId IN (SELECT ParentSpanId FROM {src} WHERE ({where}) AND {_DERIVED})
-          AND ({where}) AND ({_key()}, SourceTable) IN ({_dropped(where, src)})))"""
+    AND NOT ({_DERIVED} AND ({_key(kind=False)}, ParentSpanId) IN ({_dropped(where, src, kind=False)}))"""
 
 
 def _pairs(where: str, src: str) -> str:
-    """Each kept row of a twin group that pairs with exactly one dropped row: the group (`_k0`...),
-    its EventId and the dropped row's (`_twin_id`). By call id when both signals of the group carry
-    ids, else by request id likewise, else by time order when both have as many rows; only the rows of
-    twin groups are ranked."""
+    """Each kept row that pairs with exactly one row of the other signal, its twin: the group (`_k0`...),
+    its EventId and the twin's (`_twin_id`). By call id when both signals of the group carry ids, else
+    by request id likewise, else by time order when both have as many rows; a row whose id only one
+    signal has, or whose id two rows of a signal share, pairs with nothing. Only the rows of groups
+    told by both signals are ranked; groups are compared by their key parts (a NULL job is a group too)."""
     spans, logs = f"SourceTable = '{SPANS}'", f"SourceTable = '{LOGS}'"
+    keys = ", ".join(f"_k{i}" for i in range(len(_key_parts())))
+    key_columns = ", ".join(f"{k} AS _k{i}" for i, k in enumerate(_key_parts()))
     return f"""
-        SELECT {", ".join(f"{k} AS _k{i}" for i, k in enumerate(_key_parts()))}, EventId, _twin_id
+        SELECT {keys}, EventId, _twin_id
         FROM (
             SELECT *, anyIf(EventId, SourceTable != _kept) OVER same_call AS _twin_id,
-                   countIf(SourceTable != _kept) OVER same_call AS _n_twins
+                   countIf(SourceTable != _kept) OVER same_call AS _n_twins,
+                   countIf(SourceTable = _kept) OVER same_call AS _n_kept
             FROM (
-                SELECT {GROUP}, SourceTable, EventId, _kept,
+                SELECT {keys}, SourceTable, EventId, _kept,
                        multiIf(_by_id, ToolCallId, _by_request, RequestId, _by_order, toString(row_number() OVER (
-                           PARTITION BY {GROUP}, SourceTable ORDER BY Timestamp, EventId)), NULL) AS _match
+                           PARTITION BY {keys}, SourceTable ORDER BY Timestamp, EventId)), NULL) AS _match
                 FROM (
-                    SELECT {GROUP}, SourceTable, EventId, Timestamp, ToolCallId, RequestId,
+                    SELECT {keys}, SourceTable, EventId, Timestamp, ToolCallId, RequestId,
                            {kept_source("_spans", "_logs")} AS _kept,
                            _span_ids > 0 AND _log_ids > 0 AS _by_id,
                            _span_requests > 0 AND _log_requests > 0 AS _by_request, _spans = _logs AS _by_order
-                    FROM {src}
+                    FROM (SELECT {key_columns}, SourceTable, EventId, Timestamp, ToolCallId, RequestId
+                          FROM {src} WHERE ({where})) AS _r
                     -- (each row's group counts; only groups of both signals)
                     INNER JOIN (
-                        SELECT {GROUP}, countIf({spans}) AS _spans, countIf({logs}) AS _logs,
+                        SELECT {key_columns}, countIf({spans}) AS _spans, countIf({logs}) AS _logs,
                                countIf({spans} AND ToolCallId IS NOT NULL) AS _span_ids,
                                countIf({logs} AND ToolCallId IS NOT NULL) AS _log_ids,
                                countIf({spans} AND RequestId IS NOT NULL) AS _span_requests,
                                countIf({logs} AND RequestId IS NOT NULL) AS _log_requests
                         FROM {src} WHERE ({where})
-                        GROUP BY {GROUP} HAVING _spans > 0 AND _logs > 0
-                    ) AS _g USING ({GROUP})
-                    WHERE ({where})
+                        GROUP BY {keys} HAVING _spans > 0 AND _logs > 0
+                    ) AS _g USING ({keys})
                 )
             )
-            WINDOW same_call AS (PARTITION BY {GROUP}, _match)
+            WINDOW same_call AS (PARTITION BY {keys}, _match)
         )
-        WHERE SourceTable = _kept AND _match IS NOT NULL AND _n_twins = 1"""
+        WHERE SourceTable = _kept AND _match IS NOT NULL AND _n_twins = 1 AND _n_kept = 1"""
 
 
 def _with_facts(rows: str, where: str, src: str, twin_ids: bool = False) -> str:
@@ -177,60 +176,80 @@ FROM (
             INNER JOIN (
                 SELECT {", ".join(f"{k} AS _tk{i}" for i, k in enumerate(_key_parts()))}, EventId AS _t_id,
                        {", ".join(f"{c} AS {twin[c]}" for c in columns + ["Provenance"])}
-                FROM {src} WHERE ({where}) AND ({_key()}, SourceTable) IN ({_dropped(where, src)})
+                FROM {src} WHERE ({where}) AND ({_key()}, EventId) IN ({_dropped(where, src)})
             ) AS _t ON ({pair_key}, _p._twin_id) = ({twin_key}, _t._t_id)
         ) AS _f ON ({_key("_e.")}, _e.EventId) = ({row_key}, _f.EventId)
     )
 )"""
 
 
-def _source(scope: str) -> str:
-    """The rows the rule is decided over: agent_events named after their trials (storage/agent_identity.py)."""
-    return f"({named(scope)}\n) AS _named_rows"
+# How a reader reads the rows it selects, as `form` finds, in flags: with twins resolved (TWINS), named
+# after their trials first (NAMED, storage/agent_identity.py, the renames `form` read bound as
+# parameters), both, or neither (PLAIN: as stored). Planning costs grow with each (one small trial, a busy
+# machine: PLAIN ~0.03 s, TWINS ~1.5 s, both ~3 s). ALONE is both with the renames read inside the
+# statement (SQL that stands alone: Grafana's; ~5 s there).
+PLAIN, TWINS, NAMED, ALONE = 0, 1, 2, 4
+FORMS = (PLAIN, TWINS, NAMED, TWINS | NAMED)
 
 
-def present(where: str, *, scope: str) -> str:
-    """SQL with one row when the rows `where` selects hold a twin group, none otherwise."""
+def source(scope: str, form: int) -> str:
+    """The rows the rule is decided over: agent_events, or (NAMED, ALONE) those named after their trials."""
+    if form & (NAMED | ALONE):
+        return f"({agent_identity.named(scope, bound=form != ALONE)}\n) AS _named_rows"
+    return "agent_events"
+
+
+def _both_signals(rows: str, group: str) -> str:
+    return f"""(SELECT count() > 0 FROM (
+        SELECT 1 FROM agent_events WHERE {rows}
+        GROUP BY {group} HAVING countIf(SourceTable = '{SPANS}') > 0 AND countIf(SourceTable = '{LOGS}') > 0
+        LIMIT 1))"""
+
+
+def form(where: str, *, scope: str) -> str:
+    """SQL of one row: the form the rows `where` selects are read in, and the renames NAMED binds
+    (`bind`). NAMED when some records of the scope's traces take another record's trial, TWINS when the
+    rows hold a twin group (with renames: when any service and kind of them, renamed ones included, is
+    told by both signals, whatever their trials)."""
+    renamed = f"(SELECT trace FROM ({agent_identity.renames(scope)}))"
     return f"""
-SELECT 1 FROM {_source(scope)} WHERE ({where})
-GROUP BY {GROUP} HAVING countIf(SourceTable = '{SPANS}') > 0 AND countIf(SourceTable = '{LOGS}') > 0
-LIMIT 1"""
+SELECT if(notEmpty(_renames), {NAMED} + {TWINS} * {_both_signals(f"({where}) OR TrialName IN {renamed}", "ServiceName, Kind")},
+          {TWINS} * {_both_signals(f"({where})", GROUP)}), _renames
+FROM (SELECT groupArray((key, trace, job, trial)) AS _renames FROM ({agent_identity.renames(scope)}))"""
 
 
-def events(where: str, twins: bool = True, derived: bool = True, twin_ids: bool = False, *, scope: str) -> str:
+def bind(row: tuple) -> tuple[int, dict]:
+    """(form, the parameters its statements bind) from the row `form` answered."""
+    return row[0], agent_identity.parameters(row[1])
+
+
+def events(where: str, form: int = ALONE, derived: bool = True, twin_ids: bool = False, *, scope: str) -> str:
     """agent_events rows matching `where` (whole twin groups), named after their trials: twins dropped,
     facts filled per call. Same columns as agent_events. `scope`: the identity part of `where`
-    (storage/agent_identity.py). twins=False: the rows as they are (`present` found no twins).
-    derived=False: `where` selects no derived records (they are only of kinds reasoning, output and
-    user_message), so none is looked up for its carrier (it saves ~60 ms of planning).
+    (storage/agent_identity.py). `form`: as `form()` found (ALONE holds for any rows; without TWINS the
+    rows are as they are). derived=False: `where` selects no derived records (they are only of kinds
+    reasoning, output and user_message), so none is looked up for its carrier (it saves ~60 ms of planning).
     twin_ids: one more column, `_twin_id`: the EventId of the dropped twin a row pairs with, else ''
     (whoever already showed that twin knows the call)."""
-    src = _source(scope)
+    src = source(scope, form)
     rows = f"SELECT * FROM {src} WHERE ({where})"
-    if not twins:
+    if not form & (TWINS | ALONE):
         return f"SELECT *, '' AS _twin_id FROM {src} WHERE ({where})" if twin_ids else rows
     return _with_facts(f"{rows} AND {_not_dropped(where, src, derived)}", where, src, twin_ids)
 
 
-def per_group(where: str, aggregates: str, facts: tuple[tuple[str, ...], ...] = (), *, scope: str) -> str:
-    """Agent events matching `where` (whole twin groups), named after their trials, aggregated per twin
-    group and signal: JobName, TrialName, ServiceName, Kind, SourceTable, `n` (rows), `kept` (this
-    signal's rows are the ones counted) and `aggregates` (SQL over agent_events rows, each `AS name`).
-    `scope`: the identity part of `where`. `facts` names aggregates that are sums of a fact, in blocks
-    taken together: a signal whose block is all NULL takes the group's (then the twin signal's) sums."""
-    filled = []
-    for block in facts:
-        lacks = " AND ".join(f"isNull({name})" for name in block)
-        filled += [f"if({lacks}, sum({name}) OVER twin_group, {name}) AS {name}" for name in block]
-    replace = f" REPLACE ({', '.join(filled)})" if filled else ""
+def per_group(where: str, aggregates: str, form: int = ALONE, *, scope: str) -> str:
+    """Agent events matching `where` (whole twin groups), as `events` lists them (named after their
+    trials, each call once, facts filled from its twin), aggregated per twin group: JobName, TrialName,
+    ServiceName, Kind, `n` (rows) and `aggregates` (SQL over agent_events rows, each `AS name`).
+    `scope`: the identity part of `where`; `form`: as `form()` found."""
     return f"""
-SELECT *{replace},
-       SourceTable = {kept_source(f"sumIf(n, SourceTable = '{SPANS}') OVER twin_group",
-                                  f"sumIf(n, SourceTable = '{LOGS}') OVER twin_group")} AS kept
-FROM (
-    SELECT {GROUP}, SourceTable, count() AS n, {aggregates}
-    FROM {_source(scope)}
-    WHERE ({where})
-    GROUP BY {GROUP}, SourceTable
-)
-WINDOW twin_group AS (PARTITION BY {GROUP})"""
+SELECT {GROUP}, count() AS n, {aggregates}
+FROM ({events(where, form, scope=scope)})
+GROUP BY {GROUP}"""
+
+
+def counted(where: str, form: int = ALONE, *, scope: str) -> str:
+    """A condition on the rows `where` selects (named after their trials in the forms that name them):
+    the row is counted, no dropped twin (derived records aside)."""
+    return _not_dropped(where, source(scope, form), derived=False) if form & (TWINS | ALONE) else "1"

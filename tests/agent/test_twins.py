@@ -1,7 +1,9 @@
 """A trial whose agent streams both spans and log events counts each model call and tool call once
 (storage/agent_twins.py): in its trial row, behaviour, /api/spans, its trace and its Harbor export.
-Within a trial, service and kind, the signal with more rows wins (the spans on a tie), and the kept
-record takes what only its twin carried (Claude Code's cost, a tool's outcome)."""
+Within a trial, service and kind, a span and a log event that pair (by call id, by request id, or by
+time order when neither tells ids and both signals have as many rows) are one call: the record of the
+signal with more rows is kept (the span on a tie) and takes what only its twin carried (Claude Code's
+cost, a tool's outcome). Records that pair with nothing are calls of their own."""
 
 import json
 
@@ -204,22 +206,32 @@ def test_the_harbor_export_has_each_step_once(server, claude_trial, tmp_path, ca
     assert [g["status"] for g in gateway] == [429, 200, 200, 200]
 
 
-@pytest.mark.parametrize("request_ids", [True, False], ids=["request-ids", "no-request-ids"])
-def test_when_logs_lost_events_the_spans_win_and_the_events_cost_still_counts(server, unique, request_ids):
-    trial = f"lossy-logs-{unique}-{request_ids}"
+def test_when_logs_lost_an_event_the_spans_win_and_each_takes_its_own_events_cost(server, unique):
+    trial = f"lossy-logs-{unique}"
     _send(server, *_claude_code({"harbor.job.name": f"job-{unique}", "harbor.trial.name": trial},
-                                lost_events=(3,), request_ids=request_ids))
+                                lost_events=(3,)))
     assert _counts(server, trial) == (N_MODEL - N_LIMITED, N_TOOLS, N_MODEL, N_TOOLS)
     row = _get(server, f"/api/trials/{trial}")
     assert _value(row, "n_input_tokens") == INPUT  # the spans' totals: the complete signal
     assert _value(row, "cost_usd") == pytest.approx(COST - MODEL[3][7])  # the cost the events did report
     calls = _get(server, "/api/spans", trial=trial, kind="llm_request")["items"]
     assert {c["source"] for c in calls} == {"otel_traces"}
-    if request_ids:  # a span and its event share the request id: each call has its own cost
-        assert [(c["request_id"], c["cost_usd"]) for c in calls] == [
-            (f"req_{i}", None if i == 3 else MODEL[i][7]) for i in range(N_MODEL)]
-    else:  # 4 spans, 3 events, no ids: no exact match per call, so no span takes a cost it may not have had
-        assert [(c["request_id"], c["cost_usd"]) for c in calls] == [(None, None)] * N_MODEL
+    # A span and its event share the request id: each call has its own cost.
+    assert [(c["request_id"], c["cost_usd"]) for c in calls] == [
+        (f"req_{i}", None if i == 3 else MODEL[i][7]) for i in range(N_MODEL)]
+
+
+def test_without_ids_and_with_an_event_lost_nothing_is_proven_the_same_call(server, unique):
+    """4 model-call spans and 3 events, none with a request id: which event tells which span's call is
+    not known, so every record counts as a call of its own, and no span takes a cost it may not have had."""
+    trial = f"lossy-logs-no-ids-{unique}"
+    _send(server, *_claude_code({"harbor.job.name": f"job-{unique}", "harbor.trial.name": trial},
+                                lost_events=(3,), request_ids=False))
+    calls = _get(server, "/api/spans", trial=trial, kind="llm_request")["items"]
+    assert sorted(c["source"] for c in calls) == ["otel_logs"] * 3 + ["otel_traces"] * 4
+    assert [c["cost_usd"] for c in calls if c["source"] == "otel_traces"] == [None] * N_MODEL
+    assert _counts(server, trial)[2] == N_MODEL + N_MODEL - 1
+    assert len(_get(server, "/api/spans", trial=trial, kind="tool")["items"]) == N_TOOLS  # their ids pair
 
 
 def test_when_spans_were_lost_the_events_win(server, unique):
@@ -230,7 +242,7 @@ def test_when_spans_were_lost_the_events_win(server, unique):
     row = _get(server, f"/api/trials/{trial}")
     assert (_value(row, "n_input_tokens"), _value(row, "cost_usd")) == (INPUT, pytest.approx(COST))
     calls = _get(server, "/api/spans", trial=trial, kind="llm_request")["items"]
-    assert {c["source"] for c in calls} == {"otel_logs"}
+    assert {c["source"] for c in calls} == {"otel_logs"}  # of each pair, the signal with more rows
     tools = _get(server, "/api/spans", trial=trial, kind="tool")["items"]
     assert len(tools) == N_TOOLS and {t["source"] for t in tools} == {"otel_traces"}  # a tie: the spans
 
@@ -352,21 +364,45 @@ def test_job_wide_pages_filtered_on_a_fact_list_each_matching_call_once(server, 
 
 
 def test_a_job_wide_first_page_is_the_earliest_calls_even_when_the_earliest_rows_are_dropped_twins(server, unique):
-    """Trial x told its tool calls as 5 early log events and as 6 later spans (the spans win); trial y made
-    2 calls in between. The first page of 2 is y's two calls, not x's first two spans."""
+    """Trial x told 5 tool calls as early log events and as later spans, and a sixth as a span only (the
+    spans win); trial y made 2 calls in between. The first page of 2 is y's two calls, not x's events."""
     job = f"twins-{unique}"
     x, y = (TrialIdentity(job=job, trial=f"{t}__{unique}", task="t", attempt=1, agent="claude-code")
             for t in ("x", "y"))
     events = Logs({**x.resource_attributes(), "service.name": "claude-code"}, scope=LOGGER)
     for i in range(5):
-        events.event({"event.name": "tool_result", "tool_name": "Read", "tool_use_id": f"toolu_e{i}",
+        events.event({"event.name": "tool_result", "tool_name": "Read", "tool_use_id": f"toolu_x{i}",
                       "success": "true"}, at_ms=i, body="claude_code.tool_result")
     spans = Traces({**x.resource_attributes(), "service.name": "claude-code"}, scope=TRACER)
     for i in range(6):
-        spans.span("claude_code.tool", {"tool_name": "Read", "tool_use_id": f"toolu_s{i}"}, start_ms=100 + i)
+        spans.span("claude_code.tool", {"tool_name": "Read", "tool_use_id": f"toolu_x{i}"}, start_ms=100 + i)
     other = Traces({**y.resource_attributes(), "service.name": "claude-code"}, scope=TRACER)
     for i in range(2):
         other.span("claude_code.tool", {"tool_name": "Edit", "tool_use_id": f"toolu_y{i}"}, start_ms=10 + i)
     _send(server, events, spans, other)
     page = _get(server, "/api/spans", job=job, kind="tool", limit=2)["items"]
     assert [(c["trial"], c["tool"]["call_id"]) for c in page] == [(y.trial, "toolu_y0"), (y.trial, "toolu_y1")]
+
+
+def test_records_with_different_call_ids_are_two_calls(server, unique):
+    """One Claude Code trial: a GenAI `execute_tool Read` span (call id toolu_1) and a tool_result event for
+    Edit (toolu_2). Neither tells the other's call: both are listed and counted, everywhere."""
+    job, trial = f"job-{unique}", f"t-{unique}"
+    resource = {"service.name": "claude-code", "harbor.job.name": job, "harbor.trial.name": trial}
+    traces = Traces(resource, scope=TRACER)
+    traces.span("execute_tool Read", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Read",
+                                      "gen_ai.tool.call.id": "toolu_1",
+                                      "gen_ai.tool.call.arguments": '{"file_path": "/app/a.py"}'}, start_ms=0)
+    events = Logs(resource, scope=LOGGER)
+    events.event({"event.name": "tool_result", "tool_name": "Edit", "tool_use_id": "toolu_2", "success": "true",
+                  "tool_input": '{"file_path": "/app/a.py"}', "duration_ms": "30"}, at_ms=100,
+                 body="claude_code.tool_result")
+    _send(server, traces, events)
+    tools = _get(server, "/api/spans", trial=trial, kind="tool")["items"]
+    assert sorted((t["tool"]["name"], t["tool"]["call_id"], t["source"]) for t in tools) == [
+        ("Edit", "toolu_2", "otel_logs"), ("Read", "toolu_1", "otel_traces")]
+    assert _value(_get(server, f"/api/trials/{trial}"), "n_tool_calls") == 2
+    behavior = _get(server, f"/api/trials/{trial}/behavior")
+    assert behavior["n_calls"] == 2
+    (row,) = _get(server, f"/api/jobs/{job}/trials")["items"]
+    assert _value(row, "n_tool_calls") == 2

@@ -46,14 +46,14 @@ def test_each_trials_events_are_the_whole_job_statements_rows_with_their_raw_rec
 
 
 def test_of_the_raw_records_only_the_kept_signals_are_read(server, twin_job):
-    """The log records read are those of the kept log events (by the event id store_read matches them on),
-    fewer than the job's: the events of the trials whose spans win are not read."""
+    """The log records read are those of the log events read (by the event id store_read matches them on),
+    fewer than the job's: an event whose span twin is kept is not read."""
     kept_ids = {event_id for (event_id,) in server.sql(
         f"SELECT EventId FROM ({agent_twins.events(_RECORDS, derived=False, scope=_JOB)}) WHERE SourceTable = 'otel_logs'",
         job=twin_job)}
     params = {"job": twin_job, "tenant": ""}
-    every_log = server.store.client.query(store_read.JOB.logs[False], parameters=params).result_rows
-    read = server.store.client.query(store_read.JOB.logs[True], parameters=params).result_rows
+    every_log = server.store.client.query(store_read.JOB.logs[agent_twins.PLAIN], parameters=params).result_rows
+    read = server.store.client.query(store_read.JOB.logs[agent_twins.TWINS], parameters=params).result_rows
     # (Read by their time: a record at the same time as a kept one comes too, and matches nothing.)
     assert kept_ids <= {r[0] for r in read}
     assert len(read) < len(every_log)
