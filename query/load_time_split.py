@@ -7,9 +7,10 @@ from clickhouse_connect.driver.client import Client
 
 from query.derive.critical_path import SpanNode
 from query.derive.time_split import CallTotals
-from query.time_split_sql import SPLITS, TWINS
+from query.time_split_sql import FORM, SPLITS
 from query.trace_tree import TraceNode
 from query.trial_rows_sql import LIFECYCLE_SPANS
+from storage import agent_twins
 
 
 def call_totals(client: Client, tenant: str, job: str, bounds: Mapping[str, tuple[int, int]], trial: str = ""
@@ -18,11 +19,11 @@ def call_totals(client: Client, tenant: str, job: str, bounds: Mapping[str, tupl
     `trial` is given. A trial without calls has no entry."""
     params = {"tenant": tenant, "job": job, "trial": trial, "trials": list(bounds),
               "lo": [lo for lo, _ in bounds.values()], "hi": [hi for _, hi in bounds.values()]}
-    twins = bool(client.query(TWINS, parameters=params).result_rows)
+    form, names = agent_twins.bind(client.query(FORM, parameters=params).result_rows[0])
     return {name: CallTotals(model, busy, dict(by_model), timed, untimed, first if timed else None,
                              last if timed else None, bool(inferred))
             for name, model, busy, timed, untimed, first, last, inferred, by_model
-            in client.query(SPLITS[twins], parameters=params).result_rows}
+            in client.query(SPLITS[form], parameters={**params, **names}).result_rows}
 
 
 def _node(n: TraceNode) -> SpanNode:

@@ -20,7 +20,7 @@ _CALLS = f"{_SCOPE} AND Kind IN ('llm_request', 'tool')"
 
 UNBOUNDED_LO, UNBOUNDED_HI = 0, 2**62  # a trial's bounds where the harness recorded none
 
-SPLITS = {twins: f"""
+SPLITS = {form: f"""
 SELECT trial, model_ns, busy_ns, n_timed, n_untimed, first_start, last_end, inferred,
        arrayMap(m -> (m, arrayReduce('intervalLengthSum', arrayMap(c -> c.2, arrayFilter(c -> c.1 = m, model_calls)),
                                      arrayMap(c -> c.3, arrayFilter(c -> c.1 = m, model_calls)))),
@@ -40,10 +40,10 @@ FROM (
                greatest(ts, transform(TrialName, {{trials:Array(String)}}, {{lo:Array(Int64)}}, toInt64({UNBOUNDED_LO}))) AS a,
                least(end_ts, transform(TrialName, {{trials:Array(String)}}, {{hi:Array(Int64)}}, toInt64({UNBOUNDED_HI}))) AS b,
                clocked AND b > a AS clipped
-        FROM ({agent_twins.events(_CALLS, twins, derived=False, scope=_SCOPE)})
+        FROM ({agent_twins.events(_CALLS, form, derived=False, scope=_SCOPE)})
         WHERE Kind = 'llm_request' OR coalesce(ToolName, '') != ''
     )
     GROUP BY trial
 )
-""" for twins in (False, True)}
-TWINS = agent_twins.present(_CALLS, scope=_SCOPE)
+""" for form in agent_twins.FORMS}
+FORM = agent_twins.form(_CALLS, scope=_SCOPE)
