@@ -11,6 +11,7 @@ from importers.telemetry import Event
 
 USER_TEXT = ("prompt", "user_prompt", "input.value", "body")
 OUTPUT_TEXT = ("output.value", "response", "response_text", "body")
+GEMINI_RESPONSE = "response_text"  # gemini_cli.api_response: its response chunks as JSON, read as output messages
 REASONING_TEXT = ("metadata.reasoning_content", "reasoning", "reasoning_content")
 ARGUMENTS = (A.TOOL_ARGUMENTS, "tool_input", "arguments", "function_args", "ai.toolCall.args", "tool_arguments",
              "input.value", "tool_parameters")
@@ -38,12 +39,42 @@ def _first(attributes: dict[str, str], keys: tuple[str, ...]) -> str | None:
     return next((attributes[k] for k in keys if attributes.get(k) not in (None, "")), None)
 
 
+def _part_kind(part: dict) -> str | None:
+    """text, reasoning or tool_call: a GenAI part says it in `type`; a Gemini part (Gemini CLI's output
+    messages and response chunks) by its keys: `functionCall`, or `text` with `thought` for reasoning."""
+    if "type" in part:
+        return part["type"]
+    if "functionCall" in part:
+        return "tool_call"
+    if "text" in part:
+        return "reasoning" if part.get("thought") else "text"
+    return None
+
+
 def _parts_text(parts: Any, kinds: tuple[str, ...]) -> str | None:
     if not isinstance(parts, list):
         return None
     texts = [str(p.get("content") if p.get("content") is not None else p.get("text", ""))
-             for p in parts if isinstance(p, dict) and p.get("type") in kinds]
+             for p in parts if isinstance(p, dict) and _part_kind(p) in kinds]
     return "".join(texts) if texts else None
+
+
+def _tool_call(part: dict) -> tuple[str, str, dict[str, Any]]:
+    call = part.get("functionCall") if isinstance(part.get("functionCall"), dict) else part
+    return (str(call.get("id") or ""), str(call.get("name") or ""),
+            as_arguments(call.get("arguments", call.get("args"))))
+
+
+def _output_messages(attributes: dict[str, str]) -> list | None:
+    """The model's output messages: GenAI's, or the contents of the response chunks Gemini CLI logs."""
+    messages = load_json(attributes.get(A.OUTPUT_MESSAGES))
+    if isinstance(messages, list):
+        return messages
+    chunks = load_json(attributes.get(GEMINI_RESPONSE))
+    if isinstance(chunks, list) and chunks and all(isinstance(c, dict) and "candidates" in c for c in chunks):
+        return [candidate.get("content") for chunk in chunks for candidate in chunk.get("candidates") or []
+                if isinstance(candidate, dict)]
+    return None
 
 
 def user_message(event: Event) -> tuple[str, str]:
@@ -59,7 +90,7 @@ def user_message(event: Event) -> tuple[str, str]:
 
 def model_output(event: Event) -> ModelOutput:
     out = ModelOutput()
-    messages = load_json(event.attributes.get(A.OUTPUT_MESSAGES))
+    messages = _output_messages(event.attributes)
     if isinstance(messages, list):
         for message in messages:
             if not isinstance(message, dict):
@@ -70,9 +101,8 @@ def model_output(event: Event) -> ModelOutput:
             out.text = text if out.text is None else out.text + (text or "")
             out.reasoning = reasoning if out.reasoning is None else out.reasoning + (reasoning or "")
             for part in parts:
-                if isinstance(part, dict) and part.get("type") == "tool_call":
-                    out.tool_calls.append((str(part.get("id") or ""), str(part.get("name") or ""),
-                                           as_arguments(part.get("arguments"))))
+                if isinstance(part, dict) and _part_kind(part) == "tool_call":
+                    out.tool_calls.append(_tool_call(part))
         return out
     if event.kind in ("llm_request", "output"):
         text = _first(event.attributes, OUTPUT_TEXT)

@@ -81,9 +81,8 @@ class Logs:
         post(server, "/v1/logs", self.request.SerializeToString())
 
 
-def post(server, path: str, body: bytes) -> None:
-    reply = httpx.post(f"{server.http_url}{path}", content=body,
-                       headers={"content-type": "application/x-protobuf"}, timeout=30)
+def post(server, path: str, body: bytes, content_type: str = "application/x-protobuf") -> None:
+    reply = httpx.post(f"{server.http_url}{path}", content=body, headers={"content-type": content_type}, timeout=30)
     assert reply.status_code == 200, reply.text
 
 
