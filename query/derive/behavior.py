@@ -41,11 +41,12 @@ class Behavior:
 
 
 def relative_path(path: str, roots: tuple[str, ...] = WORKSPACE_ROOTS) -> str:
-    """A target made workspace-relative, so two agents' sets compare."""
+    """A target made relative to a known workspace root, so two agents' sets compare; any other path as
+    the agent named it (absolute, or relative to its working directory)."""
     for root in roots:
         if path.startswith(root):
             return path[len(root):]
-    return path.lstrip("/")
+    return path
 
 
 def _key(call: AgentCall) -> tuple[str, tuple[str, ...], str | None]:

@@ -79,3 +79,9 @@ def test_reasoning_not_reported_is_null_not_zero():
     b = derive_behavior((), (ModelCall(T0, input_tokens=10),))
     assert b.total_reasoning_tokens.value is None and b.total_reasoning_tokens.note == "not reported"
     assert b.cache_ratio.value is None
+
+
+def test_files_touched_outside_the_known_workspaces_are_as_the_agent_named_them():
+    b = derive_behavior((call(0, "Write", C.EDIT, "/tmp/run-1/hello.txt"), call(1, "Edit", C.EDIT, "src/b.py"),
+                         call(2, "Edit", C.EDIT, "/app/a.py")))
+    assert b.files_touched.value == ("/tmp/run-1/hello.txt", "a.py", "src/b.py")
