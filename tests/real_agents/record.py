@@ -1,12 +1,13 @@
 """Re-records the fixtures: every agent that is installed, on every episode, over gRPC and HTTP.
 
-    PYTHONPATH=$PWD .venv/bin/python -m tests.real_agents.record [agent ...]
+    PYTHONPATH=$PWD .venv/bin/python -m tests.real_agents.record [AGENT[:EPISODE] ...]
 
-Runs each agent against the fake provider and a harborlight on a temp store (logs, metrics and, where
-the agent has them as an option, traces), and writes fixtures/<agent>-<version>-<episode>-<protocol>.jsonl
-with its .served.json. A run that fails (the agent exits non-zero, the script is not played to its end,
-harborlight refuses a request) writes nothing and is reported. Workspaces are fixed
-(/tmp/harborlight-real-agents/...), so paths in a new recording match the old one.
+Runs each agent against the fake provider and a harborlight on a temp store (logs, metrics and spans;
+Claude Code's three-turn episode also without spans, its spans being opt-in), and writes
+fixtures/<agent>-<version>-<episode>-<protocol>[-logs].jsonl with its .served.json. A run that fails (the
+agent exits non-zero, the script is not played to its end, harborlight refuses a request) writes nothing
+and is reported. Workspaces are fixed (/tmp/harborlight-real-agents/...), so paths in a new recording
+match the old one.
 """
 
 import sys
@@ -22,29 +23,45 @@ from tests.support.servers import InProcessServer
 PROTOCOLS = ("grpc", "http")
 
 
-def record(agents: list[str]) -> int:
+def runs(agent: str) -> list[tuple[str, str, bool]]:
+    """(episode, protocol, traces) of every recording of the agent."""
+    every = [(name, protocol, True) for name in EPISODES[agent] for protocol in PROTOCOLS]
+    if AGENTS[agent].TRACES_OPTIONAL:
+        every += [("three-turn", protocol, False) for protocol in PROTOCOLS]
+    return every
+
+
+def record_one(server, agent: str, name: str, protocol: str, traces: bool) -> str:
+    label = f"{agent}-{name}-{protocol}" + ("" if traces else "-logs")
+    root = RECORDING_ROOT / label
+    run = run_agent(agent, name, protocol, traces, server, root, job=f"fixture-{agent}-{name}", trial=label)
+    problem = (f"exit {run.exit_code}: {run.stderr[-500:]}" if run.exit_code
+               else "the script was not played to its end" if not run.script.finished
+               else f"refused: {run.refused}" if run.refused else None)
+    if problem:
+        raise RuntimeError(f"{label}: FAILED, nothing written ({problem})")
+    path = run.recording(root / "workspace").save(run.otlp_lines)
+    return f"{label}: {len(run.otlp_lines)} requests -> {path.name}"
+
+
+def record(selection: list[str]) -> int:
     failed = 0
     with tempfile.TemporaryDirectory() as store:
         server = InProcessServer(Settings(data_dir=Path(store))).start()
         try:
-            for agent in agents:
+            for item in selection:
+                agent, _, only = item.partition(":")
                 if reason := skip_reason(agent):
                     print(f"{agent}: skipped ({reason})")
                     continue
-                for name in EPISODES[agent]:
-                    for protocol in PROTOCOLS:
-                        root = RECORDING_ROOT / f"{agent}-{name}-{protocol}"
-                        run = run_agent(agent, name, protocol, True, server, root,
-                                        job=f"fixture-{agent}-{name}", trial=f"{agent}-{name}-{protocol}")
-                        problem = (f"exit {run.exit_code}: {run.stderr[-500:]}" if run.exit_code
-                                   else "the script was not played to its end" if not run.script.finished
-                                   else f"refused: {run.refused}" if run.refused else None)
-                        if problem:
-                            failed += 1
-                            print(f"{agent} {name} {protocol}: FAILED, nothing written ({problem})")
-                            continue
-                        path = run.recording(root / "workspace").save(run.otlp_lines)
-                        print(f"{agent} {name} {protocol}: {len(run.otlp_lines)} requests -> {path.name}")
+                for name, protocol, traces in runs(agent):
+                    if only and name != only:
+                        continue
+                    try:
+                        print(record_one(server, agent, name, protocol, traces))
+                    except RuntimeError as exc:
+                        failed += 1
+                        print(exc)
         finally:
             server.stop()
     return failed

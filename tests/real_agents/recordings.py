@@ -1,6 +1,6 @@
 """The raw telemetry of real agent runs kept as fixtures, and what the fake provider served in each.
 
-fixtures/<agent>-<version>-<episode>-<protocol>.jsonl holds the export requests exactly as harborlight
+fixtures/<agent>-<version>-<episode>-<protocol>[-logs].jsonl holds the export requests exactly as harborlight
 received them (the Collector file exporter's OTLP/JSON lines, `harborlight import otlp` reads them);
 the .served.json beside it says which responses the fake gave (script turns and side calls) and who ran.
 Re-record with `python -m tests.real_agents.record` (see there).
@@ -39,10 +39,12 @@ class Recording:
     trial: str
     workspace: str
     served: list[ServedCall]
+    reported_cost_usd: float | None = None  # the agent's own total, where it reports one
 
     @property
     def stem(self) -> str:
-        return f"{self.agent}-{self.version}-{self.episode_name}-{self.protocol}"
+        """<agent>-<version>-<episode>-<protocol>, and -logs for a run that sent no spans."""
+        return f"{self.agent}-{self.version}-{self.episode_name}-{self.protocol}" + ("" if self.traces else "-logs")
 
     @property
     def episode(self) -> Episode:

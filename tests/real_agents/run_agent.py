@@ -38,8 +38,9 @@ class Run:
 
     def recording(self, workspace: Path) -> Recording:
         served = [ServedCall(s.model, s.response_id, s.index) for s in self.script.served]
+        cost = AGENTS[self.agent].reported_cost(self.stdout) if self.exit_code == 0 else None
         return Recording(self.agent, self.version, self.episode.name, self.protocol, self.traces, self.job,
-                         self.trial, str(workspace), served)
+                         self.trial, str(workspace), served, cost)
 
 
 def skip_reason(agent: str) -> str | None:

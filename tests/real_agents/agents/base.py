@@ -20,6 +20,17 @@ class Telemetry:
 
 
 @dataclass(frozen=True)
+class Reports:
+    """What an agent's own telemetry tells of a model call: which token counts (the rest are null), and
+    whether a refused attempt (a 429 it retried) is told at all."""
+
+    cached: bool
+    cache_write: bool
+    reasoning: bool
+    refusals: bool = True
+
+
+@dataclass(frozen=True)
 class Launch:
     argv: list[str]
     env: dict[str, str]

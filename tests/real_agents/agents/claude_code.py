@@ -6,16 +6,32 @@ traces with CLAUDE_CODE_ENHANCED_TELEMETRY_BETA=1 + OTEL_TRACES_EXPORTER=otlp. T
 name (--allowedTools): permission bypass is refused to root, which CI runs as.
 """
 
+import json
 from pathlib import Path
 
-from tests.real_agents.agents.base import Launch, Telemetry, binary, clean_env
+from tests.real_agents.agents.base import Launch, Reports, Telemetry, binary, clean_env
 from tests.real_agents.providers.anthropic import AnthropicFake
-from tests.real_agents.providers.script import Script
+from tests.real_agents.providers.script import Script, ToolCall
 
 NAME, PACKAGE, BINARY = "claude-code", "@anthropic-ai/claude-code", "claude"
 MODEL = "claude-sonnet-4-5-20250929"
 SMALL_MODEL = "claude-haiku-4-5-20251001"  # its side calls (session title)
 TOOLS = "Write,Read,Edit,Bash,Agent"
+# Thinking counts as output. A 429 it retried is told only as `attempt: 2` on the next attempt's span.
+REPORTS = Reports(cached=True, cache_write=True, reasoning=False, refusals=False)
+
+TRACES_OPTIONAL = True  # its beta traces are opt-in: it also runs logs-only
+VERSION_REPORTED = True
+ONE_ROOT = True  # with traces on, its beta traces put every call of a prompt under claude_code.interaction
+
+
+def call_id(call: ToolCall) -> str:
+    return call.id
+
+
+def reported_cost(stdout: str) -> float | None:
+    """Claude Code's own total (`--output-format json`), side calls included."""
+    return json.loads(stdout)["total_cost_usd"]
 
 
 def provider(script: Script) -> AnthropicFake:

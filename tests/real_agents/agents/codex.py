@@ -3,18 +3,31 @@
 Settings from Codex's configuration reference, in $CODEX_HOME/config.toml: a `model_providers` entry
 with `base_url` and `wire_api = "responses"` (its key from OPENAI_API_KEY), and `[otel]` with `exporter`
 (logs), `trace_exporter`, `metrics_exporter` as otlp-grpc (an endpoint) or otlp-http (one URL per signal,
-binary protobuf) and `log_user_prompt`. Approvals off and no sandbox (CI's container has none to offer);
+binary protobuf), `log_user_prompt` and `log_agent_responses`. Approvals off and no sandbox (CI's container has none to offer);
 analytics and feedback uploads off.
 """
 
 from pathlib import Path
 
-from tests.real_agents.agents.base import Launch, Telemetry, binary, clean_env
+from tests.real_agents.agents.base import Launch, Reports, Telemetry, binary, clean_env
 from tests.real_agents.providers.openai_responses import OpenAIResponsesFake
-from tests.real_agents.providers.script import Script
+from tests.real_agents.providers.script import Script, ToolCall
 
 NAME, PACKAGE, BINARY = "codex", "@openai/codex", "codex"
 MODEL = "gpt-5.5"  # a model this version has metadata for (its tools, apply_patch among them)
+REPORTS = Reports(cached=True, cache_write=True, reasoning=True)
+
+TRACES_OPTIONAL = False
+VERSION_REPORTED = True
+ONE_ROOT = False  # its model calls (codex.sse_event response.completed) carry no span context
+
+
+def call_id(call: ToolCall) -> str:
+    return call.id
+
+
+def reported_cost(stdout: str) -> float | None:
+    return None  # Codex reports no cost
 
 
 def provider(script: Script) -> OpenAIResponsesFake:
@@ -52,6 +65,8 @@ enabled = false
 [otel]
 environment = "test"
 log_user_prompt = true
+# Not in the configuration reference, and the only way the model's reply text reaches telemetry.
+log_agent_responses = true
 exporter = {_exporter(telemetry, "logs")}
 trace_exporter = {traces}
 metrics_exporter = {_exporter(telemetry, "metrics")}

@@ -9,12 +9,26 @@ prompt; usage statistics (Clearcut) off.
 import json
 from pathlib import Path
 
-from tests.real_agents.agents.base import Launch, Telemetry, binary, clean_env
+from tests.real_agents.agents.base import Launch, Reports, Telemetry, binary, clean_env
 from tests.real_agents.providers.gemini import GeminiFake
-from tests.real_agents.providers.script import Script
+from tests.real_agents.providers.script import Script, ToolCall
 
 NAME, PACKAGE, BINARY = "gemini-cli", "@google/gemini-cli", "gemini"
 MODEL = "gemini-2.5-pro"
+REPORTS = Reports(cached=True, cache_write=False, reasoning=True)
+
+TRACES_OPTIONAL = False
+VERSION_REPORTED = False  # its service.version is Node's (v20.20.2); its own version is in none of its signals
+ONE_ROOT = False  # with traces on, its llm_call and tool spans have no common parent
+
+
+def call_id(call: ToolCall) -> str:
+    """Gemini CLI prefixes the API's function-call id with the tool's name."""
+    return f"{call.name}__{call.id}"
+
+
+def reported_cost(stdout: str) -> float | None:
+    return None  # Gemini CLI reports no cost
 
 
 def provider(script: Script) -> GeminiFake:

@@ -2,7 +2,7 @@
 with `base_url` and `wire_api = "responses"`.
 
 The stream is the published one: response.created, per output item response.output_item.added and
-response.output_item.done (a reasoning item with its summary, an assistant message, function_call items
+response.output_item.done (a reasoning item with its summary, an assistant message with its phase, function_call items
 with call_id and JSON arguments, custom_tool_call items with a freeform input), text deltas, then response.completed with usage: input_tokens (cached
 ones included) with input_tokens_details.cached_tokens, output_tokens (reasoning included) with
 output_tokens_details.reasoning_tokens. A request without tools is a side call.
@@ -28,7 +28,9 @@ def _items(served: Served) -> list[dict]:
         items.append({"type": "reasoning", "id": f"rs_{rid}", "encrypted_content": None,
                       "summary": [{"type": "summary_text", "text": turn.reasoning}]})
     if turn.text:
+        # phase: a reply that ends the turn is the final answer, one beside tool calls commentary.
         items.append({"type": "message", "id": f"msg_{rid}", "role": "assistant", "status": "completed",
+                      "phase": "commentary" if turn.calls else "final_answer",
                       "content": [{"type": "output_text", "text": turn.text, "annotations": []}]})
     for call in turn.calls:
         if isinstance(call.arguments, str):

@@ -20,11 +20,15 @@ class Usage:
 
 @dataclass(frozen=True)
 class ToolCall:
-    """`arguments` is a JSON object, or the text of a freeform tool's input (Codex's apply_patch)."""
+    """`arguments` is a JSON object, or the text of a freeform tool's input (Codex's apply_patch).
+    The rest says what the call does, for the tests' expectations; the provider ignores it."""
 
     name: str
     arguments: dict | str
     id: str
+    category: str  # edit, read, execute, other (the tool categories of docs/field-guide.md)
+    paths: tuple[str, ...] = ()  # absolute paths of the files it reads or writes
+    fails: bool = False
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,7 @@ class Turn:
     calls: tuple[ToolCall, ...] = ()
     reasoning: str = ""
     status: int = 200
+    subagent: bool = False  # answers a sub-agent: a model call of the trial, not a step of its main trajectory
 
 
 def rate_limited() -> Turn:

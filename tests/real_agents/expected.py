@@ -1,0 +1,101 @@
+"""What harborlight should answer about a recorded run, derived from the script the fake played and
+from the agent's own reports (its cost, the token counts its telemetry carries). Pure: no I/O."""
+
+from dataclasses import dataclass
+
+from tests.real_agents.agents.base import Reports
+from tests.real_agents.episodes import Episode
+from tests.real_agents.providers.script import SIDE_TURN, ToolCall, Usage
+from tests.real_agents.recordings import Recording
+from tests.real_agents.run_agent import AGENTS
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """harborlight's token convention: input includes cache reads and writes, output includes reasoning."""
+
+    input: int
+    cached: int | None
+    cache_write: int | None
+    output: int
+    reasoning: int | None
+
+
+@dataclass(frozen=True)
+class Call:
+    model: str
+    tokens: Tokens | None  # None for a refused (429) call
+    status: int
+    side: bool
+    subagent: bool = False
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    category: str
+    call_id: str
+    arguments: dict
+    paths: tuple[str, ...]
+    fails: bool
+    subagent: bool  # made by a sub-agent
+
+
+@dataclass(frozen=True)
+class Expected:
+    agent: str
+    version: str | None  # None when the agent's telemetry does not say it
+    model: str  # the main model: the trial's and the trajectory's
+    prompt: str
+    answer: str
+    calls: list[Call]  # every model call in order, refused and side calls included
+    tools: list[Tool]
+    cost_usd: float | None
+    workspace: str
+
+    @property
+    def answered(self) -> list[Call]:
+        return [c for c in self.calls if c.status == 200]
+
+    @property
+    def steps(self) -> list[Call]:
+        """The calls that are steps of the trajectory: the main agent's answered ones."""
+        return [c for c in self.answered if not c.side and not c.subagent]
+
+    def total(self, field: str, calls: list[Call] | None = None) -> int | None:
+        """The sum over `calls` (every answered call by default); null when one of them does not report it."""
+        values = [getattr(c.tokens, field) for c in (self.answered if calls is None else calls)]
+        return None if any(v is None for v in values) else sum(values)
+
+
+def tokens(usage: Usage, reports: Reports) -> Tokens:
+    return Tokens(input=usage.input + usage.cached + usage.cache_write,
+                  cached=usage.cached if reports.cached else None,
+                  cache_write=usage.cache_write if reports.cache_write else None,
+                  output=usage.output + usage.reasoning,
+                  reasoning=usage.reasoning if reports.reasoning else None)
+
+
+def tool_arguments(call: ToolCall) -> dict:
+    """A freeform input as Harbor's own Codex trajectory writes it: {"input": text}."""
+    return call.arguments if isinstance(call.arguments, dict) else {"input": call.arguments}
+
+
+def expect(recording: Recording) -> Expected:
+    module = AGENTS[recording.agent]
+    episode: Episode = recording.episode
+    calls = []
+    for served in recording.served:
+        if served.side:
+            calls.append(Call(served.model, tokens(SIDE_TURN.usage, module.REPORTS), 200, True))
+            continue
+        turn = episode.turns[served.turn]
+        if turn.status != 200 and not module.REPORTS.refusals:
+            continue
+        usage = tokens(turn.usage, module.REPORTS) if turn.usage else None
+        calls.append(Call(served.model, usage, turn.status, False, turn.subagent))
+    tools = [Tool(c.name, c.category, module.call_id(c), tool_arguments(c), c.paths, c.fails, turn.subagent)
+             for turn in episode.turns for c in turn.calls]
+    version = recording.version if module.VERSION_REPORTED else None
+    return Expected(recording.agent, version, module.MODEL, episode.prompt, episode.answer, calls, tools,
+                    recording.reported_cost_usd, recording.workspace)
