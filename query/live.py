@@ -31,7 +31,9 @@ log = logging.getLogger(__name__)
 _TRIAL_KEYS = ("harbor.trial.name", "session.id", "gen_ai.conversation.id", "conversation.id")
 # A call told both by a span and by a log event once (storage/agent_twins.py): when the record that
 # counts arrives after its twin was shown, the watcher knows the call by the twin's id.
-_COMMITTED = "TrialName IN {trials:Array(String)} OR TraceId IN {traces:Array(String)}"
+# Looked up per writing tenant: twins are paired within the rows a look-up selects, and one tenant's
+# span must never pair with another's event, whatever job, trial or request id it claims.
+_COMMITTED = "Tenant = {tenant:String} AND (TrialName IN {trials:Array(String)} OR TraceId IN {traces:Array(String)})"
 # (the form the rows are read in, then the rows in each form: agent_twins.FORMS)
 _ROWS = (agent_twins.form(_COMMITTED, scope=_COMMITTED), *(
     f"SELECT {COLUMNS} FROM ({agent_twins.events(_COMMITTED, form, twin_ids=True, scope=_COMMITTED)}) "
@@ -104,15 +106,15 @@ class LiveFeed:
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._inbox: asyncio.Queue[list[tuple[str, bytes]]] = asyncio.Queue()
+        self._inbox: asyncio.Queue[list[tuple[str, str, bytes]]] = asyncio.Queue()  # (tenant, signal, payload)
         self._watchers: set[Watcher] = set()
         self._task: asyncio.Task | None = None
         self._closed = False
 
     def committed(self, batch: list[Any]) -> None:
-        """The writer's on_commit hook (on the event loop); each item has `.signal` and `.payload`."""
+        """The writer's on_commit hook (on the event loop); each item has `.tenant`, `.signal` and `.payload`."""
         if self._watchers:
-            self._inbox.put_nowait([(str(p.signal), p.payload) for p in batch])
+            self._inbox.put_nowait([(p.tenant or "", str(p.signal), p.payload) for p in batch])
 
     def close(self) -> None:
         """Ends every open stream (the server is stopping: they would otherwise hold its shutdown)."""
@@ -174,15 +176,17 @@ class LiveFeed:
                 items.extend(self._inbox.get_nowait())
             if not self._watchers:
                 continue
-            try:
-                trials, traces = await asyncio.to_thread(committed_keys, items)
-                keys = {"trials": sorted(trials), "traces": sorted(traces)}
-                rows = await asyncio.to_thread(read_rows, self._store.client, _ROWS, keys)
-            except Exception as exc:  # a watcher misses these events; ingest and other watchers go on
-                log.warning("live feed look-up failed: %s", exc)
-                continue
-            for watcher in list(self._watchers):
-                watcher.offer(rows)
+            for tenant in sorted({tenant for tenant, _, _ in items}):
+                try:
+                    trials, traces = await asyncio.to_thread(
+                        committed_keys, [(signal, payload) for t, signal, payload in items if t == tenant])
+                    keys = {"tenant": tenant, "trials": sorted(trials), "traces": sorted(traces)}
+                    rows = await asyncio.to_thread(read_rows, self._store.client, _ROWS, keys)
+                except Exception as exc:  # a watcher misses these events; ingest and other watchers go on
+                    log.warning("live feed look-up failed: %s", exc)
+                    continue
+                for watcher in list(self._watchers):
+                    watcher.offer(rows)
 
 
 

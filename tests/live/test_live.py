@@ -23,8 +23,9 @@ STEPS = [  # span name, attributes, the live events it should produce, in order
 class SseClient:
     """Reads /api/live in a thread; keeps (arrival time, event type, data) in order; hangs up after `count`."""
 
-    def __init__(self, url: str, count: int) -> None:
+    def __init__(self, url: str, count: int, headers: dict | None = None) -> None:
         self._count = count
+        self._headers = headers or {}
         self.events: list[tuple[float, str, dict]] = []
         self.ready = threading.Event()
         self._url = url
@@ -35,7 +36,7 @@ class SseClient:
 
     def _read(self) -> None:
         try:
-            with httpx.stream("GET", self._url, timeout=httpx.Timeout(5, read=None)) as answer:
+            with httpx.stream("GET", self._url, headers=self._headers, timeout=httpx.Timeout(5, read=None)) as answer:
                 assert answer.headers["content-type"].startswith("text/event-stream")
                 kind = None
                 for line in answer.iter_lines():
