@@ -29,7 +29,8 @@ def ingest_router() -> APIRouter:
         stored = [{"signal": signal, "service": svc, "job": job or None, "items": n} for signal, svc, job, n in rows]
         return {
             "since_start": request.app.state.counters.snapshot(tenant_of(request) or None),
-            "writer": asdict(request.app.state.writer.stats),
+            # The writer commits every tenant's requests together: its figures are the operator's to see.
+            "writer": None if tenant_of(request) else asdict(request.app.state.writer.stats),
             "stored": stored,
         }
 

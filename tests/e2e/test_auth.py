@@ -96,6 +96,9 @@ def test_tenants_write_with_their_token_and_read_only_their_rows(guarded, unique
     assert {r["service"] for r in ingest("tok-acme")["stored"]} >= {acme}
     assert globex not in {r["service"] for r in ingest("tok-acme")["stored"]}
     assert globex not in {r["service"] for r in ingest("tok-acme")["since_start"]["sources"]}
+    # The writer's figures count every tenant's commits: only the operator sees them.
+    assert ingest("tok-acme")["writer"] is None
+    assert ingest(OPERATOR)["writer"]["requests"] >= 2
 
     metrics = httpx.get(f"{guarded.http_url}/metrics", headers=_bearer("tok-acme"))
     assert metrics.status_code == 403
