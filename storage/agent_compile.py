@@ -55,6 +55,8 @@ def condition_parts(when: When, ctx: Context) -> list[str] | None:
         parts.append(f"ScopeName = {lit(when.scope)}")
     if when.service_prefix:
         parts.append(f"startsWith(ServiceName, {lit(when.service_prefix)})")
+    if when.not_service_prefix:
+        parts.append(f"NOT startsWith(ServiceName, {lit(when.not_service_prefix)})")
     if when.min_value:
         key, least = when.min_value
         parts.append(f"toInt64OrZero(_a[{lit(key)}]) >= {int(least)}")

@@ -25,6 +25,7 @@ class When:
     has: tuple[tuple[str, ...], ...] = ()
     scope: str | None = None
     service_prefix: str | None = None
+    not_service_prefix: str | None = None
     min_value: tuple[str, int] | None = None
     correlated: bool | None = None
     root: bool | None = None
@@ -85,6 +86,10 @@ def scope(name: str) -> When:
 
 def service(name_prefix: str) -> When:
     return When(service_prefix=name_prefix)
+
+
+def not_service(name_prefix: str) -> When:
+    return When(not_service_prefix=name_prefix)
 
 
 @dataclass(frozen=True)

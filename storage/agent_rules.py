@@ -7,7 +7,8 @@ wins. storage/agent_compile.py compiles these tables into the agent_events mater
 """
 
 from storage.agent_rule_types import (
-    Alias, Category, Derived, Fact, KindRule, When, attr, event, has, prefix, scope, service, span, suffix,
+    Alias, Category, Derived, Fact, KindRule, When, attr, event, has, not_service, prefix, scope, service, span,
+    suffix,
 )
 
 KINDS = ("llm_request", "reasoning", "output", "tool", "subagent", "session", "user_message", "compaction", "group")
@@ -15,6 +16,10 @@ KINDS = ("llm_request", "reasoning", "output", "tool", "subagent", "session", "u
 # How a log record's event name is found: EventName, else attribute event.name, else a dotted body.
 # Producers that send the name without their prefix get it back (Claude Code: event.name=api_request).
 EVENT_PREFIXES = (("com.anthropic.claude_code", "claude_code."),)
+# EventName values that name no event: the Rust tracing bridge (opentelemetry-appender-tracing, which
+# Codex uses) fills EventName with the code location `event <file>:<line>` of an event given no name;
+# Codex puts the real name (codex.sse_event, ...) in the attribute event.name.
+CODE_LOCATION_EVENT_NAME = r"^event [^ ]+:[0-9]+$"
 
 _OI = "openinference.span.kind"
 _CLAUDE_METADATA_EVENTS = (
@@ -47,19 +52,28 @@ KIND_RULES: tuple[KindRule, ...] = (
     KindRule("claude_code", None, event(*(f"claude_code.{n}" for n in _CLAUDE_METADATA_EVENTS))),
     KindRule("codex", "session", event("codex.conversation_starts")),
     KindRule("codex", "user_message", event("codex.user_prompt")),
-    KindRule("codex", "llm_request", event("codex.sse_event") & attr("event.kind", "response.completed")),
+    # Codex 0.171 logs response.completed twice per call, once without the usage: that one is no call.
+    KindRule("codex", "llm_request", event("codex.sse_event") & attr("event.kind", "response.completed")
+             & has("input_token_count")),
     KindRule("codex", "llm_request", event("codex.api_request", "codex.websocket_request")
              & When(min_value=("http.response.status_code", 400))),
     KindRule("codex", "tool", event("codex.tool_result")),
+    KindRule("codex", "output", event("codex.agent_response")),  # its final reply (otel.log_agent_responses)
     KindRule("codex", None, event("codex.tool_decision", "codex.sandbox_outcome")),  # annotate the tool_result
     KindRule("codex", "session", span("session_loop") & service("codex")),
     KindRule("codex", "reasoning", span("reasoning") & service("codex")),
     KindRule("codex", "output", span("message_from_assistant") & service("codex")),
     KindRule("codex", "compaction", span("compaction", "context_compaction") & service("codex")),
     KindRule("codex", "llm_request", span("completed") & service("codex")),
-    KindRule("codex", "tool", span("handle_tool_call") & service("codex")),
+    # A call's span is its dispatch (named after the tool, with call_id); Codex before 0.171 put the tool
+    # on handle_tool_call. Its guardian scores the call under the same call_id: a step, not a call.
+    KindRule("codex", "tool", attr("codex.tool.phase", "dispatch") & service("codex")),
+    KindRule("codex", "tool", span("handle_tool_call") & has("tool_name") & service("codex")),
+    KindRule("codex", "group", span("guardian_scoring_observation") & service("codex")),
     KindRule("codex", "group", span("run_turn", "submission_dispatch", "run_sampling_request", "stream_request",
                                     "handle_responses") & service("codex")),
+    # Its other root spans (auth, fs.read_file, initialize, turn/start, ...) are steps, not sessions.
+    KindRule("codex", "group", When(source="span", root=True) & service("codex")),
     KindRule("gemini_cli", "user_message", event("gemini_cli.user_prompt")),
     KindRule("gemini_cli", "llm_request", event("gemini_cli.api_response", "gemini_cli.api_error")),
     KindRule("gemini_cli", "tool", event("gemini_cli.tool_call")),
@@ -163,7 +177,9 @@ FACTS: tuple[Fact, ...] = (
     Fact("task", "TaskName", "string", (Alias("resource:harbor.task.name"), Alias("harbor.task.name"),
                                         Alias("harbor.task_name"))),
     Fact("agent", "AgentName", "string", (Alias("resource:harbor.agent.name"), Alias("harbor.agent.name"),
-                                          Alias("gen_ai.agent.name"), Alias("agent.name"), Alias("agent_name"))),
+                                          Alias("gen_ai.agent.name"), Alias("agent.name"),
+                                          # Codex's agent_name is a place in its agent tree (/root), no name.
+                                          Alias("agent_name", when=not_service("codex")))),
     Fact("model", "Model", "string", (
         Alias("gen_ai.response.model"), Alias("gen_ai.request.model"), Alias("llm.model_name"),
         Alias("llm.response.model_name"), Alias("llm.request.model_name"), Alias("ai.response.model"),
@@ -186,7 +202,7 @@ FACTS: tuple[Fact, ...] = (
         Alias("gen_ai.usage.cache_creation_input_tokens"), Alias("gen_ai.usage.cache_write_input_tokens"),
         Alias("llm.token_count.prompt_details.cache_write"),
         Alias("ai.usage.inputTokenDetails.cacheWriteTokens"), Alias("cache_creation_tokens"),
-        Alias("cacheWriteTokens"))),
+        Alias("cache_write_token_count"), Alias("cacheWriteTokens"))),
     Fact("output_tokens", "OutputTokens", "int", (
         Alias("gen_ai.usage.output_tokens"), Alias("llm.token_count.completion"), Alias("ai.usage.outputTokens"),
         Alias("ai.usage.completionTokens"), Alias("gen_ai.usage.completion_tokens"),

@@ -68,9 +68,10 @@ def typed(kind: FactType, raw: str, alias: Alias) -> str:
 
 
 def event_name_sql(attributes: str = "_a") -> str:
-    """A log record's event name: EventName, else attribute event.name (with the producer's prefix
-    restored where it drops it), else a body that looks like a dotted event name. `attributes`: the
-    record's attribute map (an absent key and an empty value both read '')."""
+    """A log record's event name: EventName (unless it is a code location, rules.CODE_LOCATION_EVENT_NAME),
+    else attribute event.name (with the producer's prefix restored where it drops it), else a body that
+    looks like a dotted event name. `attributes`: the record's attribute map (an absent key and an empty
+    value both read '')."""
     ev = f"{attributes}['event.name']"
     restore = [
         all_of([f"{ev} != ''", f"position({ev}, '.') = 0",
@@ -79,7 +80,8 @@ def event_name_sql(attributes: str = "_a") -> str:
         for scope, head in rules.EVENT_PREFIXES
     ]
     dotted = all_of(["length(Body) < 100", "match(Body, '^[a-z_]+\\\\.[a-z_.]+$')"])
-    return f"multiIf(EventName != '', EventName, {', '.join(restore)}, {ev} != '', {ev}, {dotted}, Body, '')"
+    named = all_of(["EventName != ''", f"NOT match(EventName, {lit(rules.CODE_LOCATION_EVENT_NAME)})"])
+    return f"multiIf({named}, EventName, {', '.join(restore)}, {ev} != '', {ev}, {dotted}, Body, '')"
 
 
 def _array(values) -> str:
