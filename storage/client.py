@@ -1,5 +1,6 @@
 """One clickhouse-connect client for both modes: embedded chDB on a directory, or a server URL."""
 
+import ctypes
 import os
 import sys
 import tempfile
@@ -18,6 +19,7 @@ from clickhouse_connect.driver.client import Client
 # interface) run at READ_PRIORITY.
 COMMIT_PRIORITY = 1
 READ_PRIORITY = 2
+_LIBC = ctypes.CDLL(None, use_errno=True)  # syncfs(2): os has sync() for every file system only
 
 
 class StoreUnavailable(Exception):
@@ -37,6 +39,18 @@ class Store:
         otherwise, and the process's RSS stays at its high-water mark)."""
         if self.embedded:
             self.client.command("SYSTEM JEMALLOC PURGE")
+
+    def settle(self) -> None:
+        """Makes what was stored survive a power loss. The embedded engine writes its parts without
+        fsync (as ClickHouse does by default): flush the data directory's file system. A server keeps
+        its own promises (its fsync settings, its replicas)."""
+        if self.embedded and self.data_dir is not None:
+            fd = os.open(self.data_dir, os.O_RDONLY)
+            try:
+                if _LIBC.syncfs(fd) != 0:
+                    raise OSError(ctypes.get_errno(), f"syncfs of {self.data_dir} failed")
+            finally:
+                os.close(fd)
 
     def another_connection(self) -> "Store":
         """A second connection to the same store, for work that should not queue behind this one's calls."""

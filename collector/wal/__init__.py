@@ -3,6 +3,8 @@
 from collector.wal.durability import FsyncPolicy
 from collector.wal.record import Record
 from collector.wal.segment import Damage
-from collector.wal.write_ahead_log import Depth, Entry, Recovered, WriteAheadLog
+from collector.wal.write_ahead_log import Depth, Entry, LogInUse, LogReport, Recovered, WriteAheadLog
 
-__all__ = ["Damage", "Depth", "Entry", "FsyncPolicy", "Record", "Recovered", "WriteAheadLog"]
+__all__ = [
+    "Damage", "Depth", "Entry", "FsyncPolicy", "LogInUse", "LogReport", "Record", "Recovered", "WriteAheadLog",
+]

@@ -15,6 +15,7 @@ stored again under the same token (the store skips what of it had landed). The l
 is cut at open; damage found in earlier segments while reading is skipped and reported (Damage).
 """
 
+import fcntl
 import logging
 import os
 import threading
@@ -57,6 +58,21 @@ class Depth:
 
 
 @dataclass(frozen=True)
+class LogReport:
+    """The log as /api/ingest and /metrics show it."""
+
+    bytes: int  # acknowledged, not yet stored
+    requests: int
+    oldest_age_seconds: float | None  # the commit lag: how long the oldest of them has waited
+    max_bytes: int
+    fsync: str
+    appended_requests: int
+    refused_full: int
+    deleted_segments: int
+    damage: list[str]  # what recovery cut and reading skipped, most recent last
+
+
+@dataclass(frozen=True)
 class Recovered:
     """What the previous process left in the log."""
 
@@ -94,6 +110,21 @@ class _Place:
     position: int
 
 
+class LogInUse(OSError):
+    """Another process (or another log in this one) has the directory open."""
+
+
+def _lock(directory: Path) -> int:
+    fd = os.open(directory / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise LogInUse(f"the write-ahead log {directory} is in use by another harborlight "
+                       "(each process needs a --wal-dir of its own)") from None
+    return fd
+
+
 class WriteAheadLog:
     def __init__(
         self, directory: Path, policy: FsyncPolicy, max_bytes: int, segment_bytes: int | None = None,
@@ -111,6 +142,7 @@ class WriteAheadLog:
         self._unsynced: list[_Segment] = []  # sealed segments whose fd the flusher syncs, then closes
         self._dir_dirty = False
         self.directory.mkdir(parents=True, exist_ok=True)
+        self._lock_fd = _lock(self.directory)
         self._checkpoint = checkpoint.load(self.directory) or Checkpoint.new()
         self._segments, next_seq, damage = self._recover()
         in_flight = self._checkpoint.in_flight
@@ -153,6 +185,7 @@ class WriteAheadLog:
             if s.fd is not None:
                 os.close(s.fd)
                 s.fd = None
+        os.close(self._lock_fd)  # and with it the lock
 
     # -- appending (the event loop) ----------------------------------------------------------------
 
@@ -186,7 +219,7 @@ class WriteAheadLog:
     def durable(self, seq: int):
         """A concurrent Future that resolves once record `seq` survives a power loss, or None when the
         policy acknowledges without waiting (an interval, never)."""
-        if self.policy.interval_ms != 0 or self._flusher is None:
+        if self.policy.interval_ms != 0 or self._flusher is None or seq <= self._durable:
             return None
         return self._flusher.wait(seq)
 
@@ -306,6 +339,25 @@ class WriteAheadLog:
         return Entry(self._cursor.seq - 1, frame.record, frame.appended_at_ns, current.first_seq, frame.end,
                      self._cursor.position)
 
+    @property
+    def rejected_dir(self) -> Path:
+        return self.directory / "rejected"
+
+    def set_aside(self, entry: Entry, reason: str) -> Path:
+        """Keeps a record the store refuses in rejected/, as a one-record segment (readable as the log is),
+        for whoever looks into why; the log releases it with its batch."""
+        self.rejected_dir.mkdir(exist_ok=True)
+        if (path := self.rejected_dir / segment.name(entry.seq)).exists():
+            return path  # set aside before a restart
+        path, fd = segment.create(self.rejected_dir, entry.seq)
+        try:
+            segment.write_all(fd, encode(entry.record, entry.appended_at_ns))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        log.error("write-ahead log: request %d set aside in %s: %s", entry.seq, path, reason)
+        return path
+
     def _save(self, new: Checkpoint) -> None:
         if new != self._checkpoint:
             checkpoint.store(self.directory, new, durable=self.policy.interval_ms == 0)
@@ -369,6 +421,12 @@ class WriteAheadLog:
                 appended = None
         age = max(0.0, (time.time_ns() - appended) / 1e9) if appended is not None else None
         return Depth(size, requests, age)
+
+    def report(self) -> LogReport:
+        depth = self.depth()
+        return LogReport(depth.bytes, depth.requests, depth.oldest_age_seconds, self.max_bytes, str(self.policy),
+                         self.stats.appended_requests, self.stats.refused_full, self.stats.deleted_segments,
+                         [str(d) for d in self.stats.damage])
 
     def _oldest_place(self) -> tuple[Path, int] | None:
         for s in self._segments:

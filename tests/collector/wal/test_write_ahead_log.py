@@ -8,10 +8,11 @@ import grpc
 import pytest
 
 from collector.errors import LogFull
-from collector.wal import Entry, FsyncPolicy, Record, WriteAheadLog
+from collector.wal import Entry, FsyncPolicy, LogInUse, Record, WriteAheadLog
 from collector.wal.record import framed_size
 from collector.wal.segment import MAGIC
 from storage import Signal
+from tests.collector.wal.dying import run_and_die
 
 ALWAYS, NEVER = FsyncPolicy.parse("always"), FsyncPolicy.parse("never")
 
@@ -59,15 +60,14 @@ def test_a_restart_hands_back_everything_not_released(tmp_path):
 
 
 def test_after_a_crash_the_batch_being_stored_comes_back_whole_under_its_token(tmp_path):
-    log = WriteAheadLog(tmp_path, NEVER, 1 << 20)
-    for i in range(10):
-        log.append(_record(i))
-    first = log.take(40, 10**12)  # 0..3
-    log.begin(first)
-    log.release(first[-1])
-    second = log.take(40, 10**12)  # 4..7: begun, then the process dies
-    token = log.begin(second)
-    del log  # a crash: no close()
+    token = run_and_die(tmp_path, """
+        for i in range(10):
+            log.append(record(i))
+        first = log.take(4, 10**12)  # 0..3, stored
+        log.begin(first)
+        log.release(first[-1])
+        print(log.begin(log.take(4, 10**12)))  # 4..7: begun, then the process dies
+    """).strip()
     with WriteAheadLog(tmp_path, NEVER, 1 << 20) as log:
         assert log.recovered.in_flight == (5, 8)  # sequence numbers start at 1
         again = log.take(1, 1)  # whatever the limits: the same batch
@@ -76,17 +76,23 @@ def test_after_a_crash_the_batch_being_stored_comes_back_whole_under_its_token(t
 
 
 def test_a_crash_after_a_commit_but_before_the_next_one_begins_replays_that_commit_under_its_token(tmp_path):
-    log = WriteAheadLog(tmp_path, NEVER, 1 << 20)
-    for i in range(6):
-        log.append(_record(i))
-    batch = log.take(30, 10**12)
-    token = log.begin(batch)
-    log.release(batch[-1])
-    del log
+    token = run_and_die(tmp_path, """
+        for i in range(6):
+            log.append(record(i))
+        batch = log.take(3, 10**12)
+        print(log.begin(batch))
+        log.release(batch[-1])
+    """).strip()
     with WriteAheadLog(tmp_path, NEVER, 1 << 20) as log:
         again = log.take(10**9, 10**12)
         assert _ids(again) == [0, 1, 2] and log.begin(again) == token  # the store skips it: same token
         assert _ids(_everything(log)) == [3, 4, 5]
+
+
+def test_a_second_log_on_the_same_directory_is_refused_in_one_line(tmp_path):
+    with WriteAheadLog(tmp_path, NEVER, 1 << 20):
+        with pytest.raises(LogInUse, match="in use by another harborlight"):
+            WriteAheadLog(tmp_path, NEVER, 1 << 20)
 
 
 def test_tokens_are_never_reused_by_a_log_whose_segments_are_gone_or_by_another_log(tmp_path):

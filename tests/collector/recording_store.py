@@ -1,0 +1,37 @@
+"""A store double for the writer and committer tests: records each insert, deduplicates by token as
+ClickHouse's insert deduplication does, and can be held, made to fail, refuse a request, or go away."""
+
+import threading
+
+from collector.wal import Record
+
+
+class RecordingStore:
+    def __init__(self) -> None:
+        self.stored: list[bytes] = []  # payloads, in the order they were stored
+        self.inserts: list[tuple[list[bytes], str]] = []  # every attempt: payloads and token
+        self.tokens: set[str] = set()
+        self.gate = threading.Event()  # cleared: inserts wait (a slow store)
+        self.gate.set()
+        self.failures_to_come = 0  # the next inserts that fail while the store answers
+        self.down = False  # unreachable: inserts fail and reachable() says so
+        self.refused: set[bytes] = set()  # payloads the store refuses in any batch
+
+    def insert(self, records: list[Record], token: str) -> None:
+        self.gate.wait(10)
+        payloads = [r.payload for r in records]
+        self.inserts.append((payloads, token))
+        if self.down:
+            raise ConnectionError("connection refused")
+        if self.failures_to_come:
+            self.failures_to_come -= 1
+            raise RuntimeError("MEMORY_LIMIT_EXCEEDED")
+        if self.refused & set(payloads):
+            raise RuntimeError("Cannot parse input")
+        if token in self.tokens:
+            return  # a retry of an insert that landed: skipped
+        self.tokens.add(token)
+        self.stored += payloads
+
+    def reachable(self) -> bool:
+        return not self.down

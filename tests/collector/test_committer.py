@@ -1,0 +1,103 @@
+"""The committer drains the log into the store in order, rides out an outage from the log, and never lets
+one request the store refuses hold back the ones behind it."""
+
+import asyncio
+
+from collector.committer import CommitLimits, Committer
+from collector.wal import FsyncPolicy, Record, WriteAheadLog
+from collector.wal.segment import listed
+from storage import Signal
+from tests.collector.recording_store import RecordingStore
+from tests.collector.wal.dying import run_and_die
+
+QUICK = CommitLimits(retry_backoff_seconds=0.01, max_backoff_seconds=0.05)
+
+
+def _record(i: int) -> Record:
+    return Record(Signal.traces, None, i.to_bytes(16, "big"), 1, b"r%d" % i)
+
+
+def _appended(tmp_path, n: int) -> WriteAheadLog:
+    wal = WriteAheadLog(tmp_path, FsyncPolicy.parse("never"), 1 << 20)
+    for i in range(n):
+        wal.append(_record(i))
+    return wal
+
+
+def _drain(wal: WriteAheadLog, store: RecordingStore, limits: CommitLimits = QUICK) -> Committer:
+    committer = Committer(wal, store.insert, store.reachable, limits)
+
+    async def main():
+        async with committer:  # stores what the log holds before it returns
+            pass
+
+    asyncio.run(main())
+    return committer
+
+
+def test_the_log_is_stored_in_order_in_batches_up_to_the_limits(tmp_path):
+    store = RecordingStore()
+    with _appended(tmp_path, 25) as wal:
+        _drain(wal, store, CommitLimits(max_batch_items=10))
+        assert wal.depth().requests == 0
+    assert store.stored == [b"r%d" % i for i in range(25)]
+    assert [len(p) for p, _ in store.inserts] == [10, 10, 5]
+
+
+def test_a_failed_commit_is_tried_again_with_the_same_records_under_the_same_token(tmp_path):
+    store = RecordingStore()
+    store.failures_to_come = 2
+    with _appended(tmp_path, 3) as wal:
+        stats = _drain(wal, store).stats
+    assert [p for p, _ in store.inserts] == [[b"r0", b"r1", b"r2"]] * 3
+    assert len({token for _, token in store.inserts}) == 1
+    assert store.stored == [b"r0", b"r1", b"r2"] and stats.retried_commits == 2
+
+
+def test_an_outage_is_ridden_out_from_the_log_and_drained_after_it(tmp_path):
+    store = RecordingStore()
+    store.down = True
+
+    async def main():
+        with WriteAheadLog(tmp_path, FsyncPolicy.parse("never"), 1 << 20) as wal:
+            async with Committer(wal, store.insert, store.reachable, QUICK) as committer:
+                for i in range(5):
+                    wal.append(_record(i))
+                    committer.wake()
+                await asyncio.sleep(0.3)  # the store is away: many attempts, nothing stored, nothing lost
+                assert store.stored == [] and wal.depth().requests == 5 and len(store.inserts) > 3
+                store.down = False
+                await committer.stored(5)
+                return committer.stats
+
+    stats = asyncio.run(main())
+    assert store.stored == [b"r%d" % i for i in range(5)]
+    assert stats.outages == 1 and stats.split_batches == 0, "an outage is not the batch's fault"
+
+
+def test_a_request_the_store_refuses_alone_is_set_aside_and_the_rest_is_stored(tmp_path):
+    store = RecordingStore()
+    store.refused = {b"r5"}
+    with _appended(tmp_path, 8) as wal:
+        stats = _drain(wal, store).stats
+        [(seq, kept)] = listed(wal.rejected_dir)
+        with WriteAheadLog(wal.rejected_dir, FsyncPolicy.parse("never"), 1 << 20) as rejected:
+            assert [e.record for e in rejected.take(10, 10**9)] == [_record(5)]  # readable as the log is
+    assert sorted(store.stored) == sorted(b"r%d" % i for i in range(8) if i != 5)
+    assert stats.set_aside_requests == 1 and stats.split_batches >= 1
+
+
+def test_after_a_crash_mid_commit_the_replay_stores_nothing_twice(tmp_path):
+    """The store took the batch, the process died before the log heard of it: the replay's insert comes
+    under the same token, and the store (as ClickHouse does) skips it."""
+    store = RecordingStore()
+    token = run_and_die(tmp_path, """
+        for i in range(4):
+            log.append(record(i))
+        print(log.begin(log.take(10, 10**9)))  # then the store takes the batch, and the process dies
+    """).strip()
+    store.insert([_record(i) for i in range(4)], token)
+    with WriteAheadLog(tmp_path, FsyncPolicy.parse("never"), 1 << 20) as wal:
+        wal.append(_record(4))
+        _drain(wal, store)
+    assert store.stored == [b"r%d" % i for i in range(5)]
