@@ -56,7 +56,7 @@ SELECT EventId, TraceId, SpanId, ParentSpanId, SourceTable, Kind, Resolve, Name,
        toUnixTimestamp64Nano(Timestamp), toUnixTimestamp64Nano(EndTimestamp), TimingQuality,
        TrialName, Attempt, TaskName, AgentName, Model, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
        ReasoningTokens, CostUsd, HttpStatus, ErrorType, Success, ToolName, ToolCategory, ToolCallId,
-       toUnixTimestamp64Nano(Timestamp) + ifNull(DurationNs, 0)
+       toUnixTimestamp64Nano(Timestamp) + ifNull(DurationNs, 0), AgentVersion, RequestId, SideCall
 FROM ({agent_twins.events(self.records, form, derived=False, scope=self.identity)})
 ORDER BY TrialName, Timestamp, EventId
 """ for form in agent_twins.FORMS}
@@ -195,6 +195,6 @@ def _event(r: tuple, spans: dict, logs: dict) -> Event:
         attempt=r[14], task=r[15], agent=r[16], model=r[17], input_tokens=r[18], cached_tokens=r[19],
         cache_write_tokens=r[20], output_tokens=r[21], reasoning_tokens=r[22], cost_usd=r[23], http_status=r[24],
         error_type=r[25], success=r[26], tool_name=r[27], tool_category=r[28], tool_call_id=r[29],
-        attributes=attributes, resource=resource, span_events=span_events, status_message=status,
+        agent_version=r[31], request_id=r[32], side_call=r[33], attributes=attributes, resource=resource, span_events=span_events, status_message=status,
     )
 

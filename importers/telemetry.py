@@ -48,6 +48,9 @@ class Event:
     tool_name: str | None = None
     tool_category: str | None = None
     tool_call_id: str | None = None
+    agent_version: str | None = None
+    request_id: str | None = None  # the provider's id of a model call, also on its text (Claude Code)
+    side_call: str | None = None  # the purpose of a model call that serves the session, not its turns
     attributes: dict[str, str] = field(default_factory=dict)  # span or log attributes (+ "body" for logs)
     resource: dict[str, str] = field(default_factory=dict)  # read for lifecycle spans only
     span_events: tuple[SpanEvent, ...] = ()
@@ -74,5 +77,7 @@ class TrialTelemetry:
 
     @property
     def is_running(self) -> bool:
-        """The root span is written when it ends: until then the trial is running."""
-        return self.root is None
+        """The root span is written when it ends: until then a trial its harness reports is running. An
+        agent that streamed without a harness (no lifecycle span at all) is not running: it simply has no
+        verdict (as the trial rows say, query/load_trials.py)."""
+        return self.root is None and any(e.is_lifecycle for e in self.events)

@@ -129,9 +129,10 @@ def _steps(events: list[Event], groups: dict, defaults: AgentDefaults) -> tuple[
     steps: list[Step] = []
     subagents: list[Trajectory] = []
     current: Step | None = None
+    by_request: dict[str, Step] = {}  # a model call's step by its request id: its text goes there
     for event in events:
-        if event.kind not in STEP_KINDS:
-            continue
+        if event.kind not in STEP_KINDS or event.side_call:
+            continue  # a side call (and its text) is no step: it counts in the trial's tokens and cost only
         if event.kind == "user_message":
             role, text = user_message(event)
             parts = load_json(event.attributes.get(A.STEP_MESSAGE))
@@ -144,16 +145,19 @@ def _steps(events: list[Event], groups: dict, defaults: AgentDefaults) -> tuple[
                 continue  # a refused call: no step, counted in gateway.log
             current = _agent_step(event, len(steps) + 1)
             steps.append(current)
+            if event.request_id:
+                by_request[event.request_id] = current
         elif event.kind in ("output", "reasoning"):
             out = model_output(event)
-            if current is None or (event.kind == "output" and current.message and out.text):
-                current = Step(step_id=len(steps) + 1, source="agent", message="", model_name=event.model,
-                               **_common(event))
+            step = by_request.get(event.request_id or "", current)
+            if step is None or (event.kind == "output" and step.message and out.text):
+                step = current = Step(step_id=len(steps) + 1, source="agent", message="", model_name=event.model,
+                                      **_common(event))
                 steps.append(current)
             if event.kind == "output" and out.text:
-                current.message = out.text
+                step.message = out.text
             if out.reasoning or event.kind == "reasoning":
-                current.reasoning_content = out.reasoning or tool_result(event) or current.reasoning_content
+                step.reasoning_content = out.reasoning or tool_result(event) or step.reasoning_content
         else:
             if current is None:
                 current = Step(step_id=len(steps) + 1, source="agent", message="", **_common(event))

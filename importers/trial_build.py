@@ -57,11 +57,19 @@ def _identity(trial: TrialTelemetry) -> dict[str, str]:
     first = trial.events[0]
     fallbacks = {"harbor.task.name": next((e.task for e in trial.events if e.task), None),
                  "harbor.agent.name": next((e.agent for e in trial.events if e.agent), None),
+                 "harbor.agent.version": next((e.agent_version for e in trial.events if e.agent_version), None),
                  "harbor.attempt": str(first.attempt) if first.attempt is not None else None}
     for key, value in fallbacks.items():
         if value and key not in found:
             found[key] = value
     return found
+
+
+def _finished(trial: TrialTelemetry) -> int | None:
+    """When the trial ended: its root span's end; for an agent without a harness, its last event's."""
+    if trial.root is not None:
+        return trial.root.end_ns
+    return None if trial.is_running else max(e.end_ns or e.start_ns for e in trial.events)
 
 
 def _timing(event: Event | None) -> TimingInfo | None:
@@ -149,7 +157,7 @@ def build_trial(trial: TrialTelemetry, job: str, trials_dir: str, job_id: str | 
         config=config, agent_info=agent, agent_result=_agent_result(trial, r.get(H.AGENT_RESULT)),
         verifier_result=VerifierResult(rewards=rewards) if rewards is not None else None,
         verifier_environment_mode=r.get(H.VERIFIER_MODE), exception_info=exception,
-        started_at=utc(root.start_ns if root else min(starts)), finished_at=utc(root.end_ns) if root else None,
+        started_at=utc(root.start_ns if root else min(starts)), finished_at=utc(_finished(trial)),
         step_results=load_json(r.get(H.STEP_RESULTS)),
         **{p: _timing(e) for p, e in phases.items()},
     )

@@ -10,7 +10,8 @@ COLUMNS = """
     toUnixTimestamp64Nano(Timestamp) AS ts, toUnixTimestamp64Nano(EndTimestamp) AS end_ts, DurationNs, TimingQuality,
     JobName, TrialName, Attempt, TaskName, AgentName, Model, Provider,
     InputTokens, CachedTokens, CacheWriteTokens, OutputTokens, ReasoningTokens, CostUsd,
-    HttpStatus, ErrorType, Success, ToolName, ToolCategory, ToolCallId, TargetPaths, Provenance, RequestId"""
+    HttpStatus, ErrorType, Success, ToolName, ToolCategory, ToolCallId, TargetPaths, Provenance, RequestId,
+    AgentVersion, SideCall"""
 
 
 class Tokens(BaseModel):
@@ -59,9 +60,11 @@ class AgentEvent(BaseModel):
     attempt: int | None
     task: str | None
     agent: str | None
+    agent_version: str | None
     model: str | None
     provider: str | None
     request_id: str | None  # a model call's provider request id (to find it in the provider's logs)
+    side_call: str | None  # the purpose of a model call that serves the session, not its turns (a title, ...)
     tokens: Tokens
     cost_usd: float | None
     http_status: int | None
@@ -81,7 +84,7 @@ def from_row(r: tuple) -> AgentEvent:
         event_id=r[0], trace_id=r[1], span_id=r[2], parent_span_id=r[3], source=r[4], kind=r[5], kind_rule=r[6],
         resolve=r[7], name=r[8], service=r[9], start_unix_nano=r[10], end_unix_nano=r[11], duration_ns=r[12],
         timing=r[13], job=r[14], trial=r[15], attempt=r[16], task=r[17], agent=r[18], model=r[19], provider=r[20],
-        request_id=r[35],
+        request_id=r[35], agent_version=r[36], side_call=r[37],
         tokens=Tokens(input=r[21], cached=r[22], cache_write=r[23], output=r[24], reasoning=r[25]),
         cost_usd=r[26], http_status=r[27], error_type=r[28], success=r[29], tool=tool,
         provenance={k: v for k, v in r[34].items() if v},

@@ -77,7 +77,7 @@ def _facts(events: dict, life: dict | None) -> TrialFacts:
         source=life.get("source") or None,
         attempt=attempt,
         agent_name=events["agent"] or life.get("agent") or None,
-        agent_version=life.get("agent_version") or None,
+        agent_version=life.get("agent_version") or events["agent_version"] or None,
         model=life.get("model") or events["model"] or None,
         started_at=root.start if root else None,
         finished_at=root.end if root else None,

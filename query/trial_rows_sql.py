@@ -31,10 +31,15 @@ _SCOPE = f"""{AGENT_TENANT_FILTER}
       AND (empty({{jobs:Array(String)}}) OR JobName IN {{jobs:Array(String)}})
       AND ({{trial:String}} = '' OR TrialName = {{trial:String}})
       AND TrialName > {{after:String}}"""
-_AGGREGATES = """any(TaskName) AS task, min(Attempt) AS attempt, any(AgentName) AS agent, any(Model) AS model,
+# The agent as its telemetry names it, a measured name before one inferred from the service; the model
+# and the steps of the agent's own calls, not its side calls (agent_rules.CLAUDE_SIDE_QUERIES).
+_AGGREGATES = """any(TaskName) AS task, min(Attempt) AS attempt,
+        argMin(AgentName, Provenance['agent'] = 'inferred') AS agent, min(Provenance['agent'] = 'inferred') AS agent_inferred,
+        argMin(AgentVersion, Provenance['agent_version'] = 'inferred') AS agent_version,
+        min(Provenance['agent_version'] = 'inferred') AS version_inferred, anyIf(Model, SideCall IS NULL) AS model,
         sum(InputTokens) AS input_tokens, sum(CachedTokens) AS cache_tokens, sum(OutputTokens) AS output_tokens,
         sum(CostUsd) AS cost_usd,
-        countIf(coalesce(HttpStatus, 200) < 400) AS n_ok, countIf(coalesce(ToolName, '') != '') AS n_named,
+        countIf(coalesce(HttpStatus, 200) < 400 AND SideCall IS NULL) AS n_ok, countIf(coalesce(ToolName, '') != '') AS n_named,
         countIf(HttpStatus IS NOT NULL) AS n_with_status, countIf(HttpStatus = 429) AS n_429,
         min(Timestamp) AS first_ts, max(coalesce(EndTimestamp, Timestamp)) AS last_ts"""
 TRIAL_FORM = agent_twins.form(_SCOPE, scope=_SCOPE)
@@ -52,7 +57,8 @@ SELECT
     TrialName AS trial,
     any(task) AS task,
     min(attempt) AS attempt,
-    any(agent) AS agent,
+    argMin(agent, agent_inferred) AS agent,
+    argMin(agent_version, version_inferred) AS agent_version,
     anyIf(model, Kind = 'llm_request') AS model,
     {_TOTALS},
     sumIf(n, Kind = 'llm_request') AS n_model_calls,

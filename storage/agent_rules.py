@@ -157,6 +157,18 @@ KIND_RULES: tuple[KindRule, ...] = (
 )
 
 _TOOL_ONLY = ("tool", "subagent")
+# Claude Code's model calls that serve the session rather than its turns, by their query_source (titles,
+# summaries, classifiers, suggestions, a tool's own model call): they count in tokens and cost, and are
+# neither the trial's model nor steps of its trajectory. Its turns are `sdk` / `repl_main_thread`, its
+# sub-agents' `agent:*`, a compaction `compact`.
+CLAUDE_SIDE_QUERIES = (
+    "generate_session_title", "teleport_generate_title", "rename_generate_name", "agent_namer", "agent_summary",
+    "away_summary", "tool_use_summary_generation", "prompt_suggestion", "side_question", "session_search",
+    "context_tip_classifier", "context_tip_reception", "agent_classifier", "auto_mode", "auto_mode_critique",
+    "permission_explainer", "bash_extract_prefix", "model_validation", "mcp_datetime_parse", "extract_memories",
+    "fleet_agent_suggestions", "feedback", "insights", "speculation", "auto_dream", "web_fetch_apply",
+    "web_search_tool", "hook_prompt", "hook_agent", "agent_creation",
+)
 
 # Token facts mean the same for every producer (GenAI semconv): input INCLUDES cache reads and
 # writes, cached and cache_write are subsets of input, output INCLUDES reasoning. `plus` adds the
@@ -176,10 +188,16 @@ FACTS: tuple[Fact, ...] = (
     Fact("attempt", "Attempt", "int", (Alias("resource:harbor.attempt"), Alias("harbor.attempt"))),
     Fact("task", "TaskName", "string", (Alias("resource:harbor.task.name"), Alias("harbor.task.name"),
                                         Alias("harbor.task_name"))),
+    # An agent's own telemetry names it when no harbor.agent.* attribute does: its service (Claude Code's
+    # claude-code 2.1.197, Codex's codex_exec 0.171.0). Gemini CLI's service.version is Node's (v20.20.2).
     Fact("agent", "AgentName", "string", (Alias("resource:harbor.agent.name"), Alias("harbor.agent.name"),
                                           Alias("gen_ai.agent.name"), Alias("agent.name"),
                                           # Codex's agent_name is a place in its agent tree (/root), no name.
-                                          Alias("agent_name", when=not_service("codex")))),
+                                          Alias("agent_name", when=not_service("codex")),
+                                          Alias("resource:service.name", how="inferred"))),
+    Fact("agent_version", "AgentVersion", "string", (
+        Alias("resource:harbor.agent.version"), Alias("harbor.agent.version"), Alias("gen_ai.agent.version"),
+        Alias("agent.version"), Alias("resource:service.version", how="inferred", when=not_service("gemini-cli")))),
     Fact("model", "Model", "string", (
         Alias("gen_ai.response.model"), Alias("gen_ai.request.model"), Alias("llm.model_name"),
         Alias("llm.response.model_name"), Alias("llm.request.model_name"), Alias("ai.response.model"),
@@ -235,7 +253,11 @@ FACTS: tuple[Fact, ...] = (
         Alias("tool.id"), Alias("tool_call.id"), Alias("ai.toolCall.id")), only_kinds=_TOOL_ONLY),
     # The provider's id of one model request: a Claude Code span and its api_request event both carry it,
     # so the two tellings of one call pair exactly (storage/agent_twins.py).
-    Fact("request_id", "RequestId", "string", (Alias("request_id"),), only_kinds=("llm_request",)),
+    # Its text (Claude Code's assistant_response) names it too: text goes to its call by this id, not by time.
+    Fact("request_id", "RequestId", "string", (Alias("request_id"),), only_kinds=("llm_request", "output")),
+    # A side call's purpose (NULL for a call of the agent's own turns); the span of one gets it from its twin.
+    Fact("side_call", "SideCall", "string", (Alias("query_source", when=attr("query_source", *CLAUDE_SIDE_QUERIES)),),
+         only_kinds=("llm_request", "output")),
     Fact("arguments", "", "string", (
         Alias("gen_ai.tool.call.arguments"), Alias("tool_input"), Alias("arguments"), Alias("function_args"),
         Alias("ai.toolCall.args"), Alias("tool_arguments"), Alias("lmnr.span.input"), Alias("input.value"),
@@ -259,7 +281,7 @@ DERIVED: tuple[Derived, ...] = (
     Derived("goose", "user_message", "user_message", when=span("reply") & service("goose")),
 )
 # What a derived row keeps of its carrier; every other fact is NULL there, so no total counts twice.
-DERIVED_KEEPS = ("job", "trial", "attempt", "task", "agent", "model", "provider")
+DERIVED_KEEPS = ("job", "trial", "attempt", "task", "agent", "agent_version", "model", "provider", "side_call")
 
 # Tool decisions (reference §10.2: Claude Code "join tool_decision on tool_use_id", Codex "tool
 # annotations"): log events folded, when read, onto the tool call with the same id in the same trial

@@ -44,7 +44,7 @@ TOKENS = ("InputTokens", "CachedTokens", "CacheWriteTokens", "OutputTokens", "Re
 # Facts a kept record takes from its twin when it lacks them; a tuple is taken whole or not at all.
 FILLED: tuple[tuple[str, ...], ...] = (
     ("CostUsd",), TOKENS, ("Model",), ("Provider",), ("HttpStatus",), ("ErrorType",), ("Success",),
-    ("ToolName", "ToolCategory"), ("ToolCallId",), ("TargetPaths",), ("RequestId",),
+    ("ToolName", "ToolCategory"), ("ToolCallId",), ("TargetPaths",), ("RequestId",), ("SideCall",),
 )
 _PROVENANCE_KEY = {f.column: f.name for f in FACTS if f.column} | {"ToolCategory": "tool_category",
                                                                    "TargetPaths": "target_paths"}

@@ -18,9 +18,12 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     ]),
     # The agent layer: agent_events (its views, compiled from storage/agent_rules.py, are in the last step).
     (2, ["agent_events"]),
-    # RequestId: a model call's provider request id. The views come last: they write every column the
-    # statements before them create (each start runs every statement; each is idempotent).
-    (3, ["agent_events_request_id", "agent_events_traces_mv", "agent_events_logs_mv"]),
+    # RequestId: a model call's provider request id.
+    (3, ["agent_events_request_id"]),
+    # AgentVersion (the agent's own version when no harness names it) and SideCall (a model call that serves
+    # the session, not its turns). The views come last: they write every column the statements before them
+    # create (each start runs every statement; each is idempotent).
+    (4, ["agent_events_side_call", "agent_events_traces_mv", "agent_events_logs_mv"]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -36,7 +36,9 @@ CREATE TABLE IF NOT EXISTS agent_events (
     ToolCallId Nullable(String) CODEC(ZSTD(1)),
     TargetPaths Array(String) CODEC(ZSTD(1)),
     Provenance Map(LowCardinality(String), LowCardinality(String)) CODEC(ZSTD(1)),
-    RequestId Nullable(String) CODEC(ZSTD(1)),  -- last: stores from before it get it by ALTER (agent_events_request_id)
+    RequestId Nullable(String) CODEC(ZSTD(1)),  -- stores from before it get it by ALTER (agent_events_request_id)
+    AgentVersion Nullable(String) CODEC(ZSTD(1)),  -- stores from before these get them by ALTER (agent_events_side_call)
+    SideCall LowCardinality(Nullable(String)),
     INDEX idx_job JobName TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_trace_id TraceId TYPE bloom_filter(0.001) GRANULARITY 1
 ) ENGINE = MergeTree()
