@@ -32,12 +32,7 @@ _SPAN_KEPT_CONTENT = ("the trajectory's tool arguments are {} when a call's span
 
 FAULTS: tuple[Fault, ...] = (
     # Claude Code 2.1.197
-    Fault("issue 15: the trial's model is Claude Code's session-title side call's (claude-haiku), and its agent "
-          "and version are null though service.name and service.version arrive", "claude-code", ("identity",)),
-    Fault("issue 15: the trajectory's agent is 'unknown' with no version, its model the side call's",
-          "claude-code", ("trajectory",)),
     Fault("issue 15: the session-title side call is a step of the trajectory", "claude-code", ("steps",)),
-    Fault("issue 15: harbor traces export refuses the trial (agent 'unknown')", "claude-code", ("harbor_export",)),
     Fault(_SPAN_KEPT_CONTENT, "claude-code", ("step_tools",), _traces),
     # Codex 0.171.0
     Fault("issue 15: the trial's agent and version are null though service.name (codex_exec) and service.version "
