@@ -133,6 +133,7 @@ def _event(call_id: str, trial: str | None, service: str = "svc") -> AgentEvent:
         event_id=call_id, trace_id="", span_id="", parent_span_id="", source="otel_logs", kind="tool", kind_rule="",
         name="tool_result", service=service, start_unix_nano=0, end_unix_nano=None, duration_ns=None,
         timing="unknown", job=None, trial=trial, attempt=None, task=None, agent=None, model=None, provider=None, request_id=None,
+        agent_version=None, side_call=None,
         tokens={"input": None, "cached": None, "cache_write": None, "output": None, "reasoning": None},
         cost_usd=None, http_status=None, error_type=None, success=None,
         tool=Tool(name="Bash", category="execute", call_id=call_id, target_paths=[]), provenance={})

@@ -105,7 +105,8 @@ def test_direct_mode_on_a_data_dir_and_a_held_directory(server, store_dir, tmp_p
     assert "stored 2 item(s)" in done.stdout
     exported = run_process("export-job", "job-direct", "--out", str(tmp_path / "out"), "--data-dir", str(data))
     assert exported.returncode == 0, exported.stderr
-    assert "1 running" in exported.stdout  # spans without a harness lifecycle: a trial that never ended
+    # spans without a harness lifecycle: an agent's own trial, written with its result.json so Harbor reads it
+    assert "(1 trial(s))" in exported.stdout
     held = run_process("import", "otlp", str(lines), "--data-dir", str(store_dir))
     assert held.returncode == 1 and held.stderr.count("\n") == 1
     assert "held by another running harborlight" in held.stderr and "--server" in held.stderr
