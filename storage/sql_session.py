@@ -41,7 +41,7 @@ class Output:
 
 class SqlSession(Protocol):
     def apply(self, settings: Mapping[str, str]) -> None:
-        """Settings for every later statement of this session, applied in order."""
+        """Settings for every later statement run through this SqlSession, applied in order."""
 
     def run(self, sql: str, fmt: str, params: Mapping[str, str] | None = None) -> Output:
         """Runs one statement; a FORMAT clause in it wins over `fmt`. Raises EngineError."""

@@ -1,4 +1,4 @@
-"""The harness helper's lifecycle spans, the trial trace API (orphans, late spans, timing quality),
+"""The lifecycle spans harness/ emits, the trial trace API (orphans, late spans, timing quality),
 and GET /api/spans filters over agent events."""
 
 import httpx

@@ -1,4 +1,4 @@
-"""A job streamed live (the harness helper's lifecycle spans plus Claude Code-style log events)
+"""A job streamed live (the lifecycle spans harness/ emits plus Claude Code-style log events)
 exports to a valid Harbor job whose trajectory is what the agent sent; a trial still running has no
 result.json unless a snapshot is asked for; the API serves the same job as a .tar.gz."""
 

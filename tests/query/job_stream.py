@@ -1,5 +1,5 @@
 """A small job streamed through the receiver the way a live harness and its agents do: the harness
-helper's lifecycle spans over OTLP/HTTP, plus agent spans and Claude Code log events."""
+lifecycle spans (harness/) over OTLP/HTTP, plus agent spans and Claude Code log events."""
 
 from dataclasses import dataclass
 
