@@ -70,7 +70,8 @@ CODINGS = (
     Coding("xz", lambda data, level: lzma.compress(data, preset=_level(level, 0, 9)), lzma.LZMADecompressor),
     Coding("bz2", lambda data, level: bz2.compress(data, _level(level)), bz2.BZ2Decompressor),
 )
-_BY_NAME = {c.name: c for c in CODINGS} | {"gz": CODINGS[3], "brotli": CODINGS[1], "lzma": CODINGS[5], "zst": CODINGS[0]}
+_BY_NAME = {c.name: c for c in CODINGS}
+_BY_NAME |= {"gz": _BY_NAME["gzip"], "brotli": _BY_NAME["br"], "lzma": _BY_NAME["xz"], "zst": _BY_NAME["zstd"]}
 _DECODE_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, brotli.error, RuntimeError, ValueError)
 
 

@@ -36,12 +36,11 @@ from starlette.routing import Route
 
 from query.clickhouse_compression import BadBody, BodyTooLarge, UnknownCoding, answer_coding, decoded_body
 from query.clickhouse_errors import CODES, Refused, Reply, error_reply
-from query.clickhouse_guard import (
-    TABLE_FILTERS, Statement, check, check_setting, check_tenant_columns, combined_filters, filters_setting,
-    is_conjunction, is_denied_setting, read_columns, tenant_filters, url_settings,
-)
+from query.clickhouse_guard import TABLE_FILTERS, check, check_setting, is_denied_setting, url_settings
 from query.clickhouse_native import UnsupportedType, reframe, settings_for
-from query.clickhouse_settings import Unreadable, map_entries, replaced, set_assignments, settings_clauses
+from query.clickhouse_statement import (
+    check_tenant_reads, checked_clauses, combined, set_names, tenant_filters_of, url_filter_entries,
+)
 from query.sql_threads import run_statement
 from storage.client import Store
 from storage.sql_session import EngineError, SqlSession, format_single_statement, sql_session
@@ -52,12 +51,6 @@ SERVER_NAME = "harborlight"
 _ENGINE = """
 SELECT version(), timezone(), getSetting('enable_http_compression'), getSetting('http_zlib_compression_level'),
        (SELECT groupArray(name) FROM system.table_functions)"""
-_EXPLAIN_PREFIXES = ("EXPLAIN QUERY TREE ", "EXPLAIN PIPELINE ", "EXPLAIN SYNTAX ", "EXPLAIN PLAN ", "EXPLAIN AST ",
-                     "EXPLAIN ")
-_TABLES = """
-SELECT database, table, groupArray(name) FROM system.columns
-WHERE database NOT IN ('system', 'information_schema', 'INFORMATION_SCHEMA')
-GROUP BY database, table"""
 
 
 class Caller(Protocol):
@@ -195,7 +188,6 @@ class ClickHouseInterface:
         except BadBody as exc:  # ClickHouse's inflating read buffers raise ZLIB_INFLATE_FAILED and the like: 500
             return error_reply(CODES["ZLIB_INFLATE_FAILED"], str(exc), version)
 
-
     def _run(self, session: SqlSession, engine: _Engine, caller: Caller, params: Mapping[str, str], sql: str,
              revision: int, run_id: str) -> Reply:
         database = params.get("database") or "default"
@@ -207,17 +199,17 @@ class ClickHouseInterface:
         ast = session.run(f"EXPLAIN AST {canonical}", "TabSeparatedRaw", bound).body.decode()
         statement = check(ast, engine.table_functions, database, canonical, tenant=caller.tenant is not None)
         if statement.kind in ("Set", "UseQuery"):  # no sessions: nothing carries over to a next request
-            for assignment in _set_assignments(canonical) if statement.kind == "Set" else []:
-                if is_denied_setting(assignment.name):
-                    raise Refused(CODES["READONLY"], f"Cannot modify '{assignment.name}' setting in readonly mode")
+            for name in set_names(canonical) if statement.kind == "Set" else []:
+                if is_denied_setting(name):
+                    raise Refused(CODES["READONLY"], f"Cannot modify '{name}' setting in readonly mode")
             return Reply(200, b"", {"X-ClickHouse-Summary": "{}"})
         caps = self.limits.caps()
         settings = url_settings(params)
         for name, value in settings.items():
             if name != TABLE_FILTERS:
                 check_setting(name, value, caps)
-        tenant = _tenant_filters(session, caller.tenant) if caller.tenant is not None else None
-        canonical = self._checked_clauses(session, canonical, ast, statement, caps, tenant, database)
+        tenant = tenant_filters_of(session, caller.tenant) if caller.tenant is not None else None
+        canonical = checked_clauses(session, canonical, ast, statement, caps, tenant, database)
         session.apply({name: str(cap) for name, cap in caps.items()})
         session.apply({k: v for k, v in settings.items() if k != TABLE_FILTERS})
         if self._store.embedded:
@@ -226,13 +218,13 @@ class ClickHouseInterface:
             session.apply({"client_protocol_version": str(revision)})
         caller_filters = settings.get(TABLE_FILTERS)
         if tenant is not None:
-            entries = _url_filter_entries(session, caller_filters) if caller_filters else []
-            session.apply({TABLE_FILTERS: _combined(session, tenant, entries, database, statement)})
+            entries = url_filter_entries(session, caller_filters) if caller_filters else []
+            session.apply({TABLE_FILTERS: combined(session, tenant, entries, database, statement)})
         elif caller_filters is not None:
             session.apply({TABLE_FILTERS: caller_filters})
         session.apply({"readonly": "2"})
         if caller.tenant is not None:
-            _check_tenant_reads(session, canonical, statement, bound)
+            check_tenant_reads(session, canonical, statement, bound)
         out = session.run(f"{_run_tag(run_id)} {canonical}" if run_id else canonical, fmt, bound)
         output_format = statement.output_format or fmt
         body = out.body
@@ -250,95 +242,11 @@ class ClickHouseInterface:
             "Content-Type": _content_type(output_format),
         })
 
-    def _checked_clauses(self, session: SqlSession, canonical: str, ast: str, statement: Statement,
-                         caps: Mapping[str, float], tenant: dict[str, str] | None, database: str) -> str:
-        """The statement after checking every setting of its SETTINGS clauses; with tenants on, each clause's
-        `additional_table_filters` (which replaces the request's within its query) combined with the tenant's."""
-        try:
-            clauses = settings_clauses(canonical)
-        except Unreadable as exc:
-            raise Refused(CODES["SYNTAX_ERROR"], f"cannot read the statement's SETTINGS clauses: {exc}") from None
-        if len(clauses) != statement.settings_clauses:
-            raise Refused(CODES["SYNTAX_ERROR"], "cannot read the statement's SETTINGS clauses")
-        values: dict[int, str] = {}
-        for assignment in (a for clause in clauses for a in clause):
-            if assignment.name != TABLE_FILTERS:
-                check_setting(assignment.name, assignment.literal, caps)
-            elif tenant is not None:
-                entries = _entries(assignment.literal)
-                values[assignment.start] = _combined(session, tenant, entries, database, statement)
-        if not values:
-            return canonical
-        rewritten = replaced(canonical, values)
-        if session.run(f"EXPLAIN AST {rewritten}", "TabSeparatedRaw").body.decode() != ast:
-            raise Refused(CODES["SYNTAX_ERROR"], "cannot combine the statement's additional_table_filters")
-        return rewritten
-
-
-def _check_tenant_reads(session: SqlSession, canonical: str, statement: Statement, bound: Mapping[str, str]) -> None:
-    """A tenant's statement reads no column that counts other tenants' rows, by the analyzer's resolution of its
-    columns (an EXPLAIN is checked on the statement it explains: its analysis folds scalar subqueries)."""
-    if statement.kind == "Explain":  # a tenant's EXPLAIN has no options (clickhouse_guard), only its kind
-        inner = next(canonical[len(p):] for p in _EXPLAIN_PREFIXES if canonical.startswith(p))
-    elif statement.kind in ("SelectWithUnionQuery", "SelectIntersectExceptQuery"):
-        inner = canonical
-    else:
-        return
-    if not inner.startswith(("SELECT", "WITH", "(")):
-        return
-    if statement.output_format and inner.endswith(f" FORMAT {statement.output_format}"):  # the EXPLAIN's own output
-        inner = inner[:-len(f" FORMAT {statement.output_format}")]
-    tree = session.run(f"EXPLAIN QUERY TREE {inner}", "TabSeparatedRaw", bound).body.decode()
-    check_tenant_columns(read_columns(tree))
-
 
 def _run_tag(run_id: str) -> str:
     """The comment a statement's text starts with while it runs, so KILL QUERY can find it."""
     return f"/* harborlight-run {run_id} */"
 
-
-def _set_assignments(canonical: str):
-    try:
-        return set_assignments(canonical)
-    except Unreadable as exc:
-        raise Refused(CODES["SYNTAX_ERROR"], f"cannot read the SET statement: {exc}") from None
-
-
-def _entries(literal: str) -> list[tuple[str, str]]:
-    try:
-        return map_entries(literal)
-    except Unreadable as exc:
-        raise Refused(CODES["BAD_ARGUMENTS"], f"cannot read additional_table_filters: {exc}") from None
-
-
-def _url_filter_entries(session: SqlSession, value: str) -> list[tuple[str, str]]:
-    """The entries of an `additional_table_filters` URL value, read by the engine's formatter (which checks
-    that it is one map literal) as ClickHouse reads a setting's value."""
-    text = format_single_statement(session, f"SELECT 1 SETTINGS {TABLE_FILTERS} = {value}")
-    clauses = settings_clauses(text) if text.startswith("SELECT 1 SETTINGS ") else []
-    if len(clauses) != 1 or len(clauses[0]) != 1 or clauses[0][0].end != len(text):
-        raise Refused(CODES["BAD_ARGUMENTS"], f"cannot read additional_table_filters {value!r} as one map")
-    return _entries(clauses[0][0].literal)
-
-
-def _tenant_filters(session: SqlSession, tenant: str) -> dict[str, str]:
-    tables = [json.loads(line) for line in session.run(_TABLES, "JSONCompactEachRow").body.splitlines()]
-    return tenant_filters(tables, tenant)
-
-
-def _combined(session: SqlSession, tenant: dict[str, str], caller: list[tuple[str, str]], database: str,
-              statement: Statement) -> str:
-    """The tenant's filters with the caller's, each combination proved by the engine's parser to be the tenant's
-    filter AND the caller's (so no caller text can reach outside its parentheses)."""
-    entries = combined_filters(tenant, caller, database, statement.table_aliases)
-    for table, expr in entries:
-        if table in tenant and expr != tenant[table]:
-            combined = session.run(f"EXPLAIN AST SELECT {expr}", "TabSeparatedRaw").body.decode()
-            own = session.run(f"EXPLAIN AST SELECT {tenant[table]}", "TabSeparatedRaw").body.decode()
-            if not is_conjunction(combined, own):
-                raise Refused(CODES["BAD_ARGUMENTS"], f"the additional_table_filters entry for {table} is not "
-                              "one expression")
-    return filters_setting(entries)
 
 
 def _statement_text(query: str, body: bytes) -> str:

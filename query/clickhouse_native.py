@@ -101,6 +101,18 @@ def _string_end(data: bytes, pos: int) -> int:
     return pos + size
 
 
+def _skip_strings(data: bytes, pos: int, rows: int) -> int:
+    """The position after `rows` length-prefixed strings (the hot loop: most lengths are one byte)."""
+    for _ in range(rows):
+        size = data[pos]
+        if size < 0x80:
+            pos += 1 + size
+        else:
+            size, pos = _varint(data, pos)
+            pos += size
+    return pos
+
+
 def _fixed_size(t: _Type) -> int | None:
     if t.name in _FIXED:
         return _FIXED[t.name]
@@ -141,9 +153,7 @@ def _skip_data(t: _Type, rows: int, data: bytes, pos: int) -> int:
     if size is not None:
         return pos + size * rows
     if t.name == "String":
-        for _ in range(rows):
-            pos = _string_end(data, pos)
-        return pos
+        return _skip_strings(data, pos, rows)
     if t.name == "Nullable":
         return _skip_data(_Type(t.args[0]), rows, data, pos + rows)
     if t.name in ("Array", "Map"):

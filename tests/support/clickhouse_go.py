@@ -154,8 +154,8 @@ class _Column:
         if t.startswith("DateTime64("):
             params = _params(t)
             scale, tz = 10 ** int(params[0]), self._zone(params[1:])
-            return [dt.datetime.fromtimestamp(v // scale, tz) + dt.timedelta(microseconds=(v % scale) * 1_000_000 // scale)
-                    for v in r.unpack("q", rows)]
+            return [dt.datetime.fromtimestamp(v // scale, tz)
+                    + dt.timedelta(microseconds=(v % scale) * 1_000_000 // scale) for v in r.unpack("q", rows)]
         if t == "DateTime" or t.startswith("DateTime("):
             tz = self._zone(_params(t) if "(" in t else [])
             return [dt.datetime.fromtimestamp(v, tz) for v in r.unpack("I", rows)]
