@@ -9,6 +9,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import NoReturn
 
+from harborlight.command_help import add_command
 from harborlight.compare_command import add_compare_command
 from harborlight.export_command import add_export_command
 from harborlight.import_command import add_import_command
@@ -69,7 +70,11 @@ def _serve(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="harborlight", description="Observability backend for AI agents.")
     commands = parser.add_subparsers(dest="command", required=True)
-    serve = commands.add_parser("serve", help="receive OTLP and answer the API")
+    serve = add_command(commands, "serve", "receive OTLP and answer the API", [
+        "harborlight serve",
+        "harborlight serve --host 0.0.0.0 --data-dir /var/lib/harborlight --tokens-file tokens.json",
+        "harborlight serve --clickhouse-url http://default:secret@clickhouse:8123/otel --clickhouse-http-port 8124",
+    ])
     _add_settings(serve, [f.name for f in fields(Settings)])
     serve.set_defaults(run=_serve)
     add_report_command(commands)

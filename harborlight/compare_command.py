@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harborlight.api_access import Api, ApiError, add_api_options, print_json, run_query
+from harborlight.command_help import add_command
 from harborlight.render import MISSING, console, num, pct, value
 
 RATES = (("raw solve rate", "raw_solve_rate"), ("adjusted solve rate", "adjusted_solve_rate"),
@@ -110,7 +111,10 @@ def _show(api: Api, args: argparse.Namespace) -> None:
 
 
 def add_compare_command(commands: Any) -> None:
-    parser = commands.add_parser("compare", help="jobs on their matched tasks: rates, differences, paired test, flips")
+    parser = add_command(commands, "compare", "jobs on their matched tasks: rates, differences, paired test, flips", [
+        "harborlight compare claude-baseline claude-new-prompt",
+        "harborlight compare run-a run-b run-c --json --server http://127.0.0.1:4318",
+    ])
     parser.add_argument("jobs", metavar="JOB", nargs="+", help="two or more job names, the baseline first")
     parser.add_argument("--json", action="store_true", help="the route's JSON instead")
     add_api_options(parser)

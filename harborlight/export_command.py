@@ -3,10 +3,14 @@
 import argparse
 import asyncio
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from rich.console import Console
+
+from harborlight.command_help import add_command
 from harborlight.transfer_access import add_store_options, open_local, server_client
 from importers.errors import TransferError
 from importers.job_dir_write import extract_job, write_job_dir
@@ -32,19 +36,25 @@ async def _from_server(args: argparse.Namespace, out: Path) -> Path:
     return extract_job(reply.content, out, args.job)
 
 
+def _write(args: argparse.Namespace, out: Path) -> Path:
+    if args.server:
+        return asyncio.run(_from_server(args, out))
+    store = open_local(args, "export-job ...")
+    try:
+        files = export_files(store, args.job, str(out), "", args.snapshot)
+    finally:
+        store.client.close()
+    return write_job_dir(out, args.job, files)
+
+
 def _export(args: argparse.Namespace) -> int:
+    # A spinner on a terminal while the job is read and written; nothing when piped.
+    status = Console(stderr=True)
     try:
         safe_name(args.job, "job")
         out = args.out.resolve()
-        if args.server:
-            target = asyncio.run(_from_server(args, out))
-        else:
-            store = open_local(args, "export-job ...")
-            try:
-                files = export_files(store, args.job, str(out), "", args.snapshot)
-            finally:
-                store.client.close()
-            target = write_job_dir(out, args.job, files)
+        with status.status(f"exporting {args.job}") if status.is_terminal else nullcontext():
+            target = _write(args, out)
     except TransferError as exc:
         print(f"harborlight: {exc}", file=sys.stderr)
         return 1
@@ -55,7 +65,10 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def add_export_command(commands: Any) -> None:
-    parser = commands.add_parser("export-job", help="write a job as a Harbor job directory (DIR/<job>/)")
+    parser = add_command(commands, "export-job", "write a job as a Harbor job directory (DIR/<job>/)", [
+        "harborlight export-job 2026-12-01__09-00-00 --out jobs/",
+        "harborlight export-job 2026-12-01__09-00-00 --out jobs/ --snapshot --server http://127.0.0.1:4318",
+    ])
     parser.add_argument("job", metavar="JOB", help="the job name (harbor.job.name)")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="the jobs folder to write into")
     parser.add_argument("--snapshot", action="store_true",

@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from harborlight.command_help import add_command
 from harborlight.transfer_access import add_store_options, sink_for
 from importers.errors import TransferError
 from importers.harbor_import import count_trials, import_harbor
@@ -68,13 +69,22 @@ def _run(work) -> Any:
 
 def add_import_command(commands: Any) -> None:
     """Registers `import otlp` and `import harbor` on the CLI's subcommands."""
-    parser = commands.add_parser("import", help="store OpenTelemetry files or Harbor job directories")
+    parser = add_command(commands, "import", "store OpenTelemetry files or Harbor job directories", [
+        "harborlight import otlp traces.jsonl logs.jsonl",
+        "harborlight import harbor jobs/2026-12-01__09-00-00",
+    ])
     kinds = parser.add_subparsers(dest="kind", required=True)
-    otlp = kinds.add_parser("otlp", help="Collector file exporter JSON lines, OTLP/JSON documents, OTLP protobuf")
+    otlp = add_command(kinds, "otlp", "Collector file exporter JSON lines, OTLP/JSON documents, OTLP protobuf", [
+        "harborlight import otlp traces.jsonl logs.jsonl metrics.jsonl",
+        "harborlight import otlp export.pb --server http://127.0.0.1:4318 --token $HARBORLIGHT_TOKEN",
+    ])
     otlp.add_argument("files", metavar="FILE", nargs="+", type=Path)
     add_store_options(otlp)
     otlp.set_defaults(run=_run(_otlp))
-    harbor = kinds.add_parser("harbor", help="Harbor job directories (result.json, ATIF trajectories, rewards)")
+    harbor = add_command(kinds, "harbor", "Harbor job directories (result.json, ATIF trajectories, rewards)", [
+        "harborlight import harbor jobs/2026-12-01__09-00-00",
+        "harborlight import harbor jobs/* --data-dir harborlight-data",
+    ])
     harbor.add_argument("jobdirs", metavar="JOBDIR", nargs="+", type=Path)
     add_store_options(harbor)
     harbor.set_defaults(run=_run(_harbor))

@@ -7,6 +7,7 @@ from typing import Any
 from rich.table import Table
 
 from harborlight.api_access import Api, add_api_options, print_json, run_query
+from harborlight.command_help import add_command
 from harborlight.render import MISSING, console, num, pct, value, with_interval
 from harborlight.spans_command import positive_int
 
@@ -50,7 +51,10 @@ def _show(api: Api, args: argparse.Namespace) -> None:
 
 
 def add_jobs_command(commands: Any) -> None:
-    parser = commands.add_parser("jobs", help="job rows: solve rates, pass@k / pass^k, tokens, cost")
+    parser = add_command(commands, "jobs", "job rows: solve rates, pass@k / pass^k, tokens, cost", [
+        "harborlight jobs",
+        "harborlight jobs --limit 500 --json --server http://127.0.0.1:4318",
+    ])
     parser.add_argument("--limit", type=positive_int, default=50, help="most jobs listed (default 50), by name")
     parser.add_argument("--cursor", default=None, help="start after a previous listing's last job")
     parser.add_argument("--json", action="store_true", help="the route's JSON ({items, next_cursor}) instead")

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from harborlight.api_access import Api, ApiError, add_api_options, run_query, segment
+from harborlight.command_help import add_command
 
 FORMATS = ("table", "json", "md", "intervals")
 
@@ -30,7 +31,11 @@ def _show(api: Api, args: argparse.Namespace) -> None:
 
 def add_report_command(commands: Any) -> None:
     """Registers `report` on the CLI's subcommands."""
-    report = commands.add_parser("report", help="a job's metrics: a table, metrics.json or summary.md")
+    report = add_command(commands, "report", "a job's metrics: a table, metrics.json or summary.md", [
+        "harborlight report 2026-12-01__09-00-00",
+        "harborlight report 2026-12-01__09-00-00 --format json > metrics.json",
+        "harborlight report 2026-12-01__09-00-00 --format md --server http://127.0.0.1:4318",
+    ])
     report.add_argument("job", metavar="JOB", help="the job name (harbor.job.name)")
     report.add_argument("--format", default="table",
                         help="table (default), json (AgentCompass metrics.json), md (summary.md) or intervals "

@@ -7,6 +7,7 @@ from typing import Any
 from rich.table import Table
 
 from harborlight.api_access import Api, add_api_options, print_json, run_query
+from harborlight.command_help import add_command
 from harborlight.render import MISSING, console, nanos_as_seconds, num, utc
 
 # flag -> the route's query parameter
@@ -67,8 +68,12 @@ def _show(api: Api, args: argparse.Namespace) -> None:
 
 
 def add_spans_command(commands: Any) -> None:
-    parser = commands.add_parser("spans", help="agent events (model calls, tool calls, ...) by job, trial, kind, "
-                                               "tool category, model, status, time")
+    parser = add_command(commands, "spans", "agent events (model calls, tool calls, ...) by job, trial, kind, "
+                         "tool category, model, status, time", [
+        "harborlight spans --trial hello-world__aB3dE9f --kind tool",
+        "harborlight spans --job 2026-12-01__09-00-00 --kind llm_request --status 429",
+        "harborlight spans --category execute --since 2026-12-01T09:00:00Z --limit 1000 --json",
+    ])
     parser.add_argument("--job", default="", help="the job (harbor.job.name)")
     parser.add_argument("--trial", default="", help="the trial (harbor.trial.name)")
     parser.add_argument("--kind", default="", help="llm_request, tool, subagent, session, user_message, reasoning, "

@@ -8,6 +8,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from harborlight.api_access import Api, add_api_options, print_json, run_query, segment
+from harborlight.command_help import add_command
 from harborlight.render import console, nanos_as_seconds, num
 
 KIND_STYLES = {"session": "bold", "subagent": "bold magenta", "llm_request": "cyan", "tool": "green",
@@ -77,7 +78,10 @@ def _show(api: Api, args: argparse.Namespace) -> None:
 
 
 def add_trace_command(commands: Any) -> None:
-    parser = commands.add_parser("trace", help="a trial's span tree: kinds, names, durations, timing quality")
+    parser = add_command(commands, "trace", "a trial's span tree: kinds, names, durations, timing quality", [
+        "harborlight trace hello-world__aB3dE9f",
+        "harborlight trace hello-world__aB3dE9f --job 2026-12-01__09-00-00 --json",
+    ])
     parser.add_argument("trial", metavar="TRIAL", help="the trial name (harbor.trial.name)")
     parser.add_argument("--job", default="", help="the job, when the trial name is in several jobs")
     parser.add_argument("--json", action="store_true", help="the route's JSON instead")

@@ -9,6 +9,7 @@ from rich.console import Group
 from rich.table import Table
 
 from harborlight.api_access import Api, add_api_options, print_json, run_query, segment
+from harborlight.command_help import add_command
 from harborlight.render import MISSING, console, is_valued, plain, seconds, utc
 
 # The trial row's valued fields, grouped as a reader looks for them; fields the API adds later land
@@ -137,8 +138,11 @@ def _show(api: Api, args: argparse.Namespace) -> None:
 
 
 def add_trial_command(commands: Any) -> None:
-    parser = commands.add_parser("trial", help="one trial: outcome, reward, phase timings, tokens, cost, behaviour, "
-                                               "where the time went")
+    parser = add_command(commands, "trial", "one trial: outcome, reward, phase timings, tokens, cost, behaviour, "
+                         "where the time went", [
+        "harborlight trial hello-world__aB3dE9f",
+        "harborlight trial hello-world__aB3dE9f --job 2026-12-01__09-00-00 --json --server http://127.0.0.1:4318",
+    ])
     parser.add_argument("trial", metavar="TRIAL", help="the trial name (harbor.trial.name)")
     parser.add_argument("--job", default="", help="the job, when the trial name is in several jobs")
     parser.add_argument("--json", action="store_true",

@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
+from harborlight.command_help import add_command
+
 DEFAULT_SERVER = "http://127.0.0.1:4318"
 
 
@@ -110,7 +112,10 @@ def _watch(args: argparse.Namespace) -> int:
 
 
 def add_watch_command(commands) -> None:
-    watch = commands.add_parser("watch", help="a live table of a job's trials, from a running server")
+    watch = add_command(commands, "watch", "a live table of a job's trials, from a running server", [
+        "harborlight watch 2026-12-01__09-00-00",
+        "harborlight watch 2026-12-01__09-00-00 --server http://10.0.0.5:4318 --token $HARBORLIGHT_TOKEN",
+    ])
     watch.add_argument("job", help="the job (harbor.job.name) to watch")
     watch.add_argument("--server", default=os.environ.get("HARBORLIGHT_SERVER", DEFAULT_SERVER),
                        help=f"the running harborlight (env HARBORLIGHT_SERVER, default {DEFAULT_SERVER})")
