@@ -16,7 +16,7 @@ With --twins, the job is instead TRIALS Claude Code trials that stream both sign
 event per call (`--calls` calls per trial, 4 in 9 model calls; 1,000 x 500 = 1,003,000 agent events),
 so every call is told twice (storage/agent_twins.py). Then, on that store:
 1. in one process without a server, alternating, RUNS times: the live feed's history read as one
-   statement over the whole job (as it was read before query/live_history.py) and a batch of trials at
+   statement over the whole job (as it was read before query/live/history.py) and a batch of trials at
    a time (when its first rows are ready, when all are; the rows must be the same), the Harbor export's
    read (importers/store_read.py) and the raw records it would read without and with twins resolved;
 2. over HTTP: `/api/live?history=true` from the request to its first and to its last event.
@@ -45,8 +45,8 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from importers import store_read  # noqa: E402
-from query.live_events import COLUMNS, LiveRow, to_events  # noqa: E402
-from query.live_history import read_history  # noqa: E402
+from query.live.events import COLUMNS, LiveRow, to_events  # noqa: E402
+from query.live.history import read_history  # noqa: E402
 from storage import Signal, agent_twins, ensure_schema, insert_requests, open_client  # noqa: E402
 from tests.support.servers import SubprocessServer  # noqa: E402
 
@@ -240,7 +240,7 @@ def generate_twins(data_dir: Path, n_trials: int, n_calls: int) -> None:
     _write_trials(data_dir, TWIN_JOB, n_trials, lambda i: twin_trial_requests(i, n_calls, rng))
 
 
-# The live history as one statement over the whole job: how query/live.py read it before live_history.
+# The live history as one statement over the whole job: how query/live/route.py read it before live_history.
 _JOB = "JobName = {job:String} AND ({tenant:String} = '' OR Tenant = {tenant:String})"
 _WHOLE_JOB_HISTORY = f"""SELECT {COLUMNS} FROM ({agent_twins.events(_JOB, twin_ids=True, scope=_JOB)})
 ORDER BY end_ts, EventId"""

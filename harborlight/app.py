@@ -29,7 +29,7 @@ from harborlight.http_connections import guarded_protocol
 from harborlight.settings import Settings
 from importers.service import Transfers
 from query.api import api_router
-from query.clickhouse_http import QueryLimits, optional_clickhouse_http_server
+from sqlport.clickhouse_http import QueryLimits, optional_clickhouse_http_server
 from storage import Signal, Store, ensure_schema, insert_requests, open_client, recent_digests, record_digests
 
 log = logging.getLogger("harborlight")

@@ -1,5 +1,5 @@
 """The import and export operations for a running server, on its store and its receiver: what the
-composition root puts on app.state for the API routes (query/transfer_routes.py)."""
+composition root puts on app.state for the API routes (query/routes/transfer_routes.py)."""
 
 from dataclasses import asdict, dataclass
 

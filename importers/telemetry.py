@@ -79,5 +79,5 @@ class TrialTelemetry:
     def is_running(self) -> bool:
         """The root span is written when it ends: until then a trial its harness reports is running. An
         agent that streamed without a harness (no lifecycle span at all) is not running: it simply has no
-        verdict (as the trial rows say, query/load_trials.py)."""
+        verdict (as the trial rows say, query/statements/load_trials.py)."""
         return self.root is None and any(e.is_lifecycle for e in self.events)

@@ -2,18 +2,18 @@
 
 from fastapi import APIRouter, Depends
 
-from query.health import health_router
-from query.ingest import ingest_router
-from query.job_routes import jobs_router
-from query.live import live_router
-from query.prometheus import metrics_router
-from query.report_routes import reports_router
-from query.spans import spans_router
-from query.tenancy import require_caller
-from query.time_routes import time_router
-from query.trace_routes import trace_router
-from query.transfer_routes import transfer_router
-from query.trial_routes import trials_router
+from query.live.route import live_router
+from query.routes.health import health_router
+from query.routes.ingest import ingest_router
+from query.routes.job_routes import jobs_router
+from query.routes.prometheus import metrics_router
+from query.routes.report_routes import reports_router
+from query.routes.spans import spans_router
+from query.routes.time_routes import time_router
+from query.routes.trace_routes import trace_router
+from query.routes.transfer_routes import transfer_router
+from query.routes.trial_routes import trials_router
+from query.statements.tenancy import require_caller
 
 
 def api_router() -> APIRouter:

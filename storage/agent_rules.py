@@ -285,7 +285,7 @@ DERIVED_KEEPS = ("job", "trial", "attempt", "task", "agent", "agent_version", "m
 
 # Tool decisions (reference §10.2: Claude Code "join tool_decision on tool_use_id", Codex "tool
 # annotations"): log events folded, when read, onto the tool call with the same id in the same trial
-# (query/tool_decisions.py).
+# (query/statements/tool_decisions.py).
 # (event name, call id key, decision key, source key)
 TOOL_DECISIONS = (
     ("claude_code.tool_decision", "tool_use_id", "decision", "source"),

@@ -8,7 +8,7 @@ was and no model call; the gap when neither was (the agent's own work, the harne
 model + tool + gap = the window. A call without an end (a log event that carried no duration) has no
 clock: the sums cover the clocked calls, and the gap is then unknown.
 
-The unions are the engine's (`intervalLengthSum`, query/time_split_sql.py), over UNIX nanoseconds
+The unions are the engine's (`intervalLengthSum`, query/statements/time_split_sql.py), over UNIX nanoseconds
 clipped to `clip_bounds`; this module decides the window and what the numbers mean. Results are seconds.
 """
 

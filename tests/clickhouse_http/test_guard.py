@@ -2,7 +2,7 @@
 
 import pytest
 
-from query.clickhouse_guard import (
+from sqlport.clickhouse_guard import (
     Refused, check, check_setting, check_tenant_columns, read_columns, tenant_filters, url_settings,
 )
 

@@ -1,12 +1,12 @@
-"""The live feed's history read a batch of trials at a time (query/live_history.py) is what one
+"""The live feed's history read a batch of trials at a time (query/live/history.py) is what one
 statement over the whole job gives: the same rows, twins resolved the same way, in the same order,
 whatever the batches; over /api/live, the events those rows mean."""
 
 import pytest
 
-from query import live_history
-from query.live_events import COLUMNS, LiveRow, to_events
-from query.live_history import TrialBatch, plan, read_history, settle
+from query.live import history as live_history
+from query.live.events import COLUMNS, LiveRow, to_events
+from query.live.history import TrialBatch, plan, read_history, settle
 from storage import agent_twins
 from tests.live.test_live import SseClient
 from tests.live.twin_job import send_twin_job, trial_names

@@ -2,8 +2,8 @@
 
 from query.derive.behavior import derive_behavior
 from query.derive.records import AgentCall, ToolCategory
-from query.load_trials import LoadedTrial
-from query.rows_json import behavior_row, job_row, trial_row
+from query.routes.rows_json import behavior_row, job_row, trial_row
+from query.statements.load_trials import LoadedTrial
 from tests.query.derive.builders import trial
 from tests.query.derive.test_field_guide import documented
 

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from harborlight.settings import Settings
-from query.sql_threads import SQL_THREADS
+from sqlport.sql_threads import SQL_THREADS
 from tests.support.otlp import traces_request
 from tests.support.servers import InProcessServer
 

@@ -10,9 +10,9 @@ from query.derive.behavior import Behavior, TokenPoint
 from query.derive.compare import Comparison, TaskRow
 from query.derive.critical_path import CriticalPath, PathStep
 from query.derive.intervals import ConfidenceInterval
-from query.derive.paired import PairedComparison, TaskPair
 from query.derive.job_metrics import JobMetrics
 from query.derive.outcomes import Outcome, TrialOutcome
+from query.derive.paired import PairedComparison, TaskPair
 from query.derive.pass_at_k import PassAtK
 from query.derive.time_split import JobTimeSplit, LongCall, TimeSplit
 from query.derive.timings import TrialTimings
@@ -63,7 +63,7 @@ def test_every_agentcompass_report_key_is_documented():
 
 
 def test_every_key_of_the_intervals_beside_metrics_json_is_documented():
-    from query.job_report import ReportOptions, intervals_document, report_document
+    from query.derive.job_report import ReportOptions, intervals_document, report_document
 
     trials, options = [trial("a", reward=1.0), trial("b", reward=0.0)], ReportOptions()
     doc = intervals_document(report_document(trials, options), trials, options)

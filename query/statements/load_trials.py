@@ -1,4 +1,4 @@
-"""Trial records from the store: the two aggregate rows of a trial (query/trial_rows_sql.py) merged
+"""Trial records from the store: the two aggregate rows of a trial (query/statements/trial_rows_sql.py) merged
 into one TrialFacts. The only Python work is per trial, never per span.
 
 A trial is running while its harness has reported phases but not yet the root `harbor.trial` span
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from clickhouse_connect.driver.client import Client
 
 from query.derive.records import Interval, TrialFacts, VerifierReport
-from query.trial_rows_sql import (REPORT_PREFIX, REWARD_PREFIX, TRIAL_EVENTS, TRIAL_JOBS, TRIAL_LIFECYCLE,
+from query.statements.trial_rows_sql import (REPORT_PREFIX, REWARD_PREFIX, TRIAL_EVENTS, TRIAL_JOBS, TRIAL_LIFECYCLE,
                                   TRIAL_FORM)
 from storage import agent_twins
 

@@ -1,6 +1,6 @@
 """The SQL that fetches trial rows: one aggregate row per trial, computed by ClickHouse.
 
-Two statements, merged by trial name in query/load_trials.py:
+Two statements, merged by trial name in query/statements/load_trials.py:
 - TRIAL_EVENTS: agent_events grouped by (job, trial): identity, token and cost totals, model and
   tool call counts, 429s; a call told both by a span and by a log event counts once
   (storage/agent_twins.py; TRIAL_FORM says which form). It also decides which trials exist (every span and log event of a
@@ -10,7 +10,7 @@ Two statements, merged by trial name in query/load_trials.py:
 Nothing here loops over spans in Python: a job of thousands of trials is two GROUP BYs.
 """
 
-from query.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
+from query.statements.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
 from storage import agent_twins
 from storage.agent_identity import named
 

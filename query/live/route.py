@@ -4,7 +4,7 @@ The ingest path pays one test per commit: the first watcher attaches a feed to t
 hook, which, only while someone is watching, queues the committed request bytes for the feed's own task. That task reads from them just the trial names, session ids and trace ids (a protobuf
 parse, off the event loop), asks agent_events for those trials' and traces' rows (the table's sort key and
 bloom index), and gives each watcher the rows of its job and tenant that it has not seen yet. A watcher who
-asks for history is first given the job's stored rows (query/live_history.py), a batch of trials at a time,
+asks for history is first given the job's stored rows (query/live/history.py), a batch of trials at a time,
 shown as they are read; live rows that land meanwhile are shown as they come.
 """
 
@@ -20,9 +20,9 @@ from fastapi.responses import StreamingResponse
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from query.live_events import COLUMNS, LiveEvent, LiveRow, to_events
-from query.live_history import read_history, read_rows
-from query.tenancy import tenant_of
+from query.live.events import COLUMNS, LiveEvent, LiveRow, to_events
+from query.live.history import read_history, read_rows
+from query.statements.tenancy import tenant_of
 from storage import Store, agent_twins
 
 log = logging.getLogger(__name__)

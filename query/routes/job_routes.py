@@ -1,17 +1,17 @@
 """GET /api/jobs, /api/jobs/{job}, /api/jobs/{job}/trials: job rows and trial rows, derived from
-the store's per-trial aggregates (query/load_trials.py)."""
+the store's per-trial aggregates (query/statements/load_trials.py)."""
 
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
 
-from query import cursor
-from query.load_trials import load_trials
-from query.params import bounded_int
-from query.rows_json import job_row, trial_row
-from query.tenancy import tenant_of
-from query.trial_rows_sql import JOB_NAMES
+from query.routes import cursor
+from query.routes.params import bounded_int
+from query.routes.rows_json import job_row, trial_row
+from query.statements.load_trials import load_trials
+from query.statements.tenancy import tenant_of
+from query.statements.trial_rows_sql import JOB_NAMES
 from storage import Store
 
 MAX_JOBS = 200

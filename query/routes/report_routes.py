@@ -7,12 +7,12 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from query.derive.compare import compare
+from query.derive.job_report import AGGREGATIONS, FORMATS, PRIMARIES, STRATEGIES, ReportOptions, report_text
 from query.derive.provenance import valued_fields_json
-from query.job_report import AGGREGATIONS, FORMATS, PRIMARIES, STRATEGIES, ReportOptions, report_text
-from query.job_routes import job_trials
-from query.load_trials import load_trials
-from query.params import bounded_int
-from query.tenancy import tenant_of
+from query.routes.job_routes import job_trials
+from query.routes.params import bounded_int
+from query.statements.load_trials import load_trials
+from query.statements.tenancy import tenant_of
 from storage import Store
 
 MAX_COMPARED = 10

@@ -1,17 +1,17 @@
 """One statement made ready to run under the guard, on its session (blocking): every setting of its SETTINGS
 clauses checked, the tenant's `additional_table_filters` combined with a caller's (in the URL and in each
-clause), and a tenant's reads checked column by column. The decisions are query/clickhouse_guard.py's; this
+clause), and a tenant's reads checked column by column. The decisions are sqlport/clickhouse_guard.py's; this
 module asks the engine what they need (the formatter, EXPLAIN AST, EXPLAIN QUERY TREE, the store's tables)."""
 
 import json
 from collections.abc import Mapping
 
-from query.clickhouse_errors import CODES, Refused
-from query.clickhouse_guard import (
+from sqlport.clickhouse_errors import CODES, Refused
+from sqlport.clickhouse_guard import (
     TABLE_FILTERS, Statement, check_setting, check_tenant_columns, combined_filters, filters_setting, is_conjunction,
     read_columns, tenant_filters,
 )
-from query.clickhouse_settings import Unreadable, map_entries, replaced, set_assignments, settings_clauses
+from sqlport.clickhouse_settings import Unreadable, map_entries, replaced, set_assignments, settings_clauses
 from storage.sql_session import SqlSession, format_single_statement
 
 _EXPLAIN_PREFIXES = ("EXPLAIN QUERY TREE ", "EXPLAIN PIPELINE ", "EXPLAIN SYNTAX ", "EXPLAIN PLAN ", "EXPLAIN AST ",

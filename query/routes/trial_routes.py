@@ -4,10 +4,10 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from query.derive.behavior import derive_behavior
-from query.load_behavior import load_calls
-from query.load_trials import LoadedTrial, jobs_of_trial, load_trials
-from query.rows_json import behavior_row, trial_row
-from query.tenancy import tenant_of
+from query.routes.rows_json import behavior_row, trial_row
+from query.statements.load_behavior import load_calls
+from query.statements.load_trials import LoadedTrial, jobs_of_trial, load_trials
+from query.statements.tenancy import tenant_of
 from storage import Store
 
 

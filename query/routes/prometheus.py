@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-from query.tenancy import tenant_of
+from query.statements.tenancy import tenant_of
 
 _ITEM_COUNTERS = (
     ("received", "items received (valid or not)"),

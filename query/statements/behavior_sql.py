@@ -7,7 +7,7 @@ by a span and by a log event is read once (storage/agent_twins.py): TOOL_CALLS a
 a form for each of agent_twins.FORMS (asked first: FORM).
 """
 
-from query.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
+from query.statements.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
 from storage import agent_twins
 from storage.agent_rules import FACTS
 from storage.agent_sources import log_event_id_sql

@@ -10,8 +10,8 @@ hand are looked up, within a time window around their calls. A call without a de
 
 from clickhouse_connect.driver.client import Client
 
-from query.agent_events import AgentEvent, Decision
-from query.decision_sql import DECISIONS, SPAN_DECISIONS
+from query.statements.agent_events import AgentEvent, Decision
+from query.statements.decision_sql import DECISIONS, SPAN_DECISIONS
 
 # A decision is logged before its call runs (while the tool span is open): look a day back from the
 # first call, for a user who took long to answer, and a little past the last call's end.

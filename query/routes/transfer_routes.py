@@ -5,7 +5,7 @@ the query package does not import the importers."""
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 
-from query.tenancy import tenant_of
+from query.statements.tenancy import tenant_of
 
 
 def _transfers(request: Request):

@@ -8,10 +8,10 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import BaseModel
 
-from query import cursor
-from query.agent_events import COLUMNS, AgentEvent, from_row
-from query.tenancy import AGENT_TENANT_FILTER, tenant_of
-from query.tool_decisions import with_decisions
+from query.routes import cursor
+from query.statements.agent_events import COLUMNS, AgentEvent, from_row
+from query.statements.tenancy import AGENT_TENANT_FILTER, tenant_of
+from query.statements.tool_decisions import with_decisions
 from storage import Store, agent_twins
 
 KINDS = ("llm_request", "reasoning", "output", "tool", "subagent", "session", "user_message", "compaction", "group")

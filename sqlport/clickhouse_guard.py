@@ -11,8 +11,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from query.clickhouse_errors import CODES, Refused
-from query.clickhouse_settings import Unreadable, map_literal, unquoted
+from sqlport.clickhouse_errors import CODES, Refused
+from sqlport.clickhouse_settings import Unreadable, map_literal, unquoted
 
 READONLY, ACCESS_DENIED, SYNTAX_ERROR = CODES["READONLY"], CODES["ACCESS_DENIED"], CODES["SYNTAX_ERROR"]
 TENANT_ATTRIBUTE = "harborlight.tenant"  # the resource attribute the collector stamps on every row with tenants on

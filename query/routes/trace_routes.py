@@ -3,10 +3,10 @@
 from clickhouse_connect.driver.client import Client
 from fastapi import APIRouter, HTTPException, Request
 
-from query.agent_events import COLUMNS, AgentEvent, from_row
-from query.tenancy import AGENT_TENANT_FILTER, tenant_of
-from query.tool_decisions import with_decisions
-from query.trace_tree import TraceTree, build_tree
+from query.statements.agent_events import COLUMNS, AgentEvent, from_row
+from query.statements.tenancy import AGENT_TENANT_FILTER, tenant_of
+from query.statements.tool_decisions import with_decisions
+from query.statements.trace_tree import TraceTree, build_tree
 from storage import Store, agent_twins
 
 # A trial's events (of one job, when given: a trial name may be in several jobs), named after their trials

@@ -4,7 +4,7 @@ from dataclasses import asdict
 
 from fastapi import APIRouter, Request
 
-from query.tenancy import RAW_TENANT_FILTER, tenant_of
+from query.statements.tenancy import RAW_TENANT_FILTER, tenant_of
 from storage import Store
 
 _STORED = f"""

@@ -16,7 +16,7 @@ from collections import defaultdict
 
 from pydantic import BaseModel
 
-from query.agent_events import AgentEvent
+from query.statements.agent_events import AgentEvent
 
 
 class TraceNode(BaseModel):

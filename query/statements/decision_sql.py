@@ -3,7 +3,7 @@
   job and trial it belongs to, read with the same aliases in the same order as the agent views do;
 - SPAN_DECISIONS: child spans of given tool spans that carry their decision (TOOL_DECISION_SPANS)."""
 
-from query.tenancy import RAW_TENANT_FILTER
+from query.statements.tenancy import RAW_TENANT_FILTER
 from storage.agent_compile import alias_sql  # how the agent views read one alias of a record
 from storage.agent_rules import FACTS, TOOL_DECISION_SPANS, TOOL_DECISIONS
 from storage.agent_sources import LOGS

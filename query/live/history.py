@@ -17,7 +17,7 @@ from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from query.live_events import COLUMNS, LiveRow
+from query.live.events import COLUMNS, LiveRow
 from storage import agent_twins
 from storage.agent_identity import named
 

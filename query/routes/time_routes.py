@@ -7,12 +7,12 @@ from fastapi.responses import JSONResponse
 from query.derive.critical_path import derive_critical_path
 from query.derive.provenance import valued_fields_json
 from query.derive.time_split import agent_window, clip_bounds, derive_time_split, longest_calls, sum_time_splits
-from query.job_routes import job_trials
-from query.load_time_split import agent_roots, call_totals
-from query.tenancy import tenant_of
-from query.trace_routes import trial_events
-from query.trace_tree import build_tree
-from query.trial_routes import find_trial
+from query.routes.job_routes import job_trials
+from query.routes.trace_routes import trial_events
+from query.routes.trial_routes import find_trial
+from query.statements.load_time_split import agent_roots, call_totals
+from query.statements.tenancy import tenant_of
+from query.statements.trace_tree import build_tree
 from storage import Store
 
 

@@ -1,5 +1,5 @@
 """Agent events as the API shows them: the agent_events columns read, and the typed record built
-from one row (a tool call's decision is added by query/tool_decisions.py). Shared by GET /api/spans
+from one row (a tool call's decision is added by query/statements/tool_decisions.py). Shared by GET /api/spans
 and GET /api/trials/{trial}/trace."""
 
 from pydantic import BaseModel
@@ -72,8 +72,8 @@ class AgentEvent(BaseModel):
     success: bool | None
     tool: Tool | None
     provenance: dict[str, str]
-    decision: Decision | None = None  # a tool call's decision, folded on when read (query/tool_decisions.py)
-    resolve: str = ""  # how the kind may change when its trace is read (see query/trace_tree.py)
+    decision: Decision | None = None  # a tool call's decision, folded on when read (query/statements/tool_decisions.py)
+    resolve: str = ""  # how the kind may change when its trace is read (see query/statements/trace_tree.py)
 
 
 def from_row(r: tuple) -> AgentEvent:

@@ -10,7 +10,7 @@ per trial ({trials}, {lo}, {hi}: UNIX nanoseconds, the harness's agent_execution
 A call has a clock when it has an end and its timing is not `unknown`. Times are UNIX nanoseconds.
 """
 
-from query.tenancy import AGENT_TENANT_FILTER
+from query.statements.tenancy import AGENT_TENANT_FILTER
 from storage import agent_twins
 
 # The identity part (storage/agent_identity.py: records named after their trace take its trial), then the kinds.

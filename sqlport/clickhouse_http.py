@@ -3,13 +3,13 @@
 `harborlight serve --clickhouse-http-port 8123` serves it beside the API. It speaks what ClickHouse's HTTP
 interface speaks to clients: the statement in `?query=`, in the body, or both; `default_format`, `database`,
 `query_id`, `param_*` bound values and other URL parameters as settings; `/ping` and `/` answering "Ok.";
-Native at the revision a client names in `client_protocol_version` (query/clickhouse_native.py; passed
+Native at the revision a client names in `client_protocol_version` (sqlport/clickhouse_native.py; passed
 through to a ClickHouse server); compressed answers and request bodies as ClickHouse codes them
-(query/clickhouse_compression.py); the X-ClickHouse-* response headers; errors as ClickHouse writes them
-(query/clickhouse_errors.py).
+(sqlport/clickhouse_compression.py); the X-ClickHouse-* response headers; errors as ClickHouse writes them
+(sqlport/clickhouse_errors.py).
 
-Every statement goes through ClickHouse's own parser first (query/clickhouse_guard.py decides on its AST),
-every setting of the URL and of the statement's SETTINGS clauses is checked (query/clickhouse_settings.py
+Every statement goes through ClickHouse's own parser first (sqlport/clickhouse_guard.py decides on its AST),
+every setting of the URL and of the statement's SETTINGS clauses is checked (sqlport/clickhouse_settings.py
 reads them), then the statement runs with `readonly = 2`, the interface's limits (`max_execution_time`,
 `max_memory_usage`: a caller may lower them, not lift them) and, with tenants on, `additional_table_filters`
 that keep only the caller's rows in every table, however the statement reaches it (subquery, JOIN, alias,
@@ -34,14 +34,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from query.clickhouse_compression import BadBody, BodyTooLarge, UnknownCoding, answer_coding, decoded_body
-from query.clickhouse_errors import CODES, Refused, Reply, error_reply
-from query.clickhouse_guard import TABLE_FILTERS, check, check_setting, is_denied_setting, url_settings
-from query.clickhouse_native import UnsupportedType, reframe, settings_for
-from query.clickhouse_statement import (
+from sqlport.clickhouse_compression import BadBody, BodyTooLarge, UnknownCoding, answer_coding, decoded_body
+from sqlport.clickhouse_errors import CODES, Refused, Reply, error_reply
+from sqlport.clickhouse_guard import TABLE_FILTERS, check, check_setting, is_denied_setting, url_settings
+from sqlport.clickhouse_native import UnsupportedType, reframe, settings_for
+from sqlport.clickhouse_statement import (
     check_tenant_reads, checked_clauses, combined, set_names, tenant_filters_of, url_filter_entries,
 )
-from query.sql_threads import run_statement
+from sqlport.sql_threads import run_statement
 from storage.client import Store
 from storage.sql_session import EngineError, SqlSession, format_single_statement, sql_session
 

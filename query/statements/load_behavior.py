@@ -5,8 +5,8 @@ from dataclasses import dataclass
 
 from clickhouse_connect.driver.client import Client
 
-from query.behavior_sql import FORM, MODEL_CALLS, TOOL_CALLS
 from query.derive.records import AgentCall, ModelCall, ToolCategory
+from query.statements.behavior_sql import FORM, MODEL_CALLS, TOOL_CALLS
 from storage import agent_twins
 
 MAX_CALLS = 100_000

@@ -7,9 +7,9 @@ from clickhouse_connect.driver.client import Client
 
 from query.derive.critical_path import SpanNode
 from query.derive.time_split import CallTotals
-from query.time_split_sql import FORM, SPLITS
-from query.trace_tree import TraceNode
-from query.trial_rows_sql import LIFECYCLE_SPANS
+from query.statements.time_split_sql import FORM, SPLITS
+from query.statements.trace_tree import TraceNode
+from query.statements.trial_rows_sql import LIFECYCLE_SPANS
 from storage import agent_twins
 
 

@@ -1,0 +1,1 @@
+"""The live feed (/api/live): committed rows turned into server-sent events, and a job's history."""
