@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from importers import harbor_logs
-from importers.harbor_read import HarborJob, HarborTrial, LogFile, read_job
+from importers.harbor_files import JobResult
+from importers.harbor_read import HarborJob, HarborTrial, LogFile, read_job, read_job_head
 from importers.harbor_spans import JobContext, config_facts, trial_identity, trial_requests
 from importers.pump import Pump, Tally
 from importers.sink import Sink
@@ -46,11 +47,19 @@ def attempts(job: HarborJob) -> dict[str, int]:
     return numbers
 
 
-def context_of(job: HarborJob) -> JobContext:
-    result = job.result
-    return JobContext(name=job.name, job_id=str(result.id) if result else None, config=job.config,
+def _context(name: str, config: dict, result: JobResult | None) -> JobContext:
+    return JobContext(name=name, job_id=str(result.id) if result else None, config=config,
                       started_at=result.started_at if result else None,
                       n_total_trials=result.n_total_trials if result else None)
+
+
+def context_of(job: HarborJob) -> JobContext:
+    return _context(job.name, job.config, job.result)
+
+
+def job_context(path: Path) -> JobContext:
+    """The job's context from its config.json and result.json alone (a running job's trials aside)."""
+    return _context(path.name, *read_job_head(path))
 
 
 def count_trials(paths: list[Path]) -> int:
@@ -58,11 +67,23 @@ def count_trials(paths: list[Path]) -> int:
     return sum(1 for path in paths if path.is_dir() for p in path.iterdir() if (p / "config.json").is_file())
 
 
-async def _carry(logs: Pump, resource: dict, files: dict[str, LogFile | None]) -> None:
-    """Sends Harbor's own files (logs, locks) that exist as log records of their event names."""
-    for event, carried in files.items():
-        if carried is not None:
-            await logs.send(Signal.logs, harbor_logs.log_request(resource, event, carried.text, carried.written_ns))
+def _carried(resource: dict, files: dict[str, LogFile | None]) -> list[tuple[Signal, bytes]]:
+    """Harbor's own files (logs, locks) that exist, as log records of their event names."""
+    return [(Signal.logs, harbor_logs.log_request(resource, event, carried.text, carried.written_ns))
+            for event, carried in files.items() if carried is not None]
+
+
+def trial_log_requests(context: JobContext, trial: HarborTrial, attempt: int | None) -> list[tuple[Signal, bytes]]:
+    """A trial's trial.log and lock.json as the importer sends them."""
+    return _carried(trial_identity(context, trial, attempt).resource_attributes(),
+                    {harbor_logs.TRIAL_LOG: trial.log, harbor_logs.TRIAL_LOCK: trial.lock})
+
+
+def job_log_requests(context: JobContext, job: HarborJob) -> list[tuple[Signal, bytes]]:
+    """The job's job.log and lock.json as the importer sends them."""
+    resource = {"service.name": "harbor", "harbor.job.name": job.name,
+                **({"harbor.job.id": context.job_id} if context.job_id else {})}
+    return _carried(resource, {harbor_logs.JOB_LOG: job.log, harbor_logs.JOB_LOCK: job.lock})
 
 
 async def import_harbor(paths: list[Path], sink: Sink,
@@ -86,14 +107,13 @@ async def import_harbor(paths: list[Path], sink: Sink,
                     continue
                 for body in bodies:
                     await pump.send(Signal.traces, body)
-                await _carry(logs, trial_identity(context, trial, numbers.get(trial.name)).resource_attributes(),
-                             {harbor_logs.TRIAL_LOG: trial.log, harbor_logs.TRIAL_LOCK: trial.lock})
+                for signal, body in trial_log_requests(context, trial, numbers.get(trial.name)):
+                    await logs.send(signal, body)
                 report.trials += 1
                 report.running += trial.result is None
                 on_trial(1)
-            resource = {"service.name": "harbor", "harbor.job.name": job.name,
-                        **({"harbor.job.id": context.job_id} if context.job_id else {})}
-            await _carry(logs, resource, {harbor_logs.JOB_LOG: job.log, harbor_logs.JOB_LOCK: job.lock})
+            for signal, body in job_log_requests(context, job):
+                await logs.send(signal, body)
     finally:
         await pump.drain()
         await logs.drain()

@@ -98,7 +98,8 @@ def read_trial(path: Path) -> HarborTrial:
                        verifier_started=verifier.is_dir() and any(p.is_file() for p in verifier.rglob("*")))
 
 
-def read_job(path: Path) -> HarborJob:
+def read_job_head(path: Path) -> tuple[dict[str, Any], JobResult | None]:
+    """A job's config.json and result.json (None while Harbor has not written it), not its trials."""
     if not path.is_dir():
         raise TransferError(f"{path}: no such directory")
     config_path = path / "config.json"
@@ -107,11 +108,15 @@ def read_job(path: Path) -> HarborJob:
     config = _json(config_path)
     if not isinstance(config, dict):
         raise TransferError(f"{config_path}: not a Harbor JobConfig (expected a JSON object)")
+    return config, _model(JobResult, path / "result.json") if (path / "result.json").exists() else None
+
+
+def read_job(path: Path) -> HarborJob:
+    config, result = read_job_head(path)
     trial_dirs = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")
                         and (p / "config.json").is_file())
     if not trial_dirs:
         raise TransferError(f"{path}: not a Harbor job directory (no trial directories with a config.json)")
-    result = _model(JobResult, path / "result.json") if (path / "result.json").exists() else None
     trials = tuple(read_trial(p) for p in trial_dirs)
     log = _log(path / "job.log")
     return HarborJob(path.name, path, config, result, trials, _lines(log), log, _log(path / "lock.json"))

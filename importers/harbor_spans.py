@@ -29,6 +29,7 @@ from importers.harbor_read import HarborTrial
 from importers.trajectory_spans import emit_trajectory, step_ns
 
 MAX_SPANS_PER_REQUEST = 2_000
+SETUP_SPANS = ("harbor.environment_setup", "harbor.agent_setup")
 
 # Root span attributes that carry what only the files know.
 TRIAL_ID = "harbor.trial.id"
@@ -105,7 +106,9 @@ def identity_of(job: JobContext, trial: HarborTrial, result: TrialResult, attemp
 
 def _provider(identity: TrialIdentity, job: JobContext, trial: HarborTrial) -> tuple[TracerProvider, _Collect]:
     collected = _Collect()
-    provider = TracerProvider(resource=Resource.create(identity.resource_attributes()),
+    # The identity alone: Resource.create's detectors add a random service.instance.id per process and
+    # whatever OTEL_RESOURCE_ATTRIBUTES holds, and the same directory must give the same bytes anywhere.
+    provider = TracerProvider(resource=Resource(identity.resource_attributes()),
                               id_generator=_Ids(f"{job.name}/{trial.name}"))
     provider.add_span_processor(SimpleSpanProcessor(collected))
     return provider, collected
@@ -118,9 +121,18 @@ def _requests(spans: list[ReadableSpan]) -> list[bytes]:
 
 def trial_requests(job: JobContext, trial: HarborTrial, attempt: int | None) -> list[bytes]:
     """ExportTraceServiceRequest bytes for one trial (a few requests for very long trials)."""
-    result = trial.result
-    if result is None:
+    if trial.result is None:
         return running_requests(job, trial, attempt)
+    setup, rest = finished_stages(job, trial, attempt)
+    return setup + rest
+
+
+def finished_stages(job: JobContext, trial: HarborTrial, attempt: int | None) -> tuple[list[bytes], list[bytes]]:
+    """A finished trial's requests in the order a live harness sends them: the setup phases, which
+    have ended once the agent starts, then the rest. The Harbor plugin sends the first when the
+    agent starts (from the result so far: the same spans) and all when the trial ends, so the store
+    acknowledges those bytes once (importers/harbor_plugin.py)."""
+    result = trial.result
     identity = identity_of(job, trial, result, attempt)
     provider, collected = _provider(identity, job, trial)
     phases: dict[str, TimingInfo | None] = {
@@ -158,7 +170,8 @@ def trial_requests(job: JobContext, trial: HarborTrial, attempt: int | None) -> 
             spans.exception(exception.exception_type, exception.exception_message, exception.exception_traceback,
                             time=_ns(exception.occurred_at))
     provider.shutdown()
-    return _requests(collected.spans)
+    setup = [s for s in collected.spans if s.name in SETUP_SPANS]
+    return _requests(setup), _requests([s for s in collected.spans if s.name not in SETUP_SPANS])
 
 
 def trial_identity(job: JobContext, trial: HarborTrial, attempt: int | None) -> TrialIdentity:
