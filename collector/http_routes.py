@@ -4,12 +4,14 @@ from fastapi import APIRouter, Request, Response
 from google.protobuf import json_format
 from google.rpc import status_pb2
 
+from collector import mlflow
 from collector.auth import Authenticator, Unauthorized
 from collector.errors import IngestError, InvalidRequest, Unauthenticated
 from collector.otlp_json import json_to_protobuf
 from collector.receiver import Receiver
 from collector.request_body import inflate, read_limited
 from collector.signals import SIGNALS, SignalSpec, response
+from storage import Signal
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
@@ -40,6 +42,8 @@ def otlp_router(receiver: Receiver, authenticator: Authenticator, max_body_bytes
                 body = inflate(body, request.headers.get("content-encoding", ""), max_body_bytes)
                 if as_json:
                     body = json_to_protobuf(spec, body)
+                if spec.signal is Signal.traces and (experiment := request.headers.get(mlflow.EXPERIMENT_HEADER)):
+                    body = mlflow.name_job(body, mlflow.job_of(experiment))
                 result = await receiver.export(spec.signal, body, caller)
             except IngestError as exc:
                 status = status_pb2.Status(code=exc.grpc_code.value[0], message=str(exc))
