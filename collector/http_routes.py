@@ -1,4 +1,5 @@
-"""OTLP/HTTP: POST /v1/traces, /v1/logs, /v1/metrics with protobuf or JSON bodies, gzip or not."""
+"""OTLP/HTTP: POST /v1/traces, /v1/logs, /v1/metrics with protobuf or JSON bodies, gzip or not, and the
+MLflow experiment routes its MLflow-speaking clients call first (collector/mlflow.py)."""
 
 from fastapi import APIRouter, Request, Response
 from google.protobuf import json_format
@@ -57,4 +58,5 @@ def otlp_router(receiver: Receiver, authenticator: Authenticator, max_body_bytes
 
     for spec in SIGNALS.values():
         add(spec)
+    router.include_router(mlflow.mlflow_router(authenticator))  # what MLflow's OTLP clients ask first
     return router

@@ -20,7 +20,6 @@ from collector.auth import Authenticator, Unauthorized
 from collector.errors import IngestError, brief
 from collector.grpc_server import build_grpc_server
 from collector.http_routes import otlp_router
-from collector.mlflow import mlflow_router
 from collector.limits import Limits
 from collector.memory_guard import MemoryGuard
 from collector.receiver import Receiver
@@ -154,7 +153,6 @@ def build_http_app(
     app.state.read_body = api_body_reader(settings.max_request_bytes)
     app.state.transfers = Transfers(store, receiver, settings.max_request_bytes)
     app.include_router(otlp_router(receiver, authenticator, settings.max_request_bytes))
-    app.include_router(mlflow_router(authenticator))
     app.include_router(api_router())
     return app
 
