@@ -1,21 +1,51 @@
-"""GET /api/jobs/{job}/report (AgentCompass metrics.json / summary.md) and /api/compare (like with
-like on matched tasks)."""
+"""GET /api/jobs/{job}/report (AgentCompass metrics.json / summary.md, or the page to share) and
+/api/compare (like with like on matched tasks)."""
 
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 
 from query.derive.compare import compare
 from query.derive.job_report import AGGREGATIONS, FORMATS, PRIMARIES, STRATEGIES, ReportOptions, report_text
 from query.derive.provenance import valued_fields_json
 from query.routes.job_routes import job_trials
 from query.routes.params import bounded_int
+from query.routes.report_page import report_page
+from query.routes.rows_json import job_row, trial_row
+from query.routes.time_routes import job_time
+from query.statements.load_duration_bins import load_duration_chart
 from query.statements.load_trials import load_trials
 from query.statements.tenancy import tenant_of
 from storage import Store
 
 MAX_COMPARED = 10
+PAGE_FORMAT = "html"
+
+
+def comparison(request: Request, names: list[str]) -> dict:
+    """/api/compare's document for `names` (baseline first), or 404 naming the jobs with no trial."""
+    store: Store = request.app.state.store
+    by_job: dict[str, list] = {n: [] for n in names}
+    for t in load_trials(store.client, tenant_of(request), jobs=names):
+        by_job[t.facts.job].append(t.facts)
+    missing = [n for n, trials in by_job.items() if not trials]
+    if missing:
+        raise HTTPException(404, f"no job named {', '.join(map(repr, missing))}")
+    return valued_fields_json(compare(by_job))
+
+
+def job_page(request: Request, job: str, against: str) -> str:
+    """The page to share (query/routes/report_page.py) from the documents of the job's own routes."""
+    store: Store = request.app.state.store
+    tenant = tenant_of(request)
+    loaded = load_trials(store.client, tenant, jobs=[job])
+    if not loaded:
+        raise HTTPException(404, f"no job named {job!r}")
+    facts = [t.facts for t in loaded]
+    return report_page(job_row(job, facts), [trial_row(t) for t in loaded], job_time(store.client, tenant, job, facts),
+                       valued_fields_json(load_duration_chart(store.client, tenant, job)),
+                       comparison(request, [job, against]) if against else None)
 
 
 def reports_router() -> APIRouter:
@@ -26,7 +56,8 @@ def reports_router() -> APIRouter:
                 response_class=Response)
     def job_report(
         job: str, request: Request,
-        format: Annotated[str, Query(description=" or ".join(FORMATS))] = "json",
+        format: Annotated[str, Query(description=" or ".join((*FORMATS, PAGE_FORMAT)))] = "json",
+        against: Annotated[str, Query(description="html: compare with this job on their matched tasks")] = "",
         k: Annotated[str | None, Query(description="attempts per task, 1 to 1000 (default: the most seen)")] = None,
         strategy: Annotated[str, Query(description=" or ".join(STRATEGIES))] = "avg",
         primary: Annotated[str | None, Query(description=" or ".join(PRIMARIES) + " (default: automatic)")] = None,
@@ -34,10 +65,16 @@ def reports_router() -> APIRouter:
     ) -> Response:
         try:
             options = ReportOptions(k=bounded_int("k", k, None, 1, 1000), strategy=strategy, primary=primary, aggregation=aggregation)
-            if format not in FORMATS:
-                raise ValueError(f"format must be one of {', '.join(FORMATS)}")
+            if format not in (*FORMATS, PAGE_FORMAT):
+                raise ValueError(f"format must be one of {', '.join((*FORMATS, PAGE_FORMAT))}")
+            if against and format != PAGE_FORMAT:
+                raise ValueError(f"against is for format={PAGE_FORMAT}")
+            if against == job:
+                raise ValueError("against must name another job")
         except ValueError as exc:
             raise HTTPException(400, str(exc)) from None
+        if format == PAGE_FORMAT:
+            return HTMLResponse(job_page(request, job, against))
         trials = job_trials(request, job)
         try:
             text = report_text(job, trials, options, format)
@@ -54,13 +91,6 @@ def reports_router() -> APIRouter:
         names = [j.strip() for j in jobs.split(",") if j.strip()]
         if len(names) < 2 or len(set(names)) != len(names) or len(names) > MAX_COMPARED:
             raise HTTPException(400, f"jobs must name 2 to {MAX_COMPARED} different jobs, comma-separated")
-        store: Store = request.app.state.store
-        by_job: dict[str, list] = {n: [] for n in names}
-        for t in load_trials(store.client, tenant_of(request), jobs=names):
-            by_job[t.facts.job].append(t.facts)
-        missing = [n for n, trials in by_job.items() if not trials]
-        if missing:
-            raise HTTPException(404, f"no job named {', '.join(map(repr, missing))}")
-        return JSONResponse(valued_fields_json(compare(by_job)))
+        return JSONResponse(comparison(request, names))
 
     return router

@@ -1,19 +1,34 @@
 """GET /api/trials/{trial}/time and /api/jobs/{job}/time: where the agent phase went (model calls,
-tools, gaps), the longest calls and the critical path of a trial; the same split summed over a job."""
+tools, gaps), the longest calls and the critical path of a trial; the same split summed over a job.
+GET .../durations: the span-duration charts of a trial or a job (query/derive/duration_bins.py)."""
 
+from collections.abc import Sequence
+from typing import Any
+
+from clickhouse_connect.driver.client import Client
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from query.derive.critical_path import derive_critical_path
 from query.derive.provenance import valued_fields_json
 from query.derive.time_split import agent_window, clip_bounds, derive_time_split, longest_calls, sum_time_splits
+from query.derive.records import TrialFacts
 from query.routes.job_routes import job_trials
 from query.routes.trace_routes import trial_events
 from query.routes.trial_routes import find_trial
+from query.statements.load_duration_bins import load_duration_chart
 from query.statements.load_time_split import agent_roots, call_totals
 from query.statements.tenancy import tenant_of
 from query.statements.trace_tree import build_tree
 from storage import Store
+
+
+def job_time(client: Client, tenant: str, job: str, trials: Sequence[TrialFacts]) -> dict[str, Any]:
+    """The job's finished trials' time splits summed (a running trial's split is partial)."""
+    finished = [t for t in trials if not t.is_running]
+    calls = call_totals(client, tenant, job, {t.trial: clip_bounds(t.agent_execution) for t in finished})
+    splits = [derive_time_split(calls.get(t.trial), t.agent_execution) for t in finished]
+    return {"job": job, **valued_fields_json(sum_time_splits(splits))}
 
 
 def time_router() -> APIRouter:
@@ -37,12 +52,23 @@ def time_router() -> APIRouter:
         })
 
     @router.get("/api/jobs/{job}/time", summary="The job's finished trials' time splits summed, and per model")
-    def job_time(job: str, request: Request) -> JSONResponse:
-        finished = [t for t in job_trials(request, job) if not t.is_running]  # a running trial's split is partial
+    def get_job_time(job: str, request: Request) -> JSONResponse:
+        trials = job_trials(request, job)
         store: Store = request.app.state.store
-        calls = call_totals(store.client, tenant_of(request), job,
-                            {t.trial: clip_bounds(t.agent_execution) for t in finished})
-        splits = [derive_time_split(calls.get(t.trial), t.agent_execution) for t in finished]
-        return JSONResponse({"job": job, **valued_fields_json(sum_time_splits(splits))})
+        return JSONResponse(job_time(store.client, tenant_of(request), job, trials))
+
+    @router.get("/api/trials/{trial}/durations",
+                summary="Span durations on log-spaced bins, by count and by summed span time, split by kind")
+    def trial_durations(trial: str, request: Request, job: str = "") -> JSONResponse:
+        facts = find_trial(request, trial, job).facts
+        store: Store = request.app.state.store
+        chart = load_duration_chart(store.client, tenant_of(request), facts.job, trial)
+        return JSONResponse({"job": facts.job, "trial": trial, **valued_fields_json(chart)})
+
+    @router.get("/api/jobs/{job}/durations", summary="The job's span durations on log-spaced bins, split by kind")
+    def job_durations(job: str, request: Request) -> JSONResponse:
+        job_trials(request, job)  # 404 for a job the caller has no trial of
+        store: Store = request.app.state.store
+        return JSONResponse({"job": job, **valued_fields_json(load_duration_chart(store.client, tenant_of(request), job))})
 
     return router

@@ -56,7 +56,7 @@ def test_bad_input_is_one_line_and_a_non_zero_exit(server, streamed, capsys):
     err = capsys.readouterr().err
     assert err.strip() == f"harborlight: no job named '{streamed.job}-nope'"
     assert main(["report", streamed.job, "--server", server.http_url, "--format", "xml"]) == 1
-    assert capsys.readouterr().err.strip() == "harborlight: --format must be one of table, json, md, intervals, got 'xml'"
+    assert capsys.readouterr().err.strip() == "harborlight: --format must be one of table, json, md, intervals, html, got 'xml'"
     assert main(["report", streamed.job, "--server", "http://127.0.0.1:9"]) == 1
     assert capsys.readouterr().err.strip().startswith("harborlight: cannot reach harborlight at http://127.0.0.1:9")
 
