@@ -21,16 +21,22 @@ class Settings:
     http_port: int = _setting(4318, "OTLP/HTTP and API port")
     retention_days: int | None = _setting(None, "drop telemetry older than this many days (ClickHouse TTL)")
     max_request_bytes: int = _setting(16 * 1024 * 1024, "largest accepted export request, after decompression")
-    max_queued_items: int = _setting(
-        100_000, "items waiting to be written before ingest refuses with a retryable status"
-    )
     max_batch_items: int | None = _setting(
         None,
         "most items committed in one INSERT (a commit's memory); unset: 12 per MiB of --memory-limit-mib, "
         "at most 100,000",
     )
-    linger_ms: int = _setting(
-        5, "a commit waits while requests keep arriving less than this apart (at most 20 times this), so they share it"
+    wal_dir: Path | None = _setting(None, "directory of the write-ahead log; unset: <data-dir>/wal")
+    wal_fsync: str = _setting(
+        "100", "when the write-ahead log reaches the disk: always (before each acknowledgement), every this many "
+        "ms, or never (the kernel's writeback); what a power loss can take is what no fsync covered yet",
+    )
+    wal_max_mib: int = _setting(
+        1024, "most the write-ahead log holds for the store (during an outage, say); past it ingest refuses, retryably"
+    )
+    max_commit_lag_seconds: int = _setting(
+        10, "/healthz answers 503 when an acknowledged request waits longer than this to be stored, and a read "
+        "waits at most this long for the requests acknowledged before it",
     )
     max_items_per_request: int = _setting(50_000, "most spans / log records / data points in one export request")
     max_attributes_per_item: int = _setting(512, "attributes kept per item; the rest are dropped and counted")
@@ -60,6 +66,10 @@ class Settings:
     clickhouse_http_query_seconds: int = _setting(
         300, "longest a statement on the ClickHouse HTTP interface runs (its max_execution_time; callers may lower it)"
     )
+
+    @property
+    def wal_directory(self) -> Path:
+        return self.wal_dir or self.data_dir / "wal"
 
     @property
     def batch_items(self) -> int:

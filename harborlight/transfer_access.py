@@ -3,20 +3,24 @@ no server holds it, else through a running server (--server URL). Shared options
 ingest path (receiver -> writer -> store, as `serve` wires it) live here."""
 
 import argparse
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from itertools import groupby
 from pathlib import Path
 
 import httpx
 
+from collector.committer import Committer
 from collector.receiver import Receiver
-from collector.writer import Pending, Writer, WriterLimits
+from collector.wal import FsyncPolicy, WriteAheadLog
+from collector.writer import REMEMBERED_DIGESTS, Writer
+from harborlight.batch_inserter import BatchInserter
 from harborlight.settings import Settings
 from importers.errors import TransferError
 from importers.sink import HttpSink, ReceiverSink, Sink
-from storage import Signal, Store, StoreUnavailable, ensure_schema, insert_requests, open_client, recent_digests, \
-    record_digests
+from storage import Store, StoreUnavailable, ensure_schema, open_client, recent_digests
+
+IMPORT_LOG_BYTES = 1 << 30
 
 
 def add_store_options(parser: argparse.ArgumentParser) -> None:
@@ -44,18 +48,6 @@ def server_client(args: argparse.Namespace, timeout: float = 300) -> httpx.Async
     return httpx.AsyncClient(base_url=args.server.rstrip("/"), headers=headers, timeout=timeout)
 
 
-def _commit(store: Store):
-    def commit(batch: list[Pending]) -> None:
-        def key(p: Pending) -> tuple[str, str]:
-            return p.signal.value, p.tenant or ""
-
-        for (signal, tenant), group in groupby(sorted(batch, key=key), key=key):
-            insert_requests(store, Signal(signal), [p.payload for p in group], tenant or None)
-        record_digests(store, [(p.digest, p.signal.value, p.items) for p in batch])
-
-    return commit
-
-
 @asynccontextmanager
 async def sink_for(args: argparse.Namespace, command: str) -> AsyncIterator[Sink]:
     """A running server's OTLP/HTTP endpoint, or the live ingest path on the local store."""
@@ -64,9 +56,17 @@ async def sink_for(args: argparse.Namespace, command: str) -> AsyncIterator[Sink
             yield HttpSink(client)
         return
     store = open_local(args, f"{command} ...")
+    inserter = BatchInserter(store)
     try:
-        limits = WriterLimits()
-        async with Writer(_commit(store), limits, recent_digests(store, limits.remembered_digests)) as writer:
-            yield ReceiverSink(Receiver(writer))
+        # The import's own log, in a directory of its own (a server may hold the store's): drained, and
+        # checked empty, before the import says it is done.
+        with tempfile.TemporaryDirectory(prefix="harborlight-import-") as directory, \
+                WriteAheadLog(Path(directory), FsyncPolicy(None), IMPORT_LOG_BYTES) as wal:
+            committer = Committer(wal, inserter, inserter.reachable)
+            async with Writer(wal, committer, recent_digests(store, REMEMBERED_DIGESTS)) as writer:
+                yield ReceiverSink(Receiver(writer))
+            if (left := wal.depth().requests):
+                raise TransferError(f"{left} requests could not be stored: {committer.stats.last_error}")
     finally:
+        inserter.close()
         store.client.close()

@@ -23,7 +23,7 @@ import base64
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Protocol
@@ -33,6 +33,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from sqlport.clickhouse_compression import BadBody, BodyTooLarge, UnknownCoding, answer_coding, decoded_body
 from sqlport.clickhouse_errors import CODES, Refused, Reply, error_reply
@@ -328,10 +329,13 @@ def clickhouse_app(interface: ClickHouseInterface) -> Starlette:
 
 @asynccontextmanager
 async def clickhouse_http_server(
-    store: Store, authenticator: Authenticator, host: str, port: int, limits: QueryLimits = QueryLimits()
+    store: Store, authenticator: Authenticator, host: str, port: int, limits: QueryLimits = QueryLimits(),
+    wrap: Callable[[ASGIApp], ASGIApp] = lambda app: app,
 ) -> AsyncIterator[int]:
-    """Serves the interface on host:port until the block exits; yields the bound port."""
-    config = uvicorn.Config(clickhouse_app(ClickHouseInterface(store, authenticator, limits)), host=host, port=port,
+    """Serves the interface on host:port until the block exits; yields the bound port. `wrap`: middleware
+    around the interface's app (the composition root's)."""
+    app = wrap(clickhouse_app(ClickHouseInterface(store, authenticator, limits)))
+    config = uvicorn.Config(app, host=host, port=port,
                             log_level="warning", lifespan="off", timeout_graceful_shutdown=5)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
@@ -349,11 +353,12 @@ async def clickhouse_http_server(
 
 @asynccontextmanager
 async def optional_clickhouse_http_server(
-    store: Store, authenticator: Authenticator, host: str, port: int | None, limits: QueryLimits = QueryLimits()
+    store: Store, authenticator: Authenticator, host: str, port: int | None, limits: QueryLimits = QueryLimits(),
+    wrap: Callable[[ASGIApp], ASGIApp] = lambda app: app,
 ) -> AsyncIterator[int | None]:
     """The interface when a port is configured (0: any free port), else nothing; yields the bound port or None."""
     if port is None:
         yield None
         return
-    async with clickhouse_http_server(store, authenticator, host, port, limits) as bound:
+    async with clickhouse_http_server(store, authenticator, host, port, limits, wrap) as bound:
         yield bound

@@ -195,7 +195,7 @@ def _feed(request: Request) -> LiveFeed:
     state = request.app.state
     if getattr(state, "live", None) is None:
         state.live = LiveFeed(state.store)
-        state.writer.on_commit = state.live.committed
+        state.writer.on_commit.append(state.live.committed)
     return state.live
 
 

@@ -1,4 +1,5 @@
-"""GET /api/ingest: what was received, accepted, rejected (with reasons), deduplicated and stored."""
+"""GET /api/ingest: what was received, accepted, rejected (with reasons), deduplicated and stored, and what
+the write-ahead log holds for the store (its depth and the commit lag)."""
 
 from dataclasses import asdict
 
@@ -29,8 +30,9 @@ def ingest_router() -> APIRouter:
         stored = [{"signal": signal, "service": svc, "job": job or None, "items": n} for signal, svc, job, n in rows]
         return {
             "since_start": request.app.state.counters.snapshot(tenant_of(request) or None),
-            # The writer commits every tenant's requests together: its figures are the operator's to see.
+            # The writer commits every tenant's requests together, and the log holds them all: the operator's to see.
             "writer": None if tenant_of(request) else asdict(request.app.state.writer.stats),
+            "log": None if tenant_of(request) else asdict(request.app.state.writer.log_report()),
             "stored": stored,
         }
 

@@ -39,13 +39,28 @@ class _StateCollector:
             refused.add_metric(list(key), value)
         yield refused
         stats = self._state.writer.stats
-        yield CounterMetricFamily("harborlight_writer_commits", "group commits", value=stats.batches)
-        yield CounterMetricFamily("harborlight_writer_failed_commits", "commits the store refused",
-                                  value=stats.failed_batches)
+        yield CounterMetricFamily("harborlight_writer_commits", "commits of the write-ahead log to the store",
+                                  value=stats.batches)
         yield CounterMetricFamily("harborlight_writer_commit_seconds", "time spent committing",
                                   value=stats.commit_seconds)
-        yield GaugeMetricFamily("harborlight_writer_queued_items", "items waiting for a commit",
-                                value=self._state.writer.queued_items)
+        yield CounterMetricFamily("harborlight_writer_retried_commits", "commit attempts the store failed",
+                                  value=stats.retried_commits)
+        yield CounterMetricFamily("harborlight_writer_set_aside_requests",
+                                  "acknowledged requests the store refused alone, kept in the log's rejected/",
+                                  value=stats.set_aside_requests)
+        wal = self._state.writer.log_report()
+        yield GaugeMetricFamily("harborlight_wal_bytes", "bytes acknowledged and not yet stored", value=wal.bytes)
+        yield GaugeMetricFamily("harborlight_wal_requests", "requests acknowledged and not yet stored",
+                                value=wal.requests)
+        yield GaugeMetricFamily("harborlight_wal_oldest_age_seconds",
+                                "commit lag: how long the oldest request not yet stored has waited",
+                                value=wal.oldest_age_seconds or 0.0)
+        yield GaugeMetricFamily("harborlight_wal_max_bytes", "the log's size limit (--wal-max-mib)",
+                                value=wal.max_bytes)
+        yield CounterMetricFamily("harborlight_wal_refused_requests", "requests refused because the log was full",
+                                  value=wal.refused_full)
+        yield CounterMetricFamily("harborlight_wal_damage", "damaged stretches of the log cut or skipped",
+                                  value=len(wal.damage))
         memory = self._state.memory
         if memory is not None:
             yield GaugeMetricFamily("harborlight_memory_peak_bytes", "peak resident memory seen by the guard",

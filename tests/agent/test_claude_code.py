@@ -120,6 +120,6 @@ def test_concurrent_trials_tool_calls_at_the_same_time_keep_their_own_arguments(
                         "tool_use_id": f"toolu_{trial}_{at_ms}", "success": "true",
                         "tool_parameters": f'{{"pattern": "{pattern}"}}'}, at_ms=at_ms, body="claude_code.tool_result")
         logs.send(server)
-    redundant = {trial: httpx.get(f"{server.http_url}/api/trials/{trial}-{unique}/behavior").json()
+    redundant = {trial: httpx.get(f"{server.http_url}/api/trials/{trial}-{unique}/behavior", timeout=60).json()
                  ["n_redundant_reads"]["value"] for trial in patterns}
     assert redundant == {"repeats": 1, "differs": 0}

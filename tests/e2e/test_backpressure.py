@@ -1,4 +1,4 @@
-"""Under more load than the queue holds, ingest refuses with retryable answers and loses nothing."""
+"""Under more load than the write-ahead log holds, ingest refuses with retryable answers and loses nothing."""
 
 import asyncio
 
@@ -12,17 +12,16 @@ METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 
 
 def _count(http_url: str, service: str) -> int:
-    stored = httpx.get(f"{http_url}/api/ingest", params={"service": service}).json()["stored"]
+    stored = httpx.get(f"{http_url}/api/ingest", params={"service": service}, timeout=60).json()["stored"]
     return sum(r["items"] for r in stored if r["signal"] == "traces")
 
 
-def test_full_queue_answers_retryable_statuses_and_every_accepted_span_is_stored(tmp_path):
-    # A tiny queue and a long linger: concurrent requests overflow it.
-    server = SubprocessServer(tmp_path / "store", ("--max-queued-items", "100", "--max-batch-items", "100",
-                                                    "--linger-ms", "300")).start()
+def test_a_full_log_answers_retryable_statuses_and_every_acknowledged_span_is_stored(tmp_path):
+    # A 1 MiB log and one request per commit: 24 concurrent requests of ~150 KB overflow it.
+    server = SubprocessServer(tmp_path / "store", ("--wal-max-mib", "1", "--max-batch-items", "1000")).start()
     try:
-        http_bodies = [traces_request("bp-http", 50).SerializeToString() for _ in range(12)]
-        grpc_bodies = [traces_request("bp-grpc", 50).SerializeToString() for _ in range(12)]
+        http_bodies = [traces_request("bp-http", 1000).SerializeToString() for _ in range(12)]
+        grpc_bodies = [traces_request("bp-grpc", 1000).SerializeToString() for _ in range(12)]
 
         async def send_http(client: httpx.AsyncClient, body: bytes) -> list[int]:
             statuses = []
@@ -54,9 +53,9 @@ def test_full_queue_answers_retryable_statuses_and_every_accepted_span_is_stored
                 )
 
         http_statuses, grpc_codes = asyncio.run(main())
-        assert any(429 in s for s in http_statuses), "the queue never filled; the test proves nothing"
+        assert any(429 in s for s in http_statuses), "the log never filled; the test proves nothing"
         assert any(grpc.StatusCode.RESOURCE_EXHAUSTED in c for c in grpc_codes)
-        assert _count(server.http_url, "bp-http") == 12 * 50
-        assert _count(server.http_url, "bp-grpc") == 12 * 50
+        assert _count(server.http_url, "bp-http") == 12 * 1000
+        assert _count(server.http_url, "bp-grpc") == 12 * 1000
     finally:
         server.stop()

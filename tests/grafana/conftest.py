@@ -119,6 +119,7 @@ def recent(server) -> RecentIngest:
         answer = httpx.post(f"{server.http_url}/v1/{path}", content=body.SerializeToString(),
                             headers={"content-type": "application/x-protobuf"}, timeout=30)
         assert answer.status_code == 200, answer.text
+    server.caught_up()  # stored, for the grafana server's reads (they wait on that server's log only)
     return RecentIngest(service, 20, 1, TimeRange(start - timedelta(minutes=5), datetime.now(UTC)
                                                   + timedelta(minutes=1), interval_s=10))
 

@@ -123,6 +123,7 @@ def stream_job(server, unique: str, failed_reward: float = 0.0) -> StreamedJob:
     root = tracer.start_span("harbor.trial", start_time=T0)
     _phases(TrialSpans(tracer, root), 0, env=10, setup=5, agent=0, verifier=0)
     provider.force_flush()
+    server.caught_up()  # stored, for readers that do not wait on this server's log (another server on its store)
     return names
 
 

@@ -11,10 +11,10 @@ LIMIT_MIB = 1024
 
 def test_concurrent_exporters_beyond_capacity_lose_nothing_and_stay_under_the_memory_limit(tmp_path):
     server = SubprocessServer(tmp_path / "store", (
-        "--memory-limit-mib", str(LIMIT_MIB), "--max-queued-items", "10000", "--max-batch-items", "10000",
+        "--memory-limit-mib", str(LIMIT_MIB), "--wal-max-mib", "2", "--max-batch-items", "10000",
     )).start()
     try:
-        # 64 requests of 500 spans in flight: more than the queue and a commit hold together (20,000).
+        # 64 requests of 500 spans (~90 KB each) in flight: more than a 2 MiB log holds.
         delivery = asyncio.run(flood(server.grpc_endpoint, "overload", clients=8, in_flight=8, requests=240, spans=500))
         peak = peak_rss_bytes(server.process.pid)
         stored = stored_by_job(server.http_url, "overload")

@@ -2,7 +2,8 @@
 
 Against a real ClickHouse when CLICKHOUSE_URL is set (tests keep apart by unique service names), otherwise
 against the chDB-backed stand-in for ClickHouse's HTTP interface (tests/support/clickhouse_standin.py), run
-as a subprocess on its own data directory. The outage test always uses its own stand-in, since it stops it.
+as a subprocess on its own data directory. The outage test always uses its own stand-in, since it stops it. harborlight acknowledges once a request is in
+its write-ahead log: a test reading with its own client first waits for the committer (server.caught_up()).
 """
 
 import os
@@ -126,6 +127,7 @@ def test_sdk_spans_land_with_the_exporters_values_and_are_served(server, ch, uni
             child.add_event("exception", {"exception.type": "RateLimitError"})
             child.set_status(Status(StatusCode.ERROR, "429 Too Many Requests"))
     provider.shutdown()
+    server.caught_up()  # acknowledged once in the write-ahead log: our own client reads once it is stored
     trace_id = format(root.get_span_context().trace_id, "032x")
     root_id = format(root.get_span_context().span_id, "016x")
 
@@ -162,6 +164,7 @@ def test_sdk_logs_and_metrics_land(server, ch, unique):
     meter.create_histogram("tool.duration", unit="ms").record(42.0)
     meter.create_gauge("queue.depth").set(7)
     meters.shutdown()
+    server.caught_up()
 
     assert rows(ch, "SELECT EventName, Body, LogAttributes, ScopeName FROM otel_logs WHERE ServiceName = {s:String}",
                 s=unique) == [("claude_code.api_request", "claude_code.api_request",
@@ -182,35 +185,48 @@ def test_an_invalid_span_is_rejected_and_the_rest_stored(server, ch, unique):
                         headers={"content-type": "application/x-protobuf"})
     assert answer.status_code == 200
     assert ExportTraceServiceResponse.FromString(answer.content).partial_success.rejected_spans == 1
+    server.caught_up()
     assert rows(ch, "SELECT SpanName FROM otel_traces WHERE ServiceName = {s:String} ORDER BY SpanName",
                 s=unique) == [("step 0",), ("step 1",)]
 
 
-def test_a_stopped_server_gets_retryable_errors_and_loses_nothing(tmp_path, unique):
+def test_a_store_outage_is_ridden_out_from_the_log_and_drained_after_it(tmp_path, unique):
+    """The ClickHouse server goes away: requests are still acknowledged (from the write-ahead log) until the
+    log is full, then refused retryably; /healthz says so; once it is back everything acknowledged lands, once."""
     standin = Standin(tmp_path / "standin").start()
-    srv = InProcessServer(Settings(clickhouse_url=standin.url)).start()
+    srv = InProcessServer(Settings(clickhouse_url=standin.url, wal_max_mib=1)).start()
     channel = grpc.insecure_channel(srv.grpc_endpoint)
     export = TraceServiceStub(channel).Export
     try:
-        before, during = traces_request(unique, 4), traces_request(unique, 5)
-        export(before, timeout=10)
+        acknowledged = [traces_request(unique, 4)]
+        export(acknowledged[0], timeout=10)
+        srv.caught_up()  # stored before the outage
         standin.stop()
-        with pytest.raises(grpc.RpcError) as refused:
-            export(during, timeout=10)
-        assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
-        answer = httpx.post(f"{srv.http_url}/v1/traces", content=during.SerializeToString(),
-                            headers={"content-type": "application/x-protobuf"}, timeout=10)
-        assert answer.status_code == 503 and int(answer.headers["retry-after"]) > 0
+        while True:  # ~110 KB requests into a 1 MiB log
+            request = traces_request(unique, 600)
+            try:
+                assert export(request, timeout=10).partial_success.rejected_spans == 0
+            except grpc.RpcError as exc:
+                assert exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, exc.details()
+                assert "write-ahead log is full" in exc.details()
+                refused = request
+                break
+            acknowledged.append(request)
+        assert len(acknowledged) > 3, "the outage was not ridden out from the log"
+        health = httpx.get(f"{srv.http_url}/healthz", timeout=10)
+        assert health.status_code == 503 and health.json()["unstored_requests"] == len(acknowledged) - 1
 
         standin.start()  # same port, same data directory
-        assert export(during, timeout=10).partial_success.rejected_spans == 0
-        export(during, timeout=10)  # an exporter's duplicate retry of an acknowledged request
-        acknowledged = sorted(
-            s.span_id.hex() for r in (before, during) for s in r.resource_spans[0].scope_spans[0].spans)
+        export(acknowledged[-1], timeout=10)  # an exporter's duplicate retry of an acknowledged request
+        srv.caught_up()
+        export(refused, timeout=10)  # the exporter's retry of the refused one, now that there is room
+        srv.caught_up()
+        spans = sorted(s.span_id.hex() for r in [*acknowledged, refused] for s in r.resource_spans[0].scope_spans[0].spans)
         with reader(standin.url) as ch:
             stored = rows(ch, "SELECT SpanId, count() FROM otel_traces WHERE ServiceName = {s:String} "
                               "GROUP BY SpanId ORDER BY SpanId", s=unique)
-        assert stored == [(span_id, 1) for span_id in acknowledged]
+        assert stored == [(span_id, 1) for span_id in spans]
+        assert httpx.get(f"{srv.http_url}/healthz", timeout=10).json()["status"] == "ok"
     finally:
         channel.close()
         srv.stop()
@@ -232,4 +248,5 @@ def test_concurrent_exports_and_queries_share_the_server_client(server, ch, uniq
     with ThreadPoolExecutor(16) as pool:
         statuses = list(pool.map(export, requests)) + list(pool.map(query, range(16)))
     assert statuses == [200] * 24
+    server.caught_up()
     assert rows(ch, "SELECT count() FROM otel_traces WHERE ServiceName = {s:String}", s=unique) == [(24,)]

@@ -78,18 +78,38 @@ async def flood(endpoint: str, service: str, clients: int, in_flight: int, reque
 @dataclass
 class KillLoop:
     kills: int = 0
+    kills_mid_commit: int = 0  # SIGKILLed 0-50 ms after a commit began
+    torn_tails: int = 0  # restarts that cut a record the kill had torn
     acknowledged_jobs: list[str] = field(default_factory=list)
-    missing_after_restart: list[str] = field(default_factory=list)
+    missing_after_restart: list[str] = field(default_factory=list)  # acknowledged, not stored whole
+    stored_twice: list[str] = field(default_factory=list)
+
+
+def _commit_began(checkpoint: Path, timeout: float) -> bool:
+    """Waits for the write-ahead log's checkpoint to be replaced: the committer writes it just before an INSERT."""
+    def identity() -> tuple[int, int] | None:
+        try:
+            st = checkpoint.stat()
+            return st.st_ino, st.st_mtime_ns
+        except FileNotFoundError:
+            return None
+
+    before, deadline = identity(), time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if identity() != before:
+            return True
+        time.sleep(0.001)
+    return False
 
 
 def kill_loop(data_dir: Path, kills: int, spans: int = 50, seed: int = 1) -> KillLoop:
-    """Streams requests while SIGKILLing the server at random moments; after each restart every
-    acknowledged request must be stored, complete."""
+    """Streams requests while SIGKILLing the server, every other time at a random moment and otherwise just
+    after a commit began; after each restart every acknowledged request must be stored, complete and once."""
     rng = random.Random(seed)
     result = KillLoop()
     server = SubprocessServer(data_dir)
     counter = 0
-    for _ in range(kills):
+    for k in range(kills):
         server.start()
         stop = threading.Event()
         acked: list[str] = []
@@ -110,15 +130,21 @@ def kill_loop(data_dir: Path, kills: int, spans: int = 50, seed: int = 1) -> Kil
         senders = [threading.Thread(target=send) for _ in range(3)]
         for t in senders:
             t.start()
-        time.sleep(0.5 + rng.random() * 1.5)
+        time.sleep(0.3 + rng.random() * 1.2)
+        if k % 2 and _commit_began(data_dir / "wal" / "checkpoint", timeout=10):
+            time.sleep(rng.random() * 0.05)
+            result.kills_mid_commit += 1
         server.kill()
         stop.set()
         for t in senders:
             t.join(30)
         result.kills += 1
         result.acknowledged_jobs += acked
-        server.start()
-        stored = stored_by_job(server.http_url, "kill-loop")
-        result.missing_after_restart += [j for j in result.acknowledged_jobs if stored.get(j) != spans]
+        server.start()  # serves once what the log held is stored
+        report = httpx.get(f"{server.http_url}/api/ingest", params={"service": "kill-loop"}, timeout=60).json()
+        result.torn_tails += any("torn tail" in d for d in report["log"]["damage"])
+        stored = {r["job"]: r["items"] for r in report["stored"] if r["signal"] == "traces"}
+        result.missing_after_restart += [j for j in result.acknowledged_jobs if stored.get(j, 0) < spans]
+        result.stored_twice += [j for j, n in stored.items() if n > spans and j not in result.stored_twice]
         server.stop()
     return result

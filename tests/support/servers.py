@@ -6,6 +6,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from contextlib import closing
@@ -30,7 +31,9 @@ class InProcessServer:
     def __init__(self, settings: Settings) -> None:
         # The memory guard measures the whole process, and the test process holds far more than the
         # server (every test's data, clients, one engine shared by all): give it room.
-        self.settings = replace(settings, grpc_port=0, http_port=0, memory_limit_mib=64 * 1024)
+        # Servers of one test process share its store, never a write-ahead log.
+        self.settings = replace(settings, grpc_port=0, http_port=0, memory_limit_mib=64 * 1024,
+                                wal_dir=settings.wal_dir or Path(tempfile.mkdtemp(prefix="harborlight-wal-")))
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -67,6 +70,8 @@ class InProcessServer:
 
     @property
     def store(self):
+        """The server's store, for direct reads of everything it acknowledged before."""
+        self.caught_up()
         return self.run.store
 
     @property
@@ -77,7 +82,12 @@ class InProcessServer:
     def http_url(self) -> str:
         return f"http://127.0.0.1:{self.run.http_port}"
 
+    def caught_up(self, timeout: float = 60) -> None:
+        """Waits until everything the server acknowledged is stored (as its own reads do)."""
+        asyncio.run_coroutine_threadsafe(self.run.writer.caught_up(timeout), self._loop).result()
+
     def sql(self, query: str, **parameters) -> list[tuple]:
+        """A read straight from the store, of everything acknowledged before it."""
         return self.store.client.query(query, parameters=parameters).result_rows
 
 
@@ -117,6 +127,11 @@ class SubprocessServer:
     @property
     def http_url(self) -> str:
         return f"http://127.0.0.1:{self.http_port}"
+
+    def caught_up(self, timeout: float = 60) -> None:
+        """Waits until everything the server acknowledged is stored: its API's reads wait for that."""
+        answer = httpx.get(f"{self.http_url}/api/ingest", params={"service": ""}, timeout=timeout)
+        assert answer.status_code == 200 and "x-harborlight-unstored-requests" not in answer.headers, answer.text
 
     def kill(self) -> None:
         self.process.send_signal(signal.SIGKILL)
