@@ -1,5 +1,13 @@
 """How the committer's batches reach the store: grouped by signal and tenant, one INSERT each under the
-batch's deduplication token, then the requests' digests recorded. Used by `serve` and by a local import."""
+batch's deduplication token, each followed by its requests' digests. Used by `serve` and by a local import.
+
+Per request, exactly once, through the store: a request whose digest the store already holds is not
+stored again, whichever batch, process or receiver stored it first (an exporter that lost an
+acknowledgement to a crash sends the same bytes again, maybe to another receiver behind the same load
+balancer). A group's digests are written only after all of its rows, so a digest in the store means its
+request is stored whole; a commit that died between the two is replayed by the log under the same token,
+and the store skips the rows that had landed.
+"""
 
 import logging
 from itertools import groupby
@@ -7,9 +15,13 @@ from itertools import groupby
 from collector.errors import brief
 from collector.memory_guard import MemoryGuard
 from collector.wal import Record
-from storage import Signal, Store, insert_requests, record_digests
+from storage import Signal, Store, insert_requests, record_digests, stored_digests
 
 log = logging.getLogger(__name__)
+
+
+def _group(r: Record) -> tuple[str, str]:
+    return r.signal.value, r.tenant or ""
 
 
 class BatchInserter:
@@ -20,16 +32,28 @@ class BatchInserter:
     def __init__(self, store: Store, memory: MemoryGuard | None = None) -> None:
         self._memory = memory
         self._connection = store.another_connection()
+        self.skipped_requests = 0  # already in the store when their batch came: not stored again
 
     def __call__(self, records: list[Record], token: str) -> None:
-        def key(r: Record) -> tuple[str, str]:
-            return r.signal.value, r.tenant or ""
-
-        for (signal, tenant), group in groupby(sorted(records, key=key), key=key):
+        fresh = self._not_stored(records)
+        for (signal, tenant), group in groupby(sorted(fresh, key=_group), key=_group):
             group = list(group)
             insert_requests(self._connection, Signal(signal), [r.payload for r in group], tenant or None,
                             nested=any(r.nested for r in group), retry_token=token)
-        self._after_commit(records)
+            # A failure here fails the batch: it is tried again, and the rows above are skipped by their token.
+            record_digests(self._connection, [(r.digest, r.signal.value, r.items) for r in group])
+        self.skipped_requests += len(records) - len(fresh)
+        self._release_memory()
+
+    def _not_stored(self, records: list[Record]) -> list[Record]:
+        """The records whose requests the store does not hold yet, each digest once."""
+        seen = stored_digests(self._connection, (r.digest for r in records))
+        fresh = []
+        for r in records:
+            if r.digest not in seen:
+                seen.add(r.digest)
+                fresh.append(r)
+        return fresh
 
     def reachable(self) -> bool:
         try:
@@ -38,16 +62,11 @@ class BatchInserter:
         except Exception:
             return False
 
-    def _after_commit(self, records: list[Record]) -> None:
-        """Bookkeeping once the rows are stored: a failure here must not fail (and so re-store) the batch."""
-        try:
-            record_digests(self._connection, [(r.digest, r.signal.value, r.items) for r in records])
-        except Exception as exc:  # dedup of exporters' retries across restarts weakens for these; nothing is lost
-            log.warning("could not record %d request digests: %s", len(records), brief(exc))
+    def _release_memory(self) -> None:
         if self._memory is not None and self._memory.wants_purge():
             try:
                 self._connection.release_memory()
-            except Exception as exc:
+            except Exception as exc:  # the batch is stored; only the process's size waits
                 log.warning("could not release engine memory: %s", brief(exc))
 
     def close(self) -> None:

@@ -1,4 +1,5 @@
-"""The digests of committed export requests, so a retried request is stored once across restarts."""
+"""The digests of stored export requests, so a request sent again (an exporter's retry after a lost
+acknowledgement, to this process or another, before or after a restart) is stored once."""
 
 from collections.abc import Iterable
 
@@ -26,3 +27,15 @@ def recent_digests(store: Store, limit: int) -> list[bytes]:
         parameters={"h": RECENT_HOURS, "n": limit},
     ).result_rows
     return [bytes.fromhex(r[0]) for r in reversed(rows)]
+
+
+def stored_digests(store: Store, digests: Iterable[bytes]) -> set[bytes]:
+    """Which of `digests` the store holds: their requests are stored whole."""
+    wanted = sorted({d.hex() for d in digests})
+    if not wanted:
+        return set()
+    rows = store.client.query(
+        "SELECT DISTINCT Digest FROM harborlight_ingested_requests WHERE Digest IN {d:Array(String)}",
+        parameters={"d": wanted},
+    ).result_rows
+    return {bytes.fromhex(r[0]) for r in rows}

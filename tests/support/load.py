@@ -81,6 +81,8 @@ class KillLoop:
     kills_mid_commit: int = 0  # SIGKILLed 0-50 ms after a commit began
     torn_tails: int = 0  # restarts that cut a record the kill had torn
     acknowledged_jobs: list[str] = field(default_factory=list)
+    sent_again: list[str] = field(default_factory=list)  # in flight at a kill, sent again after the restart
+    known_when_sent_again: list[str] = field(default_factory=list)  # of those, the ones the log had taken
     missing_after_restart: list[str] = field(default_factory=list)  # acknowledged, not stored whole
     stored_twice: list[str] = field(default_factory=list)
 
@@ -102,13 +104,29 @@ def _commit_began(checkpoint: Path, timeout: float) -> bool:
     return False
 
 
+def _export_until_acknowledged(endpoint: str, body: bytes) -> None:
+    with grpc.insecure_channel(endpoint) as channel:
+        export = channel.unary_unary(METHOD)
+        while True:
+            try:
+                export(body, timeout=10)
+                return
+            except grpc.RpcError as exc:
+                if exc.code() not in RETRYABLE:
+                    raise
+                time.sleep(0.05)
+
+
 def kill_loop(data_dir: Path, kills: int, spans: int = 50, seed: int = 1) -> KillLoop:
     """Streams requests while SIGKILLing the server, every other time at a random moment and otherwise just
-    after a commit began; after each restart every acknowledged request must be stored, complete and once."""
+    after a commit began. As an exporter does, a request whose answer the kill cut off is sent again, the
+    same bytes, once the server is back. After each restart every acknowledged request must be stored,
+    complete and once: also those the log had taken just before the kill, whose acknowledgement was lost."""
     rng = random.Random(seed)
     result = KillLoop()
     server = SubprocessServer(data_dir)
     counter = 0
+    unanswered: list[tuple[str, bytes]] = []
     for k in range(kills):
         server.start()
         stop = threading.Event()
@@ -121,11 +139,13 @@ def kill_loop(data_dir: Path, kills: int, spans: int = 50, seed: int = 1) -> Kil
                 while not stop.is_set():
                     counter += 1
                     job = f"kill-{counter}"
+                    body = traces_request("kill-loop", spans, job=job).SerializeToString()
                     try:
-                        export(traces_request("kill-loop", spans, job=job).SerializeToString(), timeout=10)
+                        export(body, timeout=10)
                         acked.append(job)
                     except grpc.RpcError:
-                        return  # the server died under us: this request was never acknowledged
+                        unanswered.append((job, body))  # the server died under us: its exporter sends it again
+                        return
 
         senders = [threading.Thread(target=send) for _ in range(3)]
         for t in senders:
@@ -141,7 +161,16 @@ def kill_loop(data_dir: Path, kills: int, spans: int = 50, seed: int = 1) -> Kil
         result.kills += 1
         result.acknowledged_jobs += acked
         server.start()  # serves once what the log held is stored
+        for job, body in unanswered:
+            _export_until_acknowledged(server.grpc_endpoint, body)
+            result.sent_again.append(job)
+            result.acknowledged_jobs.append(job)
         report = httpx.get(f"{server.http_url}/api/ingest", params={"service": "kill-loop"}, timeout=60).json()
+        result.known_when_sent_again += [
+            s["job"] for s in report["since_start"]["sources"]
+            if s["duplicate_requests"] and s["job"] in {job for job, _ in unanswered}
+        ]
+        unanswered.clear()
         result.torn_tails += any("torn tail" in d for d in report["log"]["damage"])
         stored = {r["job"]: r["items"] for r in report["stored"] if r["signal"] == "traces"}
         result.missing_after_restart += [j for j in result.acknowledged_jobs if stored.get(j, 0) < spans]
