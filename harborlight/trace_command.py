@@ -58,6 +58,7 @@ def node_label(node: dict[str, Any]) -> Text:
 def trace_tree(trace: dict[str, Any]) -> Tree:
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(trace["kinds"].items()))
     title = (f"trial {trace['trial']}: {trace['events']} event(s), {trace['orphans']} orphan(s); {kinds}"
+             + (f"; {trace['hidden']} left out (--hide, --hide-span)" if trace["hidden"] else "")
              + ("; truncated: the trial has more events than the API reads" if trace["truncated"] else ""))
     tree = Tree(Text(title, style="bold"))
 
@@ -70,7 +71,7 @@ def trace_tree(trace: dict[str, Any]) -> Tree:
 
 
 def _show(api: Api, args: argparse.Namespace) -> None:
-    trace = api.json(f"/api/trials/{segment(args.trial)}/trace", job=args.job)
+    trace = api.json(f"/api/trials/{segment(args.trial)}/trace", job=args.job, hide=args.hide, hide_span=args.hide_span)
     if args.json:
         print_json(trace)
     else:
@@ -81,9 +82,13 @@ def add_trace_command(commands: Any) -> None:
     parser = add_command(commands, "trace", "a trial's span tree: kinds, names, durations, timing quality", [
         "harborlight trace hello-world__aB3dE9f",
         "harborlight trace hello-world__aB3dE9f --job 2026-12-01__09-00-00 --json",
+        "harborlight trace hello-world__aB3dE9f --hide reasoning,output --hide-span 4c7740acd2dda7e4",
     ])
     parser.add_argument("trial", metavar="TRIAL", help="the trial name (harbor.trial.name)")
     parser.add_argument("--job", default="", help="the job, when the trial name is in several jobs")
+    parser.add_argument("--hide", default="", metavar="KINDS", help="comma-separated kinds left out, with their subtrees")
+    parser.add_argument("--hide-span", default="", metavar="IDS",
+                        help="comma-separated span ids (event_id in --json) left out, with their subtrees")
     parser.add_argument("--json", action="store_true", help="the route's JSON instead")
     add_api_options(parser)
     parser.set_defaults(run=lambda args: run_query(args, "trace TRIAL", _show))

@@ -13,8 +13,7 @@ from query.statements.agent_events import COLUMNS, AgentEvent, from_row
 from query.statements.tenancy import AGENT_TENANT_FILTER, tenant_of
 from query.statements.tool_decisions import with_decisions
 from storage import Store, agent_twins
-
-KINDS = ("llm_request", "reasoning", "output", "tool", "subagent", "session", "user_message", "compaction", "group")
+from storage.agent_rules import KINDS
 
 
 class EventPage(BaseModel):

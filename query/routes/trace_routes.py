@@ -1,13 +1,19 @@
-"""GET /api/trials/{trial}/trace: a trial's span tree with kinds, facts, timing quality and tool decisions."""
+"""GET /api/trials/{trial}/trace: a trial's span tree with kinds, facts, timing quality and tool decisions,
+and the trace page's rows (query/statements/trace_view.py): what `hide` / `hide_span` leave out, each bar's
+place on the whole trace or on the `zoom` span."""
+
+from typing import Annotated
 
 from clickhouse_connect.driver.client import Client
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 
 from query.statements.agent_events import COLUMNS, AgentEvent, from_row
 from query.statements.tenancy import AGENT_TENANT_FILTER, tenant_of
 from query.statements.tool_decisions import with_decisions
 from query.statements.trace_tree import TraceTree, build_tree
+from query.statements.trace_view import Axis, Row, View, shown, trace_rows
 from storage import Store, agent_twins
+from storage.agent_rules import KINDS
 
 # A trial's events (of one job, when given: a trial name may be in several jobs), named after their trials
 # (storage/agent_identity.py: a child span without session.id is its trace's); a call told both by a span
@@ -27,6 +33,13 @@ MAX_EVENTS = 50_000
 class TrialTrace(TraceTree):
     trial: str
     truncated: bool
+    hidden: int  # spans the view left out (hide, hide_span), subtrees included
+    axis: Axis | None  # None when nothing shown has a clock
+    rows: list[Row]
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(n.strip() for n in text.split(",") if n.strip())
 
 
 def trial_events(client: Client, tenant: str, trial: str, job: str = "") -> tuple[list[AgentEvent], bool]:
@@ -42,13 +55,27 @@ def trace_router() -> APIRouter:
 
     @router.get("/api/trials/{trial}/trace", response_model=TrialTrace,
                 summary="The trial's span tree: kinds resolved across the trace, facts, timing quality")
-    def trial_trace(trial: str, request: Request, job: str = "") -> TrialTrace:
+    def trial_trace(
+        trial: str, request: Request, job: str = "",
+        hide: Annotated[str, Query(description="comma-separated kinds left out, each with its subtree")] = "",
+        hide_span: Annotated[str, Query(description="comma-separated span EventIds left out with their subtrees")] = "",
+        zoom: Annotated[str, Query(description="a span's EventId: the axis is its extent, the rows its subtree")] = "",
+    ) -> TrialTrace:
+        view = View(_names(hide), _names(hide_span), zoom.strip())
+        if unknown := sorted(view.hide - set(KINDS)):
+            raise HTTPException(400, f"hide: {', '.join(unknown)} is not a kind (kinds: {', '.join(KINDS)})")
         store: Store = request.app.state.store
         tenant = tenant_of(request)
         events, truncated = trial_events(store.client, tenant, trial, job)
         if not events:
             raise HTTPException(404, f"no agent events for trial {trial!r}" + (f" in job {job!r}" if job else ""))
         tree = build_tree(with_decisions(store.client, tenant, events))
-        return TrialTrace(trial=trial, truncated=truncated, **tree.model_dump())
+        roots, hidden = shown(tree.roots, view)
+        try:
+            axis, rows = trace_rows(roots, view)
+        except ValueError as exc:
+            raise HTTPException(400, str(exc)) from None
+        return TrialTrace(trial=trial, truncated=truncated, hidden=hidden, axis=axis, rows=rows,
+                          **tree.model_dump(exclude={"roots"}), roots=roots)
 
     return router
