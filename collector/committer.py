@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from collector.errors import brief
 from collector.wal import Entry, Record, WriteAheadLog
+from collector.wal.sequence_waiters import Waiter, resolve_through
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,7 @@ class Committer:
         self._closing = False
         self._task: asyncio.Task | None = None
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="harborlight-commit")
-        self._waiters: list[tuple[int, asyncio.Future]] = []
+        self._waiters: list[Waiter] = []
         self.stored_through = 0  # every record up to this sequence number is stored (or set aside)
         self.stats = CommitStats()
         # Called on the event loop after each commit with its records (the writer's bookkeeping, the live
@@ -131,7 +132,7 @@ class Committer:
         self.stats.items += sum(r.items for r in stored)
         self.stats.commit_seconds += time.perf_counter() - started
         self.stored_through = entries[-1].seq
-        self._resolve_waiters()
+        self._waiters = resolve_through(self._waiters, self.stored_through)
         for callback in self.on_commit:
             try:
                 callback(stored)
@@ -180,16 +181,6 @@ class Committer:
                     len(entries), self.stats.last_error)
         half = len(entries) // 2
         return await self._store(entries[:half], 1) | await self._store(entries[half:], 1)
-
-    def _resolve_waiters(self) -> None:
-        waiting = []
-        for seq, future in self._waiters:
-            if seq <= self.stored_through:
-                if not future.done():
-                    future.set_result(None)
-            else:
-                waiting.append((seq, future))
-        self._waiters = waiting
 
     async def _in_thread(self, fn, *args):
         return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)

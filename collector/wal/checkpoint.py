@@ -16,6 +16,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from collector.wal.durability import fsync_path
+
 NAME = "checkpoint"
 _LAYOUT = struct.Struct("<16sQQQ")  # log id, committed through, in-flight first, in-flight last (0: none)
 
@@ -57,8 +59,4 @@ def store(directory: Path, checkpoint: Checkpoint, durable: bool) -> None:
         os.close(fd)
     os.replace(aside, directory / NAME)
     if durable:
-        dir_fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        fsync_path(directory)

@@ -7,10 +7,14 @@ and acknowledges at once; `never` leaves it to the kernel's writeback (Linux: wi
 """
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
+from pathlib import Path
+
+from collector.wal.sequence_waiters import resolve_through
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +37,15 @@ class FsyncPolicy:
 
     def __str__(self) -> str:
         return {0: "always", None: "never"}.get(self.interval_ms, f"{self.interval_ms} ms")
+
+
+def fsync_path(path: Path) -> None:
+    """fsync(2) by path: a file's bytes, or a directory's names (a file created or renamed in it)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 # sync() makes every record written so far durable and returns the highest sequence number it covered.
@@ -85,12 +98,6 @@ class Flusher:
             for _, future in waiters:
                 future.set_exception(exc)
             return
-        late = []
-        for seq, future in waiters:
-            if seq <= durable:
-                future.set_result(None)
-            else:
-                late.append((seq, future))
-        if late:
+        if late := resolve_through(waiters, durable):
             with self._cond:
                 self._waiters[:0] = late

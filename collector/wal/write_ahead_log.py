@@ -28,7 +28,7 @@ from pathlib import Path
 from collector.errors import LogFull
 from collector.wal import checkpoint, segment
 from collector.wal.checkpoint import Checkpoint
-from collector.wal.durability import Flusher, FsyncPolicy
+from collector.wal.durability import Flusher, FsyncPolicy, fsync_path
 from collector.wal.record import BadBody, Parsed, Record, encode, framed_size
 from collector.wal.segment import MAGIC, Damage
 
@@ -252,11 +252,7 @@ class WriteAheadLog:
             if fd is not None:
                 os.fdatasync(fd)
         if dir_dirty:
-            dir_fd = os.open(self.directory, os.O_RDONLY)
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
+            fsync_path(self.directory)
         with self._lock:
             for s in sealed:
                 if s.fd is not None:
@@ -469,9 +465,5 @@ class WriteAheadLog:
             self._damaged(d)
         if self.policy.interval_ms is not None:
             for _, path in found:  # what the last process acknowledged before its next fsync, and the cut
-                fd = os.open(path, os.O_RDONLY)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
+                fsync_path(path)
         return [_Segment(seq, path, path.stat().st_size) for seq, path in found], next_seq, damage
