@@ -30,6 +30,8 @@ class JobMetrics:
     mean_score: Valued[float]
     mean_score_ci: Valued[ConfidenceInterval]
     score_by_group: Valued[dict[str, float]]
+    n_regressions: Valued[int]  # SWE-bench: trials whose patch broke a test that passed before it
+    task_broken: Valued[dict[str, bool]]  # a nop control's verdict per task: it failed passing tests
     counts: Valued[dict[str, int]]
     total_input_tokens: Valued[int]
     total_cache_tokens: Valued[int]
@@ -122,6 +124,36 @@ def score_by_group(trials: Sequence[TrialFacts]) -> Valued[dict[str, float]]:
     return derived({g: math.fsum(v / len(vs) for v in vs) for g, vs in sorted(groups.items())})
 
 
+def _broke_passing_tests(trials: Sequence[TrialFacts]) -> list[tuple[TrialFacts, bool]]:
+    """(trial, whether a PASS_TO_PASS check failed) for each finished trial whose report counts them."""
+    return [(t, t.report.p2p_fail > 0) for t in trials
+            if not t.is_running and t.report is not None and t.report.p2p_fail is not None]
+
+
+def n_regressions(trials: Sequence[TrialFacts]) -> Valued[int]:
+    """Finished trials whose patch broke a previously passing test (a PASS_TO_PASS failure)."""
+    reported = _broke_passing_tests(trials)
+    if not reported:
+        return unavailable("no trial has a PASS_TO_PASS report")
+    finished = sum(not t.is_running for t in trials)
+    note = None if len(reported) == finished else f"{len(reported)} of {finished} finished trials have a PASS_TO_PASS report"
+    return derived(sum(broke for _, broke in reported), note)
+
+
+def task_broken(trials: Sequence[TrialFacts], agent: str | None) -> Valued[dict[str, bool]]:
+    """For a `nop` control run (it changes nothing): per task, whether its passing tests failed anyway,
+    so the task is broken as shipped or its verifier unstable."""
+    if agent != "nop":
+        return unavailable("not a nop control run")
+    by_task: dict[str, bool] = {}
+    for t, broke in _broke_passing_tests(trials):
+        if t.task:
+            by_task[t.task] = by_task.get(t.task, False) or broke
+    if not by_task:
+        return unavailable("no nop trial has a PASS_TO_PASS report")
+    return derived(dict(sorted(by_task.items())))
+
+
 def _total(values: list[float | int | None], what: str) -> Valued:
     known = [v for v in values if v is not None]
     if not known:
@@ -169,6 +201,8 @@ def derive_job(trials: Sequence[TrialFacts], job: JobFacts | None = None) -> Job
         mean_score=score,
         mean_score_ci=_interval(trials, "score", score),
         score_by_group=score_by_group(trials),
+        n_regressions=n_regressions(trials),
+        task_broken=task_broken(trials, agent.value),
         counts=derived({o.value: n for o, n in counts.items()}),
         total_input_tokens=_total([t.n_input_tokens for t in trials], "input tokens"),
         total_cache_tokens=_total([t.n_cache_tokens for t in trials], "cache tokens"),

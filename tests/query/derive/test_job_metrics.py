@@ -1,7 +1,7 @@
 """Job rows: solve rates, the adjusted denominator, scores, totals and running jobs."""
 
 from query.derive.job_metrics import derive_job
-from query.derive.records import JobFacts, ScorePart
+from query.derive.records import JobFacts, ScorePart, VerifierReport
 from tests.query.derive.builders import T0, trial
 
 JOB = [
@@ -64,3 +64,24 @@ def test_duration_and_identity():
     assert m.agent_label.value == "claude-code" and m.agent_version.value == "2.0"
     assert m.is_control.value is False and m.dataset.value == "ds@1"
     assert derive_job([trial("a", reward=1.0, agent_name="oracle")]).is_control.value is True
+
+
+def test_n_regressions_counts_trials_that_broke_passing_tests():
+    broke = trial("t1", reward=0.0, report=VerifierReport(p2p_pass=40, p2p_fail=2))
+    kept = trial("t2", reward=1.0, report=VerifierReport(p2p_pass=42, p2p_fail=0))
+    unreported = trial("t3", reward=1.0)
+    job = derive_job([broke, kept, unreported])
+    assert (job.n_regressions.value, job.n_regressions.note) == (1, "2 of 3 finished trials have a PASS_TO_PASS report")
+    none = derive_job([unreported]).n_regressions
+    assert (none.value, none.provenance.value, none.note) == (None, "unavailable", "no trial has a PASS_TO_PASS report")
+
+
+def test_a_nop_control_marks_the_tasks_whose_passing_tests_fail_anyway():
+    nop = [trial("django-1", reward=0.0, agent_name="nop", report=VerifierReport(p2p_pass=10, p2p_fail=0)),
+           trial("django-2", reward=0.0, agent_name="nop", report=VerifierReport(p2p_pass=9, p2p_fail=1)),
+           trial("django-3", reward=0.0, agent_name="nop")]
+    assert derive_job(nop).task_broken.value == {"django-1": False, "django-2": True}  # django-3: no report, no claim
+    agent = derive_job([trial("django-2", reward=0.0, agent_name="codex", report=VerifierReport(p2p_fail=1))])
+    assert (agent.task_broken.value, agent.task_broken.note) == (None, "not a nop control run")
+    unreported = derive_job([trial("django-3", reward=0.0, agent_name="nop")]).task_broken
+    assert unreported.note == "no nop trial has a PASS_TO_PASS report"
