@@ -32,6 +32,7 @@ from harborlight.http_connections import guarded_protocol
 from harborlight.settings import Settings
 from importers.service import Transfers
 from query.api import api_router
+from query.summaries.refresh import TrialRowsKeeper
 from sqlport.clickhouse_http import QueryLimits, optional_clickhouse_http_server
 from storage import Store, ensure_schema, open_client, recent_digests
 
@@ -138,6 +139,9 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
         stack.callback(wal.close)
         limits = CommitLimits(max_batch_items=settings.batch_items, max_batch_bytes=settings.expanded_request_bytes)
         committer = Committer(wal, inserter, inserter.reachable, limits)
+        keeper = TrialRowsKeeper(store).start()  # the stored trial rows, derived again after each commit
+        stack.callback(keeper.stop)
+        committer.on_commit.append(keeper.wake)
         writer = await stack.enter_async_context(Writer(wal, committer, known))
         receiver = Receiver(writer, ingest_limits(settings), memory)
         grpc_server, grpc_port = build_grpc_server(

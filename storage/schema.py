@@ -24,8 +24,13 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     # the session, not its turns). The views come last: they write every column the statements before them
     # create (each start runs every statement; each is idempotent).
     (4, ["agent_events_side_call", "agent_events_traces_mv", "agent_events_logs_mv"]),
+    # Trial summaries: each trial's row stored where every reader reads it (trial_rows), derived again when
+    # the trial's arrival count moves (trial_arrivals, fed by its view, against trial_summarized). The
+    # counts of a store from before are taken from its agent events (_count_arrivals).
+    (5, ["trial_arrivals", "trial_summarized", "trial_rows", "trial_arrivals_mv"]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
+_ARRIVALS_VERSION = 5
 
 # The tables a commit writes, directly or through views. A commit retried after a failure carries the
 # same insert_deduplication_token, and each of these skips the blocks it already has from the failed
@@ -33,7 +38,7 @@ SCHEMA_VERSION = MIGRATIONS[-1][0]
 # tables always do, and a Distributed table has no such setting).
 RETRY_SAFE_TABLES = (
     "otel_traces", "otel_traces_trace_id_ts", "otel_logs", "otel_metrics_gauge", "otel_metrics_sum",
-    "otel_metrics_histogram", "agent_events",
+    "otel_metrics_histogram", "agent_events", "trial_arrivals",
 )
 DEDUPLICATION_WINDOW = 1000
 
@@ -66,19 +71,22 @@ def _current_comment(client: Client, name: str) -> str | None:
     return rows[0][0] if rows else None
 
 
-def _ensure_view(client: Client, name: str, sql: str) -> None:
+def _ensure_view(client: Client, name: str, sql: str) -> bool:
     """Creates the materialized view, or drops and creates it again when the store's was created from
     another statement (an older rule table): IF NOT EXISTS alone would keep the old one forever.
+    Returns whether stored agent events were derived again.
     An agent view's stored rows are derived again first, and the view is swapped last: a start
     interrupted in between finds the old view still there and does it all again."""
     comment = view_comment(sql)
     current = _current_comment(client, name)
     if current == comment:
-        return
-    if current is not None and name in _AGENT_SOURCES:
+        return False
+    reclassified = current is not None and name in _AGENT_SOURCES
+    if reclassified:
         _reclassify(client, name, sql)
     client.command(f"DROP VIEW IF EXISTS {name}")
     client.command(f"{sql.rstrip()}\nCOMMENT '{comment}'")
+    return reclassified
 
 
 _AGENT_SOURCES = {ctx.mv: ctx.table for ctx in CONTEXTS}
@@ -99,6 +107,18 @@ def _reclassify(client: Client, view: str, sql: str) -> None:
     client.command(f"INSERT INTO agent_events ({', '.join(columns)}) {select}", settings={"insert_deduplicate": 0})
 
 
+def _count_arrivals(client: Client) -> None:
+    """trial_arrivals counted again from the stored agent events, and every trial's row marked for deriving
+    again: for a store from before trial summaries, and after agent events were derived again (their
+    DELETE and INSERT moved the counts). It runs on start, before ingest does, and repeats whole after a
+    start that died half-way (the version is recorded after it)."""
+    log.warning("counting the stored agent events per trial: every trial's row will be derived again")
+    client.command("TRUNCATE TABLE trial_arrivals")
+    client.command("TRUNCATE TABLE trial_summarized")
+    select = statement("trial_arrivals_mv").split(" AS\n", 1)[1]
+    client.command(f"INSERT INTO trial_arrivals {select}", settings={"insert_deduplicate": 0})
+
+
 def _ensure_deduplication_window(client: Client) -> None:
     rows = client.query(
         "SELECT name, engine, create_table_query FROM system.tables "
@@ -117,13 +137,16 @@ def ensure_schema(client: Client, retention_days: int | None = None) -> int:
     """Brings the store to SCHEMA_VERSION; safe to run on every start. Returns the version."""
     client.command(_VERSION_TABLE)
     applied = {row[0] for row in client.query("SELECT Version FROM harborlight_schema_migrations").result_rows}
+    rederived = False
     for version, names in MIGRATIONS:
         for name in names:
             sql = statement(name, retention_days)
             if sql.startswith("CREATE MATERIALIZED VIEW"):
-                _ensure_view(client, name, sql)
+                rederived |= _ensure_view(client, name, sql)
             else:
                 client.command(sql)
+        if version == _ARRIVALS_VERSION and (rederived or version not in applied):
+            _count_arrivals(client)
         if version not in applied:
             client.command(
                 "INSERT INTO harborlight_schema_migrations (Version) VALUES ({v:UInt32})", parameters={"v": version}

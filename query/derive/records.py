@@ -88,6 +88,16 @@ class TrialFacts:
 
 
 @dataclass(frozen=True, slots=True)
+class LoadedTrial:
+    """A trial's facts plus what the store saw of it (for listing, not for derivation)."""
+
+    facts: TrialFacts
+    first_seen: float | None  # earliest event, UNIX seconds
+    last_seen: float | None  # latest event end, UNIX seconds
+    n_events: int  # agent events recorded for the trial
+
+
+@dataclass(frozen=True, slots=True)
 class AgentCall:
     """One tool call the agent made."""
 

@@ -1,5 +1,5 @@
-"""GET /api/jobs, /api/jobs/{job}, /api/jobs/{job}/trials: job rows and trial rows, derived from
-the store's per-trial aggregates (query/statements/load_trials.py)."""
+"""GET /api/jobs, /api/jobs/{job}, /api/jobs/{job}/trials: job rows and trial rows, from the stored trial
+rows (trial_rows, derived again first for the trials whose events changed: query/summaries/)."""
 
 from typing import Annotated
 
@@ -8,20 +8,28 @@ from fastapi.responses import JSONResponse
 
 from query.routes import cursor
 from query.routes.params import bounded_int
-from query.routes.rows_json import job_row, trial_row
-from query.statements.load_trials import load_trials
+from query.derive.rows_json import job_row
+from query.statements.stored_trials import job_names, stored_rows, stored_trials
 from query.statements.tenancy import tenant_of
-from query.statements.trial_rows_sql import JOB_NAMES
+from query.summaries.refresh import refresh
 from storage import Store
 
 MAX_JOBS = 200
 MAX_TRIAL_PAGE = 5000
 
 
+def fresh_store(request: Request) -> tuple[Store, str]:
+    """The store, its trial rows fresh for the caller's tenant, and that tenant."""
+    store: Store = request.app.state.store
+    tenant = tenant_of(request)
+    refresh(store.client, tenant)
+    return store, tenant
+
+
 def job_trials(request: Request, job: str) -> list:
     """Every trial of `job` for the caller, or 404."""
-    store: Store = request.app.state.store
-    trials = [t.facts for t in load_trials(store.client, tenant_of(request), jobs=[job])]
+    store, tenant = fresh_store(request)
+    trials = [t.facts for t in stored_trials(store.client, tenant, jobs=[job])]
     if not trials:
         raise HTTPException(404, f"no job named {job!r}")
     return trials
@@ -34,13 +42,11 @@ def jobs_router() -> APIRouter:
     def list_jobs(request: Request, limit: Annotated[str | None, Query(description=f"1 to {MAX_JOBS}")] = None,
                   cursor_: Annotated[str | None, Query(alias="cursor")] = None) -> JSONResponse:
         limit_ = bounded_int("limit", limit, 50, 1, MAX_JOBS)
-        store: Store = request.app.state.store
-        tenant = tenant_of(request)
+        store, tenant = fresh_store(request)
         after = cursor.decode(cursor_, 1) or [""]
-        names = [r[0] for r in store.client.query(
-            JOB_NAMES, parameters={"tenant": tenant, "after": str(after[0]), "limit": limit_}).result_rows]
+        names = job_names(store.client, tenant, str(after[0]), limit_)
         by_job: dict[str, list] = {n: [] for n in names}
-        for t in load_trials(store.client, tenant, jobs=names) if names else []:
+        for t in stored_trials(store.client, tenant, jobs=names) if names else []:
             by_job[t.facts.job].append(t.facts)
         items = [job_row(n, trials) for n, trials in by_job.items()]
         next_cursor = cursor.encode([names[-1]]) if len(names) == limit_ else None
@@ -55,13 +61,12 @@ def jobs_router() -> APIRouter:
                     limit: Annotated[str | None, Query(description=f"1 to {MAX_TRIAL_PAGE}")] = None,
                     cursor_: Annotated[str | None, Query(alias="cursor")] = None) -> JSONResponse:
         limit_ = bounded_int("limit", limit, 500, 1, MAX_TRIAL_PAGE)
-        store: Store = request.app.state.store
+        store, tenant = fresh_store(request)
         after = cursor.decode(cursor_, 1)
-        page = load_trials(store.client, tenant_of(request), jobs=[job], after=str(after[0]) if after else "",
-                           limit=limit_)
+        page = stored_rows(store.client, tenant, jobs=[job], after=str(after[0]) if after else "", limit=limit_)
         if not page and after is None:
             raise HTTPException(404, f"no job named {job!r}")
-        next_cursor = cursor.encode([page[-1].facts.trial]) if len(page) == limit_ else None
-        return JSONResponse({"items": [trial_row(t) for t in page], "next_cursor": next_cursor})
+        next_cursor = cursor.encode([page[-1]["trial"]]) if len(page) == limit_ else None
+        return JSONResponse({"items": page, "next_cursor": next_cursor})
 
     return router

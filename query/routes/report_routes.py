@@ -9,15 +9,13 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Res
 from query.derive.compare import compare
 from query.derive.job_report import AGGREGATIONS, FORMATS, PRIMARIES, STRATEGIES, ReportOptions, report_text
 from query.derive.provenance import valued_fields_json
-from query.routes.job_routes import job_trials
+from query.routes.job_routes import fresh_store, job_trials
 from query.routes.params import bounded_int
 from query.routes.report_page import report_page
-from query.routes.rows_json import job_row, trial_row
+from query.derive.rows_json import job_row
 from query.routes.time_routes import job_time
 from query.statements.load_duration_bins import load_duration_chart
-from query.statements.load_trials import load_trials
-from query.statements.tenancy import tenant_of
-from storage import Store
+from query.statements.stored_trials import stored_rows, stored_trials
 
 MAX_COMPARED = 10
 PAGE_FORMAT = "html"
@@ -25,9 +23,9 @@ PAGE_FORMAT = "html"
 
 def comparison(request: Request, names: list[str]) -> dict:
     """/api/compare's document for `names` (baseline first), or 404 naming the jobs with no trial."""
-    store: Store = request.app.state.store
+    store, tenant = fresh_store(request)
     by_job: dict[str, list] = {n: [] for n in names}
-    for t in load_trials(store.client, tenant_of(request), jobs=names):
+    for t in stored_trials(store.client, tenant, jobs=names):
         by_job[t.facts.job].append(t.facts)
     missing = [n for n, trials in by_job.items() if not trials]
     if missing:
@@ -37,13 +35,13 @@ def comparison(request: Request, names: list[str]) -> dict:
 
 def job_page(request: Request, job: str, against: str) -> str:
     """The page to share (query/routes/report_page.py) from the documents of the job's own routes."""
-    store: Store = request.app.state.store
-    tenant = tenant_of(request)
-    loaded = load_trials(store.client, tenant, jobs=[job])
+    store, tenant = fresh_store(request)
+    loaded = stored_trials(store.client, tenant, jobs=[job])
     if not loaded:
         raise HTTPException(404, f"no job named {job!r}")
     facts = [t.facts for t in loaded]
-    return report_page(job_row(job, facts), [trial_row(t) for t in loaded], job_time(store.client, tenant, job, facts),
+    rows = stored_rows(store.client, tenant, jobs=[job])
+    return report_page(job_row(job, facts), rows, job_time(store.client, tenant, job, facts),
                        valued_fields_json(load_duration_chart(store.client, tenant, job)),
                        comparison(request, [job, against]) if against else None)
 

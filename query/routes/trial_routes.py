@@ -4,25 +4,37 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from query.derive.behavior import derive_behavior
-from query.routes.rows_json import behavior_row, trial_row
+from query.derive.records import LoadedTrial
+from query.derive.rows_json import behavior_row
+from query.routes.job_routes import fresh_store
 from query.statements.load_behavior import load_calls
-from query.statements.load_trials import LoadedTrial, jobs_of_trial, load_trials
+from query.statements.stored_trials import jobs_of_trial, stored_rows, stored_trials
 from query.statements.tenancy import tenant_of
 from storage import Store
 
 
-def find_trial(request: Request, trial: str, job: str) -> LoadedTrial:
-    """The trial named `trial` (in `job` when given), or 404; 400 when the name is in several jobs."""
-    store: Store = request.app.state.store
-    tenant = tenant_of(request)
+def _job_of(request: Request, trial: str, job: str) -> tuple[Store, str, str]:
+    """(store, tenant, the trial's job): `job` when given, else the one job the trial is in; 400 when it is
+    in several."""
+    store, tenant = fresh_store(request)
     if not job:
         jobs = jobs_of_trial(store.client, tenant, trial)
         if len(jobs) > 1:
             raise HTTPException(400, f"trial {trial!r} is in several jobs ({', '.join(jobs)}); pass job=")
         job = jobs[0] if jobs else ""
-    found = load_trials(store.client, tenant, jobs=[job] if job else [], trial=trial, limit=1) if job else []
+    return store, tenant, job
+
+
+def _missing(trial: str, job: str) -> HTTPException:
+    return HTTPException(404, f"no trial named {trial!r}" + (f" in job {job!r}" if job else ""))
+
+
+def find_trial(request: Request, trial: str, job: str) -> LoadedTrial:
+    """The trial named `trial` (in `job` when given), or 404; 400 when the name is in several jobs."""
+    store, tenant, job_ = _job_of(request, trial, job)
+    found = stored_trials(store.client, tenant, jobs=[job_], trial=trial, limit=1) if job_ else []
     if not found:
-        raise HTTPException(404, f"no trial named {trial!r}" + (f" in job {job!r}" if job else ""))
+        raise _missing(trial, job)
     return found[0]
 
 
@@ -31,7 +43,11 @@ def trials_router() -> APIRouter:
 
     @router.get("/api/trials/{trial}", summary="One trial row: outcome, reward, phase timings, tokens, cost")
     def get_trial(trial: str, request: Request, job: str = "") -> JSONResponse:
-        return JSONResponse(trial_row(find_trial(request, trial, job)))
+        store, tenant, job_ = _job_of(request, trial, job)
+        found = stored_rows(store.client, tenant, jobs=[job_], trial=trial, limit=1) if job_ else []
+        if not found:
+            raise _missing(trial, job)
+        return JSONResponse(found[0])
 
     @router.get("/api/trials/{trial}/behavior",
                 summary="How the agent worked: tool calls by category, files touched, repeats, tokens per call")

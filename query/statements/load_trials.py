@@ -7,12 +7,11 @@ A trial is running while its harness has reported phases but not yet the root `h
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from clickhouse_connect.driver.client import Client
 
-from query.derive.records import Interval, TrialFacts, VerifierReport
-from query.statements.trial_rows_sql import (REPORT_PREFIX, REWARD_PREFIX, TRIAL_EVENTS, TRIAL_JOBS, TRIAL_LIFECYCLE,
+from query.derive.records import Interval, LoadedTrial, TrialFacts, VerifierReport
+from query.statements.trial_rows_sql import (REPORT_PREFIX, REWARD_PREFIX, TRIAL_EVENTS, TRIAL_LIFECYCLE,
                                   TRIAL_FORM)
 from storage import agent_twins
 
@@ -20,16 +19,6 @@ MAX_TRIALS = 1_000_000  # "no limit" for whole-job loads
 _NS = 1e-9
 _REPORT_BOOLS = ("resolved", "patch_exists", "patch_applied")
 _REPORT_INTS = ("f2p_pass", "f2p_fail", "p2p_pass", "p2p_fail")
-
-
-@dataclass(frozen=True, slots=True)
-class LoadedTrial:
-    """A trial's facts plus what the store saw of it (for listing, not for derivation)."""
-
-    facts: TrialFacts
-    first_seen: float | None  # earliest event, UNIX seconds
-    last_seen: float | None  # latest event end, UNIX seconds
-    n_events: int  # agent events recorded for the trial
 
 
 def _seconds(ns: int | None) -> float | None:
@@ -102,21 +91,19 @@ def _dicts(client: Client, sql: str, parameters: dict) -> list[dict]:
     return [dict(zip(names, row)) for row in result.result_rows]
 
 
-def load_trials(client: Client, tenant: str, *, jobs: Sequence[str] = (), trial: str = "", after: str = "",
-                limit: int = MAX_TRIALS) -> list[LoadedTrial]:
-    """Trials of `jobs` (all jobs when empty), in trial-name order after `after`, at most `limit`."""
+def load_trials(client: Client, tenant: str, *, jobs: Sequence[str] = (), trial: str = "",
+                trials: Sequence[str] = (), after: str = "", limit: int = MAX_TRIALS) -> list[LoadedTrial]:
+    """Trials of `jobs` (all jobs when empty) named `trial` or among `trials` (any when empty), in
+    trial-name order after `after`, at most `limit`. Computed from the events: see query/summaries/ for
+    the stored rows the API reads."""
     base = {"tenant": tenant, "jobs": list(jobs)}
-    scope = {**base, "trial": trial, "after": after, "limit": limit}
+    scope = {**base, "trial": trial, "trials": list(trials), "after": after, "limit": limit}
     form, names = agent_twins.bind(client.query(TRIAL_FORM, parameters=scope).result_rows[0])
     events = _dicts(client, TRIAL_EVENTS[form], {**scope, **names})
     if not events:
         return []
-    whole_jobs = bool(jobs) and not trial and not after and len(events) < limit
+    whole_jobs = bool(jobs) and not trial and not trials and not after and len(events) < limit
     names = [] if whole_jobs else sorted({e["trial"] for e in events})  # whole jobs: no 1000-name IN list
     lifecycle = {(r["job"], r["trial"]): r for r in _dicts(client, TRIAL_LIFECYCLE, {**base, "trials": names})}
     return [LoadedTrial(_facts(e, lifecycle.get((e["job"], e["trial"]))), _seconds(e["first_seen"]),
                         _seconds(e["last_seen"]), e["n_events"]) for e in events]
-
-
-def jobs_of_trial(client: Client, tenant: str, trial: str) -> list[str]:
-    return [r[0] for r in client.query(TRIAL_JOBS, parameters={"tenant": tenant, "trial": trial}).result_rows]

@@ -12,7 +12,6 @@ Nothing here loops over spans in Python: a job of thousands of trials is two GRO
 
 from query.statements.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
 from storage import agent_twins
-from storage.agent_identity import named
 
 # The job's planned trial count as the run record gave it (Harbor's JobResult.n_total_trials).
 PLANNED_KEY = "harbor.job.n_total_trials"
@@ -22,7 +21,7 @@ REWARD_PREFIX = "harbor.reward."
 REPORT_PREFIX = "harbor.verifier."  # harbor.verifier.resolved, .patch_applied, .f2p_pass, ... (see the field guide)
 CATEGORY_KEY = "harbor.task.category"
 
-# A job's trials, a page at a time ({jobs} empty: every job; {trial} empty: every trial), from the rows
+# A job's trials, a page at a time ({jobs} empty: every job; {trial} and {trials} empty: every trial), from the rows
 # named after their trials (storage/agent_identity.py), each call once (storage/agent_twins.py): a call
 # told by a span and a log event counts once. One statement per form (agent_twins.FORMS, asked first:
 # TRIAL_FORM).
@@ -30,6 +29,7 @@ _SCOPE = f"""{AGENT_TENANT_FILTER}
       AND JobName IS NOT NULL AND TrialName IS NOT NULL
       AND (empty({{jobs:Array(String)}}) OR JobName IN {{jobs:Array(String)}})
       AND ({{trial:String}} = '' OR TrialName = {{trial:String}})
+      AND (empty({{trials:Array(String)}}) OR TrialName IN {{trials:Array(String)}})
       AND TrialName > {{after:String}}"""
 # The agent as its telemetry names it, a measured name before one inferred from the service; the model
 # and the steps of the agent's own calls, not its side calls (agent_rules.CLAUDE_SIDE_QUERIES).
@@ -109,23 +109,4 @@ WHERE {RAW_TENANT_FILTER}
   AND (empty({{trials:Array(String)}}) OR ResourceAttributes['harbor.trial.name'] IN {{trials:Array(String)}})
   AND (empty({{jobs:Array(String)}}) OR ResourceAttributes['harbor.job.name'] IN {{jobs:Array(String)}})
 GROUP BY job, trial
-"""
-
-# A page of job names, in name order.
-JOB_NAMES = f"""
-SELECT DISTINCT JobName AS job
-FROM agent_events
-WHERE {AGENT_TENANT_FILTER} AND JobName IS NOT NULL AND JobName > {{after:String}}
-ORDER BY job
-LIMIT {{limit:UInt32}}
-"""
-
-# The jobs a trial name belongs to (a trial name should be unique; if not, the caller picks the job).
-_TRIAL = f"{AGENT_TENANT_FILTER} AND TrialName = {{trial:String}} AND JobName IS NOT NULL"
-TRIAL_JOBS = f"""
-SELECT DISTINCT JobName
-FROM ({named(_TRIAL)})
-WHERE {_TRIAL}
-ORDER BY JobName
-LIMIT 100
 """

@@ -1,9 +1,8 @@
 """docs/field-guide.md documents every key of the API's trial, job and behaviour rows."""
 
 from query.derive.behavior import derive_behavior
-from query.derive.records import AgentCall, ToolCategory
-from query.routes.rows_json import behavior_row, job_row, trial_row
-from query.statements.load_trials import LoadedTrial
+from query.derive.records import AgentCall, LoadedTrial, ToolCategory
+from query.derive.rows_json import behavior_row, job_row, trial_row
 from tests.query.derive.builders import trial
 from tests.query.derive.test_field_guide import documented
 

@@ -11,9 +11,8 @@ from query.derive.job_metrics import derive_job
 from query.derive.outcomes import derive_outcome
 from query.derive.pass_at_k import derive_pass_at_k
 from query.derive.provenance import Valued, derived, measured, unavailable, valued_fields_json
-from query.derive.records import JobFacts, TrialFacts
+from query.derive.records import JobFacts, LoadedTrial, TrialFacts
 from query.derive.timings import derive_timings
-from query.statements.load_trials import LoadedTrial
 
 
 def _recorded(value: int | float | None, what: str, provenance=measured) -> dict[str, object]:

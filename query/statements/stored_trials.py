@@ -1,0 +1,57 @@
+"""Trials as stored in trial_rows (query/summaries/ keeps them fresh): the facts the job derivations take,
+and the trial rows the API answers, read back without touching a trial's events."""
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+from clickhouse_connect.driver.client import Client
+
+from query.derive.records import Interval, LoadedTrial, ScorePart, TrialFacts, VerifierReport
+from query.statements.trial_summary_sql import FACTS, JOB_NAMES, ROWS, TRIAL_JOBS
+
+MAX_TRIALS = 1_000_000  # "no limit" for whole-job reads
+_INTERVALS = ("environment_setup", "agent_setup", "agent_execution", "verifier")
+
+
+def facts_json(facts: TrialFacts) -> str:
+    return json.dumps(asdict(facts), separators=(",", ":"))
+
+
+def facts_from_json(text: str) -> TrialFacts:
+    fields = json.loads(text)
+    for name in _INTERVALS:
+        if fields[name] is not None:
+            fields[name] = Interval(**fields[name])
+    if fields["report"] is not None:
+        fields["report"] = VerifierReport(**fields["report"])
+    fields["parts"] = tuple(ScorePart(**p) for p in fields["parts"])
+    return TrialFacts(**fields)
+
+
+def _parameters(tenant: str, jobs: Sequence[str], trial: str, after: str, limit: int) -> dict[str, Any]:
+    return {"tenant": tenant, "jobs": list(jobs), "trial": trial, "after": after, "limit": limit}
+
+
+def stored_trials(client: Client, tenant: str, *, jobs: Sequence[str] = (), trial: str = "", after: str = "",
+                  limit: int = MAX_TRIALS) -> list[LoadedTrial]:
+    """Trials of `jobs` (all when empty), named `trial` (any when ''), in trial-name order after `after`."""
+    rows = client.query(FACTS, parameters=_parameters(tenant, jobs, trial, after, limit)).result_rows
+    return [LoadedTrial(facts_from_json(facts), first, last, n) for facts, first, last, n in rows]
+
+
+def stored_rows(client: Client, tenant: str, *, jobs: Sequence[str] = (), trial: str = "", after: str = "",
+                limit: int = MAX_TRIALS) -> list[dict[str, Any]]:
+    """The trial rows as the API answers them, chosen as `stored_trials` chooses."""
+    rows = client.query(ROWS, parameters=_parameters(tenant, jobs, trial, after, limit)).result_rows
+    return [json.loads(row) for (row,) in rows]
+
+
+def job_names(client: Client, tenant: str, after: str, limit: int) -> list[str]:
+    return [r[0] for r in client.query(JOB_NAMES, parameters={"tenant": tenant, "after": after, "limit": limit}
+                                       ).result_rows]
+
+
+def jobs_of_trial(client: Client, tenant: str, trial: str) -> list[str]:
+    return [r[0] for r in client.query(TRIAL_JOBS, parameters={"tenant": tenant, "trial": trial}).result_rows]

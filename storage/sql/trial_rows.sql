@@ -1,0 +1,46 @@
+-- One row per trial: the trial row as GET /api/trials/{trial} answers it, derived by query/derive/ from the
+-- trial's events whenever they change (query/summaries/). The lower-case columns are the API row's fields
+-- by the same names (a valued field's value); Facts is what the job report derives from; Row the API's
+-- answer itself. Read with FINAL: the newest Version of a trial wins, and a Deleted one is gone.
+CREATE TABLE IF NOT EXISTS trial_rows (
+    Tenant LowCardinality(String),
+    job String,
+    trial String,
+    Version UInt64,
+    Deleted UInt8,
+    task Nullable(String),
+    source Nullable(String),
+    attempt Nullable(Int64),
+    agent Nullable(String),
+    agent_version Nullable(String),
+    model Nullable(String),
+    category Nullable(String),
+    is_running Bool,
+    started_at Nullable(Float64),
+    finished_at Nullable(Float64),
+    first_seen Nullable(Float64),
+    last_seen Nullable(Float64),
+    n_events UInt64,
+    outcome LowCardinality(Nullable(String)),
+    reward Nullable(Float64),
+    score Nullable(Float64),
+    n_parts Nullable(Int64),
+    exception_type Nullable(String),
+    is_regression Nullable(Bool),
+    n_rate_limited_retries Nullable(Int64),
+    dur_total Nullable(Float64),
+    dur_env Nullable(Float64),
+    dur_agent_setup Nullable(Float64),
+    dur_agent Nullable(Float64),
+    dur_verifier Nullable(Float64),
+    dur_other Nullable(Float64),
+    n_input_tokens Nullable(Int64),
+    n_cache_tokens Nullable(Int64),
+    n_output_tokens Nullable(Int64),
+    cost_usd Nullable(Float64),
+    n_steps Nullable(Int64),
+    n_tool_calls Nullable(Int64),
+    Facts String CODEC(ZSTD(1)),
+    Row String CODEC(ZSTD(1))
+) ENGINE = ReplacingMergeTree(Version, Deleted)
+ORDER BY (Tenant, job, trial)
