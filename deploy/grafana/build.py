@@ -1,15 +1,14 @@
 """Writes deploy/grafana/dashboards/*.json from the panel SQL in deploy/grafana/sql/.
 
-The SQL lives in .sql files so it stays readable; a panel's `{{trial_outcomes}}` is replaced by the shared
-trial-outcome CTEs (sql/trial_outcomes.sql), and `{{counted}}` / `{{counted:expression}}` by the predicate that counts a call
+The SQL lives in .sql files so it stays readable. A panel about trials is a plain SELECT over the stored trial
+rows (trial_rows: the API's rows, derived by query/derive/), with `{{infra_outcomes}}` and `{{verdict_outcomes}}`
+replaced by the API's outcome sets (query/derive/outcomes.py). `{{counted}}` / `{{counted:expression}}` is replaced by the predicate that counts a call
 told both as a span and as a log event once (sql/counted.sql). A panel that lists calls one by one reads
 `FROM ({{calls:where}})`: the API's own SQL for them (storage/agent_twins.py `events(where, derived=False)`, what
 /api/spans and the trial behavior read), agent_events rows with each call told twice listed once and the facts its listed
 record lacks taken from its twin (Claude Code's cost is on its events). `where` may hold dashboard variables; it must
 select whole twin groups of call kinds (filters on job, trial, service, and Kind 'llm_request' or 'tool' only), so the
-time filter and every other condition go outside. The exception names that decide an outcome are copied from
-the API's table (query/derive/outcomes.py) into hidden dashboard constants, so the dashboards and the
-API classify alike. Run from the repository root after editing: `python deploy/grafana/build.py`
+time filter and every other condition go outside. Run from the repository root after editing: `python deploy/grafana/build.py`
 (tests/grafana checks that the committed JSON is what this writes).
 """
 
@@ -24,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from query.derive.outcomes import EXCEPTION_CLASSES, Outcome  # noqa: E402
+from query.derive.outcomes import INFRA_OUTCOMES, VERDICT_OUTCOMES  # noqa: E402
 from storage import agent_twins  # noqa: E402
 from storage.agent_identity import named  # noqa: E402
 
@@ -32,17 +31,9 @@ SQL = HERE / "sql"
 OUT = HERE / "dashboards"
 DATASOURCE = {"type": "grafana-clickhouse-datasource", "uid": "harborlight"}
 FORMATS = {"timeseries": (0, "timeSeries"), "table": (1, "table"), "traces": (3, "traces")}
-OUTCOME_CONSTANTS = {
-    "setup_errors": Outcome.SETUP_ERROR, "rate_limit_errors": Outcome.RATE_LIMITED,
-    "api_errors": Outcome.API_ERROR, "agent_errors": Outcome.AGENT_ERROR,
-    "verifier_errors": Outcome.FAILED_VERIFICATION,
-}
-APPROXIMATED = (
-    "Outcomes are classified in SQL with the API's precedence and Harbor's exception names "
-    "(query/derive/outcomes.py). Approximated in SQL: graded multi-part scores (`scored` only from a reward "
-    "strictly between 0 and 1) and rewards without a `harbor.reward.reward` key. A trial belongs to the time "
-    "range when its first event does; the API's /api/jobs/{job} is the reference."
-)
+NOTE = ("A trial's figures are its stored row, the one GET /api/trials/{trial} answers; a trial belongs to the "
+        "time range when its first event does.")
+OUTCOME_SETS = {"infra_outcomes": INFRA_OUTCOMES, "verdict_outcomes": VERDICT_OUTCOMES}
 
 
 @dataclass
@@ -88,9 +79,8 @@ def calls(where: str) -> str:
 
 def panel_sql(name: str) -> str:
     text = (SQL / name).read_text()
-    if "{{trial_outcomes}}" in text:
-        text = text.replace("{{trial_outcomes}}", "-- trial outcomes (deploy/grafana/sql/trial_outcomes.sql)\n"
-                            + _shared("trial_outcomes"))
+    for name, outcomes in OUTCOME_SETS.items():
+        text = text.replace(f"{{{{{name}}}}}", ", ".join(f"'{o.value}'" for o in sorted(outcomes)))
     text = CALLS.sub(lambda m: calls(m[1]).replace("\n", "\n" + _indent(text, m.start())), text)
     counted = _shared("counted")
     text = re.sub(r"\{\{counted(?::(.+?))?\}\}", lambda m: counted.replace("{fact}", m[1] or "NULL"), text).strip()
@@ -137,8 +127,7 @@ def panel_json(panel: Panel, index: int, pos: dict) -> dict:
         "id": index,
         "type": panel.kind,
         "title": panel.title,
-        "description": description(panel.sql) + ("\n\n" + APPROXIMATED if "{{trial_outcomes}}" in
-                                                  (SQL / panel.sql).read_text() else ""),
+        "description": description(panel.sql),
         "datasource": DATASOURCE,
         "gridPos": pos,
         "targets": [{"refId": "A", "datasource": DATASOURCE, "editorType": "sql", "queryType": query_type,
@@ -177,16 +166,6 @@ def layout(items: list[Panel | tuple[str, str, int, int]]) -> list[dict]:
     return out
 
 
-def constants() -> list[dict]:
-    out = []
-    for name, outcome in OUTCOME_CONSTANTS.items():
-        value = ",".join(f"'{e}'" for e, o in EXCEPTION_CLASSES.items() if o is outcome)
-        out.append({"type": "constant", "name": name, "hide": 2, "query": value,
-                    "current": {"text": value, "value": value},
-                    "description": f"exception names that make a trial {outcome.value} (query/derive/outcomes.py)"})
-    return out
-
-
 def query_variable(name: str, sql: str, multi: bool = False, label: str | None = None) -> dict:
     return {"type": "query", "name": name, "label": label or name, "datasource": DATASOURCE, "query": sql,
             "definition": sql, "refresh": 2, "multi": multi, "includeAll": multi, "sort": 1,
@@ -218,7 +197,7 @@ def dashboard(uid: str, title: str, description_text: str, items: list, variable
 
 
 def jobs_overview() -> dict:
-    return dashboard("harborlight-jobs", "harborlight: jobs", APPROXIMATED, [
+    return dashboard("harborlight-jobs", "harborlight: jobs", NOTE, [
         Panel("Jobs", "jobs_table.sql", ["job", "trials", "running_trials", "resolved", "infra_errors", "raw_solve_rate",
                                          "adjusted_solve_rate", "cost_usd", "input_tokens", "output_tokens",
                                          "started"], width=24,
@@ -230,11 +209,11 @@ def jobs_overview() -> dict:
         Panel("Cost and tokens over time", "jobs_usage_over_time.sql",
               ["time", "cost_usd", "input_tokens", "cached_tokens", "output_tokens"], kind="timeseries",
               units={"cost_usd": USD}),
-    ], [query_variable("job", JOB_VARIABLE_SQL, multi=True), *constants()])
+    ], [query_variable("job", JOB_VARIABLE_SQL, multi=True)])
 
 
 def one_job() -> dict:
-    return dashboard("harborlight-job", "harborlight: one job", APPROXIMATED, [
+    return dashboard("harborlight-job", "harborlight: one job", NOTE, [
         Panel("Job", "job_summary.sql", ["trials", "running_trials", "raw_solve_rate", "adjusted_solve_rate",
                                          "infra_errors", "cost_usd", "input_tokens", "cache_tokens",
                                          "output_tokens"], kind="stat", width=24, height=4,
@@ -253,11 +232,11 @@ def one_job() -> dict:
                                            "output_tokens", "cost_usd"], width=8, units={"cost_usd": USD}),
         Panel("Rate limits (429) and server errors", "job_rate_limits.sql",
               ["time", "model_calls", "rate_limited", "server_errors"], kind="timeseries", width=24),
-    ], [query_variable("job", JOB_VARIABLE_SQL), *constants()])
+    ], [query_variable("job", JOB_VARIABLE_SQL)])
 
 
 def one_trial() -> dict:
-    return dashboard("harborlight-trial", "harborlight: one trial", APPROXIMATED, [
+    return dashboard("harborlight-trial", "harborlight: one trial", NOTE, [
         Panel("Trial", "trial_summary.sql", ["outcome", "reward", "exception", "total_s", "cost_usd",
                                              "input_tokens", "output_tokens", "model_calls", "tool_calls"],
               kind="stat", width=24, height=4, units={"total_s": SECONDS, "cost_usd": USD}),
@@ -280,7 +259,7 @@ def one_trial() -> dict:
                "serviceTags", "statusCode", "logs", "references", "kind", "statusMessage", "traceState"], kind="traces",
               width=16, height=12),
     ], [query_variable("job", JOB_VARIABLE_SQL), query_variable("trial", TRIAL_VARIABLE_SQL),
-        query_variable("trace", TRACE_VARIABLE_SQL), *constants()])
+        query_variable("trace", TRACE_VARIABLE_SQL)])
 
 
 REJECTED = """**Rejected items are not in the store.** harborlight rejects bad items one by one before they are

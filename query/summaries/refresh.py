@@ -43,7 +43,8 @@ def refresh(client: Client, tenant: str = "") -> int:
         columns = None
         for owner, keys in by_tenant.items():
             for at in range(0, len(keys), CHUNK):
-                columns = columns or [r[0] for r in client.query("DESCRIBE TABLE trial_rows").result_rows]
+                columns = columns or [r[0] for r in client.query("DESCRIBE TABLE trial_rows").result_rows
+                                      if r[2] == ""]  # not the ALIAS ones
                 _derive(client, owner, keys[at:at + CHUNK], columns)
         return len(stale)
 
@@ -72,13 +73,13 @@ def _empty(column: str) -> object:
 
 
 def _stored_row(tenant: str, version: int, trial: LoadedTrial, columns: list[str]) -> list[object]:
-    """The row the API answers, its fields as the table's columns by the same names."""
+    """The row the API answers, its fields (else the facts') as the table's columns by the same names."""
     row = trial_row(trial)
     values = {"Tenant": tenant, "Version": version, "Deleted": 0, "Facts": facts_json(trial.facts),
               "Row": json.dumps(row, separators=(",", ":"))}
     for column in columns:
         if column not in _BOOKKEEPING:
-            value = row[column]
+            value = row[column] if column in row else getattr(trial.facts, column)
             values[column] = value["value"] if isinstance(value, dict) else value
     return [values[c] for c in columns]
 

@@ -1,7 +1,7 @@
 -- One row per trial: the trial row as GET /api/trials/{trial} answers it, derived by query/derive/ from the
 -- trial's events whenever they change (query/summaries/). The lower-case columns are the API row's fields
--- by the same names (a valued field's value); Facts is what the job report derives from; Row the API's
--- answer itself. Read with FINAL: the newest Version of a trial wins, and a Deleted one is gone.
+-- by the same names (a valued field's value), else the trial facts' (query/derive/records.py); Facts is
+-- what the job report derives from; Row the API's answer itself. Read with FINAL: the newest Version of a trial wins, and a Deleted one is gone.
 CREATE TABLE IF NOT EXISTS trial_rows (
     Tenant LowCardinality(String),
     job String,
@@ -40,7 +40,10 @@ CREATE TABLE IF NOT EXISTS trial_rows (
     cost_usd Nullable(Float64),
     n_steps Nullable(Int64),
     n_tool_calls Nullable(Int64),
+    n_model_calls Nullable(Int64),
+    n_rate_limited Nullable(Int64),
     Facts String CODEC(ZSTD(1)),
-    Row String CODEC(ZSTD(1))
+    Row String CODEC(ZSTD(1)),
+    FirstSeenAt DateTime ALIAS toDateTime(first_seen)  -- for the dashboards' time filter
 ) ENGINE = ReplacingMergeTree(Version, Deleted)
 ORDER BY (Tenant, job, trial)

@@ -68,16 +68,6 @@ def test_variable_queries_offer_the_streamed_job_its_trials_and_traces(grafana, 
     assert len(traces) == 2  # the harness's trace and the agent's
 
 
-def test_outcome_constants_are_the_apis_exception_table():
-    from query.derive.outcomes import EXCEPTION_CLASSES
-
-    for path in DASHBOARDS:
-        consts = {v["name"]: v["query"] for v in load(path.name)["templating"]["list"] if v["type"] == "constant"}
-        listed = {name.strip("'") for value in consts.values() for name in value.split(",")}
-        if consts:
-            assert listed == set(EXCEPTION_CLASSES)
-
-
 def test_the_trace_panel_shows_span_events_and_links(grafana, plugin_tenants):
     traced = plugin_tenants.traces["acme"]
     result = grafana.panel("harborlight-trial.json", "Trace view ($trace)", {"trace": traced.trace_id},

@@ -7,6 +7,8 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 
+from tests.agent.otlp_build import Traces
+
 JOBS, JOB, TRIAL, INGEST = ("harborlight-jobs.json", "harborlight-job.json", "harborlight-trial.json",
                             "harborlight-ingest.json")
 
@@ -68,6 +70,26 @@ def test_trial_rows_equal_the_api(grafana, job, api_trials):
         assert (mine["input_tokens"], mine["output_tokens"]) == (row["n_input_tokens"], row["n_output_tokens"]), trial
         assert mine["tool_calls"] == (row["n_tool_calls"] or 0), trial  # a count: 0 where the API says unavailable
     assert shown[job.limited]["rate_limited_calls"] == api_trials[job.limited]["n_rate_limited_retries"] == 2
+
+
+def test_graded_trials_show_the_apis_outcome_and_reward(server, grafana, unique):
+    """Graded rewards the API reads its own way: several reward keys without a main one (the first numeric
+    one counts), a non-numeric key beside a graded one, a score between 0 and 1."""
+    job = f"graded-{unique}"
+    rewards = {"parts": {"harbor.reward.part_b": 1.0, "harbor.reward.part_a": 0.25},
+               "noted": {"harbor.reward.a_note": "n/a", "harbor.reward.score": 0.5},
+               "half": {"harbor.reward.reward": 0.5}}
+    for name, attrs in rewards.items():
+        harness = Traces({"service.name": "harness", "harbor.job.name": job, "harbor.trial.name": f"{job}-{name}"})
+        root = harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
+        harness.span("harbor.verifier", attrs, parent=root, start_ms=5_000, dur_ms=3_000)
+        harness.send(server)
+    api_rows = {r["trial"]: values(r) for r in api(server, f"/api/jobs/{job}/trials")["items"]}
+    shown = {r["trial"]: r for r in grafana.panel(JOB, "Trials", {"job": job}).dicts()}
+    assert {t: (r["outcome"], r["reward"]) for t, r in shown.items()} == {
+        t: (api_outcome(r), r["reward"]) for t, r in api_rows.items()}
+    assert {t: r["outcome"] for t, r in shown.items()} == {f"{job}-parts": "scored", f"{job}-noted": "scored",
+                                                            f"{job}-half": "scored"}
 
 
 def test_jobs_overview_equals_the_api(grafana, job, api_job):

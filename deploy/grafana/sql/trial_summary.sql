@@ -1,6 +1,6 @@
--- The trial's outcome and figures, as GET /api/trials/{trial} reports them.
-WITH {{trial_outcomes}}
-SELECT outcome, reward, nullIf(exception_type, '') AS exception, total_s, cost_usd, input_tokens, output_tokens,
-       model_calls, tool_calls
-FROM trial_outcomes
-WHERE trial = ${trial:sqlstring}
+-- The trial's outcome and figures, as GET /api/trials/{trial} reports them (its stored row).
+SELECT if(is_running, 'running', outcome) AS outcome, reward, exception_type AS exception, dur_total AS total_s,
+       cost_usd, n_input_tokens AS input_tokens, n_output_tokens AS output_tokens,
+       ifNull(n_model_calls, 0) AS model_calls, ifNull(n_tool_calls, 0) AS tool_calls
+FROM trial_rows FINAL
+WHERE job = ${job:sqlstring} AND trial = ${trial:sqlstring}
