@@ -7,7 +7,7 @@ Claude Code, Gemini CLI and Codex record a call both as a span and as a log even
 record, so a trial that streams both signals has two agent events per call. Which records are
 twins is only known once a trial's records are there, so every reader applies one rule when it reads:
 
-    Within one trial (JobName, TrialName; rows without identity group by their NULLs), one
+    Within one tenant, one trial (JobName, TrialName; rows without identity group by their NULLs), one
     ServiceName and one Kind, a span and a log event are twins when they pair: by ToolCallId when
     both signals of the group carry call ids, else by RequestId when both carry those (Claude Code's
     model calls: its span and its api_request event share only the provider's `request_id`), else by
@@ -38,7 +38,7 @@ from storage import agent_identity
 from storage.agent_rules import FACTS
 
 SPANS, LOGS = "otel_traces", "otel_logs"
-GROUP = "JobName, TrialName, ServiceName, Kind"
+GROUP = "Tenant, JobName, TrialName, ServiceName, Kind"
 TOKENS = ("InputTokens", "CachedTokens", "CacheWriteTokens", "OutputTokens", "ReasoningTokens")
 
 # Facts a kept record takes from its twin when it lacks them; a tuple is taken whole or not at all.
@@ -72,9 +72,10 @@ def _lacks(block: tuple[str, ...], twin: dict[str, str], t: str = "") -> str:
 
 def _key_parts(t: str = "", kind: bool = True) -> list[str]:
     """A row's twin group, as IN compares it (NULL never equals NULL there: the nulls are spelled out).
-    Without the kind: the identity and service a derived record shares with its carrier."""
-    parts = [f"isNull({t}JobName)", f"ifNull({t}JobName, '')", f"isNull({t}TrialName)", f"ifNull({t}TrialName, '')",
-             f"{t}ServiceName"]
+    Without the kind: the identity and service a derived record shares with its carrier. A tenant's
+    records never pair with another's, whatever identity they claim."""
+    parts = [f"{t}Tenant", f"isNull({t}JobName)", f"ifNull({t}JobName, '')", f"isNull({t}TrialName)",
+             f"ifNull({t}TrialName, '')", f"{t}ServiceName"]
     return parts + [f"{t}Kind"] if kind else parts
 
 

@@ -3,7 +3,8 @@
 Within a trial, service and kind, a span and a log event that pair (by call id, by request id, or by
 time order when neither tells ids and both signals have as many rows) are one call: the record of the
 signal with more rows is kept (the span on a tie) and takes what only its twin carried (Claude Code's
-cost, a tool's outcome). Records that pair with nothing are calls of their own."""
+cost, a tool's outcome). Records that pair with nothing are calls of their own, and so are records of two
+tenants."""
 
 import json
 
@@ -12,11 +13,13 @@ import pytest
 from harbor.models.trajectories import Trajectory
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
+from harborlight.settings import Settings
 from harness import TrialIdentity, trial_spans
 from harness.lifecycle import tracer_provider
 from tests.agent.otlp_build import MS, T0, Logs, Traces
 from tests.importers.cli import run
 from tests.importers.exported import validate_job
+from tests.support.servers import InProcessServer
 
 TRACER, LOGGER = "com.anthropic.claude_code.tracing", "com.anthropic.claude_code.events"
 
@@ -406,3 +409,44 @@ def test_records_with_different_call_ids_are_two_calls(server, unique):
     assert behavior["n_calls"] == 2
     (row,) = _get(server, f"/api/jobs/{job}/trials")["items"]
     assert _value(row, "n_tool_calls") == 2
+
+
+@pytest.fixture(scope="module")
+def tenants(store_dir, tmp_path_factory):
+    """A server with two tenants, on the store the tenant-blind `server` reads whole (as an operator does)."""
+    tokens_file = tmp_path_factory.mktemp("twin-auth") / "tokens"
+    tokens_file.write_text("twin-acme acme\ntwin-globex globex\n")
+    srv = InProcessServer(Settings(data_dir=store_dir, tokens_file=tokens_file)).start()
+    yield srv
+    srv.stop()
+
+
+def _send_as(server, token: str, payload) -> None:
+    kind = "traces" if isinstance(payload, Traces) else "logs"
+    reply = httpx.post(f"{server.http_url}/v1/{kind}", content=payload.request.SerializeToString(),
+                       headers={"content-type": "application/x-protobuf", "authorization": f"Bearer {token}"})
+    assert reply.status_code == 200, reply.text
+
+
+def test_a_tenants_span_never_pairs_with_another_tenants_event(server, tenants, unique):
+    """Tenant acme sends a Claude Code model-call span with globex's job, trial, service and request id;
+    globex sends its api_request event. They are two calls, each its tenant's: read over every tenant
+    (the operator's view), neither is the other's twin, and globex's event keeps its own model and cost."""
+    job, trial = f"job-{unique}", f"t-{unique}"
+    resource = {"service.name": "claude-code", "harbor.job.name": job, "harbor.trial.name": trial}
+    span = Traces(resource, scope=TRACER)
+    span.span("claude_code.llm_request", {"model": "claude-haiku-4-5", "request_id": f"req-{unique}",
+                                          "input_tokens": 1}, start_ms=1000, dur_ms=500)
+    event = Logs(resource, scope=LOGGER)
+    event.event({"event.name": "api_request", "model": "claude-opus-4-1", "request_id": f"req-{unique}",
+                 "input_tokens": 777, "output_tokens": 7, "cost_usd": 4.2, "duration_ms": 500},
+                at_ms=1500, body="claude_code.api_request")
+    _send_as(tenants, "twin-acme", span)
+    _send_as(tenants, "twin-globex", event)
+    tenants.caught_up()  # stored: the operator's server reads the store, not the tenants' server's log
+
+    calls = _get(server, "/api/spans", trial=trial, kind="llm_request")["items"]
+    assert sorted((c["source"], c["model"], c["cost_usd"]) for c in calls) == [
+        ("otel_logs", "claude-opus-4-1", 4.2), ("otel_traces", "claude-haiku-4-5", None)]
+    assert _value(_get(server, f"/api/trials/{trial}", job=job), "cost_usd") == pytest.approx(4.2)
+    assert _get(server, f"/api/trials/{trial}/behavior", job=job)["n_model_calls"] == 2
