@@ -1,10 +1,12 @@
 """Reads one job's (or one trial's) telemetry from the store: its agent events (agent_events), joined
-in Python with the raw span and log attributes they came from (otel_traces, otel_logs). At most four
+in Python with the raw span and log attributes they came from (otel_traces, otel_logs). At most six
 queries per read, whatever its size; every query is filtered by tenant ('' when tenants are off). A
 call told both by a span and by a log event is read once (storage/agent_twins.py); derived child
-records are no records here, so they take no part in that either, and the raw records read are those
-of the events read, no dropped twin's (on a job that streams both, the other half were read for nothing:
-~2 s of 1,000 trials)."""
+records are no records here, so they take no part in that either. The raw records read are those of
+the events read, and of the dropped twins only their content (arguments, results, text), which the kept
+record may lack as it may lack a fact (Codex's and Claude Code's tool spans carry no arguments, their
+events do): reading every twin's whole record would read, on a job that streams both signals, the other
+half for nothing (~2 s of 1,000 trials)."""
 
 import gc
 from collections import defaultdict
@@ -56,8 +58,8 @@ SELECT EventId, TraceId, SpanId, ParentSpanId, SourceTable, Kind, Resolve, Name,
        toUnixTimestamp64Nano(Timestamp), toUnixTimestamp64Nano(EndTimestamp), TimingQuality,
        TrialName, Attempt, TaskName, AgentName, Model, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
        ReasoningTokens, CostUsd, HttpStatus, ErrorType, Success, ToolName, ToolCategory, ToolCallId,
-       toUnixTimestamp64Nano(Timestamp) + ifNull(DurationNs, 0), AgentVersion, RequestId, SideCall
-FROM ({agent_twins.events(self.records, form, derived=False, scope=self.identity)})
+       toUnixTimestamp64Nano(Timestamp) + ifNull(DurationNs, 0), AgentVersion, RequestId, SideCall, _twin_id
+FROM ({agent_twins.events(self.records, form, derived=False, twin_ids=True, scope=self.identity)})
 ORDER BY TrialName, Timestamp, EventId
 """ for form in agent_twins.FORMS}
 
@@ -88,6 +90,31 @@ FROM otel_logs
 WHERE (ServiceName, TraceId, SpanId, Timestamp) IN (
         SELECT ServiceName, TraceId, SpanId, addNanoseconds(Timestamp, ifNull(DurationNs, 0))
         FROM ({self._counted(form, 'otel_logs')}))
+  AND {_RAW_TENANT}
+""" for form in agent_twins.FORMS}
+
+    def _twins(self, form: int, signal: str) -> str:
+        """The dropped twins of one signal named by `{twins:Array(String)}` (their EventIds)."""
+        return f"""SELECT * FROM {agent_twins.source(self.identity, form)}
+        WHERE {self.identity} AND SourceTable = '{signal}' AND EventId IN {{twins:Array(String)}}"""
+
+    @cached_property
+    def twin_spans(self) -> dict[int, str]:
+        """The attributes of the dropped twins that are spans."""
+        return {form: f"""
+SELECT SpanId, SpanAttributes FROM otel_traces
+WHERE (TraceId, SpanId) IN (SELECT TraceId, SpanId FROM ({self._twins(form, 'otel_traces')})) AND {_RAW_TENANT}
+""" for form in agent_twins.FORMS}
+
+    @cached_property
+    def twin_logs(self) -> dict[int, str]:
+        """The attributes of the dropped twins that are log records (their bodies are their own: Claude Code's
+        names its event)."""
+        return {form: f"""
+SELECT {log_event_id_sql()}, LogAttributes FROM otel_logs
+WHERE (ServiceName, TraceId, SpanId, Timestamp) IN (
+        SELECT ServiceName, TraceId, SpanId, addNanoseconds(Timestamp, ifNull(DurationNs, 0))
+        FROM ({self._twins(form, 'otel_logs')}))
   AND {_RAW_TENANT}
 """ for form in agent_twins.FORMS}
 
@@ -154,11 +181,30 @@ def _read(store: Store, reads: _Reads, params: dict[str, str]) -> dict[str, Tria
             spans = {(r[0], r[1]): r for r in store.client.query(reads.spans[form], parameters=params).result_rows}
         if any(r[4] == "otel_logs" for r in rows):
             logs = {r[0]: r for r in store.client.query(reads.logs[form], parameters=params).result_rows}
+        twins = _twin_content(store, reads, form, params, rows)
         trials: dict[str, TrialTelemetry] = {}
         for r in rows:
-            event = _event(r, spans, logs)
+            event = _event(r, spans, logs, twins.get(r[34], {}))
             trials.setdefault(event.trial, TrialTelemetry(event.trial)).events.append(event)
     return trials
+
+
+def _twin_content(store: Store, reads: _Reads, form: int, params: dict, rows: list[tuple]) -> dict[str, dict]:
+    """The attributes of each dropped twin of the events read, by its EventId."""
+    twins = {"otel_traces": [], "otel_logs": []}
+    for r in rows:
+        if r[34]:
+            twins["otel_logs" if r[4] == "otel_traces" else "otel_traces"].append(r[34])
+    found: dict[str, dict] = {}
+    if twins["otel_traces"]:
+        for span_id, attributes in store.client.query(
+                reads.twin_spans[form], parameters={**params, "twins": twins["otel_traces"]}).result_rows:
+            found[span_id] = dict(attributes)  # a span's EventId is its span id
+    if twins["otel_logs"]:
+        for event_id, attributes in store.client.query(
+                reads.twin_logs[form], parameters={**params, "twins": twins["otel_logs"]}).result_rows:
+            found[event_id] = dict(attributes)
+    return found
 
 
 @contextmanager
@@ -174,7 +220,8 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _event(r: tuple, spans: dict, logs: dict) -> Event:
+def _event(r: tuple, spans: dict, logs: dict, twin: dict[str, str]) -> Event:
+    """`twin`: the attributes of the record's dropped twin; what the record tells itself wins over them."""
     attributes: dict[str, str] = {}
     resource: dict[str, str] = {}
     span_events: tuple[SpanEvent, ...] = ()
@@ -195,6 +242,7 @@ def _event(r: tuple, spans: dict, logs: dict) -> Event:
         attempt=r[14], task=r[15], agent=r[16], model=r[17], input_tokens=r[18], cached_tokens=r[19],
         cache_write_tokens=r[20], output_tokens=r[21], reasoning_tokens=r[22], cost_usd=r[23], http_status=r[24],
         error_type=r[25], success=r[26], tool_name=r[27], tool_category=r[28], tool_call_id=r[29],
-        agent_version=r[31], request_id=r[32], side_call=r[33], attributes=attributes, resource=resource, span_events=span_events, status_message=status,
+        agent_version=r[31], request_id=r[32], side_call=r[33], attributes={**twin, **attributes}, resource=resource,
+        span_events=span_events, status_message=status,
     )
 

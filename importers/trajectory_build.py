@@ -3,7 +3,8 @@
 Events are taken in time order: a user message starts a user (or system) step; a model call starts
 an agent step (model, tokens, cost; message, reasoning and tool calls from its output); output and
 reasoning events fill the current agent step; a tool call joins the current agent step with its
-observation. Failed model calls (a 429 and such) made no step; they are in gateway.log. Events
+observation. Failed model calls (a 429 and such) made no step; they are in gateway.log. A side call
+(a session title, a summary: Event.side_call) is no step either; its tokens and cost are in the totals. Events
 under a tool call (a sub-agent's model calls and tools) form an embedded sub-agent trajectory,
 referenced from that tool call's observation. Attributes written by the Harbor importer
 (importers/atif_attributes.py) restore what only a trajectory has, so a round trip is exact.
@@ -67,7 +68,7 @@ def _owners(events: list[Event]) -> dict[str, str | None]:
 def _trajectory(key: str | None, groups: dict[str | None, list[Event]], defaults: AgentDefaults) -> Trajectory | None:
     events = sorted(groups.get(key, []), key=lambda e: (e.start_ns, e.event_id))
     head = next((e for e in events if e.resolve == "agent" or e.attributes.get(A.OPERATION) == "invoke_agent"), None)
-    steps, subagents = _steps(events, groups, defaults)
+    steps, subagents, side_calls = _steps(events, groups, defaults)
     if not steps:
         return None
     a = head.attributes if head else {}
@@ -83,16 +84,21 @@ def _trajectory(key: str | None, groups: dict[str | None, list[Event]], defaults
                                                      if e.attributes.get("session.id")), None) or defaults.session_id,
         trajectory_id=a.get(A.AGENT_ID) or (key if key is not None else None),
         agent=agent, steps=steps, notes=a.get(A.NOTES),
-        final_metrics=FinalMetrics.model_validate(final) if isinstance(final, dict) else _totals(steps, subagents),
+        final_metrics=(FinalMetrics.model_validate(final) if isinstance(final, dict)
+                       else _totals(steps, subagents, side_calls)),
         continued_trajectory_ref=a.get(A.CONTINUED_REF), extra=load_json(a.get(A.TRAJECTORY_EXTRA)),
         subagent_trajectories=subagents or None,
     )
     return trajectory
 
 
-def _totals(steps: list[Step], subagents: list[Trajectory]) -> FinalMetrics:
+def _totals(steps: list[Step], subagents: list[Trajectory], side_calls: list[Metrics]) -> FinalMetrics:
+    """The trajectory's totals: its steps' and its side calls' (a side call is no step, but its tokens and
+    cost were spent for the trajectory), and its sub-agents' cost."""
+    measured = [s.metrics for s in steps if s.metrics] + side_calls
+
     def total(field: str) -> int | float | None:
-        values = [getattr(s.metrics, field) for s in steps if s.metrics and getattr(s.metrics, field) is not None]
+        values = [getattr(m, field) for m in measured if getattr(m, field) is not None]
         return sum(values) if values else None
 
     cost = total("cost_usd")
@@ -125,14 +131,21 @@ def _common(event: Event) -> dict:
     }
 
 
-def _steps(events: list[Event], groups: dict, defaults: AgentDefaults) -> tuple[list[Step], list[Trajectory]]:
+def _steps(events: list[Event], groups: dict,
+           defaults: AgentDefaults) -> tuple[list[Step], list[Trajectory], list[Metrics]]:
+    """(the steps, the sub-agents' trajectories, the metrics of the side calls)."""
     steps: list[Step] = []
     subagents: list[Trajectory] = []
+    side_calls: list[Metrics] = []
     current: Step | None = None
     by_request: dict[str, Step] = {}  # a model call's step by its request id: its text goes there
     for event in events:
-        if event.kind not in STEP_KINDS or event.side_call:
-            continue  # a side call (and its text) is no step: it counts in the trial's tokens and cost only
+        if event.side_call:  # a side call (and its text) is no step: it counts in the totals only
+            if event.kind == "llm_request" and (metrics := _metrics(event)) is not None:
+                side_calls.append(metrics)
+            continue
+        if event.kind not in STEP_KINDS:
+            continue
         if event.kind == "user_message":
             role, text = user_message(event)
             parts = load_json(event.attributes.get(A.STEP_MESSAGE))
@@ -166,7 +179,7 @@ def _steps(events: list[Event], groups: dict, defaults: AgentDefaults) -> tuple[
             if sub is not None:
                 subagents.append(sub)
             _add_tool_call(current, event, sub, len(steps))
-    return steps, subagents
+    return steps, subagents, side_calls
 
 
 def _agent_step(event: Event, step_id: int) -> Step:

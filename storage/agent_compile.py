@@ -161,6 +161,12 @@ def alias_sql(alias: Alias, ctx: Context) -> str | None:
             return None
     else:
         raw = f"_a[{lit(alias.key)}]"
+    if alias.json is not None:
+        raw = f"JSONExtractRaw({raw}, {lit(alias.json)})"
+    if alias.pattern is not None:
+        raw = f"extract({raw}, {lit(alias.pattern)})"
+    if alias.named:
+        raw = f"multiIf({', '.join(f'startsWith({raw}, {lit(p)}), {lit(n)}' for p, n in alias.named)}, {raw})"
     if alias.when is not None:
         cond = condition(alias.when, ctx)
         if cond is None:
@@ -196,7 +202,7 @@ class _Entries:
                 rank = self.ranks[fact.name, j] = fid * _STRIDE + j * 4 + _HOWS.index(alias.how) + 1
                 table, key = ((self.resource, alias.key.removeprefix("resource:"))
                               if alias.key.startswith("resource:") else (self.attr, alias.key))
-                if alias.when is None and not key.startswith("@") and key not in table:
+                if alias.when is None and not alias.reads_inside and not key.startswith("@") and key not in table:
                     table[key] = rank
                 else:  # a computed value, or a key another fact reads too
                     self.values.append((rank, raw))

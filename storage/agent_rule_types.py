@@ -114,13 +114,24 @@ class KindRule:
 class Alias:
     """Where a fact may be found. `key` is a span/log attribute, `resource:<key>` a resource
     attribute, or `@<name>` a value of the record itself (see agent_compile.COLUMNS).
-    `plus` lists attributes added when present; `scale` multiplies; `when` restricts the alias."""
+    `plus` lists attributes added when present; `scale` multiplies; `when` restricts the alias.
+    The value may be read inside the attribute: `json` names a member of the JSON object it holds (a
+    scalar), `pattern` is a regular expression whose first group is the value (no match: absent).
+    `named` gives the value another name: (prefix of the value, the name it stands for), first match wins."""
 
     key: str
     plus: tuple[str, ...] = ()
     scale: float | None = None
     how: How = "measured"
     when: When | None = None
+    json: str | None = None
+    pattern: str | None = None
+    named: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def reads_inside(self) -> bool:
+        """Whether the value is computed from the attribute rather than the attribute itself."""
+        return self.json is not None or self.pattern is not None or bool(self.named)
 
 
 @dataclass(frozen=True)

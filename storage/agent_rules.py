@@ -170,6 +170,10 @@ CLAUDE_SIDE_QUERIES = (
     "web_search_tool", "hook_prompt", "hook_agent", "agent_creation",
 )
 
+# The agent a service name stands for where the two differ: (service-name prefix, the agent as Harbor names
+# it). Codex names its service after the client it runs as (codex_exec for `codex exec`, codex_cli_rs, ...).
+SERVICE_AGENTS = (("codex", "codex"),)
+
 # Token facts mean the same for every producer (GenAI semconv): input INCLUDES cache reads and
 # writes, cached and cache_write are subsets of input, output INCLUDES reasoning. `plus` adds the
 # fields a producer leaves out (Claude Code events exclude the cache; Gemini CLI excludes thoughts).
@@ -194,7 +198,7 @@ FACTS: tuple[Fact, ...] = (
                                           Alias("gen_ai.agent.name"), Alias("agent.name"),
                                           # Codex's agent_name is a place in its agent tree (/root), no name.
                                           Alias("agent_name", when=not_service("codex")),
-                                          Alias("resource:service.name", how="inferred"))),
+                                          Alias("resource:service.name", how="inferred", named=SERVICE_AGENTS))),
     Fact("agent_version", "AgentVersion", "string", (
         Alias("resource:harbor.agent.version"), Alias("harbor.agent.version"), Alias("gen_ai.agent.version"),
         Alias("agent.version"), Alias("resource:service.version", how="inferred", when=not_service("gemini-cli")))),
@@ -240,8 +244,17 @@ FACTS: tuple[Fact, ...] = (
         Alias("error.type", how="derived"), Alias("@status_message", how="derived"))),
     Fact("error_type", "ErrorType", "string", (
         Alias("error.type"), Alias("error_type"), Alias("error_class"), Alias("exception.type"))),
+    # A command's exit code, where the agent tells it (not stored: the evidence of `success`). Gemini CLI's
+    # tool_call event: metadata {"exitCode": 1, "isError": true}; Codex's tool_result: its output text.
+    Fact("exit_code", "", "int", (
+        Alias("metadata", json="exitCode", when=service("gemini-cli")),
+        # (a line of the header Codex's exec_command output begins with, before its `Output:`)
+        Alias("output", pattern=r"(?m)^Process exited with code (-?[0-9]+)$", when=service("codex"))),
+         only_kinds=_TOOL_ONLY),
+    # The exit code first: Codex's tool_result and Gemini CLI's tool_call say success: true of a command
+    # that exited 1 (the tool ran; the command failed).
     Fact("success", "Success", "bool", (
-        Alias("success"), Alias("gen_ai.tool.status"), Alias("@span_status"),
+        Alias("@exit_status", how="derived"), Alias("success"), Alias("gen_ai.tool.status"), Alias("@span_status"),
         Alias("@http_error", how="derived"), Alias("@span_ended", how="inferred"))),
     Fact("tool_name", "ToolName", "string", (
         Alias("tool_name"), Alias("gen_ai.tool.name"), Alias("tool.name"), Alias("function_name"),

@@ -14,6 +14,10 @@ def _non_empty(column: str) -> str:
     return f"mapFilter((k, v) -> v != '', CAST({column}, {_STRING_MAP}))"
 
 
+# A command's exit code says how its call went: 0 succeeded, anything else failed.
+_EXIT_STATUS = "multiIf(isNull(_f_exit_code), '', _f_exit_code = 0, 'true', 'false')"
+
+
 @dataclass(frozen=True)
 class Context:
     """How one raw table presents a record to the rules (expressions over its inner SELECT)."""
@@ -40,7 +44,7 @@ TRACES = Context(
         "span_status": "multiIf(StatusCode = 'Error', 'false', StatusCode = 'Ok', 'true', '')",
         "span_ended": "if(StatusCode = 'Unset', 'true', '')",
         "status_message": "if(StatusCode = 'Error', substring(StatusMessage, 1, 3), '')",
-        "http_error": "if(_f_http_status >= 400, 'false', '')",
+        "http_error": "if(_f_http_status >= 400, 'false', '')", "exit_status": _EXIT_STATUS,
     },
     root="ParentSpanId = ''", correlated=None,
     outer=(
@@ -71,7 +75,7 @@ LOGS = Context(
     named=(f"{event_name_sql()} AS _name", f"{_LOG_DURATION} AS _duration_ms"),
     columns={
         "trace_id": "TraceId", "name": "_name", "span_status": None, "span_ended": None,
-        "status_message": None, "http_error": "if(_f_http_status >= 400, 'false', '')",
+        "status_message": None, "http_error": "if(_f_http_status >= 400, 'false', '')", "exit_status": _EXIT_STATUS,
     },
     root=None, correlated="SpanId != ''",
     outer=(

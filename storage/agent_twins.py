@@ -17,7 +17,8 @@ twins is only known once a trial's records are there, so every reader applies on
     sub-agent resolution needs, and measured timing). Every record that pairs with nothing counts.
 
 A fact the kept record lacks is taken from its twin (Claude Code's cost is only on the events);
-missing stays NULL. Token counts are one report: taken together from one record, never mixed.
+missing stays NULL. Token counts are one report: taken together from one record, never mixed, from
+the record whose report tells more counts. A call either record saw fail failed.
 
 A derived child record (content its carrier carried, `EventId` `<carrier>:<kind>:<n>`) counts in
 its own kind's group and also goes with its carrier: it is dropped when its carrier is.
@@ -57,14 +58,23 @@ def kept_source(n_spans: str, n_logs: str) -> str:
 
 
 def _lacks(block: tuple[str, ...], twin: dict[str, str], t: str = "") -> str:
-    """Whether the kept row lacks `block`: absent, or (one fact) only inferred where the twin measured it
-    (a span that merely ended is no evidence of success when its event says how the call went)."""
+    """Whether the kept row takes `block` from its twin, which tells more of it: the kept row lacks it
+    (absent, or one fact only inferred where the twin measured it: a span that merely ended is no evidence
+    of success when its event says how the call went); of several facts (a token report), the twin's
+    tells more of them (Gemini CLI's api_response event its cached and reasoning tokens, its llm_call
+    span neither); of the outcome, the twin saw the call fail (Gemini CLI's tool_call span ends Ok on a
+    command that exited 1, its event tells the exit code)."""
     first = block[0]
     if first == "TargetPaths":
         return f"empty({t}TargetPaths)"
-    absent = " AND ".join(f"isNull({t}{c})" for c in block)
+    if len(block) > 1:
+        return " + ".join(f"isNotNull({twin[c]})" for c in block) + " > " + " + ".join(
+            f"isNotNull({t}{c})" for c in block)
+    absent = f"isNull({t}{first})"
+    if first == "Success":
+        absent = f"({absent} OR {twin[first]} = false)"
     key = _PROVENANCE_KEY.get(first)
-    if len(block) > 1 or key is None:
+    if key is None:
         return absent
     return (f"({absent} OR ({t}Provenance['{key}'] = 'inferred' AND "
             f"{twin['Provenance']}['{key}'] IN ('measured', 'derived')))")

@@ -76,9 +76,12 @@ def tokens(usage: Usage, reports: Reports) -> Tokens:
                   reasoning=usage.reasoning if reports.reasoning else None)
 
 
-def tool_arguments(call: ToolCall) -> dict:
-    """A freeform input as Harbor's own Codex trajectory writes it: {"input": text}."""
-    return call.arguments if isinstance(call.arguments, dict) else {"input": call.arguments}
+def tool_arguments(call: ToolCall, defaults: dict[str, dict]) -> dict:
+    """The arguments as the agent tells them: the model's, with the defaults the agent fills in; a freeform
+    input as Harbor's own Codex trajectory writes it: {"input": text}."""
+    if not isinstance(call.arguments, dict):
+        return {"input": call.arguments}
+    return {**call.arguments, **{k: v for k, v in defaults.get(call.name, {}).items() if k not in call.arguments}}
 
 
 def expect(recording: Recording) -> Expected:
@@ -94,7 +97,7 @@ def expect(recording: Recording) -> Expected:
             continue
         usage = tokens(turn.usage, module.REPORTS) if turn.usage else None
         calls.append(Call(served.model, usage, turn.status, False, turn.subagent))
-    tools = [Tool(c.name, c.category, module.call_id(c), tool_arguments(c), c.paths, c.fails, turn.subagent)
+    tools = [Tool(c.name, c.category, module.call_id(c), tool_arguments(c, module.ARGUMENT_DEFAULTS), c.paths, c.fails, turn.subagent)
              for turn in episode.turns for c in turn.calls]
     version = recording.version if module.VERSION_REPORTED else None
     return Expected(recording.agent, version, module.MODEL, episode.prompt, episode.answer, calls, tools,

@@ -23,6 +23,8 @@ REPORTS = Reports(cached=True, cache_write=True, reasoning=False, refusals=False
 TRACES_OPTIONAL = True  # its beta traces are opt-in: it also runs logs-only
 VERSION_REPORTED = True
 ONE_ROOT = True  # with traces on, its beta traces put every call of a prompt under claude_code.interaction
+# It tells a tool's input as the tool ran it, with the defaults it filled in (its tool_result event's tool_input).
+ARGUMENT_DEFAULTS = {"Edit": {"replace_all": False}}
 
 
 def call_id(call: ToolCall) -> str:

@@ -20,6 +20,7 @@ REPORTS = Reports(cached=True, cache_write=True, reasoning=True)
 TRACES_OPTIONAL = False
 VERSION_REPORTED = True
 ONE_ROOT = False  # its model calls (codex.sse_event response.completed) carry no span context
+ARGUMENT_DEFAULTS: dict[str, dict] = {}  # it tells a tool's arguments as the model gave them
 
 
 def call_id(call: ToolCall) -> str:

@@ -20,6 +20,7 @@ REPORTS = Reports(cached=True, cache_write=False, reasoning=True)
 TRACES_OPTIONAL = False
 VERSION_REPORTED = False  # its service.version is Node's (v20.20.2); its own version is in none of its signals
 ONE_ROOT = False  # with traces on, its llm_call and tool spans have no common parent
+ARGUMENT_DEFAULTS: dict[str, dict] = {}  # it tells a tool's arguments as the model gave them
 
 
 def call_id(call: ToolCall) -> str:
