@@ -30,6 +30,7 @@ def replayed(stem: str, server, tmp: Path) -> Case:
     """A fixture stored through `harborlight import otlp --server`, as a user would replay it."""
     recording, path = load(stem)
     assert main(["import", "otlp", "--server", server.http_url, str(path)]) == 0
+    server.caught_up()  # stored, not only acknowledged: a read waits for the committer only so long
     return Case(recording, expect(recording), Answers(server.http_url, recording.job, recording.trial, tmp / "export"))
 
 
@@ -41,5 +42,6 @@ def live(agent: str, episode: str, protocol: str, traces: bool, server, tmp: Pat
     assert run.exit_code == 0, f"{agent} exited {run.exit_code}: {run.stderr[-2000:]}"
     assert run.script.finished, f"{agent} did not play the script to its end: {run.script.unscripted[:1]}"
     assert not run.refused, f"harborlight refused export requests: {run.refused}"
+    server.caught_up()  # what it acknowledged is stored (a loaded machine's commits lag past a read's wait)
     recording = run.recording(tmp / "run" / "workspace")
     return Case(recording, expect(recording), Answers(server.http_url, recording.job, recording.trial, tmp / "export"))

@@ -1,8 +1,9 @@
 """Runs one agent non-interactively on one episode: a temp HOME and workspace, the fake provider playing
 the episode's script, the agent's own OTLP export through a recording relay to a running harborlight.
 
-`run_agent` returns once the agent has exited and every export request it sent is stored (harborlight
-acknowledges a request after its commit, and the relay waits for those acknowledgements).
+`run_agent` returns once the agent has exited and harborlight has acknowledged every export request it
+sent (the relay waits for those acknowledgements; an acknowledged request is in harborlight's write-ahead
+log, and the case waits for the committer to store it: tests/real_agents/cases.py).
 """
 
 import shutil
