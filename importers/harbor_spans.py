@@ -144,7 +144,8 @@ def finished_stages(job: JobContext, trial: HarborTrial, attempt: int | None) ->
     exception = result.exception_info
     with trial_spans(identity, provider, start_time=start, end_time=end) as spans:
         root = spans.root
-        for key, value in _root_attributes(job, trial, result).items():
+        carried = _carried_attributes(job, trial, _provider_of(result))
+        for key, value in _root_attributes(result).items():
             root.set_attribute(key, value)
         failed_in = None
         for phase, timing in phases.items():
@@ -153,6 +154,9 @@ def finished_stages(job: JobContext, trial: HarborTrial, attempt: int | None) ->
             p_start = (_ns(timing.started_at) if timing else None) or end
             p_end = max((_ns(timing.finished_at) if timing else None) or p_start, p_start)
             with spans.phase(phase, start_time=p_start, end_time=p_end) as span:
+                for key, value in carried.items():  # on the first phase, sent first (finished_stages)
+                    span.set_attribute(key, value)
+                carried = {}
                 if phase == "agent_execution" and trial.trajectory is not None:
                     tracer = provider.get_tracer(atif_attributes.SCOPE)
                     emit_trajectory(tracer, span, trial.trajectory, p_start)
@@ -166,6 +170,8 @@ def finished_stages(job: JobContext, trial: HarborTrial, attempt: int | None) ->
                                     exception.exception_traceback, span=span, time=occurred)
         if trial.trajectory is not None and result.agent_execution is None:
             emit_trajectory(provider.get_tracer(atif_attributes.SCOPE), root, trial.trajectory, start)
+        for key, value in carried.items():  # a trial without phases
+            root.set_attribute(key, value)
         if exception and failed_in is None:
             spans.exception(exception.exception_type, exception.exception_message, exception.exception_traceback,
                             time=_ns(exception.occurred_at))
@@ -216,7 +222,8 @@ def running_requests(job: JobContext, trial: HarborTrial, attempt: int | None) -
     start = min(trial.started_ns or agent_start, agent_start)
     with trial_spans(identity, provider, start_time=start) as spans:
         with spans.phase("environment_setup", start_time=start, end_time=agent_start) as span:
-            for key, value in _carried_attributes(job, trial).items():
+            model = (trial.config.get("agent") or {}).get("model_name") or ""
+            for key, value in _carried_attributes(job, trial, model.rpartition("/")[0] or None).items():
                 span.set_attribute(key, value)
         with spans.phase("agent_setup", start_time=agent_start, end_time=agent_start):
             pass
@@ -230,22 +237,24 @@ def running_requests(job: JobContext, trial: HarborTrial, attempt: int | None) -
     return _requests(sent)
 
 
-def _carried_attributes(job: JobContext, trial: HarborTrial) -> dict:
-    """What only the files know of a running trial, on its first phase (its root has not ended)."""
-    model = (trial.config.get("agent") or {}).get("model_name") or ""
+def _carried_attributes(job: JobContext, trial: HarborTrial, model_provider: str | None) -> dict:
+    """What only the files know of the trial and its job, on its first phase: a live harness sends
+    that phase first, long before the root ends (a running trial's root has not)."""
     values = {TRIAL_CONFIG: _json(trial.config), JOB_CONFIG: _json(job.config),
               JOB_STARTED: job.started_at.isoformat() if job.started_at else None,
-              N_TOTAL_TRIALS: job.n_total_trials, MODEL_PROVIDER: model.rpartition("/")[0] or None}
+              N_TOTAL_TRIALS: job.n_total_trials, MODEL_PROVIDER: model_provider}
     return {k: v for k, v in values.items() if v is not None}
 
 
-def _root_attributes(job: JobContext, trial: HarborTrial, result: TrialResult) -> dict:
+def _provider_of(result: TrialResult) -> str | None:
+    """Harbor's recorded provider; "" where it recorded a model and no provider."""
     model = result.agent_info.model_info
+    return (model.provider or "") if model else None
+
+
+def _root_attributes(result: TrialResult) -> dict:
     values = {
-        TRIAL_ID: str(result.id), TRIAL_CONFIG: _json(trial.config), JOB_CONFIG: _json(job.config),
-        JOB_STARTED: job.started_at.isoformat() if job.started_at else None,
-        N_TOTAL_TRIALS: job.n_total_trials, TASK_ID: _json(result.task_id), TASK_CHECKSUM: result.task_checksum,
-        MODEL_PROVIDER: model.provider if model else None,
+        TRIAL_ID: str(result.id), TASK_ID: _json(result.task_id), TASK_CHECKSUM: result.task_checksum,
         AGENT_RESULT: (_json(result.agent_result.model_dump(mode="json"))
                        if result.agent_result is not None else None),
         VERIFIER_MODE: result.verifier_environment_mode,

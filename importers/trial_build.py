@@ -115,15 +115,18 @@ def _model_info(identity: dict[str, str], root: dict[str, str]) -> ModelInfo | N
     model = identity.get("harbor.model.name")
     if not model:
         return None
+    if (carried := root.get(H.MODEL_PROVIDER)) is not None:  # Harbor's own model info, as it recorded it
+        return ModelInfo(name=model, provider=carried or None)
     provider, _, name = model.rpartition("/")
-    return ModelInfo(name=name, provider=root.get(H.MODEL_PROVIDER) or provider or None)
+    return ModelInfo(name=name, provider=provider or None)
 
 
 def _carried(trial: TrialTelemetry) -> dict[str, str]:
-    """What the Harbor importer carried: on the root span, or for a running trial on its first phase."""
-    if trial.root is not None:
-        return trial.root.attributes
-    return next((e.attributes for e in trial.events if e.is_lifecycle and H.TRIAL_CONFIG in e.attributes), {})
+    """What the Harbor importer carried: the configs on the trial's first phase, the result's own facts
+    on the root span (older imports carried everything there; the root's win)."""
+    first = next((e.attributes for e in trial.events if e.is_lifecycle and H.TRIAL_CONFIG in e.attributes
+                  and e is not trial.root), {})
+    return {**first, **(trial.root.attributes if trial.root is not None else {})}
 
 
 def build_trial(trial: TrialTelemetry, job: str, trials_dir: str, job_id: str | None) -> TrialRecords:

@@ -7,6 +7,10 @@ The trials run on the host (tests/harbor_live/host_environment.py) with a script
 attempts each."""
 
 import asyncio
+import io
+import os
+import tarfile
+from pathlib import Path
 import subprocess
 import sys
 import threading
@@ -17,7 +21,11 @@ import pytest
 from harbor.cli.job_plugins import PluginConfig
 from harbor.trial.hooks import TrialEvent
 
+from harbor.models.job.result import JobResult
+from harbor.upload.uploader import _create_trial_archive, _load_job_from_disk, _read_trial_lock_for_upload
+
 from harborlight.watch_command import TrialBoard
+from tests.importers.exported import resume_plan, validate_job, view
 from tests.harbor_live.harbor_run import job_config, run_job
 from tests.live.test_live import SseClient
 from tests.support.servers import SubprocessServer
@@ -69,6 +77,7 @@ def streamed(server, tmp_path_factory):
     job = f"live-{root.name[-8:]}"
     watcher = SseClient(f"{server.http_url}/api/live?job={job}", 10_000)
     shown_before_end: dict[str, list[str]] = {}
+    running_exports: list[httpx.Response] = []
 
     def phases_of(trial: str) -> list[str]:
         return [data["data"]["phase"] for _, kind, data in watcher.events if kind == "phase" and data["trial"] == trial]
@@ -77,6 +86,9 @@ def streamed(server, tmp_path_factory):
         trial = event.trial_name
         await asyncio.to_thread(_until, lambda: "agent_setup" in phases_of(trial))
         shown_before_end[trial] = phases_of(trial)
+        if not running_exports:  # the job as harborlight exports it while this trial runs
+            running_exports.append(await asyncio.to_thread(
+                httpx.get, f"{server.http_url}/api/jobs/{job}/export", timeout=120))
 
     async def run():
         from harbor.cli import job_plugins
@@ -95,7 +107,8 @@ def streamed(server, tmp_path_factory):
     _until(lambda: sum(kind == "trial_finished" for _, kind, _ in watcher.events) >= len(trials))
     watcher.close()
     return {"job": job, "dir": job_object.job_dir, "result": result, "events": watcher.events,
-            "trials": trials, "shown_before_end": shown_before_end, "root": root}
+            "trials": trials, "shown_before_end": shown_before_end, "root": root,
+            "running_export": running_exports[0]}
 
 
 def test_each_trial_is_watched_starting_its_phases_and_its_calls(streamed):
@@ -158,3 +171,62 @@ def test_the_job_directory_harbor_wrote_holds_what_the_plugin_sent(streamed):
     stats = streamed["result"].stats
     assert stats.n_completed_trials == 4 and stats.n_errored_trials == 2
     assert (streamed["dir"] / "lock.json").is_file()
+
+
+def _harbor(*args: str) -> subprocess.CompletedProcess:
+    harbor = Path(sys.executable).with_name("harbor")
+    return subprocess.run([str(harbor), *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
+
+
+def _unordered(stats: dict) -> dict:
+    """Stats with their lists of trial names as sets: Harbor lists them in its trials' planned order,
+    which no file records (the export lists them by name)."""
+    for group in stats["evals"].values():
+        for table in ("reward_stats", "exception_stats"):
+            group[table] = {k: ({v: set(names) for v, names in by.items()} if table == "reward_stats" else set(by))
+                            for k, by in group[table].items()}
+    return stats
+
+
+def _harbors_readers_accept(job_dir: Path) -> dict:
+    """`harbor view`'s scanner, `harbor job resume`'s reads and plan, the uploader's loader (and its
+    lock and archive), and `harbor traces export`: each accepts the directory. Returns the results."""
+    results = validate_job(job_dir)
+    view(job_dir.parent, job_dir.name)
+    resumed = resume_plan(job_dir)
+    job_result, _, trial_results, _ = _load_job_from_disk(job_dir)
+    for trial in trial_results:
+        trial_dir = job_dir / trial.trial_name
+        _read_trial_lock_for_upload(trial_dir)
+        assert _create_trial_archive(trial_dir)
+    out = job_dir.parent / f"{job_dir.name}-otel"
+    done = _harbor("traces", "export", "--format", "otel", "--output", str(out), "--path", str(job_dir))
+    assert done.returncode == 0 and "Unable to determine" not in done.stdout + done.stderr, done.stdout + done.stderr
+    return {"results": results, "job_result": job_result, "remaining": resumed._remaining_trial_configs}
+
+
+def test_harbors_readers_accept_the_streamed_job_exported_finished(server, streamed, tmp_path):
+    _cli("export-job", streamed["job"], "--out", str(tmp_path), "--server", server.http_url)
+    read = _harbors_readers_accept(tmp_path / streamed["job"])
+    assert sorted(read["results"]) == sorted(streamed["trials"]) and read["remaining"] == []
+    # The job's stats are what Harbor itself wrote for the run.
+    harbors = JobResult.model_validate_json((streamed["dir"] / "result.json").read_text()).stats
+    exported = read["job_result"].stats
+    assert _unordered(exported.model_dump(mode="json")) == _unordered(harbors.model_dump(mode="json"))
+    for trial in streamed["trials"]:  # Harbor's own lock of each trial, carried
+        assert (tmp_path / streamed["job"] / trial / "lock.json").read_text() == \
+            (streamed["dir"] / trial / "lock.json").read_text()
+
+
+def test_harbors_readers_accept_the_job_exported_while_it_ran(streamed, tmp_path):
+    reply = streamed["running_export"]
+    assert reply.status_code == 200, reply.text
+    with tarfile.open(fileobj=io.BytesIO(reply.content)) as tar:
+        tar.extractall(tmp_path, filter="data")
+    job_dir = tmp_path / streamed["job"]
+    running = [p.name for p in job_dir.iterdir() if p.is_dir() and not (p / "result.json").exists()]
+    assert running, "a trial was running when the job was exported"
+    read = _harbors_readers_accept(job_dir)
+    # resume would run every planned trial that had not finished (Harbor names the ones it runs anew)
+    assert len(read["remaining"]) == 4 - len(read["results"])
