@@ -2,10 +2,13 @@
 past it: a declared or streamed body over the limit is refused before it is all read, and gzip or deflate is
 inflated only up to the limit (a 2 MiB gzip bomb stops at 16 MiB, never reaches its 3 GiB). An inflated
 stream must end as its format says (a gzip member's CRC and size trailer, a zlib stream's checksum): a cut
-body is refused rather than half-read."""
+body is refused rather than half-read. The bounded inflation (inflate_within) is the one every front door
+uses: OTLP/HTTP, the API's uploads, the SQL port (sqlport/clickhouse_compression.py, with its codings)."""
 
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Protocol
 
 from starlette.requests import ClientDisconnect
 
@@ -31,30 +34,63 @@ async def read_limited(declared_length: str | None, chunks: AsyncIterator[bytes]
     return b"".join(parts)
 
 
+class Decoder(Protocol):
+    """A zlib-style streaming decoder (zlib's, lzma's, bz2's; others wrapped to look alike)."""
+
+    eof: bool
+
+    def decompress(self, data: bytes, max_length: int) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class Refusals:
+    """What a front door answers when a body cannot be inflated, each built from a reason."""
+
+    undecodable: Callable[[str], Exception]  # the decoder's own error message
+    past_limit: Callable[[], Exception]
+    cut_short: Callable[[], Exception]
+
+
+def inflate_within(body: bytes, new_decoder: Callable[[], Decoder], limit: int | None, members: bool,
+                   decode_errors: tuple[type[Exception], ...], refusals: Refusals) -> tuple[bytes, bytes]:
+    """`body` decoded, never past `limit` bytes (None: no limit), each stream to its end (a cut one is
+    refused); with `members`, stream after stream while more than zero padding follows (concatenated gzip
+    members, as gzip readers take them). Returns what was decoded and the bytes after the last stream.
+    One copy for every front door (OTLP/HTTP, the API, the SQL port): a bomb stops at the limit."""
+    out, rest, budget = [], body, limit
+    while True:
+        decoder = new_decoder()
+        try:
+            # max_length bounds what one call may produce: one byte more than the budget tells "too large"
+            part = decoder.decompress(rest, 0 if budget is None else budget + 1)
+        except decode_errors as exc:
+            raise refusals.undecodable(str(exc)) from None
+        if budget is not None:
+            if len(part) > budget:
+                raise refusals.past_limit()
+            budget -= len(part)
+        out.append(part)
+        if not decoder.eof:
+            raise refusals.cut_short()
+        rest = getattr(decoder, "unused_data", b"")
+        if not members or not rest.strip(b"\x00"):
+            return b"".join(out), rest
+
+
 def inflate(body: bytes, encoding: str, max_bytes: int | None) -> bytes:
     """The body decoded as its Content-Encoding says ('', identity, gzip or deflate), at most `max_bytes`
-    (None: no limit). Concatenated gzip members are read one after the other, as gzip readers do."""
+    (None: no limit). Concatenated gzip members are read one after the other, as gzip readers do; zero
+    padding after the last is allowed."""
     encoding = encoding.strip().lower()
     if encoding in ("", "identity"):
         return body
     if encoding not in _WBITS:
         raise InvalidRequest(f"unsupported Content-Encoding {encoding!r}; use gzip, deflate or none")
-    out, rest = [], body
-    budget = max_bytes
-    while True:
-        inflater = zlib.decompressobj(wbits=_WBITS[encoding])
-        try:
-            # max_length bounds what one call may produce: one byte more than the budget tells "too large"
-            part = inflater.decompress(rest, 0 if budget is None else budget + 1)
-        except zlib.error as exc:
-            raise InvalidRequest(f"body is not valid {encoding}: {exc}") from None
-        if budget is not None:
-            if len(part) > budget:
-                raise TooLarge(f"decompressed body exceeds the {max_bytes}-byte limit")
-            budget -= len(part)
-        out.append(part)
-        if not inflater.eof:
-            raise InvalidRequest(f"{encoding} body is cut short: its stream does not end (no checksum trailer)")
-        rest = inflater.unused_data
-        if encoding != "gzip" or not rest.strip(b"\x00"):  # zero padding after the last member is allowed
-            return b"".join(out)
+    refusals = Refusals(
+        undecodable=lambda reason: InvalidRequest(f"body is not valid {encoding}: {reason}"),
+        past_limit=lambda: TooLarge(f"decompressed body exceeds the {max_bytes}-byte limit"),
+        cut_short=lambda: InvalidRequest(f"{encoding} body is cut short: its stream does not end (no checksum trailer)"),
+    )
+    inflated, _ = inflate_within(body, lambda: zlib.decompressobj(wbits=_WBITS[encoding]), max_bytes,
+                                 encoding == "gzip", (zlib.error,), refusals)
+    return inflated

@@ -16,21 +16,15 @@ import lzma
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
-
 import brotli
 import lz4.frame
+
+from collector.request_body import Decoder, Refusals, inflate_within
 
 try:
     from compression import zstd  # Python 3.14
 except ImportError:
     from backports import zstd
-
-
-class Decompressor(Protocol):
-    eof: bool
-
-    def decompress(self, data: bytes, max_length: int) -> bytes: ...
 
 
 class _Brotli:
@@ -51,7 +45,7 @@ class _Brotli:
 class Coding:
     name: str
     compress: Callable[[bytes, int], bytes]
-    decompressor: Callable[[], Decompressor]
+    decompressor: Callable[[], Decoder]
 
 
 def _level(level: int, low: int = 1, high: int = 9) -> int:
@@ -103,22 +97,13 @@ def decoded_body(body: bytes, content_encoding: str, limit: int) -> bytes:
     if name not in _BY_NAME:
         raise UnknownCoding(f"Unknown compression method '{content_encoding}'. Only 'auto', 'none', 'gzip', 'deflate', "
                       "'br', 'xz', 'zstd', 'lz4', 'bz2' are supported as compression methods")
-    out: list[bytes] = []
-    budget, rest = limit, body
-    while True:  # concatenated gzip members are read one after the other, as gzip readers do
-        decoder = _BY_NAME[name].decompressor()
-        try:
-            part = decoder.decompress(rest, budget + 1)
-        except _DECODE_ERRORS as exc:
-            raise BadBody(f"cannot decode the {name} request body: {exc}") from None
-        if len(part) > budget:
-            raise BodyTooLarge(f"the request body inflates past {limit} bytes")
-        budget -= len(part)
-        out.append(part)
-        if not decoder.eof:
-            raise BadBody(f"the {name} request body is cut short")
-        rest = getattr(decoder, "unused_data", b"")
-        if not rest:
-            return b"".join(out)
-        if name not in ("gzip", "gz"):
-            raise BadBody(f"the {name} request body has bytes after its end")
+    refusals = Refusals(
+        undecodable=lambda reason: BadBody(f"cannot decode the {name} request body: {reason}"),
+        past_limit=lambda: BodyTooLarge(f"the request body inflates past {limit} bytes"),
+        cut_short=lambda: BadBody(f"the {name} request body is cut short"),
+    )
+    decoded, rest = inflate_within(body, _BY_NAME[name].decompressor, limit, name in ("gzip", "gz"),
+                                   _DECODE_ERRORS, refusals)
+    if rest:
+        raise BadBody(f"the {name} request body has bytes after its end")
+    return decoded
