@@ -33,7 +33,7 @@ def test_harbor_job_round_trips_field_by_field(server, unique, tmp_path, capsys)
     assert code == 0, err
     assert "imported 4 trial(s) of 1 job(s)" in out and "1 of them still running" in out and "skipped" not in out
 
-    planned = httpx.get(f"{server.http_url}/api/jobs/{job}").json()["n_planned"]
+    planned = httpx.get(f"{server.http_url}/api/jobs/{job}", timeout=120).json()["n_planned"]
     assert planned == {"value": 4, "provenance": "measured", "note": None}  # Harbor's n_total_trials, carried by the import
 
     out_dir = tmp_path / "out"

@@ -96,9 +96,9 @@ def test_live_job_exports_to_a_valid_harbor_job_matching_what_was_sent(server, u
     assert (out / job / f"slow__{unique}" / "result.json").is_file()
     validate_job(out / job)
 
-    reply = httpx.get(f"{server.http_url}/api/jobs/{job}/export")
+    reply = httpx.get(f"{server.http_url}/api/jobs/{job}/export", timeout=120)
     assert reply.status_code == 200 and reply.headers["content-type"] == "application/gzip"
-    assert reply.content == httpx.get(f"{server.http_url}/api/jobs/{job}/export").content
+    assert reply.content == httpx.get(f"{server.http_url}/api/jobs/{job}/export", timeout=120).content
     with tarfile.open(fileobj=io.BytesIO(reply.content)) as tar:
         names = tar.getnames()
     assert f"{job}/fix-bug__{unique}/agent/trajectory.json" in names and f"{job}/result.json" in names
@@ -113,16 +113,16 @@ def test_one_trials_trajectory_is_served_as_its_export_writes_it(server, unique,
     exported = (tmp_path / job / trial / "agent" / "trajectory.json").read_text()
 
     url = f"{server.http_url}/api/trials/{trial}/trajectory"
-    reply = httpx.get(url)
+    reply = httpx.get(url, timeout=120)
     assert reply.status_code == 200 and reply.headers["content-type"] == "application/json"
     assert reply.text == exported  # the same build as the export's file, to the byte
     trajectory = Trajectory.model_validate_json(reply.text)  # Harbor's own ATIF model
     assert [s.source for s in trajectory.steps] == ["user", "agent", "agent"]
-    assert httpx.get(url, params={"job": job}).text == exported
+    assert httpx.get(url, params={"job": job}, timeout=120).text == exported
 
     _stream_trial(server, f"again-{unique}", trial)  # the same trial name in a second job
-    ambiguous = httpx.get(url)
+    ambiguous = httpx.get(url, timeout=120)
     assert ambiguous.status_code == 400 and "is in 2 jobs" in ambiguous.json()["detail"]
-    assert httpx.get(url, params={"job": job}).text == exported
-    unknown = httpx.get(f"{server.http_url}/api/trials/no-such-{unique}/trajectory")
+    assert httpx.get(url, params={"job": job}, timeout=120).text == exported
+    unknown = httpx.get(f"{server.http_url}/api/trials/no-such-{unique}/trajectory", timeout=120)
     assert (unknown.status_code, unknown.json()["detail"]) == (404, f"no agent events for trial 'no-such-{unique}'")
