@@ -74,6 +74,11 @@ def ingest_limits(settings: Settings) -> Limits:
     )
 
 
+def connection_guard(settings: Settings):
+    """Each HTTP server's protocol: slow clients timed out, its open connections capped (its own count)."""
+    return guarded_protocol(settings.read_timeout_seconds, settings.max_connections)
+
+
 def clickhouse_limits(settings: Settings) -> QueryLimits:
     """One SQL statement gets at most a quarter of the memory limit, so a heavy query cannot starve ingest."""
     return QueryLimits(max_execution_time=settings.clickhouse_http_query_seconds,
@@ -152,8 +157,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
         config = uvicorn.Config(
             FreshReads(http_app, writer.caught_up, settings.max_commit_lag_seconds, FreshReads.api_reads),
             host=settings.host, port=settings.http_port,
-            log_level="warning", lifespan="off", timeout_graceful_shutdown=5,
-            http=guarded_protocol(settings.read_timeout_seconds, settings.max_connections),
+            log_level="warning", lifespan="off", timeout_graceful_shutdown=5, http=connection_guard(settings),
         )
         http_server = uvicorn.Server(config)
         http_task = asyncio.create_task(http_server.serve())
@@ -168,6 +172,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
             async with optional_clickhouse_http_server(
                 store, authenticator, settings.host, settings.clickhouse_http_port, clickhouse_limits(settings),
                 lambda app: FreshReads(app, writer.caught_up, settings.max_commit_lag_seconds),
+                connection_guard(settings),
             ) as clickhouse_http_port:
                 yield Running(store, writer, grpc_port, http_port, clickhouse_http_port)
         finally:

@@ -30,7 +30,7 @@ from typing import Protocol
 
 import uvicorn
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
@@ -310,6 +310,8 @@ def clickhouse_app(interface: ClickHouseInterface) -> Starlette:
         except BodyTooLarge as exc:
             reply = error_reply(CODES["QUERY_IS_TOO_LARGE"], str(exc))
             return Response(reply.body, status_code=reply.status, headers=reply.headers)
+        except ClientDisconnect:  # gone before its body had arrived (or closed for being too slow): no one to answer
+            return Response(status_code=400)
         run_id = uuid.uuid4().hex
         statement = asyncio.ensure_future(run_statement(interface.handle, caller, headers, params, body, run_id))
         gone = asyncio.ensure_future(_disconnected(request))
@@ -330,13 +332,14 @@ def clickhouse_app(interface: ClickHouseInterface) -> Starlette:
 @asynccontextmanager
 async def clickhouse_http_server(
     store: Store, authenticator: Authenticator, host: str, port: int, limits: QueryLimits = QueryLimits(),
-    wrap: Callable[[ASGIApp], ASGIApp] = lambda app: app,
+    wrap: Callable[[ASGIApp], ASGIApp] = lambda app: app, protocol: type[asyncio.Protocol] | str = "auto",
 ) -> AsyncIterator[int]:
     """Serves the interface on host:port until the block exits; yields the bound port. `wrap`: middleware
-    around the interface's app (the composition root's)."""
+    around the interface's app, and `protocol` uvicorn's HTTP protocol class (the composition root's: the one that
+    times out slow clients and caps connections)."""
     app = wrap(clickhouse_app(ClickHouseInterface(store, authenticator, limits)))
     config = uvicorn.Config(app, host=host, port=port,
-                            log_level="warning", lifespan="off", timeout_graceful_shutdown=5)
+                            log_level="warning", lifespan="off", timeout_graceful_shutdown=5, http=protocol)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     while not server.started:
@@ -354,11 +357,11 @@ async def clickhouse_http_server(
 @asynccontextmanager
 async def optional_clickhouse_http_server(
     store: Store, authenticator: Authenticator, host: str, port: int | None, limits: QueryLimits = QueryLimits(),
-    wrap: Callable[[ASGIApp], ASGIApp] = lambda app: app,
+    wrap: Callable[[ASGIApp], ASGIApp] = lambda app: app, protocol: type[asyncio.Protocol] | str = "auto",
 ) -> AsyncIterator[int | None]:
     """The interface when a port is configured (0: any free port), else nothing; yields the bound port or None."""
     if port is None:
         yield None
         return
-    async with clickhouse_http_server(store, authenticator, host, port, limits, wrap) as bound:
+    async with clickhouse_http_server(store, authenticator, host, port, limits, wrap, protocol) as bound:
         yield bound
