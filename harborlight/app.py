@@ -35,6 +35,7 @@ from query.api import api_router
 from query.summaries.refresh import TrialRowsKeeper
 from sqlport.clickhouse_http import QueryLimits, optional_clickhouse_http_server
 from storage import Store, ensure_schema, open_client, recent_digests
+from storage.broken_parts import broken_parts, describe
 
 log = logging.getLogger("harborlight")
 
@@ -55,6 +56,8 @@ def open_store(settings: Settings) -> Store:
     # would be stored again when the exporter retries it.
     store = open_client(settings.data_dir, settings.clickhouse_url, (settings.memory_limit_mib << 20) // 2)
     ensure_schema(store.client, settings.retention_days)
+    if broken := broken_parts(store):
+        log.error(describe(broken))
     return store
 
 

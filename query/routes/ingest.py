@@ -7,6 +7,7 @@ from fastapi import APIRouter, Request
 
 from query.statements.tenancy import RAW_TENANT_FILTER, tenant_of
 from storage import Store
+from storage.broken_parts import broken_parts, rows_of
 
 _STORED = f"""
 SELECT 'traces' AS signal, ServiceName, ResourceAttributes['harbor.job.name'] AS job, count() FROM otel_traces
@@ -28,12 +29,23 @@ def ingest_router() -> APIRouter:
         store: Store = request.app.state.store
         rows = store.client.query(_STORED, parameters={"tenant": tenant_of(request), "service": service}).result_rows
         stored = [{"signal": signal, "service": svc, "job": job or None, "items": n} for signal, svc, job, n in rows]
+        operator = not tenant_of(request)
         return {
             "since_start": request.app.state.counters.snapshot(tenant_of(request) or None),
-            # The writer commits every tenant's requests together, and the log holds them all: the operator's to see.
-            "writer": None if tenant_of(request) else asdict(request.app.state.writer.stats),
-            "log": None if tenant_of(request) else asdict(request.app.state.writer.log_report()),
+            # The writer commits every tenant's requests together, the log holds them all, and a damaged part holds
+            # every tenant's rows: the operator's to see.
+            "writer": asdict(request.app.state.writer.stats) if operator else None,
+            "log": asdict(request.app.state.writer.log_report()) if operator else None,
             "stored": stored,
+            "broken_parts": _broken(store) if operator else None,
         }
 
     return router
+
+
+def _broken(store: Store) -> dict | None:
+    """The damaged parts the engine has set aside and their rows (null: unknown), or null when it will not say."""
+    parts = broken_parts(store)
+    if parts is None:
+        return None
+    return {"parts": [asdict(part) for part in parts], "rows": rows_of(parts)}
