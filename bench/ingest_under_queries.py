@@ -3,13 +3,15 @@
 Starts `harborlight serve --clickhouse-http-port` (a subprocess, its own embedded store), keeps one
 gRPC exporter sending 50-span requests back to back, and meanwhile runs `--queries` concurrent
 statements through the SQL interface: `sleep` (`SELECT sum(sleepEachRow(1)) FROM numbers(N)`, the
-engine idle) or `cpu` (a hash over many rows, every core busy). Prints the longest gap between two
-acknowledgements before and while the queries run, and how long the queries took.
+engine idle) or `cpu` (a hash over many rows, every core busy). Prints, for a quiet window before the
+queries (as long as `--quiet-seconds`) and for the window while they run: the acknowledgements, the median
+gap between two, how many gaps were over 1 s, and the longest; and how long the queries took.
 
-Usage: python bench/ingest_under_queries.py [--queries 6] [--kind sleep|cpu] [--seconds 20]
+Usage: python bench/ingest_under_queries.py [--queries 6] [--kind sleep|cpu] [--seconds 20] [--quiet-seconds 40]
 """
 
 import argparse
+import statistics
 import sys
 import tempfile
 import threading
@@ -40,9 +42,11 @@ def acknowledgements(endpoint: str, stop: threading.Event, stamps: list[float]) 
             stamps.append(time.monotonic())
 
 
-def longest_gap(stamps: list[float], start: float, end: float) -> float:
+def gaps(stamps: list[float], start: float, end: float) -> str:
     inside = [start] + [s for s in stamps if start <= s <= end] + [end]
-    return max(b - a for a, b in zip(inside, inside[1:]))
+    between = sorted(b - a for a, b in zip(inside, inside[1:]))
+    return (f"{len(inside) - 2} acknowledgements, median gap {statistics.median(between):.2f} s, "
+            f"{sum(g > 1 for g in between)} gaps over 1 s, longest {between[-1]:.2f} s")
 
 
 def main() -> None:
@@ -50,6 +54,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=6)
     parser.add_argument("--kind", choices=sorted(STATEMENTS), default="sleep")
     parser.add_argument("--seconds", type=int, default=20, help="how long the queries run (cpu: cut off by max_execution_time)")
+    parser.add_argument("--quiet-seconds", type=float, default=40, help="the window before the queries")
     args = parser.parse_args()
     sql_port = free_port()
     server = SubprocessServer(Path(tempfile.mkdtemp()) / "store", ("--clickhouse-http-port", str(sql_port))).start()
@@ -57,8 +62,10 @@ def main() -> None:
     sender = threading.Thread(target=acknowledgements, args=(server.grpc_endpoint, stop, stamps))
     try:
         sender.start()
-        time.sleep(5)
-        quiet_start, quiet_end = time.monotonic() - 4, time.monotonic()
+        time.sleep(5)  # warm
+        quiet_start = time.monotonic()
+        time.sleep(args.quiet_seconds)
+        quiet_end = time.monotonic()
         took: list[float] = []
         params = {"function_sleep_max_microseconds_per_block": "0", "max_block_size": "1",
                   "max_execution_time": str(args.seconds)}
@@ -81,9 +88,8 @@ def main() -> None:
         sender.join(180)
         server.stop()
     print(f"{args.queries} x {args.kind} queries, {min(took):.1f}-{max(took):.1f} s each; "
-          f"longest gap between acknowledgements: {longest_gap(stamps, quiet_start, quiet_end):.2f} s before, "
-          f"{longest_gap(stamps, busy_start, busy_end):.2f} s while they ran "
-          f"({sum(busy_start <= s <= busy_end for s in stamps)} acknowledgements)")
+          f"before them ({quiet_end - quiet_start:.0f} s): {gaps(stamps, quiet_start, quiet_end)}; "
+          f"while they ran ({busy_end - busy_start:.0f} s): {gaps(stamps, busy_start, busy_end)}")
 
 
 if __name__ == "__main__":

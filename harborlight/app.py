@@ -8,6 +8,7 @@ log for the next start), the log closes, then the store.
 
 import asyncio
 import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from query.summaries.refresh import TrialRowsKeeper
 from sqlport.clickhouse_http import QueryLimits, optional_clickhouse_http_server
 from storage import Store, ensure_schema, open_client, recent_digests
 from storage.broken_parts import broken_parts, describe
+from storage.client import read_nice
 
 log = logging.getLogger("harborlight")
 
@@ -82,10 +84,12 @@ def connection_guard(settings: Settings):
     return guarded_protocol(settings.read_timeout_seconds, settings.max_connections)
 
 
-def clickhouse_limits(settings: Settings) -> QueryLimits:
-    """One SQL statement gets at most a quarter of the memory limit, so a heavy query cannot starve ingest."""
+def clickhouse_limits(settings: Settings, store: Store) -> QueryLimits:
+    """One SQL statement gets at most a quarter of the memory limit and half the cores, its threads niced where
+    they can be, so a heavy query cannot starve ingest."""
     return QueryLimits(max_execution_time=settings.clickhouse_http_query_seconds,
                        max_memory_usage=settings.memory_limit_mib * 1024 * 1024 // 4,
+                       max_threads=max(1, (os.cpu_count() or 2) // 2), os_thread_priority=read_nice(store),
                        max_request_bytes=settings.max_request_bytes)
 
 
@@ -173,7 +177,8 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
         http_port = http_server.servers[0].sockets[0].getsockname()[1]
         try:
             async with optional_clickhouse_http_server(
-                store, authenticator, settings.host, settings.clickhouse_http_port, clickhouse_limits(settings),
+                store, authenticator, settings.host, settings.clickhouse_http_port,
+                clickhouse_limits(settings, store),
                 lambda app: FreshReads(app, writer.caught_up, settings.max_commit_lag_seconds),
                 connection_guard(settings),
             ) as clickhouse_http_port:

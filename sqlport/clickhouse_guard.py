@@ -202,27 +202,42 @@ def is_denied_setting(name: str) -> bool:
     return name.lower().startswith(_DENIED_SETTING_PREFIXES)
 
 
-def check_setting(name: str, value: str, caps: Mapping[str, float]) -> None:
+@dataclass(frozen=True)
+class Bound:
+    """A limit the interface applies to every statement, as a ClickHouse settings constraint: `value` is what a
+    statement runs with, and a caller may set anything from `low` to `high` (None: no upper end) instead."""
+
+    value: int
+    low: int = 1
+    high: int | None = None
+
+    @classmethod
+    def cap(cls, value: int) -> "Bound":
+        """A limit a caller may lower, down to 1 (0 would mean unlimited), but not lift."""
+        return cls(value, 1, value)
+
+
+def check_setting(name: str, value: str, bounds: Mapping[str, Bound]) -> None:
     """Refuses, with ClickHouse's own error, a setting that would lift the guard or one of the interface's limits.
-    `value` is the setting's literal (a URL value or a formatted literal); a capped limit may only be lowered,
-    and 0 (unlimited) lifts it: the check of a ClickHouse settings constraint `<min>1</min><max>cap</max>`."""
+    `value` is the setting's literal (a URL value or a formatted literal); a bounded setting must stay within its
+    bounds: the check of a ClickHouse settings constraint `<min>low</min><max>high</max>`."""
     if name.lower() == "allow_ddl":
         raise Refused(CODES["QUERY_IS_PROHIBITED"],
                       "Cannot modify 'allow_ddl' setting when DDL queries are prohibited for the user")
     if is_denied_setting(name):
         raise Refused(READONLY, f"Cannot modify '{name}' setting in readonly mode")
-    if name not in caps:
+    if name not in bounds:
         return
     try:
         number = float(unquoted(value))
     except (ValueError, Unreadable):
         raise Refused(CODES["CANNOT_PARSE_INPUT_ASSERTION_FAILED"],
                       f"Cannot parse {value!r} as a value of {name}") from None
-    cap = caps[name]
-    if number > cap:
-        raise Refused(CODES["SETTING_CONSTRAINT_VIOLATION"], f"Setting {name} shouldn't be greater than {cap:g}")
-    if number < 1:
-        raise Refused(CODES["SETTING_CONSTRAINT_VIOLATION"], f"Setting {name} shouldn't be less than 1")
+    bound = bounds[name]
+    if bound.high is not None and number > bound.high:
+        raise Refused(CODES["SETTING_CONSTRAINT_VIOLATION"], f"Setting {name} shouldn't be greater than {bound.high:g}")
+    if number < bound.low:
+        raise Refused(CODES["SETTING_CONSTRAINT_VIOLATION"], f"Setting {name} shouldn't be less than {bound.low:g}")
 
 
 def url_settings(params: Mapping[str, str]) -> dict[str, str]:

@@ -11,7 +11,8 @@ through to a ClickHouse server); compressed answers and request bodies as ClickH
 Every statement goes through ClickHouse's own parser first (sqlport/clickhouse_guard.py decides on its AST),
 every setting of the URL and of the statement's SETTINGS clauses is checked (sqlport/clickhouse_settings.py
 reads them), then the statement runs with `readonly = 2`, the interface's limits (`max_execution_time`,
-`max_memory_usage`: a caller may lower them, not lift them) and, with tenants on, `additional_table_filters`
+`max_memory_usage`, `max_threads`: a caller may lower them, not lift them), below the writer's commits (the
+engine's `priority`, and the threads' nice where it can be set back) and, with tenants on, `additional_table_filters`
 that keep only the caller's rows in every table, however the statement reaches it (subquery, JOIN, alias,
 CTE, view), combined with (never replaced by) the caller's own. The caller authenticates with an API token
 before any body is read: Bearer, HTTP basic auth (any user, the token as password, as Grafana sends it), or
@@ -37,13 +38,13 @@ from starlette.types import ASGIApp
 
 from sqlport.clickhouse_compression import BadBody, BodyTooLarge, UnknownCoding, answer_coding, decoded_body
 from sqlport.clickhouse_errors import CODES, Refused, Reply, error_reply
-from sqlport.clickhouse_guard import TABLE_FILTERS, check, check_setting, is_denied_setting, url_settings
+from sqlport.clickhouse_guard import TABLE_FILTERS, Bound, check, check_setting, is_denied_setting, url_settings
 from sqlport.clickhouse_native import UnsupportedType, reframe, settings_for
 from sqlport.clickhouse_statement import (
     check_tenant_reads, checked_clauses, combined, set_names, tenant_filters_of, url_filter_entries,
 )
 from sqlport.sql_threads import run_statement
-from storage.client import Store
+from storage.client import READ_PRIORITY, Store
 from storage.sql_session import EngineError, SqlSession, format_single_statement, sql_session
 
 log = logging.getLogger(__name__)
@@ -70,13 +71,21 @@ class QueryLimits:
 
     max_execution_time: int = 300  # seconds
     max_memory_usage: int | None = None  # bytes; None: the engine's own limit only
+    max_threads: int | None = None  # threads one statement's pipeline runs on; None: the engine's own (its cores)
+    os_thread_priority: int = 0  # the nice value its threads run at (storage.client.read_nice); callers keep it
     max_request_bytes: int = 16 * 1024 * 1024  # a request body, before and after decompression
 
-    def caps(self) -> dict[str, float]:
-        caps: dict[str, float] = {"max_execution_time": self.max_execution_time}
+    def bounds(self) -> dict[str, Bound]:
+        bounds = {"max_execution_time": Bound.cap(self.max_execution_time),
+                  # below the writer's commits: a statement pauses while a commit runs, so it never takes their CPU
+                  "priority": Bound(READ_PRIORITY, low=READ_PRIORITY),
+                  "os_thread_priority": Bound(self.os_thread_priority, self.os_thread_priority,
+                                              self.os_thread_priority)}
         if self.max_memory_usage:
-            caps["max_memory_usage"] = self.max_memory_usage
-        return caps
+            bounds["max_memory_usage"] = Bound.cap(self.max_memory_usage)
+        if self.max_threads:
+            bounds["max_threads"] = Bound.cap(self.max_threads)
+        return bounds
 
 
 @dataclass(frozen=True)
@@ -204,14 +213,14 @@ class ClickHouseInterface:
                 if is_denied_setting(name):
                     raise Refused(CODES["READONLY"], f"Cannot modify '{name}' setting in readonly mode")
             return Reply(200, b"", {"X-ClickHouse-Summary": "{}"})
-        caps = self.limits.caps()
+        bounds = self.limits.bounds()
         settings = url_settings(params)
         for name, value in settings.items():
             if name != TABLE_FILTERS:
-                check_setting(name, value, caps)
+                check_setting(name, value, bounds)
         tenant = tenant_filters_of(session, caller.tenant) if caller.tenant is not None else None
-        canonical = checked_clauses(session, canonical, ast, statement, caps, tenant, database)
-        session.apply({name: str(cap) for name, cap in caps.items()})
+        canonical = checked_clauses(session, canonical, ast, statement, bounds, tenant, database)
+        session.apply({name: str(bound.value) for name, bound in bounds.items()})
         session.apply({k: v for k, v in settings.items() if k != TABLE_FILTERS})
         if self._store.embedded:
             session.apply(settings_for(revision))

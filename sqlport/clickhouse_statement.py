@@ -8,8 +8,8 @@ from collections.abc import Mapping
 
 from sqlport.clickhouse_errors import CODES, Refused
 from sqlport.clickhouse_guard import (
-    TABLE_FILTERS, Statement, check_setting, check_tenant_columns, combined_filters, filters_setting, is_conjunction,
-    read_columns, tenant_filters,
+    TABLE_FILTERS, Bound, Statement, check_setting, check_tenant_columns, combined_filters, filters_setting,
+    is_conjunction, read_columns, tenant_filters,
 )
 from sqlport.clickhouse_settings import Unreadable, map_entries, replaced, set_assignments, settings_clauses
 from storage.sql_session import SqlSession, format_single_statement
@@ -23,7 +23,7 @@ GROUP BY database, table"""
 
 
 def checked_clauses(session: SqlSession, canonical: str, ast: str, statement: Statement,
-                     caps: Mapping[str, float], tenant: dict[str, str] | None, database: str) -> str:
+                     bounds: Mapping[str, Bound], tenant: dict[str, str] | None, database: str) -> str:
     """The statement after checking every setting of its SETTINGS clauses; with tenants on, each clause's
     `additional_table_filters` (which replaces the request's within its query) combined with the tenant's."""
     try:
@@ -35,7 +35,7 @@ def checked_clauses(session: SqlSession, canonical: str, ast: str, statement: St
     values: dict[int, str] = {}
     for assignment in (a for clause in clauses for a in clause):
         if assignment.name != TABLE_FILTERS:
-            check_setting(assignment.name, assignment.literal, caps)
+            check_setting(assignment.name, assignment.literal, bounds)
         elif tenant is not None:
             entries = _entries(assignment.literal)
             values[assignment.start] = combined(session, tenant, entries, database, statement)

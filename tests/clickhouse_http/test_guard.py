@@ -3,7 +3,7 @@
 import pytest
 
 from sqlport.clickhouse_guard import (
-    Refused, check, check_setting, check_tenant_columns, read_columns, tenant_filters, url_settings,
+    Bound, Refused, check, check_setting, check_tenant_columns, read_columns, tenant_filters, url_settings,
 )
 
 SELECT_FILE_AST = """SelectWithUnionQuery (children 1)
@@ -48,7 +48,7 @@ def test_guard_lifting_settings_are_refused_and_a_clients_readonly_is_dropped():
 
 
 def test_a_capped_limit_may_be_lowered_but_not_lifted():
-    caps = {"max_execution_time": 300}
+    caps = {"max_execution_time": Bound.cap(300)}
     check_setting("max_execution_time", "10", caps)
     check_setting("max_execution_time", "'300'", caps)
     check_setting("max_result_rows", "0", caps)  # not capped: 0 is the engine's own default
@@ -56,6 +56,17 @@ def test_a_capped_limit_may_be_lowered_but_not_lifted():
         with pytest.raises(Refused) as refused:
             check_setting("max_execution_time", value, caps)
         assert refused.value.code == 452 and str(refused.value) == f"Setting max_execution_time {message}"
+
+
+def test_a_floor_may_be_raised_but_not_lowered():
+    """ClickHouse's `priority`: a larger number waits for smaller ones, and 0 takes no part in priorities."""
+    floors = {"priority": Bound(2, low=2)}
+    check_setting("priority", "2", floors)
+    check_setting("priority", "9", floors)
+    for value in ("1", "0"):
+        with pytest.raises(Refused) as refused:
+            check_setting("priority", value, floors)
+        assert refused.value.code == 452 and str(refused.value) == "Setting priority shouldn't be less than 2"
 
 
 def test_every_table_gets_a_tenant_filter_and_one_without_a_tenant_column_keeps_no_rows():

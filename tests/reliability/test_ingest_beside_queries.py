@@ -3,6 +3,7 @@
 The attack: any token holder sends six `SELECT sum(sleepEachRow(1)) FROM numbers(...)` (with the sleep cap
 lifted in the URL); while they ran, no export request was acknowledged at all."""
 
+import os
 import threading
 import time
 
@@ -11,6 +12,7 @@ import pytest
 
 from harborlight.settings import Settings
 from sqlport.sql_threads import SQL_THREADS
+from storage.client import COMMIT_PRIORITY
 from tests.support.otlp import traces_request
 from tests.support.servers import InProcessServer
 
@@ -57,3 +59,23 @@ def test_export_requests_are_acknowledged_while_slow_statements_hold_every_sql_t
             server.store.client.command(
                 "KILL QUERY WHERE query LIKE '%sleepEachRow%' AND query NOT LIKE '%processes%' SYNC")
             statements[-1].join(0.5)
+
+
+def test_statements_run_below_the_commits_and_cannot_climb_above_them(with_sql_port):
+    """The engine's `priority`: a statement pauses while a query of a smaller number runs, and the writer commits at
+    storage.client.COMMIT_PRIORITY; a CPU-heavy statement at the same level took the cores the commits needed."""
+    url = f"http://127.0.0.1:{with_sql_port.run.clickhouse_http_port}/"
+    ran = httpx.post(url, content="SELECT getSetting('priority'), getSetting('max_threads')", timeout=60)
+    assert ran.status_code == 200, ran.text
+    priority, threads = ran.text.split()
+    assert int(priority) > COMMIT_PRIORITY and int(threads) <= max(1, (os.cpu_count() or 2) // 2)  # half the cores
+    lower = httpx.post(url, params={"priority": "9"}, content="SELECT getSetting('priority')", timeout=60)
+    assert lower.status_code == 200 and lower.text.strip() == "9"  # a caller may step further back
+    for params, sql, message in (
+        ({"priority": "0"}, "SELECT 1", "Setting priority shouldn't be less than 2"),  # 0 takes no part
+        ({}, "SELECT 1 SETTINGS priority = 1", "Setting priority shouldn't be less than 2"),
+        ({"max_threads": "64"}, "SELECT 1", "Setting max_threads shouldn't be greater than"),
+        ({"os_thread_priority": "-20"}, "SELECT 1", "Setting os_thread_priority shouldn't be less than"),
+    ):
+        refused = httpx.post(url, params=params, content=sql, timeout=60)
+        assert refused.status_code == 500 and "Code: 452" in refused.text and message in refused.text, refused.text
