@@ -2,11 +2,11 @@
 the parser accepts for that same command: an example that names a removed flag fails here."""
 
 import argparse
-import shlex
 
 import pytest
 
 from harborlight.cli import build_parser, main
+from tests.support.shell import command_words
 
 
 def _commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
@@ -31,14 +31,6 @@ def _help(capsys, *argv: str) -> str:
     return out
 
 
-def _words(example: str) -> list[str]:
-    """The command line of a shell example, up to a redirection or pipe."""
-    lexer = shlex.shlex(example, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    words = list(lexer)
-    return words[:next((i for i, w in enumerate(words) if w in (">", "|", ">>")), len(words))]
-
-
 def test_every_command_is_listed_with_a_summary(capsys):
     listed = _help(capsys)
     tops = {path[0] for path in COMMANDS}
@@ -54,7 +46,7 @@ def test_help_ends_with_examples_the_parser_accepts(capsys, path):
     examples = out.split("\nexamples:\n", 1)[1].strip().splitlines()
     assert examples
     for example in examples:
-        words = _words(example)
+        words = command_words(example)
         assert words[:1 + len(path)] == ["harborlight", *path], example
         args = PARSER.parse_args(words[1:])
         assert args.run is COMMANDS[path].get_default("run"), example

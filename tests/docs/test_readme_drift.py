@@ -7,12 +7,12 @@ and the app's routes, so a renamed flag or route fails here before a reader meet
 import contextlib
 import io
 import re
-import shlex
 from pathlib import Path
 
 import pytest
 
 from harborlight.cli import build_parser
+from tests.support.shell import command_words
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -79,7 +79,7 @@ def test_every_command_shown_parses(document):
     parser = build_parser()
     names = parser._subparsers._group_actions[0].choices
     for command in _commands(_text(document)):
-        words = shlex.split(command)
+        words = command_words(command)
         if len(words) == 2:  # the command named in prose (`harborlight watch`): it exists
             assert words[1] in names, f"{document.name} names a command there is not: `{command}`"
             continue
