@@ -1,7 +1,8 @@
 """Ingest acknowledgements while the SQL interface runs long queries, measured in one run.
 
 Starts `harborlight serve --clickhouse-http-port` (a subprocess, its own embedded store), keeps one
-gRPC exporter sending 50-span requests back to back, and meanwhile runs `--queries` concurrent
+gRPC exporter sending 50-span requests back to back (each acknowledged once in the write-ahead log, which
+the committer drains into the store meanwhile), and meanwhile runs `--queries` concurrent
 statements through the SQL interface: `sleep` (`SELECT sum(sleepEachRow(1)) FROM numbers(N)`, the
 engine idle) or `cpu` (a hash over many rows, every core busy). Prints, for a quiet window before the
 queries (as long as `--quiet-seconds`) and for the window while they run: the acknowledgements, the median
