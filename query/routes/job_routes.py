@@ -7,6 +7,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
 
 from query.routes import cursor
+from query.routes.job_memo import job_answer
 from query.routes.params import bounded_int
 from query.derive.rows_json import job_row
 from query.statements.stored_trials import job_names, stored_rows, stored_trials
@@ -29,7 +30,8 @@ def fresh_store(request: Request) -> tuple[Store, str]:
 def job_trials(request: Request, job: str) -> list:
     """Every trial of `job` for the caller, or 404."""
     store, tenant = fresh_store(request)
-    trials = [t.facts for t in stored_trials(store.client, tenant, jobs=[job])]
+    trials = job_answer(store.client, tenant, job, "facts",
+                        lambda: [t.facts for t in stored_trials(store.client, tenant, jobs=[job])])
     if not trials:
         raise HTTPException(404, f"no job named {job!r}")
     return trials
@@ -54,7 +56,9 @@ def jobs_router() -> APIRouter:
 
     @router.get("/api/jobs/{job}", summary="One job row: solve rates, outcome counts, totals, pass@k")
     def get_job(job: str, request: Request) -> JSONResponse:
-        return JSONResponse(job_row(job, job_trials(request, job)))
+        store, tenant = fresh_store(request)
+        return JSONResponse(job_answer(store.client, tenant, job, "row",
+                                       lambda: job_row(job, job_trials(request, job))))
 
     @router.get("/api/jobs/{job}/trials", summary="The job's trial rows: outcome, reward, timings, tokens, cost")
     def list_trials(job: str, request: Request,

@@ -9,6 +9,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Res
 from query.derive.compare import compare
 from query.derive.job_report import AGGREGATIONS, FORMATS, PRIMARIES, STRATEGIES, ReportOptions, report_text
 from query.derive.provenance import valued_fields_json
+from query.routes.job_memo import job_answer
 from query.routes.job_routes import fresh_store, job_trials
 from query.routes.params import bounded_int
 from query.routes.report_page import report_page
@@ -73,9 +74,10 @@ def reports_router() -> APIRouter:
             raise HTTPException(400, str(exc)) from None
         if format == PAGE_FORMAT:
             return HTMLResponse(job_page(request, job, against))
-        trials = job_trials(request, job)
+        store, tenant = fresh_store(request)
         try:
-            text = report_text(job, trials, options, format)
+            text = job_answer(store.client, tenant, job, ("report", options, format),
+                              lambda: report_text(job, job_trials(request, job), options, format))
         except ValueError as exc:
             raise HTTPException(400, str(exc)) from None
         if format in ("json", "intervals"):

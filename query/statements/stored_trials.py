@@ -9,7 +9,7 @@ from typing import Any
 from clickhouse_connect.driver.client import Client
 
 from query.derive.records import Interval, LoadedTrial, ScorePart, TrialFacts, VerifierReport
-from query.statements.trial_summary_sql import FACTS, JOB_NAMES, ROWS, TRIAL_JOBS
+from query.statements.trial_summary_sql import FACTS, GENERATION, JOB_NAMES, ROWS, TRIAL_JOBS
 
 MAX_TRIALS = 1_000_000  # "no limit" for whole-job reads
 _INTERVALS = ("environment_setup", "agent_setup", "agent_execution", "verifier")
@@ -55,3 +55,9 @@ def job_names(client: Client, tenant: str, after: str, limit: int) -> list[str]:
 
 def jobs_of_trial(client: Client, tenant: str, trial: str) -> list[str]:
     return [r[0] for r in client.query(TRIAL_JOBS, parameters={"tenant": tenant, "trial": trial}).result_rows]
+
+
+def job_generation(client: Client, tenant: str, job: str) -> tuple[int, int]:
+    """Changes whenever a row of the job's trials is derived again (their count, the newest version)."""
+    n, newest = client.query(GENERATION, parameters={"tenant": tenant, "job": job}).result_rows[0]
+    return n, newest or 0

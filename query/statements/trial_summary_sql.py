@@ -70,3 +70,9 @@ WHERE {AGENT_TENANT_FILTER} AND trial = {{trial:String}}
 ORDER BY job
 LIMIT 100
 """
+
+# A job's stored rows' generation: it changes whenever any of its trials' rows is derived again.
+GENERATION = f"""
+SELECT count(), max(Version) FROM trial_rows
+WHERE {AGENT_TENANT_FILTER} AND job = {{job:String}}
+"""

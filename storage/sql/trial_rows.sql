@@ -46,4 +46,4 @@ CREATE TABLE IF NOT EXISTS trial_rows (
     Row String CODEC(ZSTD(1)),
     FirstSeenAt DateTime ALIAS toDateTime(first_seen)  -- for the dashboards' time filter
 ) ENGINE = ReplacingMergeTree(Version, Deleted)
-ORDER BY (Tenant, job, trial)
+ORDER BY (Tenant, trial, job)  -- one trial is a range; a job is every row of a small table
