@@ -29,24 +29,23 @@ log = logging.getLogger(__name__)
 
 CHUNK = 500  # trial names derived per statement
 _BOOKKEEPING = ("Tenant", "Version", "Deleted", "Facts", "Row")
-_lock = threading.Lock()  # one refresh at a time: two would derive the same trials twice
+_columns: dict[int, list[str]] = {}  # trial_rows' stored columns, per connection
 
 
 def refresh(client: Client, tenant: str = "") -> int:
     """Derives again the rows of every trial whose events changed since theirs were derived ({tenant} '':
-    every tenant's). Returns how many trial names were stale."""
-    with _lock:
-        stale = client.query(STALE, parameters={"tenant": tenant}).result_rows
-        by_tenant: dict[str, list[tuple[str, int]]] = defaultdict(list)
-        for owner, key, arrived in stale:
-            by_tenant[owner].append((key, arrived))
-        columns = None
-        for owner, keys in by_tenant.items():
-            for at in range(0, len(keys), CHUNK):
-                columns = columns or [r[0] for r in client.query("DESCRIBE TABLE trial_rows").result_rows
-                                      if r[2] == ""]  # not the ALIAS ones
-                _derive(client, owner, keys[at:at + CHUNK], columns)
-        return len(stale)
+    every tenant's). Returns how many trial names were stale. Two refreshes at once (a reader's and the
+    keeper's) may derive the same trial: each writes the same row, the newer version wins."""
+    stale = client.query(STALE, parameters={"tenant": tenant}).result_rows
+    by_tenant: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for owner, key, arrived in stale:
+        by_tenant[owner].append((key, arrived))
+    for owner, keys in by_tenant.items():
+        columns = _columns.get(id(client)) or _columns.setdefault(id(client), [
+            r[0] for r in client.query("DESCRIBE TABLE trial_rows").result_rows if r[2] == ""])  # not ALIAS ones
+        for at in range(0, len(keys), CHUNK):
+            _derive(client, owner, keys[at:at + CHUNK], columns)
+    return len(stale)
 
 
 def _derive(client: Client, tenant: str, keys: Sequence[tuple[str, int]], columns: list[str]) -> None:
