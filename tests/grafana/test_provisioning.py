@@ -68,6 +68,8 @@ def test_every_panel_and_variable_uses_the_provisioned_data_source():
                 assert variable["datasource"]["uid"] == "harborlight"
 
 
-def test_dashboard_descriptions_say_which_outcomes_sql_approximates():
+def test_dashboard_descriptions_say_a_trial_is_its_stored_row():
+    """The panels read the trial rows the API answers (trial_rows), not an approximation of its rules."""
     for name in ("harborlight-jobs.json", "harborlight-job.json", "harborlight-trial.json"):
-        assert "Approximated in SQL" in load(name)["description"]
+        text = load(name)["description"]
+        assert "stored row" in text and "GET /api/trials/{trial}" in text and "pproximat" not in text
