@@ -160,7 +160,7 @@ def test_trial_totals_and_counts_are_unchanged_by_derived_rows(server, unique):
                                           "gen_ai.tool.call.id": "c1"}, start_ms=5)
         traces.send(server)
     fields = ("n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd", "n_steps", "n_tool_calls")
-    plain, carried = (httpx.get(f"{server.http_url}/api/trials/{unique}-{t}", params={"job": job}).json()
+    plain, carried = (httpx.get(f"{server.http_url}/api/trials/{unique}-{t}", params={"job": job}, timeout=120).json()
                       for t in ("plain", "carried"))
     assert [plain[f] for f in fields] == [carried[f] for f in fields]
     assert plain["n_input_tokens"]["value"] == 3000 and plain["n_steps"]["value"] == 3

@@ -88,6 +88,7 @@ class InProcessServer:
 
     def sql(self, query: str, **parameters) -> list[tuple]:
         """A read straight from the store, of everything acknowledged before it."""
+        self.caught_up()
         return self.store.client.query(query, parameters=parameters).result_rows
 
 
