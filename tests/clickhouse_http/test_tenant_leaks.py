@@ -13,7 +13,8 @@ from tests.support.otlp import traces_request
 
 
 def ask(port: int, sql: str, token: str = "ch-acme", **params) -> httpx.Response:
-    return httpx.post(f"http://127.0.0.1:{port}/", params=params, content=sql.encode(), auth=("default", token))
+    return httpx.post(f"http://127.0.0.1:{port}/", params=params, content=sql.encode(), auth=("default", token),
+                      timeout=120)  # a loaded machine's first statement can take longer than httpx's 5 s
 
 
 def test_another_tenants_failed_statement_is_not_in_system_errors(ch_port, tenants_data):
