@@ -42,9 +42,12 @@ def stored_by_job(http_url: str, service: str) -> dict[str, int]:
     return {r["job"]: r["items"] for r in rows if r["signal"] == "traces"}
 
 
-async def flood(endpoint: str, service: str, clients: int, in_flight: int, requests: int, spans: int) -> Delivery:
-    """`clients` channels with `in_flight` concurrent exports each send `requests` requests in all."""
+async def flood(endpoint: str, service: str, clients: int, in_flight: int, requests: int, spans: int,
+                give_up_after: float = 300) -> Delivery:
+    """`clients` channels with `in_flight` concurrent exports each send `requests` requests in all, each
+    retried while it is refused as retryable, until `give_up_after` seconds (then an error says so)."""
     delivery = Delivery()
+    deadline = time.monotonic() + give_up_after
     bodies = [(f"{service}-{i}", traces_request(service, spans, job=f"{service}-{i}").SerializeToString())
               for i in range(requests)]
     queue = list(reversed(bodies))
@@ -67,6 +70,9 @@ async def flood(endpoint: str, service: str, clients: int, in_flight: int, reque
                                 delivery.other_errors.append(f"{exc.code()}: {exc.details()}")
                                 break
                             delivery.refusals[exc.code().name] = delivery.refusals.get(exc.code().name, 0) + 1
+                            if time.monotonic() > deadline:
+                                delivery.other_errors.append(f"still refused after {give_up_after:.0f} s: {exc.details()}")
+                                break
                             await asyncio.sleep(0.02 + random.random() * 0.05)
 
             await asyncio.gather(*(worker() for _ in range(in_flight)))
