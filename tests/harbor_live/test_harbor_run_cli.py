@@ -14,6 +14,14 @@ from tests.harbor_live.host_environment import HostEnvironment
 from tests.harbor_live.scripted_agent import ScriptedAgent
 
 
+def harbor_env() -> dict[str, str]:
+    """Harbor imports the agent and environment by module path, so the repository root goes on its
+    PYTHONPATH (pytest puts it on sys.path for itself only)."""
+    root = str(Path(__file__).resolve().parents[2])
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+    return {**os.environ, "PYTHONPATH": path, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+
+
 def test_harbor_run_streams_the_job_through_the_installed_plugin(server, tmp_path, unique):
     job = f"cli-{unique}"
     task = make_task(tmp_path, "solve-it", "Write the answer.")
@@ -22,7 +30,7 @@ def test_harbor_run_streams_the_job_through_the_installed_plugin(server, tmp_pat
          "--job-name", job, "-a", f"{ScriptedAgent.__module__}:ScriptedAgent", "-m", "scripted/scripted-model-1",
          "-e", f"{HostEnvironment.__module__}:HostEnvironment", "--plugin", "harborlight",
          "--plugin-kwarg", f"endpoint={server.http_url}", "-q", "-y"],
-        capture_output=True, text=True, timeout=600, env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
+        capture_output=True, text=True, timeout=600, env=harbor_env())
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     row = httpx.get(f"{server.http_url}/api/jobs/{job}", timeout=60)
     assert row.status_code == 200, row.text
