@@ -115,6 +115,11 @@ class Committer:
                     pass
             except Stopping:
                 return
+            except Exception as exc:  # the log's own trouble: reported, and tried again, never a silent stop
+                self.stats.last_error = brief(exc)
+                log.exception("committing the log failed; trying again")
+                await asyncio.sleep(self._limits.max_backoff_seconds)
+                self._wake.set()
             if self._closing:
                 return
 

@@ -305,9 +305,14 @@ class WriteAheadLog:
         """The readable record at the cursor, passing over (and reporting) damage; None at the end."""
         while True:
             with self._lock:
-                current = self._segment(self._cursor.segment)
-                stop = current.size
-                after = next((s for s in self._segments if s.first_seq > current.first_seq), None)
+                current = next((s for s in self._segments if s.first_seq == self._cursor.segment), None)
+                after = next((s for s in self._segments if s.first_seq > self._cursor.segment), None)
+                stop = current.size if current is not None else 0
+            if current is None:  # read to its end, sealed by an append, then released and deleted
+                if after is None:
+                    return None
+                self._move_to(after)
+                continue
             if self._cursor.offset >= stop:
                 if current is self._active or after is None:
                     return None
@@ -374,9 +379,6 @@ class WriteAheadLog:
         with self._lock:
             self._segments = [s for s in self._segments if s not in done]
             self.stats.deleted_segments += len(done)
-
-    def _segment(self, first_seq: int) -> _Segment:
-        return next(s for s in self._segments if s.first_seq == first_seq)
 
     def _reader_for(self, s: _Segment) -> segment.Reader:
         if self._reader is None or self._reader.path != s.path:

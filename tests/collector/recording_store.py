@@ -13,11 +13,13 @@ class RecordingStore:
         self.tokens: set[str] = set()
         self.gate = threading.Event()  # cleared: inserts wait (a slow store)
         self.gate.set()
+        self.entered = threading.Event()  # set when an insert begins (before it waits at the gate)
         self.failures_to_come = 0  # the next inserts that fail while the store answers
         self.down = False  # unreachable: inserts fail and reachable() says so
         self.refused: set[bytes] = set()  # payloads the store refuses in any batch
 
     def insert(self, records: list[Record], token: str) -> None:
+        self.entered.set()
         self.gate.wait(10)
         payloads = [r.payload for r in records]
         self.inserts.append((payloads, token))

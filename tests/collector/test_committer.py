@@ -5,7 +5,8 @@ import asyncio
 
 from collector.committer import CommitLimits, Committer
 from collector.wal import FsyncPolicy, Record, WriteAheadLog
-from collector.wal.segment import listed
+from collector.wal.record import framed_size
+from collector.wal.segment import MAGIC, listed
 from storage import Signal
 from tests.collector.recording_store import RecordingStore
 from tests.collector.wal.dying import run_and_die
@@ -101,3 +102,31 @@ def test_after_a_crash_mid_commit_the_replay_stores_nothing_twice(tmp_path):
         wal.append(_record(4))
         _drain(wal, store)
     assert store.stored == [b"r%d" % i for i in range(5)]
+
+
+def test_the_committer_goes_on_after_an_append_seals_the_segment_it_is_committing(tmp_path):
+    """The committer takes everything up to the end of the active segment; while that batch is being
+    stored an append seals the segment; the release deletes it under the committer's cursor. Everything
+    after must still be stored (it once stopped for good with no error, the log filling and refusing)."""
+    store = RecordingStore()
+    store.gate.clear()
+
+    async def main():
+        with WriteAheadLog(tmp_path, FsyncPolicy.parse("never"), 1 << 20, segment_bytes=200) as wal:
+            committer = Committer(wal, store.insert, store.reachable, QUICK)
+            await committer.__aenter__()
+            full = (wal.segment_bytes - len(MAGIC)) // framed_size(_record(0))
+            for i in range(full):
+                wal.append(_record(i))
+            committer.wake()
+            await asyncio.to_thread(store.entered.wait, 10)  # all taken: the cursor at the segment's end
+            for i in range(full, 8):  # the segment is sealed, and more follow
+                wal.append(_record(i))
+                committer.wake()
+            store.gate.set()
+            # A stalled committer would never let __aexit__ return: wait a bounded time, and only then close.
+            await asyncio.wait_for(committer.stored(8), 30)
+            await committer.__aexit__(None, None, None)
+
+    asyncio.run(main())
+    assert store.stored == [b"r%d" % i for i in range(8)]

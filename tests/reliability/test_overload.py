@@ -3,18 +3,12 @@ memory stays under the limit."""
 
 import asyncio
 
-import pytest
-
 from tests.support.load import flood, peak_rss_bytes, stored_by_job
 from tests.support.servers import SubprocessServer
 
 LIMIT_MIB = 1024
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "issue 17: under a storm of refusals (a 2 MiB log full, ~100,000 LogFull answers) the committer can stop "
-    "committing: seen once with 11 batches stored, then 28 requests waiting 570 s in the log, the commit thread "
-    "idle and no commit error; the flood gives up after 300 s instead of waiting forever"))
 def test_concurrent_exporters_beyond_capacity_lose_nothing_and_stay_under_the_memory_limit(tmp_path):
     server = SubprocessServer(tmp_path / "store", (
         "--memory-limit-mib", str(LIMIT_MIB), "--wal-max-mib", "2", "--max-batch-items", "10000",

@@ -244,3 +244,19 @@ def test_an_interval_policy_acknowledges_without_waiting_and_syncs_in_the_backgr
         assert log.durable(log.append(_record(1))) is None
     with WriteAheadLog(tmp_path, FsyncPolicy.parse("5"), 1 << 20) as log:
         assert _ids(_everything(log)) == [1]
+
+
+def test_a_segment_sealed_after_its_last_record_was_taken_goes_on_into_the_next(tmp_path):
+    """The committer takes up to the end of the active segment; an append then seals it and starts the
+    next; releasing that batch deletes the sealed segment under the committer's cursor. The next take
+    must go on into the new segment (it once raised StopIteration, which asyncio cannot carry: the
+    committer waited forever with no error, while the log filled and refused)."""
+    with WriteAheadLog(tmp_path, NEVER, 1 << 20, segment_bytes=4 * SIZE) as log:
+        for i in range(3):
+            log.append(_record(i))
+        taken = log.take(10**9, 10**12)
+        log.append(_record(3))
+        log.append(_record(4))  # past the segment's size: the first segment is sealed
+        log.release(taken[-1])
+        assert len(_segments(tmp_path)) == 1
+        assert _ids(_everything(log)) == [3, 4]
