@@ -15,6 +15,7 @@ from harborlight.export_command import add_export_command
 from harborlight.import_command import add_import_command
 from harborlight.jobs_command import add_jobs_command
 from harborlight.report_command import add_report_command
+from harborlight.schema_command import add_schema_command
 from harborlight.settings import Settings, env_name, flag_name
 from harborlight.spans_command import add_spans_command
 from harborlight.trace_command import add_trace_command
@@ -86,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_watch_command(commands)
     add_import_command(commands)
     add_export_command(commands)
+    add_schema_command(commands)
     return parser
 
 

@@ -1,0 +1,58 @@
+"""The cluster form on a ClickHouse cluster: applied statement by statement (`harborlight schema --cluster
+NAME apply`), and checked against system.tables before receivers write to it (`serve --cluster NAME`).
+
+A view made from other statements (an older rule table) is dropped and made again across the cluster; its
+stored rows stay as they were derived (agent events cannot be deleted and derived again through a
+Distributed table the way storage/schema.py does it on one engine)."""
+
+from clickhouse_connect.driver.client import Client
+
+from storage.schema_ddl import (
+    VERSION_TABLE, Cluster, Statement, cluster_schema, comment_of, local_name, plain_schema,
+)
+
+
+def _tables(client: Client) -> dict[str, tuple[str, str]]:
+    """name -> (engine, comment) of this node's tables in the client's database."""
+    rows = client.query(
+        "SELECT name, engine, comment FROM system.tables WHERE database = currentDatabase()"
+    ).result_rows
+    return {name: (engine, comment) for name, engine, comment in rows}
+
+
+def apply_cluster_schema(client: Client, cluster: Cluster, retention_days: int | None = None) -> list[Statement]:
+    """Runs what the cluster lacks of its form, in order, and records the versions; returns what ran."""
+    present = _tables(client)
+    ran = []
+    for s in cluster_schema(cluster, retention_days):
+        if s.kind == "view" and s.name in present:
+            if present[s.name][1] == comment_of(s.sql):
+                continue
+            client.command(f"DROP VIEW IF EXISTS {s.name} ON CLUSTER {cluster.name} SYNC")
+        client.command(s.sql)
+        ran.append(s)
+    applied = {row[0] for row in client.query(f"SELECT Version FROM {VERSION_TABLE}").result_rows}
+    for version in sorted({s.version for s in plain_schema()} - applied - {0}):
+        client.command(f"INSERT INTO {VERSION_TABLE} (Version) VALUES ({{v:UInt32}})", parameters={"v": version},
+                       settings={"distributed_foreground_insert": 1})
+    return ran
+
+
+def cluster_schema_problems(client: Client, cluster: Cluster) -> list[str]:
+    """What this node's tables lack of the cluster form: each a short phrase, none when it matches."""
+    present = _tables(client)
+    wanted = {}  # name -> the engine it must have
+    for s in plain_schema():
+        if s.kind == "table":
+            wanted |= {s.name: "Distributed", local_name(s.name): "MergeTree"}
+    views = {s.name: comment_of(s.sql) for s in cluster_schema(cluster) if s.kind == "view"}
+    problems = []
+    for name, engine in (wanted | dict.fromkeys(views, "MaterializedView")).items():
+        have, comment = present.get(name, ("", ""))
+        if not have:
+            problems.append(f"{name} is missing")
+        elif not have.endswith(engine):
+            problems.append(f"{name} is {have}, not {engine}")
+        elif name in views and comment != views[name]:
+            problems.append(f"{name} was made from other statements")
+    return problems

@@ -1,0 +1,228 @@
+"""The schema's DDL, generated in one of two forms from the statement files under storage/sql/.
+
+The plain form is what builds a store of one engine (embedded chDB or one server: storage/schema.py runs
+it). The cluster form is the same schema for a ClickHouse cluster: each table becomes `<name>_local` on
+every node (`Replicated*MergeTree` with --replicated) and a `Distributed` table under the name harborlight
+and Grafana read, every statement `ON CLUSTER`, and each materialized view reads and writes the local
+tables, so what a view derives from a row lands on that row's shard. A table added to MIGRATIONS gets its
+cluster form from the same code; a table without a sharding key (SHARD_KEYS) is refused by name.
+"""
+
+import hashlib
+import re
+from dataclasses import dataclass
+from importlib.resources import files
+
+from storage.agent_rules import FACTS
+
+# Each migration is a list of statement files under storage/sql/, applied in order.
+MIGRATIONS: list[tuple[int, list[str]]] = [
+    (1, [
+        "otel_traces", "otel_traces_trace_id_ts", "otel_traces_trace_id_ts_mv", "otel_logs",
+        "otel_metrics_gauge", "otel_metrics_sum", "otel_metrics_histogram", "harborlight_ingested_requests",
+    ]),
+    # The agent layer: agent_events (its views, compiled from storage/agent_rules.py, are in the last step).
+    (2, ["agent_events"]),
+    # RequestId: a model call's provider request id.
+    (3, ["agent_events_request_id"]),
+    # AgentVersion (the agent's own version when no harness names it) and SideCall (a model call that serves
+    # the session, not its turns). The views come last: they write every column the statements before them
+    # create (each start runs every statement; each is idempotent).
+    (4, ["agent_events_side_call", "agent_events_traces_mv", "agent_events_logs_mv"]),
+    # Trial summaries: each trial's row stored where every reader reads it (trial_rows), derived again when
+    # the trial's arrival count moves (trial_arrivals, fed by its view, against trial_summarized). The
+    # counts of a store from before are taken from its agent events (storage/schema.py _count_arrivals).
+    (5, ["trial_arrivals", "trial_summarized", "trial_rows", "trial_arrivals_mv"]),
+]
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+VERSION_TABLE = "harborlight_schema_migrations"
+_VERSION_TABLE_SQL = f"""CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (
+    Version UInt32,
+    AppliedAt DateTime DEFAULT now()
+) ENGINE = MergeTree() ORDER BY Version"""
+
+# The tables a commit writes, directly or through views. A commit retried after a failure carries the
+# same insert_deduplication_token, and each of these skips the blocks it already has from the failed
+# attempt: plain MergeTree tables only remember recent block ids when given this window (Replicated
+# tables always do, and a Distributed table has no such setting).
+RETRY_SAFE_TABLES = (
+    "otel_traces", "otel_traces_trace_id_ts", "otel_logs", "otel_metrics_gauge", "otel_metrics_sum",
+    "otel_metrics_histogram", "agent_events", "trial_arrivals",
+)
+DEDUPLICATION_WINDOW = 1000
+
+# The resource attribute that names a trial (the first place the rule table looks for it): raw rows are
+# sharded by it, so a trial's spans, logs, agent events and summary share a shard.
+_TRIAL_ATTRIBUTE = next(a.key for f in FACTS if f.name == "trial" for a in f.aliases if a.key.startswith("resource:"))
+_RAW_TRIAL = f"ResourceAttributes['{_TRIAL_ATTRIBUTE.removeprefix('resource:')}']"
+
+# Each Distributed table's sharding key, per --shard-by. Under `trial` one trial's rows share a shard
+# wherever they are stored (the same name hashes alike in every table: rows without a trial name go by their
+# trace id, as the agent layer names them); under `trace` one trace's rows do.
+SHARD_KEYS: dict[str, dict[str, str]] = {
+    "trial": {
+        "otel_traces": f"cityHash64(if({_RAW_TRIAL} != '', {_RAW_TRIAL}, TraceId))",
+        "otel_logs": f"cityHash64(if({_RAW_TRIAL} != '', {_RAW_TRIAL}, TraceId))",
+        "otel_traces_trace_id_ts": "cityHash64(TraceId)",
+        "otel_metrics_gauge": f"cityHash64({_RAW_TRIAL})",
+        "otel_metrics_sum": f"cityHash64({_RAW_TRIAL})",
+        "otel_metrics_histogram": f"cityHash64({_RAW_TRIAL})",
+        "agent_events": "cityHash64(ifNull(TrialName, TraceId))",
+        "trial_arrivals": "cityHash64(TrialKey)",
+        "trial_summarized": "cityHash64(TrialKey)",
+        "trial_rows": "cityHash64(trial)",
+        "harborlight_ingested_requests": "cityHash64(Digest)",
+        VERSION_TABLE: "Version",
+    },
+}
+SHARD_KEYS["trace"] = SHARD_KEYS["trial"] | {
+    "otel_traces": "cityHash64(TraceId)", "otel_logs": "cityHash64(TraceId)", "agent_events": "cityHash64(TraceId)",
+}
+
+REPLICA_PATH = "/clickhouse/tables/{shard}/{database}/{table}"
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# What each statement file starts with, after its comment lines: the name it creates or alters comes first.
+_CREATE_TABLE = re.compile(r"^CREATE TABLE IF NOT EXISTS (\w+) ", re.M)
+_ALTER = re.compile(r"^ALTER TABLE (\w+)", re.M)
+_VIEW = re.compile(r"^CREATE MATERIALIZED VIEW IF NOT EXISTS (\w+) TO (\w+) ", re.M)
+_ENGINE = re.compile(r"ENGINE = (\w*MergeTree)\(([^)]*)\)")
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """Where the cluster form goes: the cluster's name (remote_servers), whether its tables replicate,
+    and what keeps rows together on a shard (a key of SHARD_KEYS)."""
+
+    name: str
+    replicated: bool = False
+    shard_by: str = "trial"
+
+    def __post_init__(self) -> None:
+        if not _NAME.fullmatch(self.name):
+            raise ValueError(f"the cluster name {self.name!r} is not a ClickHouse identifier (letters, digits, _)")
+        if self.shard_by not in SHARD_KEYS:
+            raise ValueError(f"--shard-by {self.shard_by!r}: choose one of {', '.join(SHARD_KEYS)}")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One DDL statement. `name` is what it creates or alters, under the name harborlight reads; `version`
+    the migration it belongs to (0: bookkeeping); `kind` is table, alter, view or setting."""
+
+    name: str
+    version: int
+    kind: str
+    sql: str
+
+
+def statement(name: str, retention_days: int | None = None) -> str:
+    """The plain statement of storage/sql/<name>.sql, with the exporter's TTL when retention is asked."""
+    sql = files("storage").joinpath("sql", f"{name}.sql").read_text()
+    for column in ("Timestamp", "Start", "TimeUnix"):
+        ttl = f"TTL toDateTime({column}) + toIntervalDay({int(retention_days)})" if retention_days else ""
+        sql = sql.replace(f"{{ttl:{column}}}", ttl)
+    return sql
+
+
+def view_comment(sql: str) -> str:
+    """What a materialized view created from `sql` carries as its comment: the statement's hash."""
+    return "harborlight:" + hashlib.sha256(sql.encode()).hexdigest()[:16]
+
+
+def with_comment(sql: str) -> str:
+    """A view's statement as it is run: its hash appended as its COMMENT."""
+    return f"{sql.rstrip()}\nCOMMENT '{view_comment(sql)}'"
+
+
+def without_comment(sql: str) -> str:
+    return sql.rsplit("\nCOMMENT '", 1)[0]
+
+
+def comment_of(sql: str) -> str:
+    return sql.rsplit("\nCOMMENT '", 1)[1].rstrip("'")
+
+
+def plain_schema(retention_days: int | None = None) -> list[Statement]:
+    """The statements that build (or bring up to date) a store of one engine, in order."""
+    out = [Statement(VERSION_TABLE, 0, "table", _VERSION_TABLE_SQL)]
+    for version, names in MIGRATIONS:
+        for name in names:
+            sql = statement(name, retention_days)
+            if view := _VIEW.search(sql):
+                out.append(Statement(view[1], version, "view", with_comment(sql)))
+            elif alter := _ALTER.search(sql):
+                out.append(Statement(alter[1], version, "alter", sql))
+            elif table := _CREATE_TABLE.search(sql):
+                out.append(Statement(table[1], version, "table", sql))
+            else:
+                raise ValueError(f"storage/sql/{name}.sql is none of CREATE TABLE, ALTER TABLE, CREATE MATERIALIZED "
+                                 "VIEW: give it a cluster form in storage/schema_ddl.py")
+    out += [
+        Statement(t, 0, "setting", f"ALTER TABLE {t} MODIFY SETTING non_replicated_deduplication_window = "
+                                   f"{DEDUPLICATION_WINDOW}")
+        for t in RETRY_SAFE_TABLES
+    ]
+    return out
+
+
+def cluster_schema(cluster: Cluster, retention_days: int | None = None) -> list[Statement]:
+    """The same statements for `cluster`: local tables, Distributed fronts, views on the local tables."""
+    plain = plain_schema(retention_days)
+    tables = {s.name for s in plain if s.kind == "table"}
+    missing = sorted(tables - SHARD_KEYS[cluster.shard_by].keys())
+    if missing:
+        raise ValueError(f"no sharding key for {', '.join(missing)}: add it to SHARD_KEYS in storage/schema_ddl.py")
+    out: list[Statement] = []
+    for s in plain:
+        if s.kind == "table":
+            out += _table(s, cluster)
+        elif s.kind == "alter":
+            out += [_local(s, cluster), _front(s, cluster)]
+        elif s.kind == "setting" and not cluster.replicated:
+            out.append(_local(s, cluster))
+        elif s.kind == "view":
+            out.append(_view(s, cluster, tables))
+    return out
+
+
+def local_name(name: str) -> str:
+    return f"{name}_local"
+
+
+def _on(cluster: Cluster) -> str:
+    return f"ON CLUSTER {cluster.name}"
+
+
+def _table(s: Statement, cluster: Cluster) -> list[Statement]:
+    local = _CREATE_TABLE.sub(f"CREATE TABLE IF NOT EXISTS {local_name(s.name)} {_on(cluster)} ", s.sql, count=1)
+    if cluster.replicated:
+        local = _ENGINE.sub(_replicated_engine, local, count=1)
+    key = SHARD_KEYS[cluster.shard_by][s.name]
+    front = (f"CREATE TABLE IF NOT EXISTS {s.name} {_on(cluster)} AS {local_name(s.name)}\n"
+             f"ENGINE = Distributed('{cluster.name}', currentDatabase(), '{local_name(s.name)}', {key})")
+    return [Statement(local_name(s.name), s.version, "table", local), Statement(s.name, s.version, "table", front)]
+
+
+def _replicated_engine(engine: re.Match) -> str:
+    arguments = ", ".join(a for a in (f"'{REPLICA_PATH}'", "'{replica}'", engine[2].strip()) if a)
+    return f"ENGINE = Replicated{engine[1]}({arguments})"
+
+
+def _local(s: Statement, cluster: Cluster) -> Statement:
+    sql = _ALTER.sub(f"ALTER TABLE {local_name(s.name)} {_on(cluster)}", s.sql, count=1)
+    return Statement(local_name(s.name), s.version, s.kind, sql)
+
+
+def _front(s: Statement, cluster: Cluster) -> Statement:
+    return Statement(s.name, s.version, s.kind, _ALTER.sub(f"ALTER TABLE {s.name} {_on(cluster)}", s.sql, count=1))
+
+
+def _view(s: Statement, cluster: Cluster, tables: set[str]) -> Statement:
+    plain = without_comment(s.sql)
+    match = _VIEW.search(plain)
+    sql = _VIEW.sub(f"CREATE MATERIALIZED VIEW IF NOT EXISTS {s.name} {_on(cluster)} TO {local_name(match[2])} ",
+                    plain, count=1)
+    # The view fires on inserts into its source's local table (a shard's), never on the Distributed front.
+    sql = re.sub(r"\bFROM (\w+)\b", lambda m: f"FROM {local_name(m[1])}" if m[1] in tables else m[0], sql)
+    return Statement(s.name, s.version, "view", with_comment(sql))
