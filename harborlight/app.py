@@ -35,7 +35,8 @@ from importers.service import Transfers
 from query.api import api_router
 from query.summaries.refresh import TrialRowsKeeper
 from sqlport.clickhouse_http import QueryLimits, optional_clickhouse_http_server
-from storage import Store, ensure_schema, open_client, recent_digests
+from storage import Store, StoreUnavailable, ensure_schema, open_client, recent_digests
+from storage.schema_cluster import use_cluster
 from storage.broken_parts import broken_parts, describe
 from storage.client import read_nice
 
@@ -56,8 +57,13 @@ def open_store(settings: Settings) -> Store:
     # library (~380-480 MiB of file-backed pages), the allocator's caches, Python, gRPC and the queue.
     # Less makes commits fail on memory, and a commit that fails after its main INSERT (in a view)
     # would be stored again when the exporter retries it.
+    if settings.cluster and not settings.clickhouse_url:
+        raise StoreUnavailable("--cluster names the cluster of a ClickHouse server: give --clickhouse-url too")
     store = open_client(settings.data_dir, settings.clickhouse_url, (settings.memory_limit_mib << 20) // 2)
-    ensure_schema(store.client, settings.retention_days)
+    if settings.cluster:
+        use_cluster(store, settings.cluster)
+    else:
+        ensure_schema(store.client, settings.retention_days)
     if broken := broken_parts(store):
         log.error(describe(broken))
     return store

@@ -16,6 +16,10 @@ class Settings:
     clickhouse_url: str | None = _setting(
         None, "use a ClickHouse server instead of the embedded store, e.g. http://user:pass@host:8123/default"
     )
+    cluster: str | None = _setting(
+        None, "the ClickHouse cluster --clickhouse-url is a server of: its tables are the cluster form (harborlight "
+        "schema --cluster NAME apply makes them), which serve checks, creating none itself"
+    )
     host: str = _setting("127.0.0.1", "address to listen on (0.0.0.0 accepts agents from other hosts)")
     grpc_port: int = _setting(4317, "OTLP/gRPC port")
     http_port: int = _setting(4318, "OTLP/HTTP and API port")

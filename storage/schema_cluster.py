@@ -7,6 +7,8 @@ Distributed table the way storage/schema.py does it on one engine)."""
 
 from clickhouse_connect.driver.client import Client
 
+from storage.client import Store, StoreUnavailable
+
 from storage.schema_ddl import (
     VERSION_TABLE, Cluster, Statement, cluster_schema, comment_of, local_name, plain_schema,
 )
@@ -56,3 +58,19 @@ def cluster_schema_problems(client: Client, cluster: Cluster) -> list[str]:
         elif name in views and comment != views[name]:
             problems.append(f"{name} was made from other statements")
     return problems
+
+
+def use_cluster(store: Store, name: str) -> None:
+    """Readies `store` (a server of cluster `name`) for harborlight's reads and writes, or refuses in one line
+    when its tables are not the cluster form. Inserts into a Distributed table are stored on their shards
+    before they return (else the receiving node queues them, and a commit would count as done before it is),
+    and carry their deduplication token there. A read that names its trial's sharding key asks that shard only."""
+    cluster = Cluster(name)
+    if problems := cluster_schema_problems(store.client, cluster):
+        shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+        raise StoreUnavailable(
+            f"the store's tables are not the cluster form of {name}: {shown} "
+            f"(make them with: harborlight schema --cluster {name} [--replicated] apply --clickhouse-url URL)"
+        )
+    store.client.set_client_setting("insert_distributed_sync", 1)
+    store.client.set_client_setting("optimize_skip_unused_shards", 1)

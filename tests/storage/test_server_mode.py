@@ -7,11 +7,7 @@ its write-ahead log: a test reading with its own client first waits for the comm
 """
 
 import os
-import subprocess
-import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import clickhouse_connect
 import grpc
@@ -33,42 +29,8 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from harborlight.settings import Settings
 from tests.support.otlp import traces_request
-from tests.support.servers import InProcessServer, free_port
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-class Standin:
-    """The stand-in as a subprocess that can be stopped and started again on the same port and data dir."""
-
-    def __init__(self, data_dir: Path) -> None:
-        self.data_dir, self.port, self.process = data_dir, free_port(), None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/default"
-
-    def start(self, timeout: float = 30) -> "Standin":
-        log = self.data_dir.with_suffix(".log")
-        with open(log, "ab") as out:  # a file, not a pipe nobody drains
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "tests.support.clickhouse_standin", "--port", str(self.port),
-                 "--data-dir", str(self.data_dir)], cwd=ROOT, stdout=out, stderr=out,
-            )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"stand-in exited: {log.read_text()}")
-            try:
-                if httpx.get(f"http://127.0.0.1:{self.port}/ping", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                time.sleep(0.05)
-        raise TimeoutError("stand-in did not answer /ping")
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(30)
+from tests.support.servers import InProcessServer
+from tests.support.standin_process import Standin
 
 
 def reader(url: str):

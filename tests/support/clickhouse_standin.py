@@ -1,7 +1,7 @@
 """Test-only stand-in for ClickHouse's HTTP interface, backed by chDB, so the server path (clickhouse-connect
 over HTTP) can be tested where no ClickHouse server can be installed. Never imported by the product.
 
-    python -m tests.support.clickhouse_standin --port P --data-dir D
+    python -m tests.support.clickhouse_standin --port P --data-dir D [--config-file C.xml]
 
 It speaks what clickhouse-connect 1.12 (compress=False) uses: `/ping`; a statement in `?query=`, in the body, or
 both (ClickHouse appends the body to `?query=`); `database=`, `default_format=`, `query_id=`, `param_*` bound
@@ -57,11 +57,12 @@ class Failure(Exception):
 
 
 class Engine:
-    def __init__(self, data_dir: str) -> None:
-        self.data_dir = data_dir
+    def __init__(self, data_dir: str, config_file: str | None = None) -> None:
+        # The engine's own configuration (remote_servers, say) rides on the connection string.
+        self.data_dir = f"{data_dir}?config-file={config_file}" if config_file else data_dir
         self.spool = tempfile.mkdtemp(prefix="standin-spool-")
         self.lock = threading.Lock()
-        self.root = chdb.connect(data_dir)  # holds the engine open for the life of the process
+        self.root = chdb.connect(self.data_dir)  # holds the engine open for the life of the process
         self.version, self.timezone = self.root.query("SELECT version(), timezone()", "TSV").bytes().decode().split()
 
     def run(self, sql: str, fmt: str, settings: dict, params: dict, database: str | None):
@@ -192,9 +193,10 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--data-dir", required=True)
     parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--config-file", default=None, help="a ClickHouse server configuration for the engine")
     args = parser.parse_args()
     os.makedirs(args.data_dir, exist_ok=True)
-    Handler.engine = Engine(os.path.abspath(args.data_dir))
+    Handler.engine = Engine(os.path.abspath(args.data_dir), args.config_file)
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     server.daemon_threads = True
     print(f"listening on {args.host}:{args.port}", flush=True)

@@ -1,0 +1,100 @@
+"""`serve --cluster NAME` on the cluster form: harborlight's own reads and writes go through Distributed
+tables, the views fire on the local tables, and a store that is not the cluster form is refused in one line.
+
+The server is the chDB-backed stand-in for ClickHouse's HTTP interface, configured with a cluster of one shard
+whose replica is the engine itself (Distributed tables then read and write the local tables in-process, as a
+ClickHouse server does for its local replica). The schema is applied with `apply_cluster_schema` as each node's
+DDL worker runs an ON CLUSTER statement: without the clause (chDB has no Keeper for the worker)."""
+
+import httpx
+import pytest
+
+from storage import ensure_schema
+from storage.schema_cluster import apply_cluster_schema, cluster_schema_problems
+from storage.schema_ddl import Cluster
+from tests.agent.otlp_build import Traces
+from tests.cli.commands import process
+from tests.storage.test_server_mode import reader
+from tests.support.servers import SubprocessServer, free_port
+from tests.support.standin_process import ONE_SHARD_CLUSTER, Standin
+
+CLUSTER = Cluster("hl")
+
+
+class AsEachNodeRunsIt:
+    """The server's client, running each ON CLUSTER statement as the DDL worker runs it on a node."""
+
+    def __init__(self, client) -> None:
+        self._client = client
+
+    def __getattr__(self, name):
+        return getattr(self._client, name)
+
+    def command(self, sql, *args, **kwargs):
+        return self._client.command(sql.replace(f" ON CLUSTER {CLUSTER.name}", ""), *args, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def standin(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cluster")
+    config = folder / "config.xml"
+    config.write_text(ONE_SHARD_CLUSTER.format(name=CLUSTER.name))
+    server = Standin(folder / "engine", config).start()
+    apply_cluster_schema(AsEachNodeRunsIt(reader(server.url)), CLUSTER)
+    yield server
+    server.stop()
+
+
+def test_the_applied_cluster_form_is_what_serve_checks_for(standin):
+    client = reader(standin.url)
+    assert cluster_schema_problems(client, CLUSTER) == []
+    engines = dict(client.query("SELECT name, engine FROM system.tables WHERE database = 'default'").result_rows)
+    assert (engines["otel_traces"], engines["otel_traces_local"]) == ("Distributed", "MergeTree")
+    assert client.query("SELECT count() FROM harborlight_schema_migrations").result_rows[0][0] >= 5
+    # Applied again: nothing is missing, so nothing but the idempotent statements runs; no view is made again.
+    ran = apply_cluster_schema(AsEachNodeRunsIt(client), CLUSTER)
+    assert not [s for s in ran if s.kind == "view"]
+
+
+def test_a_trial_sent_to_serve_on_the_cluster_lands_on_the_local_tables_and_is_summarised(standin, tmp_path, unique):
+    srv = SubprocessServer(tmp_path / "receiver", ("--clickhouse-url", standin.url, "--cluster", CLUSTER.name)).start()
+    try:
+        job, trial = f"job-{unique}", f"{unique}-on-cluster"
+        harness = Traces({"service.name": "harness", "harbor.job.name": job, "harbor.trial.name": trial,
+                          "harbor.task.name": "fix-bug"})
+        root = harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
+        harness.span("harbor.agent_execution", parent=root, start_ms=100, dur_ms=5_000)
+        harness.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5",
+                                    "gen_ai.usage.input_tokens": 1000}, parent=root, start_ms=200, dur_ms=100)
+        harness.span("harbor.verifier", {"harbor.reward.reward": 1.0}, parent=root, start_ms=5_200, dur_ms=3_000)
+        harness.send(srv)
+        harness.send(srv)  # an exporter's retry: stored once
+        srv.caught_up()
+        reply = httpx.get(f"{srv.http_url}/api/trials/{trial}", timeout=60)
+        assert reply.status_code == 200, reply.text
+        row = reply.json()
+        assert (row["outcome"]["value"], row["reward"]["value"], row["n_input_tokens"]["value"]) == \
+            ("resolved", 1.0, 1000)
+    finally:
+        srv.stop()
+    client = reader(standin.url)
+    local = "SELECT count() FROM {t:Identifier} WHERE ResourceAttributes['harbor.trial.name'] = {n:String}"
+    assert client.query(local, parameters={"t": "otel_traces_local", "n": trial}).result_rows == [(4,)]
+    events = "SELECT count() FROM agent_events_local WHERE TrialName = {n:String}"
+    assert client.query(events, parameters={"n": trial}).result_rows == [(4,)]
+    assert client.query("SELECT count() FROM trial_rows_local FINAL WHERE trial = {n:String}",
+                        parameters={"n": trial}).result_rows == [(1,)]
+
+
+def test_serve_refuses_a_store_that_is_not_the_cluster_form(standin, tmp_path, unique):
+    client = reader(standin.url)
+    client.command(f"CREATE DATABASE plain_{unique}")
+    plain = standin.url.rsplit("/", 1)[0] + f"/plain_{unique}"
+    ensure_schema(reader(plain))
+    done = process("serve", "--clickhouse-url", plain, "--cluster", CLUSTER.name, "--data-dir", str(tmp_path),
+                   "--grpc-port", str(free_port()), "--http-port", str(free_port()))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("harborlight: the store's tables are not the cluster form of hl: "
+                                  "harborlight_schema_migrations is MergeTree, not Distributed;")
+    assert "harborlight schema --cluster hl [--replicated] apply" in done.stderr

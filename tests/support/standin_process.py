@@ -1,0 +1,55 @@
+"""The ClickHouse stand-in (tests/support/clickhouse_standin.py) as a subprocess that can be stopped and started
+again on the same port and data directory, optionally with a server configuration for its engine."""
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.support.servers import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A cluster of one shard whose one replica is this engine (tcp_port is the port it would listen on: a replica
+# at that address is local, so Distributed tables read and write the local tables in-process, no network).
+ONE_SHARD_CLUSTER = """<clickhouse>
+  <tcp_port>9000</tcp_port>
+  <remote_servers>
+    <{name}><shard><replica><host>localhost</host><port>9000</port></replica></shard></{name}>
+  </remote_servers>
+</clickhouse>
+"""
+
+
+class Standin:
+    def __init__(self, data_dir: Path, config_file: Path | None = None) -> None:
+        self.data_dir, self.config_file, self.port, self.process = data_dir, config_file, free_port(), None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/default"
+
+    def start(self, timeout: float = 30) -> "Standin":
+        log = self.data_dir.with_suffix(".log")
+        config = ["--config-file", str(self.config_file)] if self.config_file else []
+        with open(log, "ab") as out:  # a file, not a pipe nobody drains
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "tests.support.clickhouse_standin", "--port", str(self.port),
+                 "--data-dir", str(self.data_dir), *config], cwd=ROOT, stdout=out, stderr=out,
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"stand-in exited: {log.read_text()}")
+            try:
+                if httpx.get(f"http://127.0.0.1:{self.port}/ping", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        raise TimeoutError("stand-in did not answer /ping")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(30)
