@@ -24,6 +24,7 @@ from opentelemetry.sdk.trace.id_generator import IdGenerator
 
 from harness import TrialIdentity, trial_spans
 from importers import atif_attributes
+from importers.gold_patch import GOLD_PATCH, gold_patch
 from importers.harbor_files import TimingInfo, TrialResult
 from importers.harbor_read import HarborTrial
 from importers.trajectory_spans import emit_trajectory, step_ns
@@ -242,7 +243,7 @@ def _carried_attributes(job: JobContext, trial: HarborTrial, model_provider: str
     that phase first, long before the root ends (a running trial's root has not)."""
     values = {TRIAL_CONFIG: _json(trial.config), JOB_CONFIG: _json(job.config),
               JOB_STARTED: job.started_at.isoformat() if job.started_at else None,
-              N_TOTAL_TRIALS: job.n_total_trials, MODEL_PROVIDER: model_provider}
+              N_TOTAL_TRIALS: job.n_total_trials, MODEL_PROVIDER: model_provider, GOLD_PATCH: gold_patch(trial.config)}
     return {k: v for k, v in values.items() if v is not None}
 
 

@@ -6,6 +6,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
+from query.derive.localization import Localization, derive_localization
 from query.derive.provenance import Valued, derived, inferred, measured, unavailable
 from query.derive.records import AgentCall, ModelCall, ToolCategory
 
@@ -38,6 +39,7 @@ class Behavior:
     token_series: Valued[tuple[TokenPoint, ...]]
     cache_ratio: Valued[float]
     total_reasoning_tokens: Valued[int]
+    localization: Valued[Localization]
 
 
 def relative_path(path: str, roots: tuple[str, ...] = WORKSPACE_ROOTS) -> str:
@@ -103,14 +105,17 @@ def edit_test_cycles(calls: tuple[AgentCall, ...]) -> int:
 
 
 def derive_behavior(calls: tuple[AgentCall, ...], model_calls: tuple[ModelCall, ...] = (), *,
-                    calls_recorded: bool = True, agent_start: float | None = None) -> Behavior:
+                    calls_recorded: bool = True, agent_start: float | None = None,
+                    gold_patch: str | None = None) -> Behavior:
     """calls_recorded=False: the trial has no tool-call telemetry at all (not "zero calls").
-    agent_start: the harbor.agent_execution start, the zero of time_to_first_edit."""
+    agent_start: the harbor.agent_execution start, the zero of time_to_first_edit.
+    gold_patch: the task's reference fix (a unified diff), when its dataset recorded one."""
     calls = tuple(sorted(calls, key=lambda c: c.index))
     tokens = _tokens(model_calls)
     if not calls_recorded:
         none = unavailable("no tool-call telemetry")
-        return Behavior(none, none, none, none, none, none, none, none, none, none, none, *tokens)
+        return Behavior(none, none, none, none, none, none, none, none, none, none, none, *tokens,
+                        derive_localization(none, gold_patch))
     cats = Counter(c.category.value for c in calls)
     names: dict[str, Counter[str]] = {}
     for c in calls:
@@ -122,10 +127,11 @@ def derive_behavior(calls: tuple[AgentCall, ...], model_calls: tuple[ModelCall, 
     zero = agent_start if agent_start is not None else min(
         (c.timestamp for c in calls if c.timestamp is not None), default=None)
     clock = step_clock(calls, agent_start)
+    touched = inferred(tuple(sorted({relative_path(t) for c in edits for t in c.targets})))
     return Behavior(
         category_freq=inferred(dict(sorted(cats.items()))),
         name_freq=measured({cat: dict(sorted(counter.items())) for cat, counter in sorted(names.items())}),
-        files_touched=inferred(tuple(sorted({relative_path(t) for c in edits for t in c.targets}))),
+        files_touched=touched,
         n_failed_calls=inferred(sum(bool(c.failed) for c in with_status)) if with_status
         else unavailable("no call reported success or failure"),
         has_step_clock=derived(clock) if clock is not None else unavailable("fewer than two timestamps"),
@@ -139,6 +145,7 @@ def derive_behavior(calls: tuple[AgentCall, ...], model_calls: tuple[ModelCall, 
         token_series=tokens[0],
         cache_ratio=tokens[1],
         total_reasoning_tokens=tokens[2],
+        localization=derive_localization(touched, gold_patch),
     )
 
 

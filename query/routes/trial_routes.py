@@ -57,7 +57,8 @@ def trials_router() -> APIRouter:
         store: Store = request.app.state.store
         got = load_calls(store.client, tenant_of(request), trial, facts.job)
         start = facts.agent_execution.start if facts.agent_execution else None
-        behavior = derive_behavior(got.calls, got.model_calls, calls_recorded=got.calls_recorded, agent_start=start)
+        behavior = derive_behavior(got.calls, got.model_calls, calls_recorded=got.calls_recorded, agent_start=start,
+                                   gold_patch=got.gold_patch)
         calls = [{"index": c.index, "name": c.name, "category": c.category.value, "targets": list(c.targets),
                   "failed": c.failed, "timestamp": c.timestamp, "step": c.step, "tool_call_id": c.tool_call_id}
                  for c in got.calls]

@@ -8,6 +8,7 @@ a form for each of agent_twins.FORMS (asked first: FORM).
 """
 
 from query.statements.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
+from query.statements.trial_rows_sql import LIFECYCLE_SPANS
 from storage import agent_twins
 from storage.agent_rules import FACTS
 from storage.agent_sources import log_event_id_sql
@@ -69,3 +70,15 @@ LIMIT {{limit:UInt32}}
 """ for form in agent_twins.FORMS}
 # The form the trial's tool calls and model calls are read in.
 FORM = agent_twins.form(f"{_CALL_FILTER} AND Kind IN ('tool', 'llm_request')", scope=_CALL_FILTER)
+
+# The task's gold patch (a unified diff), as the harness or importer put it on a lifecycle span of the
+# trial: the reference localization is measured against. '' when none was recorded.
+GOLD_PATCH_KEY = "harbor.task.gold_patch"  # importers/gold_patch.py writes it
+GOLD_PATCH = f"""
+SELECT argMaxIf(SpanAttributes['{GOLD_PATCH_KEY}'], Timestamp, SpanAttributes['{GOLD_PATCH_KEY}'] != '')
+FROM otel_traces
+WHERE {RAW_TENANT_FILTER}
+  AND SpanName IN {LIFECYCLE_SPANS!r}
+  AND ResourceAttributes['harbor.trial.name'] = {{trial:String}}
+  AND ({{job:String}} = '' OR ResourceAttributes['harbor.job.name'] = {{job:String}})
+"""

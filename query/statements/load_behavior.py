@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from clickhouse_connect.driver.client import Client
 
 from query.derive.records import AgentCall, ModelCall, ToolCategory
-from query.statements.behavior_sql import FORM, MODEL_CALLS, TOOL_CALLS
+from query.statements.behavior_sql import FORM, GOLD_PATCH, MODEL_CALLS, TOOL_CALLS
 from storage import agent_twins
 
 MAX_CALLS = 100_000
@@ -19,6 +19,7 @@ class TrialCalls:
     model_calls: tuple[ModelCall, ...]
     calls_recorded: bool  # the agent's telemetry is there (tool or model events): zero calls is a real zero
     truncated: bool  # more than MAX_CALLS of either kind: the first MAX_CALLS were used
+    gold_patch: str | None  # the task's reference fix (a unified diff); None: not recorded
 
 
 def _category(value: str | None) -> ToolCategory:
@@ -48,4 +49,6 @@ def load_calls(client: Client, tenant: str, trial: str, job: str = "") -> TrialC
                   targets=tuple(targets), args_key=args_key, failed=None if success is None else not success,
                   tool_call_id=call_id)
         for index, (ts, name, category, targets, success, call_id, args_key) in enumerate(tool_rows))
-    return TrialCalls(calls, models, calls_recorded=bool(calls or models), truncated=truncated)
+    gold = client.query(GOLD_PATCH, parameters=params).result_rows
+    return TrialCalls(calls, models, calls_recorded=bool(calls or models), truncated=truncated,
+                      gold_patch=(gold[0][0] or None) if gold else None)
