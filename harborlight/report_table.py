@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 
-from harborlight.render import MISSING, num, pct, seconds, value, with_interval
+from harborlight.render import MISSING, num, pct, plain, seconds, value, with_interval
 
 MAX_TRIAL_ROWS = 50
 
@@ -23,6 +23,7 @@ def job_table(job: dict[str, Any]) -> Table:
         ("adjusted solve rate [95% CI]", with_interval(pct(value(job["adjusted_solve_rate"])),
                                                        job["adjusted_solve_rate_ci"]) + f"  (infra: {value(job['n_infra'])})"),
         ("mean score [95% CI]", with_interval(num(value(job["mean_score"]), "{:.4f}"), job["mean_score_ci"], "{:.4f}")),
+        (f"mean score by {value(job['parts_by']) or 'part'}", plain(value(job["score_by_group"]))),
         ("agent", f"{value(job['agent_label']) or '-'} {value(job['agent_version']) or ''}".strip()),
         ("dataset", value(job["dataset"]) or "-"),
         ("tokens in / cached / out", " / ".join(num(value(job[f])) for f in

@@ -29,6 +29,7 @@ class JobMetrics:
     n_infra: Valued[int]
     mean_score: Valued[float]
     mean_score_ci: Valued[ConfidenceInterval]
+    parts_by: Valued[str]  # what score_by_group breaks the score down by: a part group or a reward key
     score_by_group: Valued[dict[str, float]]
     n_regressions: Valued[int]  # SWE-bench: trials whose patch broke a test that passed before it
     task_broken: Valued[dict[str, bool]]  # a nop control's verdict per task: it failed passing tests
@@ -111,17 +112,35 @@ def _interval(trials: Sequence[TrialFacts], measure: str, value: Valued[float]) 
     return task_interval([n for _, n, _ in per_task], [d for _, _, d in per_task])
 
 
-def score_by_group(trials: Sequence[TrialFacts]) -> Valued[dict[str, float]]:
+PART_GROUP = "part group"  # parts_by: the verifier's graded parts, each naming its group
+REWARD_KEY = "reward key"  # parts_by: the keys of a verifier's reward dict with several keys
+
+
+def _means(values: dict[str, list[float]]) -> dict[str, float]:
+    return {g: math.fsum(v / len(vs) for v in vs) for g, vs in sorted(values.items())}
+
+
+def score_by_group(trials: Sequence[TrialFacts]) -> tuple[Valued[str], Valued[dict[str, float]]]:
+    """(parts_by, score_by_group): what the scores break down by, and the mean score per value of it, over
+    finished trials. Graded parts with a group break down by their group; else a reward dict with several
+    keys (Harbor's verifier_result.rewards: a multi-part score) by its keys, each key's mean over the
+    trials that recorded it."""
+    finished = [t for t in trials if not t.is_running]
     groups: dict[str, list[float]] = {}
-    for t in trials:
-        if t.is_running:
-            continue
-        for part in t.parts:
-            if part.group is not None:
-                groups.setdefault(part.group, []).append(part.score)
-    if not groups:
-        return unavailable("no graded parts with a group")
-    return derived({g: math.fsum(v / len(vs) for v in vs) for g, vs in sorted(groups.items())})
+    for part in (p for t in finished for p in t.parts if p.group is not None):
+        groups.setdefault(part.group, []).append(part.score)
+    if groups:
+        return measured(PART_GROUP), derived(_means(groups))
+    multi = [t.rewards for t in finished if t.rewards and len(t.rewards) > 1]
+    if not multi:
+        none = unavailable("no graded parts with a group, and no reward with several keys")
+        return none, none
+    keys: dict[str, list[float]] = {}
+    for rewards in multi:
+        for key, value in rewards.items():
+            keys.setdefault(key, []).append(value)
+    return measured(REWARD_KEY), derived(_means(keys), f"{len(multi)} of {len(finished)} finished trials "
+                                                       "recorded a reward with several keys")
 
 
 def _broke_passing_tests(trials: Sequence[TrialFacts]) -> list[tuple[TrialFacts, bool]]:
@@ -187,6 +206,7 @@ def derive_job(trials: Sequence[TrialFacts], job: JobFacts | None = None) -> Job
     raw, adjusted = solve_rates(counts)
     score = mean_score(trials)
     running = any(t.is_running for t in trials) or bool(job and job.is_running)
+    parts_by, by_group = score_by_group(trials)
     agent = _single([t.agent_name for t in trials], "agent name")
     label = measured(job.agent_label) if job and job.agent_label else agent
     return JobMetrics(
@@ -200,7 +220,8 @@ def derive_job(trials: Sequence[TrialFacts], job: JobFacts | None = None) -> Job
         n_infra=derived(sum(counts[o] for o in INFRA_OUTCOMES)),
         mean_score=score,
         mean_score_ci=_interval(trials, "score", score),
-        score_by_group=score_by_group(trials),
+        parts_by=parts_by,
+        score_by_group=by_group,
         n_regressions=n_regressions(trials),
         task_broken=task_broken(trials, agent.value),
         counts=derived({o.value: n for o, n in counts.items()}),

@@ -14,7 +14,7 @@ def trial(task: str = "t1", *, attempt: int | None = 1, reward: float | None = N
         job=job, trial=f"{job}.{task}.{attempt}", task=task, source=source, attempt=attempt,
         started_at=facts.pop("started_at", start),
         finished_at=None if running else facts.pop("finished_at", start + 60.0),
-        rewards=None if reward is None else {"reward": reward},
+        rewards=facts.pop("rewards", None if reward is None else {"reward": reward}),
         exception_type=exception, is_running=running, **facts)
 
 

@@ -39,7 +39,7 @@ def test_graded_job_mean_score_weighted_by_parts_and_by_group():
     m = derive_job([trial("a", parts=(ScorePart(1.0, "x"), ScorePart(0.0, "y"), ScorePart(1.0, "x"))),
                     trial("b", reward=0.0)])
     assert m.mean_score.value == (2 / 3 * 3 + 0.0) / 4
-    assert m.score_by_group.value == {"x": 1.0, "y": 0.0}
+    assert m.score_by_group.value == {"x": 1.0, "y": 0.0} and m.parts_by.value == "part group"
 
 
 def test_totals_cover_only_trials_that_recorded_them():
@@ -85,3 +85,18 @@ def test_a_nop_control_marks_the_tasks_whose_passing_tests_fail_anyway():
     assert (agent.task_broken.value, agent.task_broken.note) == (None, "not a nop control run")
     unreported = derive_job([trial("django-3", reward=0.0, agent_name="nop")]).task_broken
     assert unreported.note == "no nop trial has a PASS_TO_PASS report"
+
+
+def test_a_reward_with_several_keys_breaks_the_score_down_by_key():
+    """Harbor's verifier_result.rewards is a dict: a verifier that scores parts writes one key per part."""
+    m = derive_job([trial("a", rewards={"reward": 1.0, "style": 0.5}),
+                    trial("b", rewards={"reward": 0.0, "style": 1.0, "docs": 1.0}), trial("c", reward=1.0)])
+    assert m.parts_by.value == "reward key"
+    assert m.score_by_group.value == {"docs": 1.0, "reward": 0.5, "style": 0.75}
+    assert m.score_by_group.note == "2 of 3 finished trials recorded a reward with several keys"
+
+
+def test_single_rewards_have_no_breakdown():
+    m = derive_job([trial("a", reward=1.0), trial("b", reward=0.0)])
+    assert m.parts_by.value is None and m.score_by_group.value is None
+    assert "no reward with several keys" in m.parts_by.note
