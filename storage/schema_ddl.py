@@ -120,8 +120,11 @@ def statement(name: str, retention_days: int | None = None) -> str:
     """The plain statement of storage/sql/<name>.sql, with the exporter's TTL when retention is asked."""
     sql = files("storage").joinpath("sql", f"{name}.sql").read_text()
     for column in ("Timestamp", "Start", "TimeUnix"):
-        ttl = f"TTL toDateTime({column}) + toIntervalDay({int(retention_days)})" if retention_days else ""
-        sql = sql.replace(f"{{ttl:{column}}}", ttl)
+        placeholder = f"{{ttl:{column}}}"
+        if retention_days:
+            sql = sql.replace(placeholder, f"TTL toDateTime({column}) + toIntervalDay({int(retention_days)})")
+        else:
+            sql = sql.replace(f"{placeholder}\n", "")
     return sql
 
 
