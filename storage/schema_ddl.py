@@ -33,6 +33,10 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     # the trial's arrival count moves (trial_arrivals, fed by its view, against trial_summarized). The
     # counts of a store from before are taken from its agent events (storage/schema.py _count_arrivals).
     (5, ["trial_arrivals", "trial_summarized", "trial_rows", "trial_arrivals_mv"]),
+    # Job rows: each job's row stored beside its trials' (job_rows), so the dashboards read the API's solve
+    # rates instead of computing their own; a store from before gets them after its start
+    # (query/summaries/refresh.py derive_underived_jobs).
+    (6, ["job_rows"]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -72,6 +76,7 @@ SHARD_KEYS: dict[str, dict[str, str]] = {
         "trial_arrivals": "cityHash64(TrialKey)",
         "trial_summarized": "cityHash64(TrialKey)",
         "trial_rows": "cityHash64(trial)",
+        "job_rows": "cityHash64(job)",
         "harborlight_ingested_requests": "cityHash64(Digest)",
         VERSION_TABLE: "Version",
     },

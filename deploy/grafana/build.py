@@ -1,8 +1,8 @@
 """Writes deploy/grafana/dashboards/*.json from the panel SQL in deploy/grafana/sql/.
 
-The SQL lives in .sql files so it stays readable. A panel about trials is a plain SELECT over the stored trial
-rows (trial_rows: the API's rows, derived by query/derive/), with `{{infra_outcomes}}` and `{{verdict_outcomes}}`
-replaced by the API's outcome sets (query/derive/outcomes.py). `{{counted}}` / `{{counted:expression}}` is replaced by the predicate that counts a call
+The SQL lives in .sql files so it stays readable. A panel about trials or jobs is a plain SELECT over the
+stored trial rows or job rows (trial_rows, job_rows: the API's rows, derived by query/derive/), with
+`{{infra_outcomes}}` replaced by the API's set of infrastructure outcomes (query/derive/outcomes.py). `{{counted}}` / `{{counted:expression}}` is replaced by the predicate that counts a call
 told both as a span and as a log event once (sql/counted.sql). A panel that lists calls one by one reads
 `FROM ({{calls:where}})`: the API's own SQL for them (storage/agent_twins.py `events(where, derived=False)`, what
 /api/spans and the trial behavior read), agent_events rows with each call told twice listed once and the facts its listed
@@ -23,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from query.derive.outcomes import INFRA_OUTCOMES, VERDICT_OUTCOMES  # noqa: E402
+from query.derive.outcomes import INFRA_OUTCOMES  # noqa: E402
 from storage import agent_twins  # noqa: E402
 from storage.agent_identity import named  # noqa: E402
 
@@ -31,9 +31,9 @@ SQL = HERE / "sql"
 OUT = HERE / "dashboards"
 DATASOURCE = {"type": "grafana-clickhouse-datasource", "uid": "harborlight"}
 FORMATS = {"timeseries": (0, "timeSeries"), "table": (1, "table"), "traces": (3, "traces")}
-NOTE = ("A trial's figures are its stored row, the one GET /api/trials/{trial} answers; a trial belongs to the "
-        "time range when its first event does.")
-OUTCOME_SETS = {"infra_outcomes": INFRA_OUTCOMES, "verdict_outcomes": VERDICT_OUTCOMES}
+NOTE = ("A trial's figures are its stored row, the one GET /api/trials/{trial} answers, and a job's the one "
+        "GET /api/jobs/{job} answers; a trial or a job belongs to the time range when its first event does.")
+OUTCOME_SETS = {"infra_outcomes": INFRA_OUTCOMES}
 
 
 @dataclass

@@ -1,5 +1,5 @@
-"""GET /api/jobs, /api/jobs/{job}, /api/jobs/{job}/trials: job rows and trial rows, from the stored trial
-rows (trial_rows, derived again first for the trials whose events changed: query/summaries/)."""
+"""GET /api/jobs, /api/jobs/{job}, /api/jobs/{job}/trials: job rows and trial rows, as stored (job_rows and
+trial_rows, derived again first for the trials whose events changed: query/summaries/)."""
 
 from typing import Annotated
 
@@ -9,10 +9,10 @@ from fastapi.responses import JSONResponse
 from query.routes import cursor
 from query.routes.job_memo import job_answer
 from query.routes.params import bounded_int
-from query.derive.rows_json import job_row
+from query.statements.stored_jobs import stored_job_rows
 from query.statements.stored_trials import job_names, stored_rows, stored_trials
 from query.statements.tenancy import tenant_of
-from query.summaries.refresh import refresh
+from query.summaries.refresh import derive_jobs, refresh
 from storage import Store
 
 MAX_JOBS = 200
@@ -25,6 +25,16 @@ def fresh_store(request: Request) -> tuple[Store, str]:
     tenant = tenant_of(request)
     refresh(store.client, tenant)
     return store, tenant
+
+
+def job_rows(store: Store, tenant: str, jobs: list[str]) -> dict[str, dict]:
+    """The stored rows of those of `jobs` that have trials; a job stored without its row yet (a store from
+    before job rows, not swept yet) has it derived now."""
+    rows = stored_job_rows(store.client, tenant, jobs) if jobs else {}
+    if missing := [j for j in jobs if j not in rows]:
+        derive_jobs(store.client, tenant, missing)
+        rows |= stored_job_rows(store.client, tenant, missing)
+    return rows
 
 
 def job_trials(request: Request, job: str) -> list:
@@ -47,18 +57,18 @@ def jobs_router() -> APIRouter:
         store, tenant = fresh_store(request)
         after = cursor.decode(cursor_, 1) or [""]
         names = job_names(store.client, tenant, str(after[0]), limit_)
-        by_job: dict[str, list] = {n: [] for n in names}
-        for t in stored_trials(store.client, tenant, jobs=names) if names else []:
-            by_job[t.facts.job].append(t.facts)
-        items = [job_row(n, trials) for n, trials in by_job.items()]
+        rows = job_rows(store, tenant, names)
+        items = [rows[n] for n in names if n in rows]
         next_cursor = cursor.encode([names[-1]]) if len(names) == limit_ else None
         return JSONResponse({"items": items, "next_cursor": next_cursor})
 
     @router.get("/api/jobs/{job}", summary="One job row: solve rates, outcome counts, totals, pass@k")
     def get_job(job: str, request: Request) -> JSONResponse:
         store, tenant = fresh_store(request)
-        return JSONResponse(job_answer(store.client, tenant, job, "row",
-                                       lambda: job_row(job, job_trials(request, job))))
+        rows = job_rows(store, tenant, [job])
+        if job not in rows:
+            raise HTTPException(404, f"no job named {job!r}")
+        return JSONResponse(rows[job])
 
     @router.get("/api/jobs/{job}/trials", summary="The job's trial rows: outcome, reward, timings, tokens, cost")
     def list_trials(job: str, request: Request,

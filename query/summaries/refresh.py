@@ -1,10 +1,12 @@
-"""Derives the stored trial rows (trial_rows) again for the trials whose events changed.
+"""Derives the stored trial rows (trial_rows) again for the trials whose events changed, and the job rows
+(job_rows) of their jobs.
 
-The derivation is query/derive/'s (the same trial facts, outcome and timings the events give); this
-module only finds what changed (query/statements/trial_summary_sql.py), loads those trials' facts from
-their events (query/statements/load_trials.py) and writes the rows. It writes the rows first and the
-arrival counts they were derived at last, so a process that dies in between leaves the names stale and
-the next refresh derives them again: a reader never keeps a row older than the events it has seen.
+The derivation is query/derive/'s (the same trial facts, outcome and timings the events give; the same job
+row from the trials' facts); this module only finds what changed (query/statements/trial_summary_sql.py),
+loads those trials' facts from their events (query/statements/load_trials.py) and writes the rows. It writes
+the trial rows first, then their jobs' rows, and the arrival counts they were derived at last, so a process
+that dies in between leaves the names stale and the next refresh derives them again: a reader never keeps a
+row older than the events it has seen.
 Readers refresh before they read (a few ms when nothing changed); the server also refreshes after each
 commit (TrialRowsKeeper), so the dashboards' plain SELECTs see fresh rows.
 """
@@ -19,17 +21,17 @@ from collections.abc import Sequence
 from clickhouse_connect.driver.client import Client
 
 from query.derive.records import LoadedTrial
-from query.derive.rows_json import trial_row
+from query.derive.rows_json import job_row, trial_row
+from query.statements.job_rows_sql import UNDERIVED
 from query.statements.load_trials import load_trials
-from query.statements.stored_trials import facts_json
+from query.statements.stored_trials import facts_json, stored_trials
 from query.statements.trial_summary_sql import STALE, STORED_NAMES, TOUCHED
 from storage import Store
 
 log = logging.getLogger(__name__)
 
 CHUNK = 500  # trial names derived per statement
-_BOOKKEEPING = ("Tenant", "Version", "Deleted", "Facts", "Row")
-_columns: dict[int, list[str]] = {}  # trial_rows' stored columns, per connection
+_columns: dict[tuple[int, str], list[str]] = {}  # a table's stored columns, per connection
 
 
 def refresh(client: Client, tenant: str = "") -> int:
@@ -41,14 +43,58 @@ def refresh(client: Client, tenant: str = "") -> int:
     for owner, key, arrived in stale:
         by_tenant[owner].append((key, arrived))
     for owner, keys in by_tenant.items():
-        columns = _columns.get(id(client)) or _columns.setdefault(id(client), [
-            r[0] for r in client.query("DESCRIBE TABLE trial_rows").result_rows if r[2] == ""])  # not ALIAS ones
+        jobs: set[str] = set()
         for at in range(0, len(keys), CHUNK):
-            _derive(client, owner, keys[at:at + CHUNK], columns)
+            jobs |= _derive(client, owner, keys[at:at + CHUNK])
+        derive_jobs(client, owner, sorted(jobs))
+        for at in range(0, len(keys), CHUNK):
+            client.insert("trial_summarized", [[owner, key, arrived, time.time_ns()] for key, arrived in keys[at:at + CHUNK]],
+                          column_names=["Tenant", "TrialKey", "Arrived", "Version"])
     return len(stale)
 
 
-def _derive(client: Client, tenant: str, keys: Sequence[tuple[str, int]], columns: list[str]) -> None:
+def derive_underived_jobs(client: Client) -> int:
+    """Derives the rows of the jobs whose trials are stored without one (a store from before job rows)."""
+    by_tenant: dict[str, list[str]] = defaultdict(list)
+    for owner, job in client.query(UNDERIVED).result_rows:
+        by_tenant[owner].append(job)
+    for owner, jobs in by_tenant.items():
+        derive_jobs(client, owner, jobs)
+    return sum(len(jobs) for jobs in by_tenant.values())
+
+
+def derive_jobs(client: Client, tenant: str, jobs: Sequence[str]) -> None:
+    """Derives the rows of `jobs` again from their stored trial rows; a job with none left is deleted."""
+    if not jobs:
+        return
+    version = time.time_ns()
+    trials: dict[str, list[LoadedTrial]] = {job: [] for job in jobs}
+    for t in stored_trials(client, tenant, jobs=jobs):
+        trials[t.facts.job].append(t)
+    columns = _stored_columns(client, "job_rows")
+    rows = []
+    for job, loaded in trials.items():
+        if not loaded:
+            rows.append([{"Tenant": tenant, "Version": version, "Deleted": 1, "job": job}.get(c, _empty(c))
+                         for c in columns])
+            continue
+        row = job_row(job, [t.facts for t in loaded])
+        seen = {"first_seen": min((t.first_seen for t in loaded if t.first_seen is not None), default=None),
+                "last_seen": max((t.last_seen for t in loaded if t.last_seen is not None), default=None)}
+        rows.append(_stored_values(tenant, version, row, columns, seen))
+    client.insert("job_rows", rows, column_names=columns)
+
+
+def _stored_columns(client: Client, table: str) -> list[str]:
+    key = (id(client), table)
+    if key not in _columns:
+        _columns[key] = [r[0] for r in client.query(f"DESCRIBE TABLE {table}").result_rows if r[2] == ""]  # not ALIAS
+    return _columns[key]
+
+
+def _derive(client: Client, tenant: str, keys: Sequence[tuple[str, int]]) -> set[str]:
+    """Derives the trial rows the changed names touch; returns the jobs those trials are (or were) in."""
+    columns = _stored_columns(client, "trial_rows")
     version = time.time_ns()  # before the reads: a derivation from newer events always wins
     names = [key for key, _ in keys]
     touched = {r[0] for r in client.query(TOUCHED, parameters={"tenant": tenant, "keys": names}).result_rows}
@@ -62,35 +108,44 @@ def _derive(client: Client, tenant: str, keys: Sequence[tuple[str, int]], column
               for c in columns] for job, trial in gone]
     if rows:
         client.insert("trial_rows", rows, column_names=columns)
-    client.insert("trial_summarized", [[tenant, key, arrived, version] for key, arrived in keys],
-                  column_names=["Tenant", "TrialKey", "Arrived", "Version"])
     log.debug("derived %d trial rows again (%d gone) for %d changed names", len(loaded), len(gone), len(keys))
+    return {t.facts.job for t in loaded} | {job for job, _ in gone}
 
 
 def _empty(column: str) -> object:
-    return {"Facts": "", "Row": "", "is_running": False, "n_events": 0}.get(column)
+    return {"Facts": "", "Row": "", "is_running": False, "n_events": 0, "counts": {}}.get(column)
 
 
 def _stored_row(tenant: str, version: int, trial: LoadedTrial, columns: list[str]) -> list[object]:
     """The row the API answers, its fields (else the facts') as the table's columns by the same names."""
-    row = trial_row(trial)
-    values = {"Tenant": tenant, "Version": version, "Deleted": 0, "Facts": facts_json(trial.facts),
-              "Row": json.dumps(row, separators=(",", ":"))}
+    facts = {c: getattr(trial.facts, c) for c in columns if hasattr(trial.facts, c)}
+    return _stored_values(tenant, version, trial_row(trial), columns, facts, Facts=facts_json(trial.facts))
+
+
+def _stored_values(tenant: str, version: int, row: dict, columns: list[str], other: dict, **extra: object
+                   ) -> list[object]:
+    """A stored row: the API row's fields as the table's columns by the same names (a valued field's value),
+    else `other`'s, and the API row itself as Row."""
+    values = {"Tenant": tenant, "Version": version, "Deleted": 0, "Row": json.dumps(row, separators=(",", ":")),
+              **extra}
     for column in columns:
-        if column not in _BOOKKEEPING:
-            value = row[column] if column in row else getattr(trial.facts, column)
-            values[column] = value["value"] if isinstance(value, dict) else value
+        if column not in values:
+            value = row[column] if column in row else other[column]
+            value = value["value"] if isinstance(value, dict) and "provenance" in value else value
+            values[column] = _empty(column) if value is None else value
     return [values[c] for c in columns]
 
 
 class TrialRowsKeeper:
-    """Refreshes the stored trial rows on a thread and a connection of its own whenever woken (after each
-    commit, and once on start for a store with trials not derived yet), so every reader finds them fresh."""
+    """Refreshes the stored trial and job rows on a thread and a connection of its own whenever woken (after
+    each commit, and once on start for a store with trials or jobs not derived yet), so every reader finds
+    them fresh."""
 
     def __init__(self, store: Store) -> None:
         self._store = store.another_connection()
         self._wake = threading.Event()
         self._stopping = False
+        self._jobs_checked = False  # the jobs of a store from before job rows derived, once after the start
         self._thread = threading.Thread(target=self._run, name="trial-rows", daemon=True)
 
     def start(self) -> "TrialRowsKeeper":
@@ -116,5 +171,8 @@ class TrialRowsKeeper:
                 return
             try:
                 refresh(self._store.client)
+                if not self._jobs_checked:
+                    derive_underived_jobs(self._store.client)
+                    self._jobs_checked = True
             except Exception:  # the next wake, or a reader's own refresh, tries again
                 log.exception("could not derive the changed trials' rows")

@@ -1,18 +1,13 @@
--- The job's headline figures, as GET /api/jobs/{job} reports them, over its stored trial rows (running
--- trials left out of the rates; adjusted = without infra errors; no rate before any verdict).
+-- The job's headline figures: its stored row, as GET /api/jobs/{job} answers it (job_rows).
 SELECT
-    count() AS trials,
-    countIf(is_running) AS running_trials,
-    if(countIf(outcome IN ({{verdict_outcomes}}) AND NOT is_running) = 0, NULL,
-       countIf(outcome = 'resolved' AND NOT is_running) / countIf(NOT is_running)) AS raw_solve_rate,
-    if(countIf(outcome IN ({{verdict_outcomes}}) AND NOT is_running) = 0
-           OR countIf(NOT is_running AND outcome NOT IN ({{infra_outcomes}})) = 0, NULL,
-       countIf(outcome = 'resolved' AND NOT is_running)
-           / countIf(NOT is_running AND outcome NOT IN ({{infra_outcomes}}))) AS adjusted_solve_rate,
-    countIf(outcome IN ({{infra_outcomes}}) AND NOT is_running) AS infra_errors,
-    sum(cost_usd) AS cost_usd,
-    sum(n_input_tokens) AS input_tokens,
-    sum(n_cache_tokens) AS cache_tokens,
-    sum(n_output_tokens) AS output_tokens
-FROM trial_rows FINAL
-WHERE job IN (${job:sqlstring}) AND $__timeFilter(FirstSeenAt)
+    n_trials AS trials,
+    n_running AS running_trials,
+    raw_solve_rate,
+    adjusted_solve_rate,
+    n_infra AS infra_errors,
+    total_cost_usd AS cost_usd,
+    total_input_tokens AS input_tokens,
+    total_cache_tokens AS cache_tokens,
+    total_output_tokens AS output_tokens
+FROM job_rows FINAL
+WHERE job IN (${job:sqlstring})
