@@ -113,6 +113,7 @@ class Api:
         from harborlight.settings import Settings
         from harborlight.transfer_access import open_local
         from importers.errors import TransferError
+        from importers.service import Transfers
         from query.api import api_router
 
         # A ClickHouse server that is down is our one line below, not the HTTP stack's retry warnings too.
@@ -129,6 +130,7 @@ class Api:
         self.where = settings.clickhouse_url or str(settings.data_dir)
         app = FastAPI()
         app.state.store = store
+        app.state.transfers = Transfers(store, receiver=None)  # trajectories (last_agent_message), no imports
         # Whoever reads the store's files sees every tenant's rows, as the operator token does.
         app.state.authenticate = lambda authorization: ""
         app.include_router(api_router())

@@ -22,7 +22,7 @@ def export_files(store: Store, job: str, jobs_dir: str, tenant: str = "", snapsh
 @dataclass(frozen=True)
 class Transfers:
     store: Store
-    receiver: Receiver
+    receiver: Receiver | None  # None: a read-only store (the CLI on --data-dir), nothing to import through
     max_file_bytes: int | None = None  # what an uploaded file may inflate to
 
     def export_tarball(self, job: str, jobs_dir: str, tenant: str, snapshot: bool) -> bytes:
@@ -30,6 +30,8 @@ class Transfers:
         return tarball(job, export_files(self.store, job, jobs_dir, tenant, snapshot))
 
     async def import_otlp(self, name: str, data: bytes, tenant: str) -> dict:
+        if self.receiver is None:
+            raise ValueError("this store takes no imports: it is read directly, not served")
         tally = await import_otlp([NamedData(name, data)], ReceiverSink(self.receiver, tenant),
                                   max_bytes=self.max_file_bytes)
         return {**asdict(tally), "reasons": dict(tally.reasons)}

@@ -48,6 +48,7 @@ def job_row(job: str, trials: Sequence[TrialFacts]) -> dict[str, Any]:
 
 
 def behavior_row(job: str, trial: str, behavior: Behavior, *, n_calls: int, n_model_calls: int,
-                 truncated: bool, calls: Sequence[dict[str, Any]]) -> dict[str, Any]:
+                 truncated: bool, calls: Sequence[dict[str, Any]], last_agent_message: Valued[str]) -> dict[str, Any]:
     return {"job": job, "trial": trial, "n_calls": n_calls, "n_model_calls": n_model_calls,
-            "truncated": truncated, **valued_fields_json(behavior), "calls": list(calls)}
+            "truncated": truncated, **valued_fields_json(behavior), "last_agent_message": last_agent_message.to_json(),
+            "calls": list(calls)}

@@ -1,9 +1,13 @@
 """GET /api/trials/{trial} (the trial row) and /api/trials/{trial}/behavior (how the agent worked)."""
 
+import json
+
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from query.derive.behavior import derive_behavior
+from query.derive.last_message import last_agent_message
+from query.derive.provenance import Valued
 from query.derive.records import LoadedTrial
 from query.derive.rows_json import behavior_row
 from query.routes.job_routes import fresh_store
@@ -38,6 +42,18 @@ def find_trial(request: Request, trial: str, job: str) -> LoadedTrial:
     return found[0]
 
 
+def _last_message(request: Request, trial: str, job: str) -> Valued[str]:
+    """The closing message of the trial's trajectory, built as its export builds it (app.state.transfers:
+    the query package does not import the importers)."""
+    transfers = getattr(request.app.state, "transfers", None)
+    if transfers is None:
+        return last_agent_message(None, "trajectories are not available on this server")
+    try:
+        return last_agent_message(json.loads(transfers.trajectory(trial, job, tenant_of(request))))
+    except LookupError as missing:  # no model calls, messages or tool calls to make a trajectory of
+        return last_agent_message(None, str(missing))
+
+
 def trials_router() -> APIRouter:
     router = APIRouter(tags=["trials"])
 
@@ -63,6 +79,7 @@ def trials_router() -> APIRouter:
                   "failed": c.failed, "timestamp": c.timestamp, "step": c.step, "tool_call_id": c.tool_call_id}
                  for c in got.calls]
         return JSONResponse(behavior_row(facts.job, trial, behavior, n_calls=len(got.calls),
-                                         n_model_calls=len(got.model_calls), truncated=got.truncated, calls=calls))
+                                         n_model_calls=len(got.model_calls), truncated=got.truncated, calls=calls,
+                                         last_agent_message=_last_message(request, trial, facts.job)))
 
     return router

@@ -1,6 +1,7 @@
 """docs/field-guide.md documents every key of the API's trial, job and behaviour rows."""
 
 from query.derive.behavior import derive_behavior
+from query.derive.provenance import unavailable
 from query.derive.records import AgentCall, LoadedTrial, ToolCategory
 from query.derive.rows_json import behavior_row, job_row, trial_row
 from tests.query.derive.builders import trial
@@ -14,7 +15,7 @@ def test_trial_job_and_behavior_row_keys_are_documented():
               "step": None, "tool_call_id": None}]
     keys = set(trial_row(loaded)) | set(job_row("job-a", [loaded.facts]))
     keys |= set(behavior_row("job-a", "t1", derive_behavior((call,)), n_calls=1, n_model_calls=0, truncated=False,
-                             calls=calls))
+                             calls=calls, last_agent_message=unavailable("no trajectory recorded")))
     keys |= set(calls[0])
     missing = sorted(keys - documented())
     assert not missing, f"API row keys not in docs/field-guide.md: {missing}"
