@@ -8,10 +8,10 @@ measured in one run, and how each read grows with the store.
    Claude Code log events. They are written through `storage.insert_requests` (the receiver's own
    write path: engine-side decoding and the agent_events views), 20 requests per INSERT, in a child
    process that owns the data directory.
-2. Starts `harborlight serve` on each store in turn and times, over HTTP, the job report
+2. Starts `harborlight serve` on every store at once and times, over HTTP, the job report
    (metrics.json, and its series' intervals), the job row, the job's time split, the full trial list
    and one trial's row, behaviour, trace and time split: the first (cold) call, then the median of
-   RUNS calls.
+   RUNS calls, the stores taking turns call by call so the machine's load falls on each alike.
 
 With --twins, the job is instead TRIALS Claude Code trials that stream both signals, a span and a log
 event per call (`--calls` calls per trial, 4 in 9 model calls; 1,000 x 500 = 1,003,000 agent events),
@@ -321,16 +321,13 @@ def bench_twins(args: argparse.Namespace) -> None:
           f"last after {statistics.median(s[1] for s in spans):.2f} s (medians of {args.runs})")
 
 
-def timed(client: httpx.Client, path: str, runs: int, **params) -> tuple[float, float, int]:
-    """(cold seconds, median of `runs` warm seconds, bytes of the answer)."""
-    def once() -> tuple[float, int]:
-        t = time.perf_counter()
-        reply = client.get(path, params=params)
-        elapsed = time.perf_counter() - t
-        assert reply.status_code == 200, reply.text[:300]
-        return elapsed, len(reply.content)
-    cold, size = once()
-    return cold, statistics.median(once()[0] for _ in range(runs)), size
+def timed(client: httpx.Client, path: str, **params) -> float:
+    """Seconds of one read."""
+    t = time.perf_counter()
+    reply = client.get(path, params=params)
+    elapsed = time.perf_counter() - t
+    assert reply.status_code == 200, reply.text[:300]
+    return elapsed
 
 
 def checks(trial: str) -> list[tuple[str, str, dict]]:
@@ -349,23 +346,41 @@ def checks(trial: str) -> list[tuple[str, str, dict]]:
     ]
 
 
-def bench_store(data_dir: Path, n_trials: int, n_events: int, runs: int) -> dict[str, tuple[float, float, int]]:
-    """Generates the store when absent, serves it, and times each read: {label: (cold, median, bytes)}."""
+def serve_store(data_dir: Path, n_trials: int, n_events: int) -> tuple[SubprocessServer, str]:
+    """Generates the store when absent and serves it; returns the server and the trial its reads ask for."""
     if not (data_dir / "metadata").is_dir():
         print(f"generating {n_trials} trials x ~{n_events} agent events into {data_dir}")
         subprocess.run([sys.executable, __file__, "--generate-only", "--data-dir", str(data_dir),
                         "--trials", str(n_trials), "--events", str(n_events)], check=True)
     server = SubprocessServer(data_dir).start(timeout=600)
+    # The first read after a start derives the rows of trials not derived yet (a store from before trial
+    # summaries: all of them); it is timed apart, the reads after it are what a user waits for.
+    began = time.perf_counter()
+    with httpx.Client(base_url=server.http_url, timeout=600) as client:
+        trial = client.get(f"/api/jobs/{JOB}/trials", params={"limit": 1}).json()["items"][0]["trial"]
+    print(f"{n_trials} trials: the first read after the start took {time.perf_counter() - began:.1f} s")
+    return server, trial
+
+
+def bench_stores(served: dict[int, tuple[SubprocessServer, str]], runs: int) -> dict[int, dict[str, tuple[float, float]]]:
+    """Times each read on every store, the stores taking turns run by run (so a change in the machine's
+    load falls on every size alike): {size: {label: (cold, median)}}."""
+    clients = {n: httpx.Client(base_url=server.http_url, timeout=600) for n, (server, _) in served.items()}
+    measured: dict[int, dict[str, tuple[float, float]]] = {n: {} for n in served}
     try:
-        with httpx.Client(base_url=server.http_url, timeout=600) as client:
-            # The first read after a start derives the rows of trials not derived yet (a store from before
-            # trial summaries: all of them); it is timed apart, the reads after it are what a user waits for.
-            began = time.perf_counter()
-            trial = client.get(f"/api/jobs/{JOB}/trials", params={"limit": 1}).json()["items"][0]["trial"]
-            print(f"\n{n_trials} trials: the first read after the start took {time.perf_counter() - began:.1f} s")
-            return {label: timed(client, path, runs, **params) for label, path, params in checks(trial)}
+        for at, (label, _, _) in enumerate(checks("")):
+            reads = {n: checks(trial)[at] for n, (_, trial) in served.items()}
+            cold = {n: timed(clients[n], path, **params) for n, (_, path, params) in reads.items()}
+            warm: dict[int, list[float]] = {n: [] for n in served}
+            for _ in range(runs):
+                for n, (_, path, params) in reads.items():
+                    warm[n].append(timed(clients[n], path, **params))
+            for n in served:
+                measured[n][label] = (cold[n], statistics.median(warm[n]))
     finally:
-        server.stop()
+        for client in clients.values():
+            client.close()
+    return measured
 
 
 def main() -> None:
@@ -396,7 +411,14 @@ def main() -> None:
         return
     root = args.data_dir or Path(tempfile.mkdtemp(prefix="bench-query-"))
     sizes = sorted(args.trials)
-    measured = {n: bench_store(root / str(n) / "store", n, args.events, args.runs) for n in sizes}
+    served: dict[int, tuple[SubprocessServer, str]] = {}
+    try:
+        for n in sizes:
+            served[n] = serve_store(root / str(n) / "store", n, args.events)
+        measured = bench_stores(served, args.runs)
+    finally:
+        for server, _ in served.values():
+            server.stop()
     small, large = sizes[0], sizes[-1]
     header = "".join(f" {f'{n:,} cold s':>14} {f'{n:,} median s':>15}" for n in sizes)
     print(f"\n{'query':<42}{header} {f'{large:,}/{small:,}':>11}   (median of {args.runs})")

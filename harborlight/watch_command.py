@@ -62,7 +62,8 @@ class TrialBoard:
             line.failed_tool_calls += data.get("success") is False
         elif kind == "trial_finished":
             line.phase = "finished"
-            line.state = {True: "ok", False: "error"}.get(data.get("success"), "finished")
+            # The stored row's outcome (resolved, failed_verification, ...); the root span's status otherwise.
+            line.state = data.get("outcome") or {True: "ok", False: "error"}.get(data.get("success"), "finished")
 
     def table(self) -> Table:
         table = Table(title=f"job {self.job}: {len(self.trials)} trials", expand=False)
@@ -71,7 +72,7 @@ class TrialBoard:
         for t in sorted(self.trials.values(), key=lambda t: t.trial):
             failed_models = f" ({t.failed_model_calls} failed)" if t.failed_model_calls else ""
             failed_tools = f" ({t.failed_tool_calls} failed)" if t.failed_tool_calls else ""
-            style = {"ok": "green", "error": "red"}.get(t.state, "")
+            style = {"ok": "green", "resolved": "green", "error": "red"}.get(t.state, "")
             table.add_row(t.trial, t.task, t.phase, f"{t.model_calls}{failed_models}", f"{t.tool_calls}{failed_tools}",
                           f"{t.input_tokens}/{t.output_tokens}", f"{t.cost_usd:.4f}", t.state, style=style)
         return table

@@ -5,6 +5,7 @@ just finished (and the next begins), `trial_finished` comes with the root `harbo
 first event of any kind is preceded by `trial_started`.
 """
 
+from collections.abc import Mapping
 from typing import NamedTuple
 
 # The columns read, in the order `LiveRow` takes them.
@@ -52,16 +53,23 @@ class LiveEvent(NamedTuple):
         return self._asdict()
 
 
-def to_events(row: LiveRow, started: set[str]) -> list[LiveEvent]:
-    """The events one row means for a watcher who has seen `started` trials begin (updated in place)."""
+# (job, trial) -> the stored row's (outcome, reward), for the trials whose end is being shown.
+Verdicts = Mapping[tuple[str | None, str | None], tuple[str | None, float | None]]
+
+
+def to_events(row: LiveRow, started: set[str], verdicts: Verdicts = {}) -> list[LiveEvent]:
+    """The events one row means for a watcher who has seen `started` trials begin (updated in place);
+    a trial's end tells its outcome and reward as its stored row does (`verdicts`; null when not derived)."""
     out: list[LiveEvent] = []
     if row.trial and row.trial not in started:
         started.add(row.trial)
         out.append(LiveEvent("trial_started", row.job, row.trial, row.start_unix_nano,
                              {"task": row.task, "agent": row.agent}))
     if row.name == TRIAL_SPAN:
-        out.append(LiveEvent("trial_finished", row.job, row.trial, row.end_unix_nano,
-                             {"success": row.success, "duration_ns": row.end_unix_nano - row.start_unix_nano}))
+        outcome, reward = verdicts.get((row.job, row.trial), (None, None))
+        out.append(LiveEvent("trial_finished", row.job, row.trial, row.end_unix_nano, {
+            "success": row.success, "duration_ns": row.end_unix_nano - row.start_unix_nano,
+            "outcome": outcome, "reward": reward}))
     elif row.name in PHASES:
         out.append(LiveEvent("phase", row.job, row.trial, row.end_unix_nano, {
             "phase": row.name.removeprefix("harbor."), "state": "finished", "success": row.success,

@@ -5,13 +5,14 @@ hook, which, only while someone is watching, queues the committed request bytes 
 parse, off the event loop), asks agent_events for those trials' and traces' rows (the table's sort key and
 bloom index), and gives each watcher the rows of its job and tenant that it has not seen yet. A watcher who
 asks for history is first given the job's stored rows (query/live/history.py), a batch of trials at a time,
-shown as they are read; live rows that land meanwhile are shown as they come.
+shown as they are read; live rows that land meanwhile are shown as they come. A trial's end tells the
+outcome and reward of its stored row (trial_rows, derived first if its events changed): what the API answers.
 """
 
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -20,9 +21,11 @@ from fastapi.responses import StreamingResponse
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from query.live.events import COLUMNS, LiveEvent, LiveRow, to_events
+from query.live.events import COLUMNS, TRIAL_SPAN, LiveEvent, LiveRow, Verdicts, to_events
 from query.live.history import read_history, read_rows
+from query.statements.stored_trials import verdicts
 from query.statements.tenancy import tenant_of
+from query.summaries.refresh import refresh
 from storage import Store, agent_twins
 
 log = logging.getLogger(__name__)
@@ -57,7 +60,7 @@ class Watcher:
     seen: set[str] = field(default_factory=set)
     started: set[str] = field(default_factory=set)
 
-    def offer(self, rows: Iterable[LiveRow]) -> None:
+    def offer(self, rows: Iterable[LiveRow], verdicts: Verdicts = {}) -> None:
         for row in rows:
             if row.event_id in self.seen or (self.tenant and row.tenant != self.tenant):
                 continue
@@ -67,7 +70,7 @@ class Watcher:
             if self.job and row.job != self.job:
                 continue
             self.seen.add(row.event_id)
-            for event in to_events(row, self.started):
+            for event in to_events(row, self.started, verdicts):
                 self.queue.put_nowait(event)
 
 
@@ -163,7 +166,8 @@ class LiveFeed:
                 for start in range(0, len(rows), _ROWS_PER_SLICE):
                     while watcher.queue.qsize() > _HISTORY_BACKLOG:
                         await asyncio.sleep(0.02)
-                    watcher.offer(rows[start:start + _ROWS_PER_SLICE])
+                    piece = rows[start:start + _ROWS_PER_SLICE]
+                    watcher.offer(piece, await asyncio.to_thread(self._verdicts, watcher.tenant, piece))
                     await asyncio.sleep(0)
         except Exception as exc:
             log.warning("live feed history of job %r failed: %s", watcher.job, exc)
@@ -182,11 +186,21 @@ class LiveFeed:
                         committed_keys, [(signal, payload) for t, signal, payload in items if t == tenant])
                     keys = {"tenant": tenant, "trials": sorted(trials), "traces": sorted(traces)}
                     rows = await asyncio.to_thread(read_rows, self._store.client, _ROWS, keys)
+                    told = await asyncio.to_thread(self._verdicts, tenant, rows)
                 except Exception as exc:  # a watcher misses these events; ingest and other watchers go on
                     log.warning("live feed look-up failed: %s", exc)
                     continue
                 for watcher in list(self._watchers):
-                    watcher.offer(rows)
+                    watcher.offer(rows, told)
+
+    def _verdicts(self, tenant: str, rows: Sequence[LiveRow]) -> Verdicts:
+        """The stored rows' outcomes and rewards of the trials whose end is among `rows`, derived first if
+        their events changed (the same rows the API answers)."""
+        ended = sorted({row.trial for row in rows if row.name == TRIAL_SPAN and row.trial})
+        if not ended:
+            return {}
+        refresh(self._store.client, tenant)
+        return verdicts(self._store.client, tenant, ended)
 
 
 

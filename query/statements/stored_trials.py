@@ -9,7 +9,7 @@ from typing import Any
 from clickhouse_connect.driver.client import Client
 
 from query.derive.records import Interval, LoadedTrial, ScorePart, TrialFacts, VerifierReport
-from query.statements.trial_summary_sql import FACTS, GENERATION, JOB_NAMES, ROWS, TRIAL_JOBS
+from query.statements.trial_summary_sql import FACTS, GENERATION, JOB_NAMES, ROWS, TRIAL_JOBS, VERDICTS
 
 MAX_TRIALS = 1_000_000  # "no limit" for whole-job reads
 _INTERVALS = ("environment_setup", "agent_setup", "agent_execution", "verifier")
@@ -46,6 +46,12 @@ def stored_rows(client: Client, tenant: str, *, jobs: Sequence[str] = (), trial:
     """The trial rows as the API answers them, chosen as `stored_trials` chooses."""
     rows = client.query(ROWS, parameters=_parameters(tenant, jobs, trial, after, limit)).result_rows
     return [json.loads(row) for (row,) in rows]
+
+
+def verdicts(client: Client, tenant: str, trials: Sequence[str]) -> dict[tuple[str, str], tuple[str | None, float | None]]:
+    """{(job, trial): (outcome, reward)} of the stored rows named `trials`."""
+    rows = client.query(VERDICTS, parameters={"tenant": tenant, "trials": list(trials)}).result_rows
+    return {(job, trial): (outcome, reward) for job, trial, outcome, reward in rows}
 
 
 def job_names(client: Client, tenant: str, after: str, limit: int) -> list[str]:

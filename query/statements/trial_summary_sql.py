@@ -57,6 +57,12 @@ ORDER BY trial, job
 LIMIT {{limit:UInt32}}
 """
 
+# (job, trial, outcome, reward) of the stored rows named `trials` (what a live watcher is told when they end).
+VERDICTS = """
+SELECT job, trial, outcome, reward FROM trial_rows FINAL
+WHERE Tenant = {tenant:String} AND trial IN {trials:Array(String)}
+"""
+
 # A page of job names, in name order; and the jobs a trial name is in (a trial name should be unique).
 JOB_NAMES = f"""
 SELECT DISTINCT job FROM trial_rows FINAL

@@ -86,6 +86,9 @@ def test_live_events_arrive_in_order_for_the_watched_job_only(server, unique):
     tool_call = next(data for _, kind, data in watcher.events if kind == "tool_call")
     assert tool_call["data"]["tool"] == "Bash" and tool_call["trial"] == f"{job}-t1"
     assert [d["data"]["phase"] for _, k, d in watcher.events if k == "phase"] == ["environment_setup", "agent_execution"]
+    finished = next(data for _, kind, data in watcher.events if kind == "trial_finished")["data"]
+    row = httpx.get(f"{server.http_url}/api/trials/{job}-t1", params={"job": job}, timeout=120).json()
+    assert (finished["outcome"], finished["reward"]) == (row["outcome"]["value"], row["reward"]["value"])
 
 
 def test_history_replays_a_jobs_stored_events_first(server, unique):
@@ -93,12 +96,14 @@ def test_history_replays_a_jobs_stored_events_first(server, unique):
     resource = {"service.name": f"agent-{unique}", "harbor.job.name": job, "harbor.trial.name": f"{job}-t9"}
     traces = Traces(resource)
     root = traces.span("harbor.trial", {}, start_ms=0, dur_ms=5000)
-    traces.span("harbor.verifier", {}, parent=root, start_ms=4000, dur_ms=500)
+    traces.span("harbor.verifier", {"harbor.reward.reward": 1.0}, parent=root, start_ms=4000, dur_ms=500)
     traces.send(server)
     watcher = SseClient(f"{server.http_url}/api/live?job={job}&history=true", 3)
     watcher.wait_for(3, 30)
     watcher.close()
     assert [kind for _, kind, _ in watcher.events] == ["trial_started", "phase", "trial_finished"]
+    finished = watcher.events[-1][2]["data"]
+    assert (finished["outcome"], finished["reward"]) == ("resolved", 1.0)  # the trial's stored row, as the API's
 
 
 def test_watch_builds_a_table_of_trials_from_the_live_stream(server, unique):
@@ -112,7 +117,7 @@ def test_watch_builds_a_table_of_trials_from_the_live_stream(server, unique):
     traces.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5",
                                "gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 7}, parent=root,
                 start_ms=1000, dur_ms=500)
-    traces.span("harbor.verifier", {}, parent=root, start_ms=8000, dur_ms=500)
+    traces.span("harbor.verifier", {"harbor.reward.reward": 0.0}, parent=root, start_ms=8000, dur_ms=500)
     traces.send(server)
     board = TrialBoard(job)
     for n, event in enumerate(live_events(server.http_url, job, None), 1):
@@ -121,6 +126,7 @@ def test_watch_builds_a_table_of_trials_from_the_live_stream(server, unique):
             break
     line = board.trials[f"{job}-t1"]
     assert (line.task, line.model_calls, line.input_tokens, line.phase) == ("fix-bug", 1, 100, "finished")
+    assert line.state == "failed_verification"  # the trial's outcome, not only that its root span ended
     assert board.table().row_count == 1
 
 
