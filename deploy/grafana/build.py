@@ -2,13 +2,14 @@
 
 The SQL lives in .sql files so it stays readable. A panel about trials or jobs is a plain SELECT over the
 stored trial rows or job rows (trial_rows, job_rows: the API's rows, derived by query/derive/), with
-`{{infra_outcomes}}` replaced by the API's set of infrastructure outcomes (query/derive/outcomes.py). `{{counted}}` / `{{counted:expression}}` is replaced by the predicate that counts a call
-told both as a span and as a log event once (sql/counted.sql). A panel that lists calls one by one reads
-`FROM ({{calls:where}})`: the API's own SQL for them (storage/agent_twins.py `events(where, derived=False)`, what
-/api/spans and the trial behavior read), agent_events rows with each call told twice listed once and the facts its listed
-record lacks taken from its twin (Claude Code's cost is on its events). `where` may hold dashboard variables; it must
-select whole twin groups of call kinds (filters on job, trial, service, and Kind 'llm_request' or 'tool' only), so the
-time filter and every other condition go outside. Run from the repository root after editing: `python deploy/grafana/build.py`
+`{{infra_outcomes}}` replaced by the API's set of infrastructure outcomes (query/derive/outcomes.py). A panel that
+lists or counts calls reads `FROM ({{calls:where}})`: the API's own SQL for them (storage/agent_twins.py
+`events(where, derived=False)`, what /api/spans and the trial behavior read), agent_events rows with each call told
+twice listed once and the facts its listed record lacks taken from its twin (Claude Code's cost is on its events);
+`{{events:where}}` is the same for every kind, derived records included, and `{{kind_counts}}` a count per kind
+(storage/agent_rules.py KINDS). `where` may hold dashboard variables; it must select whole twin groups (filters on
+job, trial, service, and for calls Kind 'llm_request' or 'tool' only), so the time filter and every other
+condition go outside. Run from the repository root after editing: `python deploy/grafana/build.py`
 (tests/grafana checks that the committed JSON is what this writes).
 """
 
@@ -25,6 +26,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 
 from query.derive.outcomes import INFRA_OUTCOMES  # noqa: E402
 from storage import agent_twins  # noqa: E402
+from storage.agent_rules import KINDS  # noqa: E402
 from storage.agent_identity import named  # noqa: E402
 
 SQL = HERE / "sql"
@@ -53,14 +55,9 @@ class Panel:
         return FORMATS["traces"] if self.kind == "traces" else FORMATS["table"]
 
 
-def _shared(name: str) -> str:
-    """A shared fragment's SQL, without its leading comment."""
-    lines = (SQL / f"{name}.sql").read_text().splitlines()
-    return "\n".join(lines[next(i for i, line in enumerate(lines) if not line.startswith("--")):]).strip()
-
-
 # `{{calls:where}}`, `where` over one or more lines (a variable's `}` just before the closing `}}` is the where's).
 CALLS = re.compile(r"\{\{calls:(.*?)\}\}(?!\})", re.DOTALL)
+EVENTS = re.compile(r"\{\{events:(.*?)\}\}(?!\})", re.DOTALL)
 KIND = re.compile(r"\s*\bAND\s+Kind\s*(?:=\s*'\w+'|IN\s*\([^)]*\))")
 CALL_KINDS = {"llm_request", "tool"}  # kinds no derived record is of (agent_twins.events' derived=False)
 
@@ -77,13 +74,20 @@ def calls(where: str) -> str:
             + agent_twins.events(where, derived=False, scope=scope).strip())
 
 
+def events(where: str) -> str:
+    """Every agent event `where` selects, as the API reads them (storage/agent_twins.py)."""
+    where = " ".join(where.split())
+    return ("-- each call once, facts filled from its twin (storage/agent_twins.py events)\n"
+            + agent_twins.events(where, scope=where).strip())
+
+
 def panel_sql(name: str) -> str:
     text = (SQL / name).read_text()
     for name, outcomes in OUTCOME_SETS.items():
         text = text.replace(f"{{{{{name}}}}}", ", ".join(f"'{o.value}'" for o in sorted(outcomes)))
     text = CALLS.sub(lambda m: calls(m[1]).replace("\n", "\n" + _indent(text, m.start())), text)
-    counted = _shared("counted")
-    text = re.sub(r"\{\{counted(?::(.+?))?\}\}", lambda m: counted.replace("{fact}", m[1] or "NULL"), text).strip()
+    text = EVENTS.sub(lambda m: events(m[1]).replace("\n", "\n" + _indent(text, m.start())), text)
+    text = text.replace("{{kind_counts}}", ",\n    ".join(f"countIf(Kind = '{k}') AS {k}" for k in KINDS)).strip()
     if "{{" in text:
         raise ValueError(f"sql/{name}: a placeholder build.py does not know: {text[text.index('{{'):][:40]!r}")
     return text

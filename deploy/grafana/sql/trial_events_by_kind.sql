@@ -1,17 +1,9 @@
--- The trial's agent events per interval, one series per kind.
+-- The trial's agent events per interval, one series per kind: the API's rows (a call told both as a span and
+-- as a log event once).
 SELECT
     $__timeInterval(Timestamp) AS time,
-    countIf(Kind = 'llm_request') AS llm_request,
-    countIf(Kind = 'reasoning') AS reasoning,
-    countIf(Kind = 'output') AS output,
-    countIf(Kind = 'tool') AS tool,
-    countIf(Kind = 'subagent') AS subagent,
-    countIf(Kind = 'session') AS session,
-    countIf(Kind = 'user_message') AS user_message,
-    countIf(Kind = 'compaction') AS compaction,
-    countIf(Kind = 'group') AS group
-FROM agent_events
-WHERE $__timeFilter(Timestamp) AND JobName = ${job:sqlstring} AND TrialName = ${trial:sqlstring}
-  AND {{counted}}
+    {{kind_counts}}
+FROM ({{events:JobName = ${job:sqlstring} AND TrialName = ${trial:sqlstring}}})
+WHERE $__timeFilter(Timestamp)
 GROUP BY time
 ORDER BY time
