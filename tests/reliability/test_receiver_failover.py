@@ -5,7 +5,8 @@ request it left unanswered is retried on the other. Once it restarts and its log
 span is stored exactly once and every trial's row is right: the per-request deduplication lives in the store
 (harborlight_ingested_requests), not in either receiver's memory.
 
-The server is the chDB-backed stand-in for ClickHouse's HTTP interface (tests/support/clickhouse_standin.py):
+The server is the chDB-backed stand-in for ClickHouse's HTTP interface (tests/support/clickhouse_standin.py),
+with the plain schema, or as a cluster of one shard with the cluster form (the receivers run with --cluster):
 the test pauses it (SIGSTOP) so that the kill finds requests acknowledged and not yet stored, every time."""
 
 import signal
@@ -16,11 +17,12 @@ import grpc
 import httpx
 import pytest
 
+from storage.schema_ddl import Cluster
 from tests.agent.otlp_build import Traces
 from tests.storage.test_server_mode import reader
 from tests.support.load import METHOD
 from tests.support.servers import SubprocessServer
-from tests.support.standin_process import Standin
+from tests.support.standin_process import Standin, one_shard_cluster
 
 TRIALS, REQUESTS_PER_TRIAL, CALLS_PER_REQUEST, INPUT_TOKENS = 4, 6, 5, 100
 CALLS = REQUESTS_PER_TRIAL * CALLS_PER_REQUEST
@@ -55,16 +57,23 @@ def _export(receiver: SubprocessServer, body: bytes) -> bool:
             return False
 
 
-@pytest.fixture
-def store(tmp_path):
-    standin = Standin(tmp_path / "engine").start()
+CLUSTER = Cluster("hl")
+
+
+@pytest.fixture(params=["server", "cluster"])
+def store(request, tmp_path):
+    """One server with the plain schema, or a cluster's server with the cluster form (Distributed tables)."""
+    standin = Standin(tmp_path / "engine").start() if request.param == "server" else \
+        one_shard_cluster(tmp_path, CLUSTER)
     yield standin
     standin.stop()
 
 
 @pytest.fixture
-def receivers(store, tmp_path):
-    pair = [SubprocessServer(tmp_path / name, ("--clickhouse-url", store.url)).start() for name in ("a", "b")]
+def receivers(request, store, tmp_path):
+    on_cluster = ("--cluster", CLUSTER.name) if request.node.callspec.params["store"] == "cluster" else ()
+    pair = [SubprocessServer(tmp_path / name, ("--clickhouse-url", store.url, *on_cluster)).start()
+            for name in ("a", "b")]
     yield pair
     for receiver in pair:
         if receiver.process.poll() is None:
@@ -126,6 +135,7 @@ def test_retries_across_two_receivers_one_killed_store_every_acknowledged_span_o
           f"{1 + CALLS} spans per trial stored once")
 
 
+@pytest.mark.parametrize("store", ["server"], indirect=True)
 @pytest.mark.xfail(strict=True, reason=(
     "a request two receivers commit at the same time is stored twice: each asks the store for the request's "
     "digest before its INSERT and records it after, so both find it absent (a lost acknowledgement retried on "

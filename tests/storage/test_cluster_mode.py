@@ -4,7 +4,8 @@ tables, the views fire on the local tables, and a store that is not the cluster 
 The server is the chDB-backed stand-in for ClickHouse's HTTP interface, configured with a cluster of one shard
 whose replica is the engine itself (Distributed tables then read and write the local tables in-process, as a
 ClickHouse server does for its local replica). The schema is applied with `apply_cluster_schema` as each node's
-DDL worker runs an ON CLUSTER statement: without the clause (chDB has no Keeper for the worker)."""
+DDL worker runs an ON CLUSTER statement: without the clause (chDB has no Keeper for the worker;
+tests/support/standin_process.py)."""
 
 import httpx
 import pytest
@@ -16,31 +17,14 @@ from tests.agent.otlp_build import Traces
 from tests.cli.commands import process
 from tests.storage.test_server_mode import reader
 from tests.support.servers import SubprocessServer, free_port
-from tests.support.standin_process import ONE_SHARD_CLUSTER, Standin
+from tests.support.standin_process import AsEachNodeRunsIt, one_shard_cluster
 
 CLUSTER = Cluster("hl")
 
 
-class AsEachNodeRunsIt:
-    """The server's client, running each ON CLUSTER statement as the DDL worker runs it on a node."""
-
-    def __init__(self, client) -> None:
-        self._client = client
-
-    def __getattr__(self, name):
-        return getattr(self._client, name)
-
-    def command(self, sql, *args, **kwargs):
-        return self._client.command(sql.replace(f" ON CLUSTER {CLUSTER.name}", ""), *args, **kwargs)
-
-
 @pytest.fixture(scope="module")
 def standin(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("cluster")
-    config = folder / "config.xml"
-    config.write_text(ONE_SHARD_CLUSTER.format(name=CLUSTER.name))
-    server = Standin(folder / "engine", config).start()
-    apply_cluster_schema(AsEachNodeRunsIt(reader(server.url)), CLUSTER)
+    server = one_shard_cluster(tmp_path_factory.mktemp("cluster"), CLUSTER)
     yield server
     server.stop()
 
@@ -52,7 +36,7 @@ def test_the_applied_cluster_form_is_what_serve_checks_for(standin):
     assert (engines["otel_traces"], engines["otel_traces_local"]) == ("Distributed", "MergeTree")
     assert client.query("SELECT count() FROM harborlight_schema_migrations").result_rows[0][0] >= 5
     # Applied again: nothing is missing, so nothing but the idempotent statements runs; no view is made again.
-    ran = apply_cluster_schema(AsEachNodeRunsIt(client), CLUSTER)
+    ran = apply_cluster_schema(AsEachNodeRunsIt(client, CLUSTER), CLUSTER)
     assert not [s for s in ran if s.kind == "view"]
 
 

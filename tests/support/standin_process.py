@@ -1,13 +1,17 @@
 """The ClickHouse stand-in (tests/support/clickhouse_standin.py) as a subprocess that can be stopped and started
-again on the same port and data directory, optionally with a server configuration for its engine."""
+again on the same port and data directory, optionally with a server configuration for its engine: a cluster of
+one shard whose replica is the engine itself, holding the schema's cluster form."""
 
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import clickhouse_connect
 import httpx
 
+from storage.schema_cluster import apply_cluster_schema
+from storage.schema_ddl import Cluster
 from tests.support.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,3 +57,27 @@ class Standin:
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(30)
+
+
+class AsEachNodeRunsIt:
+    """A client that runs each ON CLUSTER statement as ClickHouse's DDL worker runs it on a node: without the
+    clause (chDB has no Keeper for the worker)."""
+
+    def __init__(self, client, cluster: Cluster) -> None:
+        self._client, self._clause = client, f" ON CLUSTER {cluster.name}"
+
+    def __getattr__(self, name):
+        return getattr(self._client, name)
+
+    def command(self, sql, *args, **kwargs):
+        return self._client.command(sql.replace(self._clause, ""), *args, **kwargs)
+
+
+def one_shard_cluster(folder: Path, cluster: Cluster) -> Standin:
+    """A started stand-in configured with `cluster` (one shard: the engine itself), the cluster form applied."""
+    config = folder / "config.xml"
+    config.write_text(ONE_SHARD_CLUSTER.format(name=cluster.name))
+    server = Standin(folder / "engine", config).start()
+    apply_cluster_schema(AsEachNodeRunsIt(clickhouse_connect.get_client(dsn=server.url, compress=False), cluster),
+                         cluster)
+    return server
