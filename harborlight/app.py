@@ -59,6 +59,9 @@ def open_store(settings: Settings) -> Store:
     # would be stored again when the exporter retries it.
     if settings.cluster and not settings.clickhouse_url:
         raise StoreUnavailable("--cluster names the cluster of a ClickHouse server: give --clickhouse-url too")
+    if settings.cluster and settings.retention_days:
+        raise StoreUnavailable("with --cluster serve makes no tables: give --retention-days to harborlight schema "
+                               f"--cluster {settings.cluster} apply, which puts the TTL on them")
     store = open_client(settings.data_dir, settings.clickhouse_url, (settings.memory_limit_mib << 20) // 2)
     if settings.cluster:
         use_cluster(store, settings.cluster)

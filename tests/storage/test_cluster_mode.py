@@ -82,3 +82,15 @@ def test_serve_refuses_a_store_that_is_not_the_cluster_form(standin, tmp_path, u
     assert done.stderr.startswith("harborlight: the store's tables are not the cluster form of hl: "
                                   "harborlight_schema_migrations is MergeTree, not Distributed;")
     assert "harborlight schema --cluster hl [--replicated] apply" in done.stderr
+
+
+@pytest.mark.parametrize("options, says", [
+    ((), "--cluster names the cluster of a ClickHouse server: give --clickhouse-url too"),
+    (("--clickhouse-url", "http://127.0.0.1:1/default", "--retention-days", "7"),
+     "give --retention-days to harborlight schema --cluster hl apply"),
+])
+def test_serve_on_a_cluster_refuses_options_it_cannot_honour_in_one_line(tmp_path, options, says):
+    done = process("serve", "--cluster", "hl", *options, "--data-dir", str(tmp_path),
+                   "--grpc-port", str(free_port()), "--http-port", str(free_port()))
+    assert done.returncode == 1 and done.stdout == "" and done.stderr.count("\n") == 1
+    assert says in done.stderr
