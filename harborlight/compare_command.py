@@ -11,7 +11,8 @@ from rich.text import Text
 
 from harborlight.api_access import Api, ApiError, add_api_options, print_json, run_query
 from harborlight.command_help import add_command
-from harborlight.render import MISSING, console, num, pct, value
+from harborlight.render import console
+from query.routes.display import MISSING, num, pct, value
 
 RATES = (("raw solve rate", "raw_solve_rate"), ("adjusted solve rate", "adjusted_solve_rate"),
          ("mean score", "mean_score"))

@@ -8,7 +8,8 @@ from rich.table import Table
 
 from harborlight.api_access import Api, add_api_options, print_json, run_query
 from harborlight.command_help import add_command
-from harborlight.render import MISSING, console, num, pct, value, with_interval
+from harborlight.render import console
+from query.routes.display import MISSING, num, pct, value, with_interval
 from harborlight.spans_command import positive_int
 
 JOBS_PAGE = 200  # the route's largest page

@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 
-from harborlight.render import MISSING, num, pct, plain, seconds, value, with_interval
+from query.routes.display import MISSING, num, pct, plain, seconds, value, with_interval
 
 MAX_TRIAL_ROWS = 50
 

@@ -8,7 +8,8 @@ from rich.table import Table
 
 from harborlight.api_access import Api, add_api_options, print_json, run_query
 from harborlight.command_help import add_command
-from harborlight.render import MISSING, console, nanos_as_seconds, num, utc
+from harborlight.render import console
+from query.routes.display import MISSING, nanos_as_seconds, num, utc
 
 # flag -> the route's query parameter
 FILTERS = {"job": "job", "trial": "trial", "kind": "kind", "category": "tool_category", "model": "model",

@@ -9,7 +9,8 @@ from rich.tree import Tree
 
 from harborlight.api_access import Api, add_api_options, print_json, run_query, segment
 from harborlight.command_help import add_command
-from harborlight.render import console, nanos_as_seconds, num
+from harborlight.render import console
+from query.routes.display import nanos_as_seconds, num
 
 KIND_STYLES = {"session": "bold", "subagent": "bold magenta", "llm_request": "cyan", "tool": "green",
                "user_message": "yellow", "compaction": "blue"}

@@ -10,7 +10,8 @@ from rich.table import Table
 
 from harborlight.api_access import Api, add_api_options, print_json, run_query, segment
 from harborlight.command_help import add_command
-from harborlight.render import MISSING, console, is_valued, plain, seconds, utc
+from harborlight.render import console
+from query.routes.display import MISSING, is_valued, plain, seconds, utc
 
 # The trial row's valued fields, grouped as a reader looks for them; fields the API adds later land
 # in "other" rather than being left out.

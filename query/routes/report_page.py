@@ -13,30 +13,13 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-MISSING = "-"
+from query.routes.display import MISSING, interval, note, num, pct, value
+
 _CHART = {"displaylogo": False, "responsive": True}
 
 
-def _v(field: Any) -> Any:
-    """A valued field's value ({"value", "provenance", "note"}); a plain field as it is."""
-    return field.get("value") if isinstance(field, dict) and "provenance" in field else field
-
-
-def _note(field: Any) -> str:
-    return (field.get("note") or "") if isinstance(field, dict) and "provenance" in field else ""
-
-
-def _pct(v: float | None) -> str:
-    return MISSING if v is None else f"{v:.1%}"
-
-
-def _num(v: Any, fmt: str = "{:,}") -> str:
-    return MISSING if v is None else fmt.format(v)
-
-
 def _interval(field: Any, fmt: str = "{:.1%}") -> str:
-    ci = _v(field)
-    return f"[{fmt.format(ci['low'])}, {fmt.format(ci['high'])}]" if ci else f"no interval: {_note(field) or 'n/a'}"
+    return interval(field, fmt) or f"no interval: {note(field) or 'n/a'}"
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "") -> str:
@@ -53,31 +36,30 @@ def _chart(figure: go.Figure, name: str) -> str:
 
 def _job_section(job: dict[str, Any]) -> str:
     rows = [
-        ("trials", f"{_num(_v(job['n_trials']))} ({_num(_v(job['n_running']))} running)", ""),
-        ("raw solve rate", _pct(_v(job["raw_solve_rate"])), _interval(job["raw_solve_rate_ci"])),
-        ("adjusted solve rate", _pct(_v(job["adjusted_solve_rate"])), _interval(job["adjusted_solve_rate_ci"])),
-        ("infrastructure failures", _num(_v(job["n_infra"])), "left out of the adjusted rate"),
-        ("mean score", _num(_v(job["mean_score"]), "{:.4f}"), _interval(job["mean_score_ci"], "{:.4f}")),
-        ("agent", f"{_v(job['agent_label']) or MISSING} {_v(job['agent_version']) or ''}".strip(), ""),
-        ("dataset", _v(job["dataset"]) or MISSING, _note(job["dataset"])),
-        ("tokens in / cached / out", " / ".join(_num(_v(job[f])) for f in
+        ("trials", f"{num(value(job['n_trials']))} ({num(value(job['n_running']))} running)", ""),
+        ("raw solve rate", pct(value(job["raw_solve_rate"])), _interval(job["raw_solve_rate_ci"])),
+        ("adjusted solve rate", pct(value(job["adjusted_solve_rate"])), _interval(job["adjusted_solve_rate_ci"])),
+        ("infrastructure failures", num(value(job["n_infra"])), "left out of the adjusted rate"),
+        ("mean score", num(value(job["mean_score"]), "{:.4f}"), _interval(job["mean_score_ci"], "{:.4f}")),
+        ("agent", f"{value(job['agent_label']) or MISSING} {value(job['agent_version']) or ''}".strip(), ""),
+        ("dataset", value(job["dataset"]) or MISSING, note(job["dataset"])),
+        ("tokens in / cached / out", " / ".join(num(value(job[f])) for f in
                                                ("total_input_tokens", "total_cache_tokens", "total_output_tokens")), ""),
-        ("cost (USD, as recorded)", _num(_v(job["total_cost_usd"]), "{:.4f}"), _note(job["total_cost_usd"])),
-        ("duration (min)", "running" if _v(job["is_running"]) else _num(_v(job["duration_min"]), "{:.1f}"),
-         _note(job["duration_min"])),
+        ("cost (USD, as recorded)", num(value(job["total_cost_usd"]), "{:.4f}"), note(job["total_cost_usd"])),
+        ("duration (min)", "running" if value(job["is_running"]) else num(value(job["duration_min"]), "{:.1f}"),
+         note(job["duration_min"])),
     ]
     passk = job.get("pass_at_k") or {}
     for label, key in (("pass@k", "pass_at_k"), ("pass^k", "pass_hat_k")):
-        points, intervals = _v(passk.get(key)) or {}, _v(passk.get(f"{key}_ci")) or {}
+        points, intervals = value(passk.get(key)) or {}, value(passk.get(f"{key}_ci")) or {}
         for k, p in points.items():
-            ci = intervals.get(k)
-            rows.append((f"{label} k={k}", f"{p:.3f}", f"[{ci['low']:.3f}, {ci['high']:.3f}]" if ci else
-                         f"no interval: {_note(passk.get(f'{key}_ci')) or 'n/a'}"))
+            rows.append((f"{label} k={k}", f"{p:.3f}", interval(intervals.get(k), "{:.3f}") or
+                         f"no interval: {note(passk.get(f'{key}_ci')) or 'n/a'}"))
     return "<h2>Job</h2>" + _table(("measure", "value", "95% interval / note"), rows, "job")
 
 
 def _outcome_section(job: dict[str, Any]) -> str:
-    counts = {k: n for k, n in (_v(job["counts"]) or {}).items() if n}
+    counts = {k: n for k, n in (value(job["counts"]) or {}).items() if n}
     if not counts:
         return "<h2>Outcomes</h2><p>No finished trial yet.</p>"
     figure = go.Figure(go.Bar(x=list(counts.values()), y=list(counts), orientation="h"))
@@ -90,44 +72,44 @@ def _trials_section(trials: Sequence[dict[str, Any]]) -> str:
     figure = go.Figure()
     for field, label in (("n_input_tokens", "input"), ("n_cache_tokens", "of which cached"),
                          ("n_output_tokens", "output")):
-        figure.add_bar(x=names, y=[_v(t[field]) for t in trials], name=f"{label} tokens")
+        figure.add_bar(x=names, y=[value(t[field]) for t in trials], name=f"{label} tokens")
     figure.update_layout(title="tokens per trial", barmode="group", yaxis_title="tokens")
-    costed = [t for t in trials if _v(t["cost_usd"]) is not None]
-    cost = go.Figure(go.Bar(x=[t["trial"] for t in costed], y=[_v(t["cost_usd"]) for t in costed]))
+    costed = [t for t in trials if value(t["cost_usd"]) is not None]
+    cost = go.Figure(go.Bar(x=[t["trial"] for t in costed], y=[value(t["cost_usd"]) for t in costed]))
     cost.update_layout(title=f"cost per trial (USD, recorded by {len(costed)} of {len(trials)} trials)",
                        yaxis_title="USD")
-    rows = [(t["trial"], t["task"] or MISSING, "running" if t["is_running"] else (_v(t["outcome"]) or MISSING),
-             _num(_v(t["reward"]), "{:g}"), _num(_v(t["dur_total"]), "{:.1f}"), _num(_v(t["dur_agent"]), "{:.1f}"),
-             _num(_v(t["n_input_tokens"])), _num(_v(t["n_output_tokens"])), _num(_v(t["cost_usd"]), "{:.4f}"),
-             _v(t["exception_type"]) or "") for t in trials]
+    rows = [(t["trial"], t["task"] or MISSING, "running" if t["is_running"] else (value(t["outcome"]) or MISSING),
+             num(value(t["reward"]), "{:g}"), num(value(t["dur_total"]), "{:.1f}"), num(value(t["dur_agent"]), "{:.1f}"),
+             num(value(t["n_input_tokens"])), num(value(t["n_output_tokens"])), num(value(t["cost_usd"]), "{:.4f}"),
+             value(t["exception_type"]) or "") for t in trials]
     return ("<h2>Trials</h2>" + _chart(figure, "tokens") + _chart(cost, "cost")
             + _table(("trial", "task", "outcome", "reward", "total s", "agent s", "tokens in", "tokens out",
                       "cost $", "exception"), rows, "trials"))
 
 
 def _time_section(time: dict[str, Any]) -> str:
-    window = _v(time["agent_window_s"])
-    parts = {label: _v(time[field]) for label, field in (("model calls", "model_time_s"),
+    window = value(time["agent_window_s"])
+    parts = {label: value(time[field]) for label, field in (("model calls", "model_time_s"),
                                                          ("tools (no model call)", "tool_time_s"),
                                                          ("gaps (neither)", "gap_time_s"))}
     if window is None or any(v is None for v in parts.values()):
-        why = "; ".join(n for n in (_note(time[f]) for f in ("agent_window_s", "model_time_s", "gap_time_s")) if n)
+        why = "; ".join(n for n in (note(time[f]) for f in ("agent_window_s", "model_time_s", "gap_time_s")) if n)
         return f"<h2>Where the agent time went</h2><p>Not measured: {escape(why or 'no clocked calls')}.</p>"
     figure = go.Figure([go.Bar(x=[v], y=["agent phase"], name=label, orientation="h") for label, v in parts.items()])
-    figure.update_layout(title=f"agent phases of {_v(time['n_trials'])} finished trials, summed "
+    figure.update_layout(title=f"agent phases of {value(time['n_trials'])} finished trials, summed "
                                f"({window:,.1f} s)", barmode="stack", xaxis_title="seconds", height=240)
-    by_model = _v(time["model_time_by_model"]) or {}
-    rows = [(label, f"{v:,.1f}", _pct(v / window) if window else MISSING) for label, v in parts.items()]
-    rows += [(f"model {m}", f"{v:,.1f}", _pct(v / window) if window else MISSING) for m, v in by_model.items()]
+    by_model = value(time["model_time_by_model"]) or {}
+    rows = [(label, f"{v:,.1f}", pct(v / window) if window else MISSING) for label, v in parts.items()]
+    rows += [(f"model {m}", f"{v:,.1f}", pct(v / window) if window else MISSING) for m, v in by_model.items()]
     return ("<h2>Where the agent time went</h2>" + _chart(figure, "time")
             + _table(("part", "seconds", "share of the agent phase"), rows, "time"))
 
 
 def _durations_section(chart: dict[str, Any]) -> str:
-    by_kind = _v(chart["by_kind"])
+    by_kind = value(chart["by_kind"])
     if not by_kind:
-        return f"<h2>Span durations</h2><p>{escape(_note(chart['by_kind']))}.</p>"
-    edges = _v(chart["edges_s"])
+        return f"<h2>Span durations</h2><p>{escape(note(chart['by_kind']))}.</p>"
+    edges = value(chart["edges_s"])
     labels = [f"< {edges[0]:g} s", *(f"{lo:.3g}-{hi:.3g} s" for lo, hi in zip(edges, edges[1:])), f">= {edges[-1]:g} s"]
     used = [i for i in range(len(labels)) if any(r["count"][i] for r in by_kind.values())]
     span = range(min(used), max(used) + 1)
@@ -138,9 +120,9 @@ def _durations_section(chart: dict[str, Any]) -> str:
         figure.update_layout(title=f"{title}, by kind (log-spaced bins)", barmode="stack",
                              xaxis_title="span duration")
         sections.append(_chart(figure, f"durations-{measure}"))
-    unclocked = _v(chart["n_without_clock"])
+    unclocked = value(chart["n_without_clock"])
     return ("<h2>Span durations</h2>" + "".join(sections)
-            + f"<p>{_num(_v(chart['n_spans']))} spans charted; {_num(unclocked)} without a known end are not. "
+            + f"<p>{num(value(chart['n_spans']))} spans charted; {num(unclocked)} without a known end are not. "
               "Shares are of summed span time, never of the run: spans nest.</p>")
 
 
@@ -149,14 +131,13 @@ def _comparison_section(comparison: dict[str, Any]) -> str:
     rows = []
     for other in others:
         p = comparison["paired"][other]
-        ci = _v(p["difference_ci"])
-        rows.append((f"{other} vs {base}", p["measure"], _num(_v(p["n_tasks"])), _num(_v(p["mean_difference"]), "{:+.3f}"),
-                     f"[{ci['low']:+.3f}, {ci['high']:+.3f}]" if ci else f"no interval: {_note(p['difference_ci'])}",
-                     f"{p['test']} p={_num(_v(p['p_value']), '{:.3g}')}", _num(_v(p["n_better"])),
-                     _num(_v(p["n_worse"])), p.get("verdict") or MISSING))
+        rows.append((f"{other} vs {base}", p["measure"], num(value(p["n_tasks"])), num(value(p["mean_difference"]), "{:+.3f}"),
+                     _interval(p["difference_ci"], "{:+.3f}"),
+                     f"{p['test']} p={num(value(p['p_value']), '{:.3g}')}", num(value(p["n_better"])),
+                     num(value(p["n_worse"])), p.get("verdict") or MISSING))
     flips = [(r["task"], *(r["outcomes"].get(j) or MISSING for j in comparison["jobs"]), r["flip"] or "")
              for r in comparison["rows"] if r.get("flip")]
-    return (f"<h2>Against {escape(', '.join(others))} on {_num(_v(comparison['matched_tasks']))} matched tasks</h2>"
+    return (f"<h2>Against {escape(', '.join(others))} on {num(value(comparison['matched_tasks']))} matched tasks</h2>"
             + _table(("pair", "measure", "tasks", "mean difference", "95% interval", "paired test", "better",
                       "worse", "verdict"), rows, "paired")
             + (_table(("task", *comparison["jobs"], "flip"), flips, "flips") if flips else "<p>No task flipped.</p>"))

@@ -5,7 +5,7 @@ import json
 
 import httpx
 
-from harborlight.render import seconds
+from query.routes.display import seconds
 from tests.cli.commands import run
 
 
