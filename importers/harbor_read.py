@@ -37,6 +37,7 @@ class HarborTrial:
     lock: LogFile | None = None  # lock.json (Harbor's resolved inputs), carried as it is
     started_ns: int | None = None  # config.json's mtime: Harbor writes it when the trial starts
     verifier_started: bool = False  # verifier/ holds a file: the agent phase is over
+    verifier_report: Any = None  # verifier/report.json (a SWE-bench grading report), when the verifier wrote one
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,8 @@ def read_trial(path: Path) -> HarborTrial:
     verifier = path / "verifier"
     return HarborTrial(path.name, config, result, trajectory, _lines(log), log, _log(path / "lock.json"),
                        started_ns=(path / "config.json").stat().st_mtime_ns,
-                       verifier_started=verifier.is_dir() and any(p.is_file() for p in verifier.rglob("*")))
+                       verifier_started=verifier.is_dir() and any(p.is_file() for p in verifier.rglob("*")),
+                       verifier_report=_json(verifier / "report.json") if (verifier / "report.json").is_file() else None)
 
 
 def read_job_head(path: Path) -> tuple[dict[str, Any], JobResult | None]:

@@ -28,6 +28,7 @@ from importers.gold_patch import GOLD_PATCH, gold_patch
 from importers.harbor_files import TimingInfo, TrialResult
 from importers.harbor_read import HarborTrial
 from importers.trajectory_spans import emit_trajectory, step_ns
+from importers.verifier_report import report_attributes
 
 MAX_SPANS_PER_REQUEST = 2_000
 SETUP_SPANS = ("harbor.environment_setup", "harbor.agent_setup")
@@ -164,6 +165,9 @@ def finished_stages(job: JobContext, trial: HarborTrial, attempt: int | None) ->
                 if phase == "verifier" and result.verifier_result and result.verifier_result.rewards:
                     for key, value in result.verifier_result.rewards.items():
                         span.set_attribute(f"harbor.reward.{key}", float(value))
+                if phase == "verifier":
+                    for key, value in report_attributes(trial.verifier_report).items():
+                        span.set_attribute(key, value)
                 occurred = _ns(exception.occurred_at) if exception else None
                 if exception and failed_in is None and occurred is not None and p_start <= occurred <= p_end:
                     failed_in = span
