@@ -18,7 +18,7 @@ from tests.real_agents.recordings import FIXTURES
 JOB = "harborlight-job.json"
 TRIAL = "harborlight-trial.json"
 RECORDED = ("claude-code-2.1.197-three-turn-http", "codex-0.171.0-three-turn-http", "gemini-cli-0.61.0-three-turn-http")
-# The recordings' own clock: their runs are from before this session; the panels look at a wide range.
+# The recordings keep the clock of the runs they recorded: the panels look at a wide range.
 EVER = TimeRange(datetime(2020, 1, 1, tzinfo=UTC), datetime.now(UTC) + timedelta(days=1), interval_s=86_400)
 
 
