@@ -24,6 +24,8 @@ def job_table(job: dict[str, Any]) -> Table:
                                                        job["adjusted_solve_rate_ci"]) + f"  (infra: {value(job['n_infra'])})"),
         ("mean score [95% CI]", with_interval(num(value(job["mean_score"]), "{:.4f}"), job["mean_score_ci"], "{:.4f}")),
         (f"mean score by {value(job['parts_by']) or 'part'}", plain(value(job["score_by_group"]))),
+        ("regressions (PASS_TO_PASS broken)", num(value(job["n_regressions"]))),
+        ("tasks broken (nop control)", plain(value(job["task_broken"]))),
         ("agent", f"{value(job['agent_label']) or '-'} {value(job['agent_version']) or ''}".strip()),
         ("dataset", value(job["dataset"]) or "-"),
         ("tokens in / cached / out", " / ".join(num(value(job[f])) for f in

@@ -5,6 +5,7 @@ control's `task_broken`. The report is written as Harbor's SWE-bench verifier wr
 Harbor's TrialResult models (tests/importers/harbor_job.py)."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -58,6 +59,9 @@ def test_a_swe_bench_report_gives_patch_outcomes_and_regressions(server, unique,
         assert row["outcome"]["value"] in (("patch_failed_tests", "agent_error") if n else ("resolved",))
     row = httpx.get(f"{server.http_url}/api/jobs/{job}", timeout=120).json()
     assert row["n_regressions"] == {"value": 1, "provenance": "derived", "note": None}
+    code, out, err = run(capsys, "report", job, "--server", server.http_url)
+    assert code == 0, err
+    assert re.search(r"regressions \(PASS_TO_PASS broken\)\W+1\W", out), out
 
 
 def test_a_nop_control_whose_passing_tests_fail_marks_its_task_broken(server, unique, tmp_path, capsys):
@@ -77,3 +81,5 @@ def test_a_nop_control_whose_passing_tests_fail_marks_its_task_broken(server, un
     assert row["is_control"]["value"] is True
     assert row["task_broken"] == {"value": {"fix-bug": True, "hello-world": False}, "provenance": "derived",
                                   "note": None}
+    code, out, err = run(capsys, "report", job, "--server", server.http_url)
+    assert code == 0 and "fix-bug: yes, hello-world: no" in out, err
