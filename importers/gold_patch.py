@@ -2,8 +2,8 @@
 
 Harbor's SWE-bench adapter writes the dataset's instance record verbatim to the task's
 `tests/config.json`; its `patch` field is the gold patch (the same diff `solution/solve.sh` applies).
-A trial's config.json names its task by `task.path`; a task fetched from git or a registry lives in
-Harbor's cache instead, which this host may not have: no gold patch is read for it. The patch rides on
+A trial's config.json names its task (`task`: a local path, or a git or registry task that Harbor keeps
+in its cache); where that directory is not on this host, no gold patch is read. The patch rides on
 the trial's first phase span as `harbor.task.gold_patch`; query/derive/localization.py compares it with
 the files the agent edited.
 """
@@ -16,13 +16,25 @@ GOLD_PATCH = "harbor.task.gold_patch"
 _INSTANCE = Path("tests") / "config.json"
 
 
-def gold_patch(trial_config: dict[str, Any]) -> str | None:
-    """The gold patch of the trial's task, or None when the task is not a local directory holding one."""
-    task = trial_config.get("task") or {}
-    if not task.get("path") or task.get("git_url") or task.get("name"):
-        return None
+def task_dir(task: dict[str, Any]) -> Path | None:
+    """Where the trial's task lives on this host: Harbor's own resolution when Harbor is installed (a git or
+    registry task in its cache), else only a local task's `path`."""
     try:
-        record = json.loads((Path(task["path"]).expanduser() / _INSTANCE).read_text())
+        from harbor.models.trial.config import TaskConfig
+    except ImportError:
+        local = task.get("path") and not (task.get("git_url") or task.get("name"))
+        return Path(task["path"]).expanduser() if local else None
+    try:
+        return TaskConfig.model_validate(task).get_local_path()
+    except ValueError:  # not a task config, or a registry task without a resolved digest
+        return None
+
+
+def gold_patch(trial_config: dict[str, Any]) -> str | None:
+    """The gold patch of the trial's task, or None when its directory is not here or holds none."""
+    where = task_dir(trial_config.get("task") or {})
+    try:
+        record = json.loads((where / _INSTANCE).read_text()) if where else None
     except (OSError, ValueError):
         return None
     patch = record.get("patch") if isinstance(record, dict) else None
