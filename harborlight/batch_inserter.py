@@ -6,7 +6,10 @@ stored again, whichever batch, process or receiver stored it first (an exporter 
 acknowledgement to a crash sends the same bytes again, maybe to another receiver behind the same load
 balancer). A group's digests are written only after all of its rows, so a digest in the store means its
 request is stored whole; a commit that died between the two is replayed by the log under the same token,
-and the store skips the rows that had landed.
+and the store skips the rows that had landed. On a server that other receivers share, a request not stored
+yet is stored by the log that claimed it first (storage/ingest_log.py owned_requests): two receivers that
+commit the same request at once, or one that died after its rows landed and before its digest did, store it
+once. Embedded, one process owns the store, and nobody else can hold the request.
 """
 
 import logging
@@ -15,7 +18,7 @@ from itertools import groupby
 from collector.errors import brief
 from collector.memory_guard import MemoryGuard
 from collector.wal import Record
-from storage import Signal, Store, insert_requests, record_digests, stored_digests
+from storage import Signal, Store, insert_requests, owned_requests, record_digests, stored_digests
 
 log = logging.getLogger(__name__)
 
@@ -32,10 +35,14 @@ class BatchInserter:
     def __init__(self, store: Store, memory: MemoryGuard | None = None) -> None:
         self._memory = memory
         self._connection = store.another_connection()
-        self.skipped_requests = 0  # already in the store when their batch came: not stored again
+        self.skipped_requests = 0  # already in the store when their batch came, or another log's: not stored here
 
     def __call__(self, records: list[Record], token: str) -> None:
         fresh = self._not_stored(records)
+        if fresh and not self._connection.embedded:
+            # The token names its write-ahead log first (collector/wal: `<log id>:<first>-<last>`).
+            mine = owned_requests(self._connection, (r.digest for r in fresh), token.split(":", 1)[0])
+            fresh = [r for r in fresh if r.digest in mine]
         for (signal, tenant), group in groupby(sorted(fresh, key=_group), key=_group):
             group = list(group)
             insert_requests(self._connection, Signal(signal), [r.payload for r in group], tenant or None,

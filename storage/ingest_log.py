@@ -1,5 +1,6 @@
 """The digests of stored export requests, so a request sent again (an exporter's retry after a lost
-acknowledgement, to this process or another, before or after a restart) is stored once."""
+acknowledgement, to this process or another, before or after a restart) is stored once; and the claims that
+decide which receiver's log stores a request that several receivers hold."""
 
 from collections.abc import Iterable
 
@@ -39,3 +40,23 @@ def stored_digests(store: Store, digests: Iterable[bytes]) -> set[bytes]:
         parameters={"d": wanted},
     ).result_rows
     return {bytes.fromhex(r[0]) for r in rows}
+
+
+def owned_requests(store: Store, digests: Iterable[bytes], log_id: str) -> set[bytes]:
+    """Which of `digests` the write-ahead log `log_id` is to store: claimed now, or claimed by it before. One
+    INSERT per request, since the engine deduplicates whole INSERTs: the claim's token is the digest."""
+    wanted = sorted({d.hex() for d in digests})
+    for digest in wanted:
+        store.client.command(
+            "INSERT INTO harborlight_request_claims (Digest, Log) SELECT {d:String}, {l:String}",
+            parameters={"d": digest, "l": log_id}, settings={"insert_deduplication_token": f"claim:{digest}"},
+        )
+    if not wanted:
+        return set()
+    rows = store.client.query(
+        # The first claim, should a claim older than the deduplication window have let a second one in.
+        "SELECT Digest, argMin(Log, (ClaimedAt, Log)) FROM harborlight_request_claims "
+        "WHERE Digest IN {d:Array(String)} GROUP BY Digest",
+        parameters={"d": wanted},
+    ).result_rows
+    return {bytes.fromhex(digest) for digest, owner in rows if owner == log_id}

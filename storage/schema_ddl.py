@@ -37,6 +37,8 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     # rates instead of computing their own; a store from before gets them after its start
     # (query/summaries/refresh.py derive_underived_jobs).
     (6, ["job_rows"]),
+    # Request claims: receivers sharing a server store each request once, also when two commit it at once.
+    (7, ["harborlight_request_claims"]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -78,6 +80,7 @@ SHARD_KEYS: dict[str, dict[str, str]] = {
         "trial_rows": "cityHash64(trial)",
         "job_rows": "cityHash64(job)",
         "harborlight_ingested_requests": "cityHash64(Digest)",
+        "harborlight_request_claims": "cityHash64(Digest)",
         VERSION_TABLE: "Version",
     },
 }
