@@ -28,6 +28,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from harborlight.settings import Settings
+from storage import owned_requests, record_digests, stored_digests
 from tests.support.otlp import traces_request
 from tests.support.servers import InProcessServer
 from tests.support.standin_process import Standin
@@ -212,3 +213,14 @@ def test_concurrent_exports_and_queries_share_the_server_client(server, ch, uniq
     assert statuses == [200] * 24
     server.caught_up()
     assert rows(ch, "SELECT count() FROM otel_traces WHERE ServiceName = {s:String}", s=unique) == [(24,)]
+
+
+def test_a_commit_of_hundreds_of_requests_checks_and_claims_their_digests(server, unique):
+    """A commit's digest look-ups bind hundreds of values: clickhouse-connect then sends the statement and its
+    values as multipart/form-data (past 4 KiB of bound values), which the server reads as it reads the URL."""
+    digests = [os.urandom(16) for _ in range(300)]
+    assert stored_digests(server.store, digests) == set()
+    assert owned_requests(server.store, digests, f"log-{unique}") == set(digests)
+    assert owned_requests(server.store, digests, f"other-{unique}") == set()  # the first claim holds
+    record_digests(server.store, [(d, "traces", 1) for d in digests])
+    assert stored_digests(server.store, digests) == set(digests)

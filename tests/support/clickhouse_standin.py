@@ -5,7 +5,8 @@ over HTTP) can be tested where no ClickHouse server can be installed. Never impo
 
 It speaks what clickhouse-connect 1.12 (compress=False) uses: `/ping`; a statement in `?query=`, in the body, or
 both (ClickHouse appends the body to `?query=`); `database=`, `default_format=`, `query_id=`, `param_*` bound
-values, and every other URL parameter as a setting of that one request; `INSERT ... FORMAT X` with its data in
+values (in the URL, or with the statement as multipart/form-data fields when they are long), and every other
+URL parameter as a setting of that one request; `INSERT ... FORMAT X` with its data in
 the body (after the statement, or all of it when the statement is in `?query=`), staged in a temp file and read
 with `FROM INFILE`, or with `file(tmp, X, structure)` in place of `input(structure)`, which chDB lacks. Errors
 are HTTP 500 with `X-ClickHouse-Exception-Code` and ClickHouse's message. One chDB engine serves the process;
@@ -25,6 +26,8 @@ import tempfile
 import threading
 import time
 import uuid
+from email.parser import BytesParser
+from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
@@ -44,6 +47,14 @@ _TRAILING_FORMAT = re.compile(r"\bFORMAT\s+(\w+)\s*;?\s*$", re.I)
 _INPUT = re.compile(r"\binput\s*\(\s*('(?:[^'\\]|\\.)*')\s*\)", re.I)
 _RESULT_SET = re.compile(r"^\s*(SELECT|WITH|SHOW|DESC|DESCRIBE|EXISTS|EXPLAIN|CHECK)\b", re.I)
 _CODE = re.compile(r"Code:\s*(\d+)")
+
+
+def _form_fields(content_type: str, body: bytes) -> dict[str, str]:
+    """The fields of a multipart/form-data body: clickhouse-connect sends the statement and its bound values so
+    (`query`, `param_*`) when they would not fit in the URL, as ClickHouse's HTTP interface accepts."""
+    message = BytesParser(policy=HTTP).parsebytes(f"Content-Type: {content_type}\r\n\r\n".encode() + body)
+    return {part.get_param("name", header="content-disposition"): part.get_payload(decode=True).decode()
+            for part in message.iter_parts()}
 
 
 def quote(value: str) -> str:
@@ -170,7 +181,10 @@ class Handler(BaseHTTPRequestHandler):
             encoding = self.headers.get("Content-Encoding", "identity").lower()
             if encoding not in ("identity", "gzip"):
                 raise Failure(1, f"Code: 1. DB::Exception: the stand-in cannot decode Content-Encoding {encoding}")
-            out, headers = self.engine.execute(params, gzip.decompress(body) if encoding == "gzip" else body)
+            body = gzip.decompress(body) if encoding == "gzip" else body
+            if self.headers.get_content_type() == "multipart/form-data":
+                params, body = {**params, **_form_fields(self.headers["Content-Type"], body)}, b""
+            out, headers = self.engine.execute(params, body)
         except Failure as exc:
             return self._send(500, f"{exc}\n".encode(), {**common, "X-ClickHouse-Exception-Code": str(exc.code)})
         except Exception as exc:  # a bug here must reach the test as an error, not a hang
