@@ -97,6 +97,8 @@ class TrialOutcome:
     p2p_pass: Valued[int]
     p2p_fail: Valued[int]
     is_regression: Valued[bool]
+    patch_exists: Valued[bool]  # SWE-bench: a patch was produced
+    patch_applied: Valued[bool]  # SWE-bench: it applied cleanly
     n_rate_limited_retries: Valued[int]
 
 
@@ -202,11 +204,13 @@ def derive_outcome(facts: TrialFacts) -> TrialOutcome:
         p2p_pass=_report_field(r, "p2p_pass"),
         p2p_fail=_report_field(r, "p2p_fail"),
         is_regression=derived(regression) if regression is not None else unavailable("no PASS_TO_PASS report"),
+        patch_exists=_report_field(r, "patch_exists"),
+        patch_applied=_report_field(r, "patch_applied"),
         n_rate_limited_retries=inferred(facts.n_rate_limited) if facts.n_rate_limited is not None
         else unavailable("no model-call statuses recorded"),
     )
 
 
-def _report_field(report: object, name: str) -> Valued[int]:
+def _report_field(report: object, name: str) -> Valued:
     value = getattr(report, name, None) if report is not None else None
     return measured(value) if value is not None else unavailable("no verifier report")

@@ -56,6 +56,7 @@ def test_a_swe_bench_report_gives_patch_outcomes_and_regressions(server, unique,
         row = rows[trial]
         assert (row["p2p_pass"]["value"], row["p2p_fail"]["value"]) == (2 - n, n)
         assert row["is_regression"]["value"] is bool(n)
+        assert (row["patch_exists"]["value"], row["patch_applied"]["value"]) == (True, True)
         assert row["outcome"]["value"] in (("patch_failed_tests", "agent_error") if n else ("resolved",))
     row = httpx.get(f"{server.http_url}/api/jobs/{job}", timeout=120).json()
     assert row["n_regressions"] == {"value": 1, "provenance": "derived", "note": None}
