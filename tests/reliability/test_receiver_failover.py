@@ -3,7 +3,8 @@ requests alternate between them, a retry after a lost acknowledgement reaches th
 receiver is SIGKILLed with acknowledged requests in its log that the store does not have yet, and the one
 request it left unanswered is retried on the other. Once it restarts and its log drains, every acknowledged
 span is stored exactly once and every trial's row is right: the per-request deduplication lives in the store
-(harborlight_ingested_requests), not in either receiver's memory.
+(the stored digests in harborlight_ingested_requests, the claims in harborlight_request_claims), not in either
+receiver's memory.
 
 The server is the chDB-backed stand-in for ClickHouse's HTTP interface (tests/support/clickhouse_standin.py),
 with the plain schema, or as a cluster of one shard with the cluster form (the receivers run with --cluster):
