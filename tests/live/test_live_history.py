@@ -7,6 +7,8 @@ import pytest
 from query.live import history as live_history
 from query.live.events import COLUMNS, LiveRow, to_events
 from query.live.history import TrialBatch, plan, read_history, settle
+from query.statements.stored_trials import verdicts
+from query.summaries.refresh import refresh
 from storage import agent_twins
 from tests.live.test_live import SseClient
 from tests.live.twin_job import send_twin_job, trial_names
@@ -57,7 +59,10 @@ def test_a_history_over_sse_is_the_events_of_the_whole_job_statement(server, twi
     monkeypatch.setattr(live_history, "FIRST_ROWS", 1)
     monkeypatch.setattr(live_history, "MOST_ROWS", 1)
     started: set[str] = set()
-    expected = [e.as_json() for row in _whole_job(server, twin_job) for e in to_events(row, started)]
+    rows = _whole_job(server, twin_job)
+    refresh(server.store.client)
+    told = verdicts(server.store.client, "", sorted({r.trial for r in rows if r.trial}))  # a trial's end tells its row's
+    expected = [e.as_json() for row in rows for e in to_events(row, started, told)]
     watcher = SseClient(f"{server.http_url}/api/live?job={twin_job}&history=true", len(expected))
     watcher.wait_for(len(expected), 60)  # a statement per trial: slow on a busy machine
     watcher.close()
