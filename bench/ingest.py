@@ -295,7 +295,7 @@ def round_on_one_server(runs: dict[Run, list[bytes]], args: argparse.Namespace) 
             return {run: measure_run(server, events, run, requests) for run, requests in runs.items()}
         finally:
             events.close()
-            server.stop()
+            server.stop(timeout=600)  # a clean stop commits what its log still holds
 
 
 def main() -> None:

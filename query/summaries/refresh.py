@@ -31,6 +31,8 @@ from storage import Store
 log = logging.getLogger(__name__)
 
 CHUNK = 500  # trial names derived per statement
+REST = 2.0  # the keeper's pause after a refresh, in lengths of that refresh
+MAX_PAUSE_SECONDS = 5.0
 _columns: dict[tuple[int, str], list[str]] = {}  # a table's stored columns, per connection
 
 
@@ -145,6 +147,7 @@ class TrialRowsKeeper:
         self._store = store.another_connection()
         self._wake = threading.Event()
         self._stopping = False
+        self._stopped = threading.Event()
         self._jobs_checked = False  # the jobs of a store from before job rows derived, once after the start
         self._thread = threading.Thread(target=self._run, name="trial-rows", daemon=True)
 
@@ -155,6 +158,7 @@ class TrialRowsKeeper:
 
     def stop(self) -> None:
         self._stopping = True
+        self._stopped.set()
         self._wake.set()
         self._thread.join()
         if self._store.embedded:
@@ -166,9 +170,10 @@ class TrialRowsKeeper:
     def _run(self) -> None:
         while True:
             self._wake.wait()
-            self._wake.clear()
             if self._stopping:
                 return
+            self._wake.clear()
+            began = time.monotonic()
             try:
                 refresh(self._store.client)
                 if not self._jobs_checked:
@@ -176,3 +181,7 @@ class TrialRowsKeeper:
                     self._jobs_checked = True
             except Exception:  # the next wake, or a reader's own refresh, tries again
                 log.exception("could not derive the changed trials' rows")
+            # While trials keep changing, a refresh follows the last one only after a pause of REST times its
+            # length, so it takes the store at most 1 / (1 + REST) of the time the commits also need; the
+            # commits' wakes meanwhile coalesce into one refresh. API reads refresh for themselves first.
+            self._stopped.wait(min(REST * (time.monotonic() - began), MAX_PAUSE_SECONDS))

@@ -138,6 +138,6 @@ class SubprocessServer:
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(30)
 
-    def stop(self) -> int:
+    def stop(self, timeout: float = 60) -> int:
         self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(60)
+        return self.process.wait(timeout)
