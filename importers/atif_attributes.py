@@ -4,6 +4,8 @@ understands (model, tokens, cost, tool name, call id, arguments, result, message
 carry what only a trajectory has (step ids, extras, original timestamps), so a round trip is exact.
 """
 
+from storage.agent_rules import TRAJECTORY_SCOPES
+
 OPERATION = "gen_ai.operation.name"
 AGENT_NAME = "gen_ai.agent.name"
 AGENT_VERSION = "gen_ai.agent.version"
@@ -47,4 +49,4 @@ RESULT_EXTRA = "atif.observation.extra"
 SUBAGENT_REFS = "atif.observation.subagent_refs"
 HAS_RESULT = "atif.observation.present"
 
-SCOPE = "harborlight.atif"
+SCOPE = TRAJECTORY_SCOPES[0]

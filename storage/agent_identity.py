@@ -11,6 +11,13 @@ carries the session, last), so it is resolved when read:
     one such as session.id), the root span's first, then the earliest. A trace with no named
     record keeps its id as the trial's name. Traces never cross tenants.
 
+    Likewise a record named after an agent's session id takes the job and trial of the trial that
+    claims that session: a record with a measured trial name that carries the session id (SessionId),
+    the root span's first, then the earliest. So an agent that streamed under its session id (Harbor
+    hands it no trial name) and the trial's job directory imported later, whose ATIF trajectory
+    names the session, are one trial; a record named after a trace that is named after such a session
+    goes on to that trial. Sessions never cross tenants either.
+
 `renames(scope)` is the SQL of the names the scope's traces give (one row per trace whose records
 named after it take another name); `named(scope, bound)` the SQL of the agent_events rows (same
 columns) whose resolved identity may match `scope`, each with its resolved JobName and TrialName. The
@@ -27,26 +34,31 @@ _NAMING_ORDER = ("(Provenance['trial'] != 'measured', NOT (SourceTable = 'otel_t
                  "Timestamp, EventId)")
 
 
-def _traces(scope: str) -> str:
-    return f"SELECT TraceId FROM agent_events WHERE ({scope}) AND TraceId != ''"
+# The names a record may give records named after them: its trace's id, and the session it carries when its
+# own trial name is measured (its claim: Harbor's imported trajectory naming the agent's session).
+_CLAIMS = ("if(Provenance['trial'] = 'measured' AND SessionId IS NOT NULL AND SessionId != TrialName, "
+           "[TraceId, assumeNotNull(SessionId)], [TraceId])")
 
 
 def _key(tenant: str, trace: str) -> str:
-    """A trace as the names know it: its tenant's, never another's."""
+    """A trace or session as the names know it: its tenant's, never another's."""
     return f"concat({tenant}, '/', {trace})"
 
 
 def renames(scope: str) -> str:
-    """(key, trace id, job, trial) of each trace of the scope that names records named after it otherwise.
-    Read by the sort key and the trace id index: a few ms, no rows when nothing is renamed."""
-    traces = _traces(scope)
+    """(key, name, job, trial) of each trace or session of the scope that names the records named after it
+    otherwise: the names records of the scope go by, bear (their traces) or claim (their sessions). One read
+    by the sort key and the trace id and session id indexes: a few ms, no rows when nothing is renamed."""
+    names = (f"SELECT TrialName FROM agent_events WHERE TrialName IN ("
+             f"SELECT TraceId FROM agent_events WHERE ({scope}) AND TraceId != '' UNION ALL "
+             f"SELECT TrialName FROM agent_events WHERE ({scope}) AND TrialName IS NOT NULL UNION ALL "
+             f"SELECT SessionId FROM agent_events WHERE ({scope}) AND SessionId IS NOT NULL)")
     return f"""
-SELECT {_key('Tenant', 'TraceId')} AS key, TraceId AS trace, _named.1 AS job, _named.2 AS trial FROM (
-    SELECT Tenant, TraceId, argMin((JobName, TrialName), {_NAMING_ORDER}) AS _named
-    FROM agent_events
-    WHERE TraceId IN (SELECT TrialName FROM agent_events WHERE TrialName IN ({traces}))
-      AND TrialName != TraceId
-    GROUP BY Tenant, TraceId)"""
+SELECT {_key('Tenant', 'name')} AS key, name AS trace, _named.1 AS job, _named.2 AS trial FROM (
+    SELECT Tenant, name, argMin((JobName, TrialName), {_NAMING_ORDER}) AS _named
+    FROM agent_events ARRAY JOIN {_CLAIMS} AS name
+    WHERE (TraceId IN ({names}) OR SessionId IN ({names})) AND name IN ({names}) AND TrialName != name
+    GROUP BY Tenant, name)"""
 
 
 # The renames as parameters, bound by `parameters`: (keys, trace ids, jobs, trials).
@@ -69,10 +81,13 @@ def named(scope: str, bound: bool = False) -> str:
         names = ("(SELECT (arrayMap(r -> r.1, _r), arrayMap(r -> r.2, _r), arrayMap(r -> r.3, _r), arrayMap(r -> r.4, _r))"
                  f" FROM (SELECT groupArray((key, trace, job, trial)) AS _r FROM ({renames(scope)})))")
         traces = f"(SELECT trace FROM ({renames(scope)}))"
-    at = f"indexOf(_n.1, {_key('Tenant', "ifNull(TrialName, '')")})"
+    # A name that is renamed to a name renamed again (a trace named after a claimed session) goes on to the last.
+    first = f"indexOf(_n.1, {_key('Tenant', "ifNull(TrialName, '')")})"
+    then = f"indexOf(_n.1, {_key('Tenant', "ifNull(_n.4[_at1], '')")})"
     return f"""
-SELECT * EXCEPT (_n, _at) REPLACE (
+SELECT * EXCEPT (_n, _at1, _at) REPLACE (
     if(_at = 0, JobName, _n.3[_at]) AS JobName, if(_at = 0, TrialName, _n.4[_at]) AS TrialName)
 FROM (
-    SELECT *, {names} AS _n, {at} AS _at FROM agent_events
-    WHERE ({scope}) OR TrialName IN {traces})"""
+    SELECT *, if(_at1 = 0, 0, if({then} = 0, _at1, {then})) AS _at
+    FROM (SELECT *, {names} AS _n, {first} AS _at1 FROM agent_events
+          WHERE ({scope}) OR TrialName IN {traces}))"""

@@ -6,6 +6,8 @@ wins. storage/agent_compile.py compiles these tables into the agent_events mater
 `python -m storage.agent_compile`. Sources: ../shared/reference/otel-agent-conventions.md, §10-§13.
 """
 
+from dataclasses import replace
+
 from storage.agent_rule_types import (
     Alias, Category, Derived, Fact, KindRule, When, attr, event, has, not_service, prefix, scope, service, span,
     suffix,
@@ -174,6 +176,16 @@ CLAUDE_SIDE_QUERIES = (
 # it). Codex names its service after the client it runs as (codex_exec for `codex exec`, codex_cli_rs, ...).
 SERVICE_AGENTS = (("codex", "codex"),)
 
+# Where an agent names its session (Claude Code's session.id, Codex's conversation.id, the ATIF trajectory's
+# session_id as gen_ai.conversation.id); a record with no trial name of its own is named after it.
+_SESSION = (Alias("session.id"), Alias("resource:session.id"), Alias("gen_ai.conversation.id"),
+            Alias("conversation.id"), Alias("lmnr.association.properties.session_id"))
+
+# Scopes whose records retell an agent's run from its ATIF trajectory after the fact (harborlight's Harbor
+# importer, Harbor's own atif2otel converter): where the agent's live telemetry tells a kind of a trial,
+# that telemetry counts and the retelling's records of the kind do not (storage/agent_twins.py).
+TRAJECTORY_SCOPES = ("harborlight.atif", "harbor-atif2otel")
+
 # Token facts mean the same for every producer (GenAI semconv): input INCLUDES cache reads and
 # writes, cached and cache_write are subsets of input, output INCLUDES reasoning. `plus` adds the
 # fields a producer leaves out (Claude Code events exclude the cache; Gemini CLI excludes thoughts).
@@ -186,9 +198,10 @@ FACTS: tuple[Fact, ...] = (
         # Harbor's ATIF converter: session.id on a non-root span is a sub-agent's own trajectory, not the trial's
         # (such a span has no identity of its own: storage/agent_identity.py gives it its trace's).
         Alias("@trace_id", how="inferred", when=scope("harbor-atif2otel") & When(root=False)),
-        Alias("session.id", how="inferred"), Alias("resource:session.id", how="inferred"),
-        Alias("gen_ai.conversation.id", how="inferred"), Alias("conversation.id", how="inferred"),
-        Alias("lmnr.association.properties.session_id", how="inferred"), Alias("@trace_id", how="inferred"))),
+        *(replace(a, how="inferred") for a in _SESSION), Alias("@trace_id", how="inferred"))),
+    # The agent's own session (conversation) id, wherever the record's trial is named: a trial that names it
+    # (an imported trajectory's session_id) takes the records named after it (storage/agent_identity.py).
+    Fact("session", "SessionId", "string", _SESSION),
     Fact("attempt", "Attempt", "int", (Alias("resource:harbor.attempt"), Alias("harbor.attempt"))),
     Fact("task", "TaskName", "string", (Alias("resource:harbor.task.name"), Alias("harbor.task.name"),
                                         Alias("harbor.task_name"))),

@@ -20,6 +20,15 @@ A fact the kept record lacks is taken from its twin (Claude Code's cost is only 
 missing stays NULL. Token counts are one report: taken together from one record, never mixed, from
 the record whose report tells more counts. A call either record saw fail failed.
 
+A trial told twice, by the agent's live telemetry and by its trajectory retold after the fact (a Harbor
+job directory imported, harbor traces export: records of the TRAJECTORY_SCOPES), counts each call once:
+
+    Within one tenant, one trial and one Kind, a retold record does not count when a service other
+    than its own (the agent's, not the harness's) tells records of that kind: the live records are
+    measured as the calls happened. A kind only the trajectory tells counts from it (text an agent did
+    not stream, tool calls of a trial that streamed only its model calls); such records name the
+    retelling in their ScopeName.
+
 A derived child record (content its carrier carried, `EventId` `<carrier>:<kind>:<n>`) counts in
 its own kind's group and also goes with its carrier: it is dropped when its carrier is.
 
@@ -36,7 +45,7 @@ identity part: the rows are named after their trials first (storage/agent_identi
 """
 
 from storage import agent_identity
-from storage.agent_rules import FACTS
+from storage.agent_rules import FACTS, TRAJECTORY_SCOPES
 
 SPANS, LOGS = "otel_traces", "otel_logs"
 GROUP = "Tenant, JobName, TrialName, ServiceName, Kind"
@@ -105,10 +114,30 @@ def _dropped(where: str, src: str, kind: bool = True) -> str:
     return f"SELECT {', '.join(f'_k{i}' for i in range(n))}, _twin_id FROM ({_pairs(where, src)})"
 
 
+_RETOLD = f"ScopeName IN {TRAJECTORY_SCOPES!r}"
+
+
+def _retold_again(where: str, src: str) -> str:
+    """The twin groups (`_key()`) of retold records that the agent's live telemetry also tells: same
+    trial and kind, another service (see the module)."""
+    trial = _key_parts()[:5]
+    return f"""
+        SELECT {", ".join(f"_k{i}" for i in range(len(trial)))}, _service, Kind FROM (
+            SELECT {", ".join(f"{k} AS _k{i}" for i, k in enumerate(trial))}, Kind,
+                   groupUniqArrayIf(ServiceName, NOT {_RETOLD}) AS _live, groupUniqArrayIf(ServiceName, {_RETOLD}) AS _retelling
+            FROM {src} WHERE ({where})
+            GROUP BY {", ".join(f"_k{i}" for i in range(len(trial)))}, Kind
+            HAVING notEmpty(_live) AND notEmpty(_retelling))
+        ARRAY JOIN _retelling AS _service
+        WHERE arrayExists(s -> s != _service, _live)"""
+
+
 def _not_dropped(where: str, src: str, derived: bool) -> str:
     """A condition on agent_events rows: not a dropped twin, nor (when `derived` records may be among
-    the rows) a derived child record of one. `where` selects the rows the pairs are found in."""
-    rows = f"({_key()}, EventId) NOT IN ({_dropped(where, src)})"
+    the rows) a derived child record of one, nor a retold record the live telemetry tells. `where`
+    selects the rows the pairs are found in."""
+    rows = (f"({_key()}, EventId) NOT IN ({_dropped(where, src)})\n"
+            f"    AND NOT ({_RETOLD} AND ({_key()}) IN ({_retold_again(where, src)}))")
     if not derived:
         return rows
     return f"""{rows}
@@ -210,22 +239,26 @@ def source(scope: str, form: int) -> str:
     return "agent_events"
 
 
-def _both_signals(rows: str, group: str) -> str:
+def _to_resolve(rows: str, group: str) -> str:
+    """Whether the rows hold, per `group` (a twin group without its service), a service told by both signals
+    or a retold kind that another service tells too: one scan."""
     return f"""(SELECT count() > 0 FROM (
         SELECT 1 FROM agent_events WHERE {rows}
-        GROUP BY {group} HAVING countIf(SourceTable = '{SPANS}') > 0 AND countIf(SourceTable = '{LOGS}') > 0
+        GROUP BY {group}
+        HAVING hasAny(groupUniqArrayIf(ServiceName, SourceTable = '{SPANS}'), groupUniqArrayIf(ServiceName, SourceTable = '{LOGS}'))
+            OR (countIf({_RETOLD}) > 0 AND uniqExact(ServiceName) > 1)
         LIMIT 1))"""
 
 
 def form(where: str, *, scope: str) -> str:
     """SQL of one row: the form the rows `where` selects are read in, and the renames NAMED binds
-    (`bind`). NAMED when some records of the scope's traces take another record's trial, TWINS when the
-    rows hold a twin group (with renames: when any service and kind of them, renamed ones included, is
-    told by both signals, whatever their trials)."""
+    (`bind`). NAMED when some records of the scope's traces or sessions take another record's trial,
+    TWINS when the rows hold a twin group or a retold kind that another service tells too (with renames:
+    when any kind of them, renamed ones included, is so, whatever their trials)."""
     renamed = f"(SELECT trace FROM ({agent_identity.renames(scope)}))"
     return f"""
-SELECT if(notEmpty(_renames), {NAMED} + {TWINS} * {_both_signals(f"({where}) OR TrialName IN {renamed}", "ServiceName, Kind")},
-          {TWINS} * {_both_signals(f"({where})", GROUP)}), _renames
+SELECT if(notEmpty(_renames), {NAMED} + {TWINS} * {_to_resolve(f"({where}) OR TrialName IN {renamed}", "Kind")},
+          {TWINS} * {_to_resolve(f"({where})", "Tenant, JobName, TrialName, Kind")}), _renames
 FROM (SELECT groupArray((key, trace, job, trial)) AS _renames FROM ({agent_identity.renames(scope)}))"""
 
 

@@ -26,9 +26,10 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     # RequestId: a model call's provider request id.
     (3, ["agent_events_request_id"]),
     # AgentVersion (the agent's own version when no harness names it) and SideCall (a model call that serves
-    # the session, not its turns). The views come last: they write every column the statements before them
-    # create (each start runs every statement; each is idempotent).
-    (4, ["agent_events_side_call", "agent_events_traces_mv", "agent_events_logs_mv"]),
+    # the session, not its turns); SessionId (the agent's own session id, by which an imported trial takes
+    # the records streamed under it). The views come last: they write every column the statements before
+    # them create (each start runs every statement; each is idempotent).
+    (4, ["agent_events_side_call", "agent_events_session_id", "agent_events_traces_mv", "agent_events_logs_mv"]),
     # Trial summaries: each trial's row stored where every reader reads it (trial_rows), derived again when
     # the trial's arrival count moves (trial_arrivals, fed by its view, against trial_summarized). The
     # counts of a store from before are taken from its agent events (storage/schema.py _count_arrivals).

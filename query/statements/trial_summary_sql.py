@@ -4,8 +4,9 @@ rows were derived, which trials those changes touch, and the stored rows read ba
 A trial name is stale when more agent events have arrived under it (trial_arrivals) than when its rows
 were derived (trial_summarized). A change under one name can move another trial: a record named after
 its trace joins the trial its trace names (storage/agent_identity.py), and a record that names a trace
-takes the trace's records from the trial that was named after it. So the trials derived again are the
-stale names, the trials their traces' records join, and their traces' ids.
+takes the trace's records from the trial that was named after it; sessions likewise. So the trials
+derived again are the stale names, the trials their traces' and sessions' records join, and the names
+those records went by (their traces' ids, their sessions).
 """
 
 from query.statements.tenancy import AGENT_TENANT_FILTER
@@ -25,12 +26,14 @@ ORDER BY a.Tenant, a.TrialKey
 """
 
 _KEYS = "Tenant = {tenant:String} AND TrialName IN {keys:Array(String)}"
-# The other trial names a change under {keys} may move (see the module): the traces' ids, and the trials
-# the traces' records named after them join.
+# The other trial names a change under {keys} may move (see the module): the traces' ids, the trials the
+# records named after their traces or sessions join, and the names those records went by.
 TOUCHED = f"""
 SELECT DISTINCT TraceId FROM agent_events WHERE {_KEYS} AND TraceId != ''
 UNION DISTINCT
 SELECT trial FROM ({renames(_KEYS)}) WHERE trial IS NOT NULL
+UNION DISTINCT
+SELECT trace FROM ({renames(_KEYS)})
 """
 
 # The (job, trial) rows stored under the given names, whatever their job (to delete those that are gone).

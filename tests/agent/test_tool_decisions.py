@@ -23,14 +23,14 @@ def _claude_logs(service: str, job: str, trial: str) -> tuple[Logs, callable]:
 
 def _tools(server, **params) -> dict[str, dict]:
     """Tool events from GET /api/spans, by tool call id."""
-    reply = httpx.get(f"{server.http_url}/api/spans", params={"kind": "tool", **params})
+    reply = httpx.get(f"{server.http_url}/api/spans", params={"kind": "tool", **params}, timeout=60)
     assert reply.status_code == 200, reply.text
     return {item["tool"]["call_id"]: item for item in reply.json()["items"]}
 
 
 def _trace_tools(server, trial: str, name: str = "") -> dict[str, dict]:
     """Tool events (named `name`, if given) of the trial's trace tree, by tool call id."""
-    reply = httpx.get(f"{server.http_url}/api/trials/{trial}/trace")
+    reply = httpx.get(f"{server.http_url}/api/trials/{trial}/trace", timeout=60)
     assert reply.status_code == 200, reply.text
     found, nodes = {}, list(reply.json()["roots"])
     while nodes:
@@ -119,7 +119,7 @@ def test_codex_tool_result_shows_its_decision_as_codex_sent_it(server, unique):
                 "success": "true", "duration_ms": "1"}, at_ms=400)
     logs.send(server)
 
-    items = httpx.get(f"{server.http_url}/api/spans", params={"service": service, "kind": "tool"}).json()["items"]
+    items = httpx.get(f"{server.http_url}/api/spans", params={"service": service, "kind": "tool"}, timeout=60).json()["items"]
     assert [item["name"] for item in items] == ["codex.tool_result"] * 2  # the decision is no tool call of its own
     results = {item["tool"]["call_id"]: item for item in items}
     denied = {"decision": "denied", "source": "user", "how": "measured"}  # lowercased ReviewDecision, unmapped
