@@ -26,11 +26,13 @@ from typing import Any
 from urllib.parse import unquote
 
 import httpx
+from google.protobuf.message import DecodeError
 from harbor.job import Job
 from harbor.models.job.plugin import BaseJobPlugin
 from harbor.models.job.result import JobResult
 from harbor.trial.hooks import TrialEvent, TrialHookEvent
 
+from collector.signals import SIGNALS
 from importers.harbor_files import TrialResult
 from importers.harbor_import import attempts, job_context, job_log_requests, trial_log_requests
 from importers.harbor_read import read_job, read_trial
@@ -76,6 +78,7 @@ class HarborlightPlugin(BaseJobPlugin):
         self._job_dir: Path | None = None
         self._started: dict[tuple, dict[str, Any]] = {}  # per task, agent and model: each trial's start
         self.failures = 0  # requests harborlight did not take (each logged)
+        self.rejected = 0  # items of requests it took in part (each request logged with the reason)
 
     async def on_job_start(self, job: Job) -> None:
         self._job_dir = job.job_dir
@@ -128,8 +131,9 @@ class HarborlightPlugin(BaseJobPlugin):
         await self._send([(Signal.traces, body) for body in bodies])
 
     async def _send(self, requests: list[tuple[Signal, bytes]]) -> None:
-        """Each request in turn; one harborlight refuses or cannot take is logged and counted, and the
-        job goes on (its directory can be imported later)."""
+        """Each request in turn; one harborlight refuses or cannot take is logged and counted, as are the
+        items of a request it took only in part (OTLP partial_success: how many, and why), and the job
+        goes on (its directory can be imported later)."""
         for signal, body in requests:
             try:
                 reply = await self._client.post(self._urls[signal], content=body)
@@ -138,3 +142,18 @@ class HarborlightPlugin(BaseJobPlugin):
                 self.failures += 1
                 log.warning("harborlight plugin: %s request not taken by %s: %s", signal.value, self._urls[signal],
                             str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+                continue
+            self._note_partial(signal, reply)
+
+    def _note_partial(self, signal: Signal, reply: httpx.Response) -> None:
+        spec = SIGNALS[signal]
+        try:
+            partial = spec.response.FromString(reply.content).partial_success
+        except DecodeError:
+            log.warning("harborlight plugin: %s answered %s with no OTLP response", self._urls[signal], signal.value)
+            return
+        rejected = getattr(partial, spec.rejected_field)
+        if rejected or partial.error_message:
+            self.rejected += rejected
+            log.warning("harborlight plugin: %s rejected %d %s: %s", self._urls[signal], rejected,
+                        spec.rejected_field.removeprefix("rejected_").replace("_", " "), partial.error_message)
