@@ -2,9 +2,11 @@
 instruction names the step): it writes the answer the verifier grades, records an ATIF trajectory
 of one model call and one tool call (what a real agent's trajectory holds, written with Harbor's
 own models), and reports its tokens and cost in Harbor's AgentContext; a task whose instruction
-says `fail` raises, as an agent that crashes does."""
+says `fail` raises, as an agent that crashes does, and one that says `fail once at PATH` raises on
+its first run only (PATH remembers it), as a flaky agent that Harbor retries does."""
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 from harbor.agents.base import BaseAgent
 from harbor.models.agent.context import AgentContext
@@ -31,7 +33,12 @@ class ScriptedAgent(BaseAgent):
         pass
 
     async def run(self, instruction: str, environment, context: AgentContext) -> None:
-        if "fail" in instruction:
+        if "fail once at " in instruction:
+            marker = Path(instruction.split("fail once at ", 1)[1].strip())
+            if not marker.exists():
+                marker.write_text("failed once\n")
+                raise RuntimeError("the scripted agent was told to fail once")
+        elif "fail" in instruction:
             raise RuntimeError("the scripted agent was told to fail")
         asked = _now()
         done = await environment.exec("echo solved > /app/answer.txt && cat /app/answer.txt")
