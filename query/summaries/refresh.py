@@ -24,7 +24,8 @@ from query.derive.records import LoadedTrial
 from query.derive.rows_json import job_row, trial_row
 from query.statements.job_rows_sql import UNDERIVED
 from query.statements.load_trials import load_trials
-from query.statements.stored_trials import facts_json, stored_trials
+from query.statements.stored_jobs import stored_job_rows
+from query.statements.stored_trials import facts_json, stored_rows, stored_trials
 from query.statements.trial_summary_sql import STALE, STORED_NAMES, TOUCHED
 from storage import Store
 
@@ -53,6 +54,29 @@ def refresh(client: Client, tenant: str = "") -> int:
             client.insert("trial_summarized", [[owner, key, arrived, time.time_ns()] for key, arrived in keys[at:at + CHUNK]],
                           column_names=["Tenant", "TrialKey", "Arrived", "Version"])
     return len(stale)
+
+
+def rows_reshaped(client: Client) -> bool:
+    """Whether the stored rows were derived by code whose rows have other fields than today's (a trial row
+    and its job's row, derived again from the stored facts, compared by their fields): a store from before
+    a field was added or removed."""
+    sample = stored_trials(client, "", limit=1)
+    if not sample:
+        return False
+    trial = sample[0].facts
+    stored = stored_rows(client, "", jobs=[trial.job], trial=trial.trial, limit=1)
+    if not stored or set(stored[0]) != set(trial_row(sample[0])):
+        return True
+    job = stored_job_rows(client, "", [trial.job]).get(trial.job)
+    facts = [t.facts for t in stored_trials(client, "", jobs=[trial.job])]
+    return job is not None and set(job) != set(job_row(trial.job, facts))
+
+
+def restale_all(client: Client) -> None:
+    """Marks every trial name stale (derived at zero events), so the next refresh derives every trial row
+    and job row again; the same statement on one engine and on a cluster's tables."""
+    client.command(f"INSERT INTO trial_summarized (Tenant, TrialKey, Arrived, Version) "
+                   f"SELECT DISTINCT Tenant, TrialKey, 0, {time.time_ns()} FROM trial_arrivals")
 
 
 def derive_underived_jobs(client: Client) -> int:
@@ -148,7 +172,7 @@ class TrialRowsKeeper:
         self._wake = threading.Event()
         self._stopping = False
         self._stopped = threading.Event()
-        self._jobs_checked = False  # the jobs of a store from before job rows derived, once after the start
+        self._checked = False  # rows of older code and jobs without rows derived, once after the start
         self._thread = threading.Thread(target=self._run, name="trial-rows", daemon=True)
 
     def start(self) -> "TrialRowsKeeper":
@@ -175,10 +199,15 @@ class TrialRowsKeeper:
             self._wake.clear()
             began = time.monotonic()
             try:
+                # Once after the start: rows derived by older code, and jobs without a row, are derived.
+                if not self._checked and rows_reshaped(self._store.client):
+                    log.warning("the stored trial and job rows have other fields than this version derives: "
+                                "deriving every one again")
+                    restale_all(self._store.client)
                 refresh(self._store.client)
-                if not self._jobs_checked:
+                if not self._checked:
                     derive_underived_jobs(self._store.client)
-                    self._jobs_checked = True
+                    self._checked = True
             except Exception:  # the next wake, or a reader's own refresh, tries again
                 log.exception("could not derive the changed trials' rows")
             # While trials keep changing, a refresh follows the last one only after a pause of REST times its

@@ -75,3 +75,41 @@ def test_a_store_from_before_job_rows_gets_them_on_start(tmp_path, unique):
     finally:
         assert server.stop() == 0
     assert [tuple(shown[0])] == [expected]
+
+
+def test_rows_derived_by_older_code_are_derived_again_on_start(tmp_path, unique):
+    """A store whose rows were derived before a field was added (here: a trial row without `n_steps`, as
+    every row stored before a new field is) gets every row derived again after its start."""
+    data_dir = tmp_path / "store"
+    server = SubprocessServer(data_dir).start()
+    job = f"job-{unique}"
+    for n in range(2):
+        _trial(job, f"{unique}-{n}", 1.0).send(server)
+    _api_job(server, job)
+    assert server.stop() == 0
+    _in_store(data_dir, """
+        columns = [r[0] for r in client.query("DESCRIBE TABLE trial_rows").result_rows if r[2] == ""]
+        rows = client.query(f"SELECT {', '.join(columns)} FROM trial_rows FINAL").result_rows
+        at = columns.index("Row")
+        older = []
+        for row in rows:
+            fields = json.loads(row[at])
+            del fields["n_steps"]
+            older.append([*row[:at], json.dumps(fields), *row[at + 1:]])
+        client.insert("trial_rows", [[r[0], r[1], r[2], r[3] + 1, *r[4:]] for r in older], column_names=columns)
+        print(json.dumps(len(older)))
+    """)
+
+    sql_port = free_port()
+    server = SubprocessServer(data_dir, ("--clickhouse-http-port", str(sql_port))).start()
+    try:
+        query = f"SELECT countIf(JSONHas(Row, 'n_steps')) FROM trial_rows FINAL WHERE job = '{job}' FORMAT JSONCompact"
+        deadline, derived = time.monotonic() + 120, 0
+        while derived < 2 and time.monotonic() < deadline:
+            reply = httpx.post(f"http://127.0.0.1:{sql_port}/", content=query, timeout=120)
+            assert reply.status_code == 200, reply.text
+            derived = reply.json()["data"][0][0]
+            time.sleep(0.2)
+    finally:
+        assert server.stop() == 0
+    assert derived == 2
