@@ -431,7 +431,9 @@ def _send_as(server, token: str, payload) -> None:
 def test_a_tenants_span_never_pairs_with_another_tenants_event(server, tenants, unique):
     """Tenant acme sends a Claude Code model-call span with globex's job, trial, service and request id;
     globex sends its api_request event. They are two calls, each its tenant's: read over every tenant
-    (the operator's view), neither is the other's twin, and globex's event keeps its own model and cost."""
+    (the operator's view), neither is the other's twin, and globex's event keeps its own model and cost;
+    each tenant's trial row counts its own call. (The operator's trial row of a name two tenants use is
+    one of their rows: which one is not defined, so it is not asserted.)"""
     job, trial = f"job-{unique}", f"t-{unique}"
     resource = {"service.name": "claude-code", "harbor.job.name": job, "harbor.trial.name": trial}
     span = Traces(resource, scope=TRACER)
@@ -448,5 +450,10 @@ def test_a_tenants_span_never_pairs_with_another_tenants_event(server, tenants, 
     calls = _get(server, "/api/spans", trial=trial, kind="llm_request")["items"]
     assert sorted((c["source"], c["model"], c["cost_usd"]) for c in calls) == [
         ("otel_logs", "claude-opus-4-1", 4.2), ("otel_traces", "claude-haiku-4-5", None)]
-    assert _value(_get(server, f"/api/trials/{trial}", job=job), "cost_usd") == pytest.approx(4.2)
+    # Each tenant's trial row is its own calls': globex's the event's cost, acme's a span that tells none.
+    for token, cost in (("twin-globex", 4.2), ("twin-acme", None)):
+        reply = httpx.get(f"{tenants.http_url}/api/trials/{trial}", params={"job": job},
+                          headers={"authorization": f"Bearer {token}"}, timeout=120)
+        assert reply.status_code == 200, reply.text
+        assert _value(reply.json(), "cost_usd") == (pytest.approx(cost) if cost else None), token
     assert _get(server, f"/api/trials/{trial}/behavior", job=job)["n_model_calls"] == 2
