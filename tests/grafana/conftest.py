@@ -92,8 +92,12 @@ def grafana(store_dir):
 
 @pytest.fixture(scope="module")
 def job(server) -> StreamedJob:
-    """Five trials: resolved, failed, infra error, rate limited, still running (tests/query/job_stream.py)."""
-    return stream_job(server, uuid.uuid4().hex[:12])
+    """Five trials: resolved, failed, infra error, rate limited, still running (tests/query/job_stream.py).
+    Their stored rows are derived before the panels read them (the server's keeper may be pausing between
+    refreshes: an API read derives them at once)."""
+    streamed = stream_job(server, uuid.uuid4().hex[:12])
+    assert httpx.get(f"{server.http_url}/api/jobs/{streamed.job}", timeout=120).status_code == 200
+    return streamed
 
 
 @dataclass(frozen=True)
