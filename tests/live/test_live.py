@@ -168,22 +168,23 @@ def test_a_server_stopping_ends_open_live_streams_cleanly(tmp_path):
 
 
 def test_a_call_whose_span_arrives_after_its_event_is_shown_once(server, unique):
-    """Claude Code tells a model call as a log event and as a span, each on its own export schedule:
-    the event is shown when it lands; its span, landing later, is the same call."""
+    """Claude Code tells a model call as a log event and as a span, each on its own export schedule, both
+    with the provider's request id: the event is shown when it lands; its span, landing later, is the same
+    call, also when it lands in one commit with the span of the next call."""
     job = f"job-{unique}"
     resource = {"service.name": "claude-code", "harbor.job.name": job, "harbor.trial.name": f"{job}-t1"}
     watcher = SseClient(f"{server.http_url}/api/live?job={job}", 3)
     logs = Logs(resource, scope="com.anthropic.claude_code.events")
-    logs.event({"event.name": "api_request", "model": "claude-sonnet-4-5", "input_tokens": "10",
+    logs.event({"event.name": "api_request", "model": "claude-sonnet-4-5", "input_tokens": "10", "request_id": "req_1",
                 "cost_usd": "0.01", "duration_ms": "500"}, at_ms=1500, body="claude_code.api_request")
     logs.send(server)
     watcher.wait_for(2, 30)  # trial_started, model_call
     spans = Traces(resource, scope="com.anthropic.claude_code.tracing")
-    spans.span("claude_code.llm_request", {"model": "claude-sonnet-4-5", "input_tokens": 10},
+    spans.span("claude_code.llm_request", {"model": "claude-sonnet-4-5", "input_tokens": 10, "request_id": "req_1"},
                start_ms=1000, dur_ms=500)
     spans.send(server)
     later = Traces(resource, scope="com.anthropic.claude_code.tracing")  # a new call: it must still show
-    later.span("claude_code.llm_request", {"model": "claude-sonnet-4-5", "input_tokens": 20},
+    later.span("claude_code.llm_request", {"model": "claude-sonnet-4-5", "input_tokens": 20, "request_id": "req_2"},
                start_ms=3000, dur_ms=500)
     later.send(server)
     watcher.wait_for(3, 30)
