@@ -32,7 +32,7 @@ def job_rows(store: Store, tenant: str, jobs: list[str]) -> dict[str, dict]:
     before job rows, not swept yet) has it derived now."""
     rows = stored_job_rows(store.client, tenant, jobs) if jobs else {}
     if missing := [j for j in jobs if j not in rows]:
-        derive_jobs(store.client, tenant, missing)
+        derive_jobs(store.client, tenant, missing, delete_empty=False)
         rows |= stored_job_rows(store.client, tenant, missing)
     return rows
 

@@ -89,8 +89,9 @@ def derive_underived_jobs(client: Client) -> int:
     return sum(len(jobs) for jobs in by_tenant.values())
 
 
-def derive_jobs(client: Client, tenant: str, jobs: Sequence[str]) -> None:
-    """Derives the rows of `jobs` again from their stored trial rows; a job with none left is deleted."""
+def derive_jobs(client: Client, tenant: str, jobs: Sequence[str], delete_empty: bool = True) -> None:
+    """Derives the rows of `jobs` again from their stored trial rows; a job with none left is deleted
+    (delete_empty), else passed over (a reader asking for a job that never was writes nothing)."""
     if not jobs:
         return
     version = time.time_ns()
@@ -101,6 +102,8 @@ def derive_jobs(client: Client, tenant: str, jobs: Sequence[str]) -> None:
     rows = []
     for job, loaded in trials.items():
         if not loaded:
+            if not delete_empty:
+                continue
             rows.append([{"Tenant": tenant, "Version": version, "Deleted": 1, "job": job}.get(c, _empty(c))
                          for c in columns])
             continue
@@ -108,7 +111,8 @@ def derive_jobs(client: Client, tenant: str, jobs: Sequence[str]) -> None:
         seen = {"first_seen": min((t.first_seen for t in loaded if t.first_seen is not None), default=None),
                 "last_seen": max((t.last_seen for t in loaded if t.last_seen is not None), default=None)}
         rows.append(_stored_values(tenant, version, row, columns, seen))
-    client.insert("job_rows", rows, column_names=columns)
+    if rows:
+        client.insert("job_rows", rows, column_names=columns)
 
 
 def _stored_columns(client: Client, table: str) -> list[str]:

@@ -113,3 +113,10 @@ def test_rows_derived_by_older_code_are_derived_again_on_start(tmp_path, unique)
     finally:
         assert server.stop() == 0
     assert derived == 2
+
+
+def test_asking_for_a_job_that_never_was_stores_nothing(server, unique):
+    job = f"never-{unique}"
+    reply = httpx.get(f"{server.http_url}/api/jobs/{job}", timeout=120)
+    assert reply.status_code == 404 and job in reply.text
+    assert server.sql("SELECT count() FROM job_rows WHERE job = {j:String}", j=job) == [(0,)]
