@@ -9,6 +9,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -17,6 +18,23 @@ import httpx
 
 from harborlight.app import Running, running
 from harborlight.settings import Settings
+
+
+def wait_until_answering(process: subprocess.Popen, url: str, timeout: float, what: str,
+                         output: Callable[[], str]) -> None:
+    """Returns once GET `url` answers 200; raises with the process's `output` if it exits first, and
+    TimeoutError naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited: {output()}")
+        try:
+            if httpx.get(url, timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.05)
+    raise TimeoutError(f"{what} did not answer {url}")
 
 
 def free_port() -> int:
@@ -109,17 +127,9 @@ class SubprocessServer:
              "--grpc-port", str(self.grpc_port), "--http-port", str(self.http_port), *self.extra_args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"server exited: {self.process.stderr.read().decode()}")
-            try:
-                if httpx.get(f"{self.http_url}/healthz", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise TimeoutError("server did not become healthy")
+        wait_until_answering(self.process, f"{self.http_url}/healthz", timeout, "server",
+                             lambda: self.process.stderr.read().decode())
+        return self
 
     @property
     def grpc_endpoint(self) -> str:

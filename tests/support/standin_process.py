@@ -4,15 +4,13 @@ one shard whose replica is the engine itself, holding the schema's cluster form.
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import clickhouse_connect
-import httpx
 
 from storage.schema_cluster import apply_cluster_schema
 from storage.schema_ddl import Cluster
-from tests.support.servers import free_port
+from tests.support.servers import free_port, wait_until_answering
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,16 +41,8 @@ class Standin:
                 [sys.executable, "-m", "tests.support.clickhouse_standin", "--port", str(self.port),
                  "--data-dir", str(self.data_dir), *config], cwd=ROOT, stdout=out, stderr=out,
             )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"stand-in exited: {log.read_text()}")
-            try:
-                if httpx.get(f"http://127.0.0.1:{self.port}/ping", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                time.sleep(0.05)
-        raise TimeoutError("stand-in did not answer /ping")
+        wait_until_answering(self.process, f"http://127.0.0.1:{self.port}/ping", timeout, "stand-in", log.read_text)
+        return self
 
     def stop(self) -> None:
         self.process.terminate()
