@@ -26,12 +26,26 @@ _CALL_FILTER = f"""{AGENT_TENANT_FILTER}
       AND TrialName = {{trial:String}} AND ({{job:String}} = '' OR JobName = {{job:String}})"""
 
 _TOOLS = f"{_CALL_FILTER} AND Kind = 'tool'"
+
+
+def _within_tools(table: str, service: str, name: str | None = None) -> str:
+    """The raw table's rows in the primary-key range of the trial's tool records (`tools`): their services
+    (and span names), between their first and last raw time. Both raw tables lead their ORDER BY with
+    these columns, so the look-up reads the trial's granules, not a bloom check over every granule. One
+    scalar subquery per table, the same text each time so the engine evaluates it once."""
+    names = ", groupUniqArray(Name)" if name else ""
+    bounds = (f"(SELECT (min(raw_ts), max(raw_ts), groupUniqArray(ServiceName){names}) "
+              f"FROM tools WHERE SourceTable = '{table}')")
+    named = f" AND has(tupleElement({bounds}, 4), {name})" if name else ""
+    return (f"has(tupleElement({bounds}, 3), {service}){named}"
+            f" AND Timestamp >= tupleElement({bounds}, 1) AND Timestamp <= tupleElement({bounds}, 2)")
+
 # The raw records are looked up by the trial's tool events (`tools`, a plain range read), the calls
 # themselves read once (`calls`, twins resolved); each call meets its own record by its event id (a log
 # record's is the logs view's hash over it: concurrent trials' events can share a service, no trace, a time).
 TOOL_CALLS = {form: f"""
 WITH tools AS (
-    SELECT SourceTable, TraceId, SpanId,
+    SELECT SourceTable, TraceId, SpanId, ServiceName, Name,
            if(SourceTable = 'otel_logs', coalesce(EndTimestamp, Timestamp), Timestamp) AS raw_ts
     FROM {agent_twins.source(_CALL_FILTER, form)} WHERE {_TOOLS}
 )
@@ -47,12 +61,14 @@ ANY LEFT JOIN (
     SELECT 'otel_traces' AS source, TraceId, SpanId AS event_id, {_arguments('SpanAttributes')} AS args
     FROM otel_traces
     WHERE {RAW_TENANT_FILTER}
+      AND {_within_tools('otel_traces', 'ServiceName', 'SpanName')}
       AND TraceId IN (SELECT TraceId FROM tools WHERE SourceTable = 'otel_traces')
       AND SpanId IN (SELECT SpanId FROM tools WHERE SourceTable = 'otel_traces')
     UNION ALL
     SELECT 'otel_logs' AS source, TraceId, {log_event_id_sql()} AS event_id, {_arguments('LogAttributes')} AS args
     FROM otel_logs
     WHERE {RAW_TENANT_FILTER}
+      AND {_within_tools('otel_logs', 'ServiceName')}
       AND Timestamp IN (SELECT raw_ts FROM tools WHERE SourceTable = 'otel_logs')
       AND {_arguments('LogAttributes')} != ''
 ) AS a ON a.source = c.SourceTable AND a.TraceId = c.TraceId AND a.event_id = c.EventId
