@@ -75,11 +75,30 @@ def calls_table(behavior: dict[str, Any]) -> Table:
     shown = calls[:MAX_CALL_ROWS]
     table = Table(title="tool calls" + (f" (first {len(shown)} of {len(calls)})" if len(calls) > len(shown) else ""),
                   title_justify="left")
-    for column in ("#", "tool", "category", "targets", "failed"):
+    for column in ("#", "tool", "category", "targets", "failed", "failure"):
         table.add_column(column)
     for c in shown:
+        failure = c["failure"]["value"]
         table.add_row(str(c["index"]), c["name"], c["category"], ", ".join(c["targets"]),
-                      {True: "failed", False: "", None: MISSING}[c["failed"]], style="red" if c["failed"] else None)
+                      {True: "failed", False: "", None: MISSING}[c["failed"]],
+                      "" if failure is None else failure.splitlines()[0][:120], style="red" if c["failed"] else None)
+    return table
+
+
+def steps_table(behavior: dict[str, Any]) -> Table:
+    """The trajectory's steps with their durations (seconds until the next step opened)."""
+    steps = behavior["steps"]
+    listed = steps["value"] or []
+    shown = listed[:MAX_CALL_ROWS]
+    title = "steps" + (f" (first {len(shown)} of {len(listed)})" if len(listed) > len(shown) else "")
+    table = Table(title=title + (f": {steps['note']}" if steps["note"] else ""), title_justify="left")
+    for column in ("step", "source", "at", "dur", "note"):
+        table.add_column(column, justify="right" if column in ("step", "dur") else "left")
+    for s in shown:
+        dur = s["dur"]
+        table.add_row(plain(s["step_id"]), s["source"] or MISSING, s["timestamp"] or MISSING,
+                      seconds(dur["value"]) if dur["value"] is not None else MISSING, dur["note"] or "",
+                      style="dim" if dur["value"] is None else None)
     return table
 
 
@@ -117,11 +136,12 @@ def trial_view(row: dict[str, Any], behavior: dict[str, Any], time: dict[str, An
     parts += [valued_table(title, row, names) for title, names in TRIAL_GROUPS.items()]
     if other:
         parts.append(valued_table("other", row, other))
-    behaviour_fields = tuple(n for n, f in behavior.items() if is_valued(f))
+    behaviour_fields = tuple(n for n, f in behavior.items() if is_valued(f) and n != "steps")
     parts.append(valued_table(f"behaviour ({behavior['n_calls']} tool calls, {behavior['n_model_calls']} model calls"
                               + (", truncated" if behavior["truncated"] else "") + ")", behavior, behaviour_fields))
     if behavior["calls"]:
         parts.append(calls_table(behavior))
+    parts.append(steps_table(behavior))
     parts.append(valued_table("where the agent time went", time, TIME_FIELDS))
     parts += [t for t in (longest_table(time), path_table(time)) if t is not None]
     return Group(*parts)

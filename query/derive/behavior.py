@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from query.derive.localization import Localization, derive_localization
 from query.derive.provenance import Valued, derived, inferred, measured, unavailable
 from query.derive.records import AgentCall, ModelCall, ToolCategory
+from query.derive.trajectory_steps import clock_usable
 
-STEP_CLOCK_MIN_SPAN_S = 1.0  # step timestamps spanning less than this are a flat clock
 WORKSPACE_ROOTS = ("/workspace/", "/testbed/", "/app/", "/repo/", "/src/", "./")
 _EXPLORE = (ToolCategory.SEARCH, ToolCategory.READ)
 
@@ -60,9 +60,7 @@ def step_clock(calls: tuple[AgentCall, ...], start: float | None) -> bool | None
     stamps = [c.timestamp for c in calls if c.timestamp is not None]
     if start is not None:
         stamps.append(start)
-    if len(stamps) < 2:
-        return None
-    return max(stamps) - min(stamps) >= STEP_CLOCK_MIN_SPAN_S
+    return clock_usable(stamps)
 
 
 def redundant_reads(calls: tuple[AgentCall, ...]) -> int:

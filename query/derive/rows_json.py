@@ -13,6 +13,7 @@ from query.derive.pass_at_k import derive_pass_at_k
 from query.derive.provenance import Valued, derived, measured, unavailable, valued_fields_json
 from query.derive.records import JobFacts, LoadedTrial, TrialFacts
 from query.derive.timings import derive_timings
+from query.derive.trajectory_steps import StepDuration
 
 
 def _recorded(value: int | float | None, what: str, provenance=measured) -> dict[str, object]:
@@ -48,7 +49,13 @@ def job_row(job: str, trials: Sequence[TrialFacts]) -> dict[str, Any]:
 
 
 def behavior_row(job: str, trial: str, behavior: Behavior, *, n_calls: int, n_model_calls: int,
-                 truncated: bool, calls: Sequence[dict[str, Any]], last_agent_message: Valued[str]) -> dict[str, Any]:
+                 truncated: bool, calls: Sequence[dict[str, Any]], last_agent_message: Valued[str],
+                 steps: Valued[tuple[StepDuration, ...]]) -> dict[str, Any]:
+    """`steps`: the trajectory's steps, each with its `dur` triple (query/derive/trajectory_steps.py)."""
+    listed = None if steps.value is None else [
+        {"step_id": s.step_id, "source": s.source, "timestamp": s.timestamp, "dur": s.dur.to_json()}
+        for s in steps.value]
     return {"job": job, "trial": trial, "n_calls": n_calls, "n_model_calls": n_model_calls,
             "truncated": truncated, **valued_fields_json(behavior), "last_agent_message": last_agent_message.to_json(),
+            "steps": {"value": listed, "provenance": steps.provenance.value, "note": steps.note},
             "calls": list(calls)}

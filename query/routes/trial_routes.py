@@ -1,13 +1,14 @@
 """GET /api/trials/{trial} (the trial row) and /api/trials/{trial}/behavior (how the agent worked)."""
 
 import json
+from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from query.derive.behavior import derive_behavior
 from query.derive.last_message import last_agent_message
-from query.derive.provenance import Valued
+from query.derive.trajectory_steps import call_failure, observations, step_durations
 from query.derive.records import LoadedTrial
 from query.derive.rows_json import behavior_row
 from query.routes.job_routes import fresh_store
@@ -42,16 +43,16 @@ def find_trial(request: Request, trial: str, job: str) -> LoadedTrial:
     return found[0]
 
 
-def _last_message(request: Request, trial: str, job: str) -> Valued[str]:
-    """The closing message of the trial's trajectory, built as its export builds it (app.state.transfers:
-    the query package does not import the importers)."""
+def trial_trajectory(request: Request, trial: str, job: str) -> tuple[dict[str, Any] | None, str]:
+    """The trial's ATIF trajectory, built as its export builds it (app.state.transfers: the query package
+    does not import the importers), or None and why there is none."""
     transfers = getattr(request.app.state, "transfers", None)
     if transfers is None:
-        return last_agent_message(None, "trajectories are not available on this server")
+        return None, "trajectories are not available on this server"
     try:
-        return last_agent_message(json.loads(transfers.trajectory(trial, job, tenant_of(request))))
+        return json.loads(transfers.trajectory(trial, job, tenant_of(request))), ""
     except LookupError as missing:  # no model calls, messages or tool calls to make a trajectory of
-        return last_agent_message(None, str(missing))
+        return None, str(missing)
 
 
 def trials_router() -> APIRouter:
@@ -75,11 +76,15 @@ def trials_router() -> APIRouter:
         start = facts.agent_execution.start if facts.agent_execution else None
         behavior = derive_behavior(got.calls, got.model_calls, calls_recorded=got.calls_recorded, agent_start=start,
                                    gold_patch=got.gold_patch)
+        trajectory, missing = trial_trajectory(request, trial, facts.job)
+        seen = observations(trajectory)
         calls = [{"index": c.index, "name": c.name, "category": c.category.value, "targets": list(c.targets),
-                  "failed": c.failed, "timestamp": c.timestamp, "step": c.step, "tool_call_id": c.tool_call_id}
+                  "failed": c.failed, "failure": call_failure(c.failed, seen.get(c.tool_call_id or "")).to_json(),
+                  "timestamp": c.timestamp, "step": c.step, "tool_call_id": c.tool_call_id}
                  for c in got.calls]
         return JSONResponse(behavior_row(facts.job, trial, behavior, n_calls=len(got.calls),
                                          n_model_calls=len(got.model_calls), truncated=got.truncated, calls=calls,
-                                         last_agent_message=_last_message(request, trial, facts.job)))
+                                         last_agent_message=last_agent_message(trajectory, missing),
+                                         steps=step_durations(trajectory, missing)))
 
     return router
