@@ -17,8 +17,10 @@ $(VENV)/.installed: pyproject.toml
 run: $(VENV)/.installed
 	$(VENV)/bin/harborlight serve
 
+# Four workers on two cores: most tests wait on servers, the engine and agent processes; a module's
+# tests stay on one worker (they share its fixtures).
 test: $(VENV)/.installed
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n 4 --dist loadscope
 
 bench: $(VENV)/.installed
 	$(VENV)/bin/python bench/ingest.py
