@@ -33,9 +33,12 @@ def test_an_imported_swe_bench_trial_compares_its_edits_with_the_gold_patch(serv
     for t in trials:
         if not t["is_running"]:
             by_task.setdefault(t["task"], t["trial"])
-    fixed = httpx.get(f"{server.http_url}/api/trials/{by_task['fix-bug']}/behavior", timeout=120).json()
+    # the job named: the fixture's trial names repeat in every job a worker's store holds
+    fixed = httpx.get(f"{server.http_url}/api/trials/{by_task['fix-bug']}/behavior", params={"job": job},
+                      timeout=120).json()
     # the agent edited /app/app.py (the task's workspace root /app/): the patch's app.py, never lib/util.py
     assert fixed["localization"] == {"value": {"hit": ["app.py"], "missed": ["lib/util.py"], "extra": []},
                                      "provenance": "inferred", "note": None}
-    plain = httpx.get(f"{server.http_url}/api/trials/{by_task['hello-world']}/behavior", timeout=120).json()
+    plain = httpx.get(f"{server.http_url}/api/trials/{by_task['hello-world']}/behavior", params={"job": job},
+                      timeout=120).json()
     assert plain["localization"]["value"] is None and "no gold patch recorded" in plain["localization"]["note"]
