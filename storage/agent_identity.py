@@ -18,6 +18,17 @@ carries the session, last), so it is resolved when read:
     names the session, are one trial; a record named after a trace that is named after such a session
     goes on to that trial. Sessions never cross tenants either.
 
+A trial Harbor ran again (its retries: the same trial name, a new run from the start; the job directory
+keeps the last run only) reads as its latest run, since a retry is no observation of its own:
+
+    A record of a trial that started before the trial's previous run ended is that earlier run's and
+    not the trial's. Runs are told apart by their `harbor.trial` roots: the previous run is the last
+    one whose root ended before the latest run began, the latest run being the one whose lifecycle
+    spans start after every root ended (a run under way) or else the root that started last. Only
+    trials with an earlier run are touched (`earlier_runs`), and the rule holds for every record named
+    after the trial, the agent's own telemetry of the earlier run included, and for the lifecycle spans
+    read from otel_traces (`latest_run`).
+
 `renames(scope)` is the SQL of the names the scope's traces give (one row per trace whose records
 named after it take another name); `named(scope, bound)` the SQL of the agent_events rows (same
 columns) whose resolved identity may match `scope`, each with its resolved JobName and TrialName. The
@@ -61,15 +72,71 @@ SELECT {_key('Tenant', 'name')} AS key, name AS trace, _named.1 AS job, _named.2
     GROUP BY Tenant, name)"""
 
 
+_LIFECYCLE = ("harbor.trial", "harbor.environment_setup", "harbor.agent_setup", "harbor.agent_execution",
+              "harbor.verifier")
+
+
+def _trial_key(tenant: str, job: str, trial: str) -> str:
+    return _key(tenant, f"concat({job}, '/', {trial})")
+
+
+def earlier_runs(scope: str) -> str:
+    """(key, cutoff) of each trial of the scope that Harbor ran more than once: its records that start at
+    or before `cutoff` (UNIX ns: the end of its previous run) are an earlier run's (see the module). One
+    read of the scope's lifecycle spans; no rows for a trial run once."""
+    roots = "arrayFilter(r -> r.2 > 0, _roots)"
+    return f"""
+SELECT key, if(arrayExists(s -> s > _last_end, _phases), _last_end,
+               arrayMax(arrayMap(r -> r.2, arrayFilter(r -> r.1 < _latest, arrayPushBack({roots}, (0, 0)))))) AS cutoff
+FROM (
+    SELECT {_trial_key('Tenant', 'assumeNotNull(JobName)', 'assumeNotNull(TrialName)')} AS key,
+           groupArrayIf((toUnixTimestamp64Nano(Timestamp), toUnixTimestamp64Nano(ifNull(EndTimestamp, Timestamp))),
+                        Name = 'harbor.trial') AS _roots,
+           groupArrayIf(toUnixTimestamp64Nano(Timestamp), Name != 'harbor.trial') AS _phases,
+           arrayMax(arrayMap(r -> r.2, arrayPushBack({roots}, (0, 0)))) AS _last_end,
+           arrayMax(arrayMap(r -> r.1, arrayPushBack({roots}, (0, 0)))) AS _latest
+    FROM agent_events
+    WHERE ({scope}) AND SourceTable = 'otel_traces' AND Name IN {_LIFECYCLE!r}
+      AND JobName IS NOT NULL AND TrialName IS NOT NULL
+    GROUP BY Tenant, JobName, TrialName)
+WHERE _last_end > 0 AND cutoff > 0"""
+
+
+# The earlier runs as parameters, bound by `parameters`: (keys, cutoffs).
+_RUNS_BOUND = ("{_runs_keys:Array(String)}", "{_runs_cutoffs:Array(Int64)}")
+
+
+def latest_run(tenant: str, job: str, trial: str, timestamp: str, scope: str = "", bound: bool = True) -> str:
+    """A condition on a record (its tenant, job and trial names and start, SQL over its columns): it is
+    of its trial's latest run (see the module). bound: the `earlier_runs` a reader asked first are the
+    bound `parameters`; else they are read inside, from `scope`."""
+    if bound:
+        keys, cutoffs = _RUNS_BOUND
+    else:
+        runs = f"(SELECT (groupArray(key), groupArray(cutoff)) FROM ({earlier_runs(scope)}))"
+        keys, cutoffs = f"{runs}.1", f"{runs}.2"
+    job, trial = f"ifNull({job}, '')", f"ifNull({trial}, '')"
+    at = f"indexOf({keys}, {_trial_key(tenant, job, trial)})"
+    return f"({at} = 0 OR toUnixTimestamp64Nano({timestamp}) > arrayElement({cutoffs}, {at}))"
+
+
 # The renames as parameters, bound by `parameters`: (keys, trace ids, jobs, trials).
 _BOUND = ("({_names_keys:Array(String)}, {_names_traces:Array(String)}, {_names_jobs:Array(Nullable(String))}, "
           "{_names_trials:Array(Nullable(String))})")
 
 
-def parameters(rows: list[tuple]) -> dict[str, list]:
-    """The parameters `named(scope, bound=True)` binds, from the rows (key, trace, job, trial) of `renames(scope)`."""
+def parameters(rows: list[tuple], runs: list[tuple] = ()) -> dict[str, list]:
+    """The parameters `named(scope, bound=True)` binds, from the rows (key, trace, job, trial) of `renames(scope)`
+    and the rows (key, cutoff) of `earlier_runs(scope)`."""
     columns = list(zip(*rows)) or [(), (), (), ()]
-    return {f"_names_{name}": list(values) for name, values in zip(("keys", "traces", "jobs", "trials"), columns)}
+    names = {f"_names_{name}": list(values) for name, values in zip(("keys", "traces", "jobs", "trials"), columns)}
+    return {**names, **run_parameters(runs)}
+
+
+def run_parameters(runs: list[tuple]) -> dict[str, list]:
+    """The parameters `latest_run(..., bound=True)` binds, from the rows (key, cutoff) of `earlier_runs`."""
+    keys, cutoffs = (list(column) for column in zip(*runs)) if runs else ([], [])
+    return {"_runs_keys": keys, "_runs_cutoffs": cutoffs}
 
 
 def named(scope: str, bound: bool = False) -> str:
@@ -84,10 +151,13 @@ def named(scope: str, bound: bool = False) -> str:
     # A name that is renamed to a name renamed again (a trace named after a claimed session) goes on to the last.
     first = f"indexOf(_n.1, {_key('Tenant', "ifNull(TrialName, '')")})"
     then = f"indexOf(_n.1, {_key('Tenant', "ifNull(_n.4[_at1], '')")})"
+    # Named first, then an earlier run's records left out: the agent's own records of it go by its trial's name.
     return f"""
+SELECT * FROM (
 SELECT * EXCEPT (_n, _at1, _at) REPLACE (
     if(_at = 0, JobName, _n.3[_at]) AS JobName, if(_at = 0, TrialName, _n.4[_at]) AS TrialName)
 FROM (
     SELECT *, if(_at1 = 0, 0, if({then} = 0, _at1, {then})) AS _at
     FROM (SELECT *, {names} AS _n, {first} AS _at1 FROM agent_events
-          WHERE ({scope}) OR TrialName IN {traces}))"""
+          WHERE ({scope}) OR TrialName IN {traces})))
+WHERE {latest_run('Tenant', 'JobName', 'TrialName', 'Timestamp', scope, bound)}"""

@@ -251,20 +251,23 @@ def _to_resolve(rows: str, group: str) -> str:
 
 
 def form(where: str, *, scope: str) -> str:
-    """SQL of one row: the form the rows `where` selects are read in, and the renames NAMED binds
-    (`bind`). NAMED when some records of the scope's traces or sessions take another record's trial,
+    """SQL of one row: the form the rows `where` selects are read in, and the renames and earlier runs NAMED
+    binds (`bind`). NAMED when some records of the scope's traces or sessions take another record's trial
+    or a trial of the scope has an earlier run (storage/agent_identity.py),
     TWINS when the rows hold a twin group or a retold kind that another service tells too (with renames:
     when any kind of them, renamed ones included, is so, whatever their trials)."""
     renamed = f"(SELECT trace FROM ({agent_identity.renames(scope)}))"
     return f"""
-SELECT if(notEmpty(_renames), {NAMED} + {TWINS} * {_to_resolve(f"({where}) OR TrialName IN {renamed}", "Kind")},
-          {TWINS} * {_to_resolve(f"({where})", "Tenant, JobName, TrialName, Kind")}), _renames
-FROM (SELECT groupArray((key, trace, job, trial)) AS _renames FROM ({agent_identity.renames(scope)}))"""
+SELECT if(notEmpty(_renames) OR notEmpty(_runs),
+          {NAMED} + {TWINS} * {_to_resolve(f"({where}) OR TrialName IN {renamed}", "Kind")},
+          {TWINS} * {_to_resolve(f"({where})", "Tenant, JobName, TrialName, Kind")}), _renames, _runs
+FROM (SELECT groupArray((key, trace, job, trial)) AS _renames FROM ({agent_identity.renames(scope)})) AS _named_by,
+     (SELECT groupArray((key, cutoff)) AS _runs FROM ({agent_identity.earlier_runs(scope)})) AS _earlier"""
 
 
 def bind(row: tuple) -> tuple[int, dict]:
     """(form, the parameters its statements bind) from the row `form` answered."""
-    return row[0], agent_identity.parameters(row[1])
+    return row[0], agent_identity.parameters(row[1], row[2])
 
 
 def events(where: str, form: int = ALONE, derived: bool = True, twin_ids: bool = False, *, scope: str) -> str:

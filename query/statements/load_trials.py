@@ -98,12 +98,13 @@ def load_trials(client: Client, tenant: str, *, jobs: Sequence[str] = (), trial:
     the stored rows the API reads."""
     base = {"tenant": tenant, "jobs": list(jobs)}
     scope = {**base, "trial": trial, "trials": list(trials), "after": after, "limit": limit}
-    form, names = agent_twins.bind(client.query(TRIAL_FORM, parameters=scope).result_rows[0])
-    events = _dicts(client, TRIAL_EVENTS[form], {**scope, **names})
+    form, bound = agent_twins.bind(client.query(TRIAL_FORM, parameters=scope).result_rows[0])
+    events = _dicts(client, TRIAL_EVENTS[form], {**scope, **bound})
     if not events:
         return []
     whole_jobs = bool(jobs) and not trial and not trials and not after and len(events) < limit
     names = [] if whole_jobs else sorted({e["trial"] for e in events})  # whole jobs: no 1000-name IN list
-    lifecycle = {(r["job"], r["trial"]): r for r in _dicts(client, TRIAL_LIFECYCLE, {**base, "trials": names})}
+    runs = {k: v for k, v in bound.items() if k.startswith("_runs_")}  # the earlier runs TRIAL_FORM found
+    lifecycle = {(r["job"], r["trial"]): r for r in _dicts(client, TRIAL_LIFECYCLE, {**base, "trials": names, **runs})}
     return [LoadedTrial(_facts(e, lifecycle.get((e["job"], e["trial"]))), _seconds(e["first_seen"]),
                         _seconds(e["last_seen"]), e["n_events"]) for e in events]

@@ -11,7 +11,7 @@ Nothing here loops over spans in Python: a job of thousands of trials is two GRO
 """
 
 from query.statements.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
-from storage import agent_twins
+from storage import agent_identity, agent_twins
 
 # The job's planned trial count as the run record gave it (Harbor's JobResult.n_total_trials).
 PLANNED_KEY = "harbor.job.n_total_trials"
@@ -79,7 +79,8 @@ _EXCEPTIONS = """arrayMap(i -> (toUnixTimestamp64Nano(`Events.Timestamp`[i]),
                           `Events.Attributes`[i]['exception.type'], `Events.Attributes`[i]['exception.message']),
                  arrayFilter(i -> `Events.Name`[i] = 'exception', arrayEnumerate(`Events.Name`)))"""
 
-# The lifecycle of the given trials ({trials} empty: every trial of {jobs}). Times are UNIX nanoseconds; a phase is the extent of its spans.
+# The lifecycle of the given trials ({trials} empty: every trial of {jobs}), of each trial's latest run (the earlier
+# runs TRIAL_FORM found bound: storage/agent_identity.py). Times are UNIX nanoseconds; a phase is the extent of its spans.
 TRIAL_LIFECYCLE = f"""
 SELECT
     ResourceAttributes['harbor.job.name'] AS job,
@@ -108,5 +109,7 @@ WHERE {RAW_TENANT_FILTER}
   AND SpanName IN {LIFECYCLE_SPANS!r}
   AND (empty({{trials:Array(String)}}) OR ResourceAttributes['harbor.trial.name'] IN {{trials:Array(String)}})
   AND (empty({{jobs:Array(String)}}) OR ResourceAttributes['harbor.job.name'] IN {{jobs:Array(String)}})
+  AND {agent_identity.latest_run("ResourceAttributes['harborlight.tenant']", "ResourceAttributes['harbor.job.name']",
+                                 "ResourceAttributes['harbor.trial.name']", "Timestamp")}
 GROUP BY job, trial
 """

@@ -10,7 +10,6 @@ import subprocess
 import sys
 
 import httpx
-import pytest
 from harbor.cli.job_plugins import PluginConfig
 from harbor.models.job.config import JobConfig, RetryConfig
 from harbor.models.trial.config import AgentConfig, EnvironmentConfig, TaskConfig
@@ -28,8 +27,6 @@ def _rows(server, job: str) -> tuple[dict, list[dict]]:
     return httpx.get(base, timeout=60).json(), httpx.get(f"{base}/trials", timeout=60).json()["items"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 19: a retried trial's earlier run is counted into its row (its "
-                   "exception, its phases' extent), so the streamed job differs from the imported directory")
 def test_a_retried_trial_streams_as_its_directory_reads(server, tmp_path, unique):
     job = f"retried-{unique}"
     marker = tmp_path / "failed-once"
