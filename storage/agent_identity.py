@@ -16,7 +16,9 @@ carries the session, last), so it is resolved when read:
     the root span's first, then the earliest. So an agent that streamed under its session id (Harbor
     hands it no trial name) and the trial's job directory imported later, whose ATIF trajectory
     names the session, are one trial; a record named after a trace that is named after such a session
-    goes on to that trial. Sessions never cross tenants either.
+    goes on to that trial. Sessions never cross tenants either, and a record that names its job never
+    moves to another job's trial (one job directory imported and also exported by Harbor under another
+    experiment name is two whole jobs).
 
 A trial Harbor ran again (its retries: the same trial name, a new run from the start; the job directory
 keeps the last run only) reads as its latest run, since a retry is no observation of its own:
@@ -51,33 +53,30 @@ _CLAIMS = ("if(Provenance['trial'] = 'measured' AND SessionId IS NOT NULL AND Se
            "[TraceId, assumeNotNull(SessionId)], [TraceId])")
 
 
-def _key(tenant: str, trace: str) -> str:
-    """A trace or session as the names know it: its tenant's, never another's."""
-    return f"concat({tenant}, '/', {trace})"
+def _key(tenant: str, job: str, name: str) -> str:
+    """A trace, session or trial as the names know it: its tenant's and job's ('' for records that name no
+    job), never another's."""
+    return f"concat({tenant}, '/', {job}, '/', {name})"
 
 
 def renames(scope: str) -> str:
     """(key, name, job, trial) of each trace or session of the scope that names the records named after it
-    otherwise: the names records of the scope go by, bear (their traces) or claim (their sessions). One read
+    otherwise, keyed in the namer's job and (for records that name no job) in none: the names records of the scope go by, bear (their traces) or claim (their sessions). One read
     by the sort key and the trace id and session id indexes: a few ms, no rows when nothing is renamed."""
     names = (f"SELECT TrialName FROM agent_events WHERE TrialName IN ("
              f"SELECT TraceId FROM agent_events WHERE ({scope}) AND TraceId != '' UNION ALL "
              f"SELECT TrialName FROM agent_events WHERE ({scope}) AND TrialName IS NOT NULL UNION ALL "
              f"SELECT SessionId FROM agent_events WHERE ({scope}) AND SessionId IS NOT NULL)")
     return f"""
-SELECT {_key('Tenant', 'name')} AS key, name AS trace, _named.1 AS job, _named.2 AS trial FROM (
-    SELECT Tenant, name, argMin((JobName, TrialName), {_NAMING_ORDER}) AS _named
-    FROM agent_events ARRAY JOIN {_CLAIMS} AS name
+SELECT {_key('Tenant', '_job', 'name')} AS key, name AS trace, _named.1 AS job, _named.2 AS trial FROM (
+    SELECT Tenant, _job, name, argMin((JobName, TrialName), {_NAMING_ORDER}) AS _named
+    FROM agent_events ARRAY JOIN {_CLAIMS} AS name ARRAY JOIN arrayDistinct([ifNull(JobName, ''), '']) AS _job
     WHERE (TraceId IN ({names}) OR SessionId IN ({names})) AND name IN ({names}) AND TrialName != name
-    GROUP BY Tenant, name)"""
+    GROUP BY Tenant, _job, name)"""
 
 
 _LIFECYCLE = ("harbor.trial", "harbor.environment_setup", "harbor.agent_setup", "harbor.agent_execution",
               "harbor.verifier")
-
-
-def _trial_key(tenant: str, job: str, trial: str) -> str:
-    return _key(tenant, f"concat({job}, '/', {trial})")
 
 
 def earlier_runs(scope: str) -> str:
@@ -89,7 +88,7 @@ def earlier_runs(scope: str) -> str:
 SELECT key, if(arrayExists(s -> s > _last_end, _phases), _last_end,
                arrayMax(arrayMap(r -> r.2, arrayFilter(r -> r.1 < _latest, arrayPushBack({roots}, (0, 0)))))) AS cutoff
 FROM (
-    SELECT {_trial_key('Tenant', 'assumeNotNull(JobName)', 'assumeNotNull(TrialName)')} AS key,
+    SELECT {_key('Tenant', 'assumeNotNull(JobName)', 'assumeNotNull(TrialName)')} AS key,
            groupArrayIf((toUnixTimestamp64Nano(Timestamp), toUnixTimestamp64Nano(ifNull(EndTimestamp, Timestamp))),
                         Name = 'harbor.trial') AS _roots,
            groupArrayIf(toUnixTimestamp64Nano(Timestamp), Name != 'harbor.trial') AS _phases,
@@ -116,7 +115,7 @@ def latest_run(tenant: str, job: str, trial: str, timestamp: str, scope: str = "
         runs = f"(SELECT (groupArray(key), groupArray(cutoff)) FROM ({earlier_runs(scope)}))"
         keys, cutoffs = f"{runs}.1", f"{runs}.2"
     job, trial = f"ifNull({job}, '')", f"ifNull({trial}, '')"
-    at = f"indexOf({keys}, {_trial_key(tenant, job, trial)})"
+    at = f"indexOf({keys}, {_key(tenant, job, trial)})"
     return f"({at} = 0 OR toUnixTimestamp64Nano({timestamp}) > arrayElement({cutoffs}, {at}))"
 
 
@@ -149,8 +148,9 @@ def named(scope: str, bound: bool = False) -> str:
                  f" FROM (SELECT groupArray((key, trace, job, trial)) AS _r FROM ({renames(scope)})))")
         traces = f"(SELECT trace FROM ({renames(scope)}))"
     # A name that is renamed to a name renamed again (a trace named after a claimed session) goes on to the last.
-    first = f"indexOf(_n.1, {_key('Tenant', "ifNull(TrialName, '')")})"
-    then = f"indexOf(_n.1, {_key('Tenant', "ifNull(_n.4[_at1], '')")})"
+    # A record that names its job looks its name up in that job only; one that names none, in every job.
+    first = f"indexOf(_n.1, {_key('Tenant', "ifNull(JobName, '')", "ifNull(TrialName, '')")})"
+    then = f"indexOf(_n.1, {_key('Tenant', "ifNull(_n.3[_at1], '')", "ifNull(_n.4[_at1], '')")})"
     # Named first, then an earlier run's records left out: the agent's own records of it go by its trial's name.
     return f"""
 SELECT * FROM (

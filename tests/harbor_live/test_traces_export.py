@@ -9,6 +9,7 @@ from pathlib import Path
 
 import httpx
 
+from tests.importers.cli import run
 from tests.importers.harbor_job import write_job
 
 
@@ -51,3 +52,25 @@ def test_an_experiment_search_harborlight_cannot_answer_says_why(server):
     assert reply.status_code == 400 and "name = '<job>'" in reply.json()["message"]
     nameless = httpx.post(f"{server.http_url}/api/2.0/mlflow/experiments/create", json={}, timeout=30)
     assert nameless.status_code == 400 and "name" in nameless.json()["message"]
+
+
+def test_a_job_imported_and_exported_by_harbor_under_another_name_is_whole_twice(server, tmp_path, unique, capsys):
+    # One job directory, read twice: `harborlight import harbor` (its trials claim the trajectories' sessions)
+    # and Harbor's own `harbor traces export` under another experiment (the same sessions, no trial names).
+    # Sessions name a trial within a job only, so each job keeps its trials.
+    job_dir = write_job(tmp_path, f"dir-{unique}")
+    code, _, err = run(capsys, "import", "harbor", str(job_dir), "--server", server.http_url)
+    assert code == 0, err
+    exported = f"mlflow-{unique}"
+    done = _harbor("traces", "export", "--format", "otel", "--endpoint", server.http_url, "--path", str(job_dir),
+                   env={"MLFLOW_EXPERIMENT_NAME": exported})
+    assert done.returncode == 0, done.stderr
+    with_trajectory = [p.name for p in job_dir.iterdir() if (p / "agent" / "trajectory.json").is_file()]
+    imported = httpx.get(f"{server.http_url}/api/jobs/{job_dir.name}", timeout=60).json()
+    row = httpx.get(f"{server.http_url}/api/jobs/{exported}", timeout=60)
+    assert row.status_code == 200, row.text
+    assert row.json()["n_trials"]["value"] == len(with_trajectory)
+    assert imported["n_trials"]["value"] == len(with_trajectory)
+    for job in (job_dir.name, exported):
+        trials = httpx.get(f"{server.http_url}/api/jobs/{job}/trials", timeout=60).json()["items"]
+        assert {t["job"] for t in trials} == {job} and all(t["n_steps"]["value"] for t in trials), trials

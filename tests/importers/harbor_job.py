@@ -42,7 +42,9 @@ def _iso(seconds: float) -> str:
     return _at(seconds).isoformat().replace("+00:00", "Z")
 
 
-def trajectory(base: float, with_subagent: bool = False) -> Trajectory:
+def trajectory(base: float, with_subagent: bool = False, session: str = "") -> Trajectory:
+    """One trial's trajectory; `session` its session id (unique per run, as an agent's are)."""
+    session = session or f"sess-{base}"
     steps = [
         Step(step_id=1, timestamp=_iso(base), source="system", message="You are a careful engineer."),
         Step(step_id=2, timestamp=_iso(base + 0.5), source="user", message="Fix the failing test in app.py."),
@@ -57,7 +59,7 @@ def trajectory(base: float, with_subagent: bool = False) -> Trajectory:
     ]
     subagents = None
     if with_subagent:
-        sub = Trajectory(schema_version="ATIF-v1.7", session_id="sub-1", trajectory_id="explore-1",
+        sub = Trajectory(schema_version="ATIF-v1.7", session_id=f"{session}-sub", trajectory_id="explore-1",
                          agent=Agent(name="explore", version="1.0", model_name="claude-haiku-4-5"),
                          steps=[Step(step_id=1, timestamp=_iso(base + 2.1), source="user", message="Find usages of f"),
                                 Step(step_id=2, timestamp=_iso(base + 2.2), source="agent", message="f is used in main.py",
@@ -80,7 +82,7 @@ def trajectory(base: float, with_subagent: bool = False) -> Trajectory:
                                                       "new_string": "x + 1"})],
                       observation=Observation(results=[ObservationResult(source_call_id="toolu_04", content="ok")]),
                       metrics=Metrics(prompt_tokens=1400, completion_tokens=60, cached_tokens=1300, cost_usd=0.005)))
-    return Trajectory(schema_version="ATIF-v1.6", session_id=f"sess-{base}",
+    return Trajectory(schema_version="ATIF-v1.6", session_id=session,
                       agent=Agent(name="claude-code", version="2.1.332", model_name="claude-sonnet-4-5"),
                       steps=steps, subagent_trajectories=subagents,
                       final_metrics=FinalMetrics(total_prompt_tokens=4100, total_completion_tokens=180,
@@ -123,7 +125,7 @@ def write_job(root: Path, name: str) -> Path:
         (trial_dir / "lock.json").write_text(trial_locks[Path(trial_config.task.path).name])
         (trial_dir / "trial.log").write_bytes(trial_log(trial_config.trial_name, outcome).encode())
         base = 100.0 * index
-        traj = trajectory(base + 20, with_subagent=outcome == "subagent")
+        traj = trajectory(base + 20, with_subagent=outcome == "subagent", session=f"sess-{name}-{index}")
         (trial_dir / "agent" / "trajectory.json").write_text(
             __import__("json").dumps(traj.to_json_dict(), indent=2))
         if outcome == "running":
