@@ -29,7 +29,8 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     # the session, not its turns); SessionId (the agent's own session id, by which an imported trial takes
     # the records streamed under it). The views come last: they write every column the statements before
     # them create (each start runs every statement; each is idempotent).
-    (4, ["agent_events_side_call", "agent_events_session_id", "agent_events_traces_mv", "agent_events_logs_mv"]),
+    (4, ["agent_events_side_call", "agent_events_session_id", "agent_events_session_id_index", "agent_events_traces_mv",
+         "agent_events_logs_mv"]),
     # Trial summaries: each trial's row stored where every reader reads it (trial_rows), derived again when
     # the trial's arrival count moves (trial_arrivals, fed by its view, against trial_summarized). The
     # counts of a store from before are taken from its agent events (storage/schema.py _count_arrivals).
@@ -94,6 +95,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # What each statement file starts with, after its comment lines: the name it creates or alters comes first.
 _CREATE_TABLE = re.compile(r"^CREATE TABLE IF NOT EXISTS (\w+) ", re.M)
 _ALTER = re.compile(r"^ALTER TABLE (\w+)", re.M)
+_ADDS_INDEX = re.compile(r"\bADD INDEX\b")
 _VIEW = re.compile(r"^CREATE MATERIALIZED VIEW IF NOT EXISTS (\w+) TO (\w+) ", re.M)
 _ENGINE = re.compile(r"ENGINE = (\w*MergeTree)\(([^)]*)\)")
 
@@ -189,8 +191,8 @@ def cluster_schema(cluster: Cluster, retention_days: int | None = None) -> list[
     for s in plain:
         if s.kind == "table":
             out += _table(s, cluster)
-        elif s.kind == "alter":
-            out += [_local(s, cluster), _front(s, cluster)]
+        elif s.kind == "alter":  # a Distributed front has columns, never indexes
+            out += [_local(s, cluster)] + ([] if _ADDS_INDEX.search(s.sql) else [_front(s, cluster)])
         elif s.kind == "setting" and not cluster.replicated:
             out.append(_local(s, cluster))
         elif s.kind == "view":

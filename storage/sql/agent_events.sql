@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS agent_events (
     RequestId Nullable(String) CODEC(ZSTD(1)),  -- stores from before it get it by ALTER (agent_events_request_id)
     AgentVersion Nullable(String) CODEC(ZSTD(1)),  -- stores from before these get them by ALTER (agent_events_side_call)
     SideCall LowCardinality(Nullable(String)),
-    SessionId Nullable(String) CODEC(ZSTD(1)),  -- stores from before it get it by ALTER (agent_events_session_id), without idx_session_id
+    SessionId Nullable(String) CODEC(ZSTD(1)),  -- stores from before it get it and its index by ALTER (agent_events_session_id)
     INDEX idx_job JobName TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_trace_id TraceId TYPE bloom_filter(0.001) GRANULARITY 1,
     INDEX idx_session_id SessionId TYPE bloom_filter(0.001) GRANULARITY 1

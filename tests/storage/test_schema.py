@@ -149,3 +149,22 @@ def test_a_store_from_before_request_ids_gets_the_column_and_its_stored_model_ca
     assert client.query("SELECT Kind, RequestId, Provenance['request_id'] FROM agent_events").result_rows == [
         ("llm_request", "req_1", "measured")]
     assert client.query("SELECT max(Version) FROM harborlight_schema_migrations").result_rows == [(SCHEMA_VERSION,)]
+
+
+def test_a_store_from_before_session_ids_gets_the_column_and_its_index(fresh_database):
+    """A store from before SessionId (schema 3: no column, no index, views that write none): the next start
+    adds the column and the bloom index a new store's table has, which every trial read's session look-up
+    prunes by."""
+    client, database = fresh_database
+    ensure_schema(client)
+    for view in ("agent_events_traces_mv", "agent_events_logs_mv"):
+        client.command(f"DROP VIEW {view}")
+    client.command("ALTER TABLE agent_events DROP INDEX idx_session_id")
+    client.command("ALTER TABLE agent_events DROP COLUMN SessionId")
+    client.command("DELETE FROM harborlight_schema_migrations WHERE Version >= 4")
+
+    assert ensure_schema(client) == SCHEMA_VERSION
+    indexes = dict(client.query(
+        "SELECT name, expr FROM system.data_skipping_indices WHERE database = {d:String} AND table = 'agent_events'",
+        parameters={"d": database}).result_rows)
+    assert indexes.get("idx_session_id") == "SessionId"
