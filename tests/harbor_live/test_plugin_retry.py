@@ -12,11 +12,14 @@ import sys
 import httpx
 from harbor.cli.job_plugins import PluginConfig
 from harbor.models.job.config import JobConfig, RetryConfig
+from harbor.models.job.result import JobResult
+from harbor.models.trial.result import TrialResult
 from harbor.models.trial.config import AgentConfig, EnvironmentConfig, TaskConfig
 
 from tests.harbor_live.harbor_run import make_task, run_job
 from tests.harbor_live.host_environment import HostEnvironment
 from tests.harbor_live.scripted_agent import ScriptedAgent
+from tests.importers.exported import validate_job
 from tests.support.servers import SubprocessServer
 
 PLUGIN = "importers.harbor_plugin:HarborlightPlugin"
@@ -57,3 +60,14 @@ def test_a_retried_trial_streams_as_its_directory_reads(server, tmp_path, unique
     assert trial["exception_type"]["value"] is None and trial["outcome"]["value"] == "resolved"
     assert live_trials == imported_trials
     assert live == imported
+    # Exported from the live store, the job is what Harbor wrote: its trial the last run, Harbor's stats.
+    out = tmp_path / "exported"
+    done = subprocess.run([sys.executable, "-m", "harborlight.cli", "export-job", job, "--out", str(out),
+                           "--server", server.http_url], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    (exported,) = validate_job(out / job).values()
+    (harbors,) = [TrialResult.model_validate_json(p.read_text()) for p in job_object.job_dir.glob("*/result.json")]
+    assert exported.exception_info is None and exported.verifier_result.rewards == harbors.verifier_result.rewards
+    assert exported.started_at == harbors.started_at and exported.finished_at == harbors.finished_at
+    stats = JobResult.model_validate_json((out / job / "result.json").read_text()).stats
+    assert (stats.n_errored_trials, stats.evals.keys()) == (result.stats.n_errored_trials, result.stats.evals.keys())
