@@ -109,6 +109,9 @@ class AgentCall:
     targets: tuple[str, ...] = ()  # paths or subjects the call acted on
     args_key: str | None = None  # a normalised digest of the arguments, to spot exact repeats
     failed: bool | None = None  # True: returned an error; None: no success signal recorded
+    # `failed` is a guess, not a status: a span that ended without an error status (storage/agent_rules.py,
+    # the success fact's @span_ended alias) says the call finished, not that it worked
+    failed_inferred: bool = False
     tool_call_id: str | None = None  # the model's tool_call_id
 
 

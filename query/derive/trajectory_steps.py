@@ -19,6 +19,7 @@ FAILURE_LINE = re.compile(
     r"\b(error|errors|failed|failure|fatal|exception|traceback|panic|denied|refused|not found|no such file"
     r"|cannot|can't|unable to|invalid|exited with code [1-9][0-9]*|exit code [1-9][0-9]*|exit status [1-9][0-9]*"
     r"|non-zero)\b", re.IGNORECASE)
+GUESSED_SUCCESS = "no success signal: the call's span only ended without an error status"
 
 
 def clock_usable(stamps: list[float]) -> bool | None:
@@ -100,20 +101,24 @@ def _clip(lines: list[str]) -> str:
     return "\n".join(lines[:MAX_FAILURE_LINES])[:MAX_FAILURE_CHARS]
 
 
-def call_failure(failed: bool | None, observation: str | None) -> Valued[str]:
+def call_failure(failed: bool | None, observation: str | None, guessed: bool = False) -> Valued[str]:
     """The failure text of one tool call: the lines of its observation that read as a failure (FAILURE_LINE).
     null when the call did not fail, when no observation was recorded, or, for a call without a success
     signal, when no line of its observation reads as a failure. A failed call whose observation has no such
-    line shows the observation's last lines (noted)."""
-    if failed is False:
+    line shows the observation's last lines (noted). `guessed`: `failed` is only inferred (a span that ended
+    without an error status says the call finished, not that it worked), so the call is read as one
+    without a success signal rather than as one that did not fail."""
+    if failed is False and not guessed:
         return unavailable("the call did not fail")
     if observation is None:
-        return unavailable("no observation recorded")
+        return unavailable(GUESSED_SUCCESS + "; no observation recorded" if guessed else "no observation recorded")
     lines = [line.strip() for line in observation.splitlines() if line.strip()]
     spotted = [line for line in lines if FAILURE_LINE.search(line)]
     if spotted:
-        return inferred(_clip(spotted))
+        return inferred(_clip(spotted), GUESSED_SUCCESS + "; these lines of its observation read as a failure"
+                        if guessed else None)
     if failed:
         return inferred(_clip(lines[-MAX_FAILURE_LINES:]),
                         "the call failed; no line reads as a failure: the observation's last lines")
-    return unavailable("no failure spotted in the observation")
+    return unavailable(GUESSED_SUCCESS + "; no failure spotted in the observation" if guessed
+                       else "no failure spotted in the observation")

@@ -79,7 +79,8 @@ def trials_router() -> APIRouter:
         trajectory, missing = trial_trajectory(request, trial, facts.job)
         seen = observations(trajectory)
         calls = [{"index": c.index, "name": c.name, "category": c.category.value, "targets": list(c.targets),
-                  "failed": c.failed, "failure": call_failure(c.failed, seen.get(c.tool_call_id or "")).to_json(),
+                  "failed": c.failed,
+                  "failure": call_failure(c.failed, seen.get(c.tool_call_id or ""), c.failed_inferred).to_json(),
                   "timestamp": c.timestamp, "step": c.step, "tool_call_id": c.tool_call_id}
                  for c in got.calls]
         return JSONResponse(behavior_row(facts.job, trial, behavior, n_calls=len(got.calls),

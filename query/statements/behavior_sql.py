@@ -49,11 +49,12 @@ WITH tools AS (
            if(SourceTable = 'otel_logs', coalesce(EndTimestamp, Timestamp), Timestamp) AS raw_ts
     FROM {agent_twins.source(_CALL_FILTER, form)} WHERE {_TOOLS}
 )
-SELECT c.ts, c.ToolName, c.ToolCategory, c.TargetPaths, c.Success, c.ToolCallId,
+SELECT c.ts, c.ToolName, c.ToolCategory, c.TargetPaths, c.Success, c.SuccessHow, c.ToolCallId,
        if(a.args = '', NULL, lower(hex(cityHash64(a.args)))) AS args_key
 FROM (
     SELECT EventId, SourceTable, TraceId,
-           toUnixTimestamp64Nano(Timestamp) AS ts, ToolName, ToolCategory, TargetPaths, Success, ToolCallId
+           toUnixTimestamp64Nano(Timestamp) AS ts, ToolName, ToolCategory, TargetPaths, Success,
+           Provenance['success'] AS SuccessHow, ToolCallId
     FROM ({agent_twins.events(_TOOLS, form, derived=False, scope=_CALL_FILTER)})
     WHERE coalesce(ToolName, '') != ''
 ) AS c

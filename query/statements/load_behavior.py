@@ -47,8 +47,8 @@ def load_calls(client: Client, tenant: str, trial: str, job: str = "") -> TrialC
                   # the model turn that issued the call: model requests started before it (0 = none yet)
                   step=bisect_right(model_starts, ts) if model_starts else None,
                   targets=tuple(targets), args_key=args_key, failed=None if success is None else not success,
-                  tool_call_id=call_id)
-        for index, (ts, name, category, targets, success, call_id, args_key) in enumerate(tool_rows))
+                  failed_inferred=how == "inferred", tool_call_id=call_id)
+        for index, (ts, name, category, targets, success, how, call_id, args_key) in enumerate(tool_rows))
     gold = client.query(GOLD_PATCH, parameters=params).result_rows
     return TrialCalls(calls, models, calls_recorded=bool(calls or models), truncated=truncated,
                       gold_patch=(gold[0][0] or None) if gold else None)

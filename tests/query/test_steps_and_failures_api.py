@@ -71,3 +71,24 @@ def test_harbor_trajectory_steps_last_until_the_next_step_opened(server, unique,
     assert "steps" in out
     code, out, _ = run(capsys, "trial", trial_dir.name, "--job", job, "--json", "--server", server.http_url)
     assert json.loads(out)["behavior"]["steps"] == row["steps"]
+
+
+def test_a_call_whose_span_only_ended_is_not_read_as_one_that_did_not_fail(server, unique, tmp_path, capsys):
+    # Harbor's trajectory has no status for a tool call: its observation is all there is. The pytest run
+    # printed "1 failed"; the imported span merely ended, so its success is a guess, not a status.
+    job = f"guessed-{unique}"
+    source = write_job(tmp_path / "src", job)
+    assert run(capsys, "import", "harbor", str(source), "--server", server.http_url)[0] == 0
+    trial_dir = next(p for p in source.iterdir() if p.name.startswith("hello-world__solved"))
+    harbor = Trajectory.model_validate_json((trial_dir / "agent" / "trajectory.json").read_text())
+    said = {r.source_call_id: r.content for s in harbor.steps for r in (s.observation.results if s.observation else [])}
+
+    calls = {c["tool_call_id"]: c for c in _behavior(server, trial_dir.name, job)["calls"]}
+    assert calls["toolu_02"]["failure"] == {
+        "value": said["toolu_02"], "provenance": "inferred",
+        "note": "no success signal: the call's span only ended without an error status; "
+                "these lines of its observation read as a failure"}
+    assert calls["toolu_04"]["failure"] == {
+        "value": None, "provenance": "unavailable",
+        "note": "no success signal: the call's span only ended without an error status; "
+                "no failure spotted in the observation"}
