@@ -27,8 +27,9 @@ from importers import atif_attributes
 from importers.gold_patch import GOLD_PATCH, gold_patch
 from importers.harbor_files import TimingInfo, TrialResult
 from importers.harbor_read import HarborTrial
-from importers.trajectory_spans import emit_trajectory, step_ns
+from importers.trajectory_spans import emit_trajectory
 from importers.verifier_report import report_attributes
+from query.derive.timestamps import stamp_ns
 
 MAX_SPANS_PER_REQUEST = 2_000
 SETUP_SPANS = ("harbor.environment_setup", "harbor.agent_setup")
@@ -218,7 +219,7 @@ def running_requests(job: JobContext, trial: HarborTrial, attempt: int | None) -
     verifier/ means the agent phase ended at its last step too. No trajectory step: nothing ended
     yet, nothing to send."""
     trajectory = trial.trajectory
-    times = [t for step in trajectory.steps if (t := step_ns(step.timestamp))] if trajectory else []
+    times = [t for step in trajectory.steps if (t := stamp_ns(step.timestamp).value)] if trajectory else []
     if trajectory is None or not times:
         return []
     identity = running_identity(job, trial, attempt)

@@ -9,7 +9,6 @@ span starts strictly after the previous one, so reading them back in time order 
 """
 
 import json
-from datetime import datetime
 from typing import Any
 
 from opentelemetry import trace
@@ -17,6 +16,7 @@ from opentelemetry.trace import Span
 
 from importers import atif_attributes as A
 from importers.atif import Step, Trajectory
+from query.derive.timestamps import stamp_ns
 
 MS = 1_000_000
 US = 1_000
@@ -24,18 +24,6 @@ US = 1_000
 
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
-def step_ns(timestamp: str | None) -> int | None:
-    if not timestamp:
-        return None
-    try:
-        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        return None
-    return int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000
 
 
 def _text(message: str | list) -> str:
@@ -59,7 +47,7 @@ def emit_trajectory(tracer: trace.Tracer, parent: Span, trajectory: Trajectory, 
                     end_ns: int | None = None) -> int:
     """Emits the trajectory under `parent`; returns the time its last span ends."""
     clock = _Clock(start_ns - US)
-    wanted = [step_ns(s.timestamp) for s in trajectory.steps]
+    wanted = [stamp_ns(s.timestamp).value for s in trajectory.steps]
     first = clock.at(wanted[0] if wanted else None, US)
     clock.now -= US
     attributes = {

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from query.derive.provenance import Valued, derived, inferred, unavailable
+from query.derive.timestamps import stamp_ns
 
 STEP_CLOCK_MIN_SPAN_S = 1.0  # timestamps spanning less than this are a flat clock (steps, calls alike)
 MAX_FAILURE_LINES = 10
@@ -40,15 +40,6 @@ class StepDuration:
     dur: Valued[float]
 
 
-def _seconds(stamp: Any) -> float | None:
-    if not isinstance(stamp, str) or not stamp:
-        return None
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
-
-
 def step_durations(trajectory: dict[str, Any] | None, missing: str = "no trajectory recorded"
                    ) -> Valued[tuple[StepDuration, ...]]:
     """The trajectory's steps with their `dur`: the next step's timestamp minus its own. The last step has
@@ -59,19 +50,21 @@ def step_durations(trajectory: dict[str, Any] | None, missing: str = "no traject
     steps = [s for s in trajectory.get("steps") or () if isinstance(s, dict)]
     if not steps:
         return unavailable("the trajectory has no steps")
-    times = [_seconds(s.get("timestamp")) for s in steps]
-    clock = clock_usable([t for t in times if t is not None])
+    times = [stamp_ns(s.get("timestamp")) for s in steps]
+    clock = clock_usable([t.value / 1e9 for t in times if t.value is not None])
     rows = []
     for i, (step, at) in enumerate(zip(steps, times)):
         nxt = times[i + 1] if i + 1 < len(steps) else None
         if clock is False:
             dur: Valued[float] = unavailable(f"flat step clock: the step timestamps span under {STEP_CLOCK_MIN_SPAN_S:g} s")
-        elif i + 1 == len(steps):
+        elif nxt is None:
             dur = unavailable("the last step: no next step opened")
-        elif at is None or nxt is None:
-            dur = unavailable("no timestamp on this step or the next")
+        elif at.value is None:
+            dur = unavailable(f"this step's clock: {at.note}")
+        elif nxt.value is None:
+            dur = unavailable(f"the next step's clock: {nxt.note}")
         else:
-            dur = derived(nxt - at)
+            dur = derived((nxt.value - at.value) / 1e9)
         rows.append(StepDuration(step.get("step_id"), step.get("source"), step.get("timestamp"), dur))
     return derived(tuple(rows))
 
