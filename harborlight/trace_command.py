@@ -1,5 +1,6 @@
 """`harborlight trace TRIAL`: the trial's span tree from GET /api/trials/{trial}/trace, as a rich Tree:
-each node's resolved kind, name, duration, timing quality and the facts that matter for its kind."""
+each node's resolved kind, name, duration, timing quality and the facts that matter for its kind; then
+the producer's own totals."""
 
 import argparse
 from typing import Any
@@ -71,12 +72,29 @@ def trace_tree(trace: dict[str, Any]) -> Tree:
     return tree
 
 
+def totals_lines(totals: dict[str, Any]) -> list[str]:
+    """The producer's own totals as it sent them: each trajectory's final_metrics, each counter's total."""
+    value = totals["value"]
+    if value is None:
+        return [f"no totals: {totals['note']}"]
+    lines = [f"totals ({totals['provenance']}): {totals['note']}"]
+    for f in value["final_metrics"]:
+        who = " ".join(x for x in (f["agent"], f["trajectory_id"]) if x) or "trajectory"
+        lines.append(f"  final_metrics of {who}: " + ", ".join(f"{k} {v}" for k, v in f["final_metrics"].items()))
+    for c in value["counters"]:
+        what = " ".join(x for x in (c["model"], c["type"]) if x)
+        lines.append(f"  {c['metric']} {what}: {c['value']:g}{' ' + c['unit'] if c['unit'] else ''}"
+                     f" ({c['points']} point(s))")
+    return lines
+
+
 def _show(api: Api, args: argparse.Namespace) -> None:
     trace = api.json(f"/api/trials/{segment(args.trial)}/trace", job=args.job, hide=args.hide, hide_span=args.hide_span)
     if args.json:
         print_json(trace)
     else:
         console().print(trace_tree(trace))
+        console().print(Text("\n".join(totals_lines(trace["totals"]))))
 
 
 def add_trace_command(commands: Any) -> None:

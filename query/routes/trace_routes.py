@@ -1,13 +1,14 @@
 """GET /api/trials/{trial}/trace: a trial's span tree with kinds, facts, timing quality and tool decisions,
-and the trace page's rows (query/statements/trace_view.py): what `hide` / `hide_span` leave out, each bar's
-place on the whole trace or on the `zoom` span."""
+the trace page's rows (query/statements/trace_view.py): what `hide` / `hide_span` leave out, each bar's
+place on the whole trace or on the `zoom` span, and `totals`, what the producer itself totalled."""
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from clickhouse_connect.driver.client import Client
 from fastapi import APIRouter, HTTPException, Query, Request
 
 from query.statements.agent_events import COLUMNS, AgentEvent, from_row
+from query.statements.load_producer_totals import load_totals
 from query.statements.tenancy import AGENT_TENANT_FILTER, tenant_of
 from query.statements.tool_decisions import with_decisions
 from query.statements.trace_tree import TraceTree, build_tree
@@ -36,6 +37,7 @@ class TrialTrace(TraceTree):
     hidden: int  # spans the view left out (hide, hide_span), subtrees included
     axis: Axis | None  # None when nothing shown has a clock
     rows: list[Row]
+    totals: dict[str, Any]  # the producer's own totals ({value, provenance, note}; query/derive/producer_totals.py)
 
 
 def _names(text: str) -> frozenset[str]:
@@ -75,7 +77,9 @@ def trace_router() -> APIRouter:
             axis, rows = trace_rows(roots, view)
         except ValueError as exc:
             raise HTTPException(400, str(exc)) from None
-        return TrialTrace(trial=trial, truncated=truncated, hidden=hidden, axis=axis, rows=rows,
+        jobs = [job] if job else sorted({e.job for e in events if e.job})
+        totals = load_totals(store.client, tenant, trial, jobs).to_json()
+        return TrialTrace(trial=trial, truncated=truncated, hidden=hidden, axis=axis, rows=rows, totals=totals,
                           **tree.model_dump(exclude={"roots"}), roots=roots)
 
     return router

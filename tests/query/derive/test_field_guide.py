@@ -14,6 +14,7 @@ from query.derive.job_metrics import JobMetrics
 from query.derive.outcomes import Outcome, TrialOutcome
 from query.derive.paired import PairedComparison, TaskPair
 from query.derive.pass_at_k import PassAtK
+from query.derive.producer_totals import CounterTotal, FinalMetrics, Totals
 from query.derive.time_split import JobTimeSplit, LongCall, TimeSplit
 from query.derive.timings import TrialTimings
 from tests.query.derive.builders import trial
@@ -21,7 +22,7 @@ from tests.query.derive.builders import trial
 GUIDE = Path(__file__).resolve().parents[3] / "docs" / "field-guide.md"
 RECORDS = (TrialOutcome, TrialTimings, Behavior, TokenPoint, JobMetrics, PassAtK, Comparison, TaskRow,
            ConfidenceInterval, PairedComparison, TaskPair, TimeSplit, LongCall, JobTimeSplit, CriticalPath,
-           PathStep)
+           PathStep, Totals, FinalMetrics, CounterTotal)
 
 
 def documented() -> set[str]:
