@@ -12,8 +12,13 @@
 4. Repeats 1-3 (`--rounds`) and reports medians: on a shared machine a run's rate can swing by
    half, so each ratio compares runs made back to back.
 
+5. With `--variants views,after-commit`, each round runs every run on one fresh server per variant (the
+   classification done another way: bench/classify_variants.py), against the same direct inserts.
+   A full refresh (the agent views' SELECT over every stored span, as a refreshable view without a
+   watermark would run it) is timed on the same-schema store after its direct insert.
+
 Usage: python bench/ingest.py [--spans 400000] [--small-spans 60000] [--rounds 3] [--runs 1x1,4x1,16x1,16x8]
-       [--server-args '...']
+       [--server-args '...'] [--variants views,after-commit]
 """
 
 import argparse
@@ -37,6 +42,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from storage import Store, ensure_schema, open_client  # noqa: E402
 from storage.agent_sources import CONTEXTS as AGENT_VIEWS  # noqa: E402
+from storage.schema_ddl import statement  # noqa: E402
 from tests.support.servers import SubprocessServer, free_port  # noqa: E402
 
 SPANS_PER_TRACE = 10
@@ -215,7 +221,8 @@ def fresh_store(path: Path, agent_views: bool = True) -> Store:
     return store
 
 
-def direct_insert_rate(tables: list[pa.Table], agent_views: bool = True) -> float:
+def direct_insert_rate(tables: list[pa.Table], agent_views: bool = True, then=None) -> float:
+    """Spans/s of the direct insert; `then(store)`, if given, runs on the store after it (not timed)."""
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         store = fresh_store(Path(tmp) / "direct", agent_views)
         n = sum(t.num_rows for t in tables)
@@ -223,8 +230,20 @@ def direct_insert_rate(tables: list[pa.Table], agent_views: bool = True) -> floa
         for table in tables:
             store.client.insert_arrow("otel_traces", table, settings={"async_insert": 0})
         elapsed = time.perf_counter() - started
+        if then is not None:
+            then(store)
         store.client.close()
         return n / elapsed
+
+
+def full_refresh_seconds(store: Store) -> float:
+    """The traces view's SELECT over every stored span, into agent_events: what a refreshable view without
+    a watermark runs on every refresh."""
+    select = statement("agent_events_traces_mv").split(" TO agent_events AS", 1)[1]
+    columns = ", ".join(row[0] for row in store.client.query(f"DESCRIBE ({select})").result_rows)
+    started = time.perf_counter()
+    store.client.command(f"INSERT INTO agent_events ({columns}) {select}", settings={"insert_deduplicate": 0})
+    return time.perf_counter() - started
 
 
 @dataclass(frozen=True)
@@ -259,6 +278,7 @@ class Measured:
     peak_rss_mib: float  # the server's, so far
     lean: float = 0.0  # direct insert of the same rows, exporter tables only
     direct: float = 0.0  # direct insert, the server's tables and views
+    full_refresh_s: float = 0.0  # the traces view's SELECT over the direct store's spans, into agent_events
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -284,12 +304,14 @@ def measure_run(server: SubprocessServer, events: AgentEvents, run: Run, request
     )
 
 
-def round_on_one_server(runs: dict[Run, list[bytes]], args: argparse.Namespace) -> dict[Run, Measured]:
+def round_on_one_server(runs: dict[Run, list[bytes]], args: argparse.Namespace, variant: str) -> dict[Run, Measured]:
     """Every run, one after the other, on one fresh server."""
     with tempfile.TemporaryDirectory() as tmp:
         sql_port = free_port()
-        server = SubprocessServer(Path(tmp) / "store", ("--clickhouse-http-port", str(sql_port),
-                                                        *args.server_args.split())).start()
+        extra = ("--clickhouse-http-port", str(sql_port), *args.server_args.split())
+        server = SubprocessServer(Path(tmp) / "store", extra, program=(
+            ("-m", "harborlight.cli") if variant == "views"
+            else (str(Path(__file__).with_name("classify_variants.py")), variant))).start()
         events = AgentEvents(sql_port)
         try:
             return {run: measure_run(server, events, run, requests) for run, requests in runs.items()}
@@ -305,42 +327,59 @@ def main() -> None:
     parser.add_argument("--runs", default="1x1,4x1,16x1,16x8", help="clients x requests in flight each")
     parser.add_argument("--rounds", type=int, default=3, help="server and direct runs alternate; medians are reported")
     parser.add_argument("--server-args", default="", help="extra `harborlight serve` flags, e.g. '--wal-fsync always'")
+    parser.add_argument("--variants", default="views",
+                        help="how the server classifies: views, after-commit (bench/classify_variants.py)")
     args = parser.parse_args()
 
     runs = [Run.parse(r) for r in args.runs.split(",")]
+    variants = args.variants.split(",")
     requests = {run: build_requests(args.small_spans if run.in_flight == 1 else args.spans, seed=i + 7,
                                     service=run.service) for i, run in enumerate(runs)}
     tables = {run: batches(arrow_rows(r), DIRECT_BATCH_SPANS) for run, r in requests.items()}
-    rounds: list[dict[Run, Measured]] = []
+    rounds: list[dict[tuple[str, Run], Measured]] = []
     for r in range(args.rounds):
-        measured = round_on_one_server(requests, args)
-        for run, m in measured.items():
-            m.lean = direct_insert_rate(tables[run], agent_views=False)
-            m.direct = direct_insert_rate(tables[run])
-            print(f"round {r + 1} {run}: end-to-end {m.end_to_end:,.0f} spans/s, lean insert {m.lean:,.0f} "
-                  f"(ratio {m.end_to_end / m.lean:.2f}), same-schema insert {m.direct:,.0f} "
-                  f"(ratio {m.end_to_end / m.direct:.2f}); ack p50 {m.ack_p50_ms:.1f} ms; "
-                  f"last ack -> agent events {m.to_agent_events_ms:.0f} ms; {m.commits} commits; "
-                  f"server {m.server_cores:.2f} cores", flush=True)
+        measured = {(variant, run): m for variant in variants
+                    for run, m in round_on_one_server(requests, args, variant).items()}
+        for run in runs:
+            lean = direct_insert_rate(tables[run], agent_views=False)
+            refreshes: list[float] = []
+            direct = direct_insert_rate(tables[run], then=lambda store: refreshes.append(full_refresh_seconds(store)))
+            refresh = refreshes[0]
+            for variant in variants:
+                m = measured[variant, run]
+                m.lean, m.direct, m.full_refresh_s = lean, direct, refresh
+                print(f"round {r + 1} {variant} {run}: end-to-end {m.end_to_end:,.0f} spans/s, lean insert "
+                      f"{m.lean:,.0f} (ratio {m.end_to_end / m.lean:.2f}), same-schema insert {m.direct:,.0f} "
+                      f"(ratio {m.end_to_end / m.direct:.2f}); ack p50 {m.ack_p50_ms:.1f} ms; "
+                      f"last ack -> agent events {m.to_agent_events_ms:.0f} ms; {m.commits} commits; "
+                      f"server {m.server_cores:.2f} cores, peak RSS {m.peak_rss_mib:,.0f} MiB; "
+                      f"full refresh of {m.spans:,} spans {refresh:.2f} s", flush=True)
         rounds.append(measured)
 
     print(f"\n{args.rounds} rounds, medians (each ratio: the median of the rounds' ratios); server flags: "
-          f"{args.server_args or '(defaults)'}; every span stored exactly once, every round")
-    print("| clients x in flight | spans | end to end, spans/s | of the lean insert | of the same-schema insert "
-          "| p50 / p99 ack | last ack -> agent events (worst) |")
-    print("|---|---|---|---|---|---|---|")
-    for run in runs:
-        ms = [rnd[run] for rnd in rounds]
-        print(f"| {run} | {ms[0].spans:,} | {median(m.end_to_end for m in ms):,.0f} "
-              f"| {median(m.end_to_end / m.lean for m in ms):.2f} ({', '.join(f'{m.end_to_end / m.lean:.2f}' for m in ms)}) "
-              f"| {median(m.end_to_end / m.direct for m in ms):.2f} "
-              f"| {median(m.ack_p50_ms for m in ms):.1f} / {median(m.ack_p99_ms for m in ms):.0f} ms "
-              f"| {max(m.to_agent_events_ms for m in ms):.0f} ms |")
-    lean = [m.lean for rnd in rounds for m in rnd.values()]
-    direct = [m.direct for rnd in rounds for m in rnd.values()]
+          f"{args.server_args or '(defaults)'}; every span stored exactly once, every round; load average "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print("| classification | clients x in flight | spans | end to end, spans/s | of the lean insert "
+          "| of the same-schema insert | p50 / p99 ack | last ack -> agent events (worst) | commits |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for variant in variants:
+        for run in runs:
+            ms = [rnd[variant, run] for rnd in rounds]
+            print(f"| {variant} | {run} | {ms[0].spans:,} | {median(m.end_to_end for m in ms):,.0f} "
+                  f"| {median(m.end_to_end / m.lean for m in ms):.2f} "
+                  f"({', '.join(f'{m.end_to_end / m.lean:.2f}' for m in ms)}) "
+                  f"| {median(m.end_to_end / m.direct for m in ms):.2f} "
+                  f"| {median(m.ack_p50_ms for m in ms):.1f} / {median(m.ack_p99_ms for m in ms):.0f} ms "
+                  f"| {max(m.to_agent_events_ms for m in ms):.0f} ms | {median(m.commits for m in ms):.0f} |")
+    every = [m for rnd in rounds for m in rnd.values()]
     print(f"direct inserts (insert_arrow, {DIRECT_BATCH_SPANS:,}-row batches, Arrow built beforehand): lean "
-          f"{min(lean):,.0f}-{max(lean):,.0f} spans/s, same tables and views {min(direct):,.0f}-{max(direct):,.0f}")
-    print(f"server peak RSS: {max(m.peak_rss_mib for rnd in rounds for m in rnd.values()):,.0f} MiB")
+          f"{min(m.lean for m in every):,.0f}-{max(m.lean for m in every):,.0f} spans/s, same tables and views "
+          f"{min(m.direct for m in every):,.0f}-{max(m.direct for m in every):,.0f}")
+    for m in sorted({(m.spans, m.full_refresh_s) for m in every}):
+        print(f"a full refresh (the traces view's SELECT over {m[0]:,} stored spans, into agent_events): {m[1]:.2f} s")
+    for variant in variants:
+        peak = max(rnd[variant, run].peak_rss_mib for rnd in rounds for run in runs)
+        print(f"{variant}: server peak RSS {peak:,.0f} MiB")
 
 
 if __name__ == "__main__":

@@ -119,11 +119,12 @@ class SubprocessServer:
     grpc_port: int = 0
     http_port: int = 0
     process: subprocess.Popen | None = None
+    program: tuple[str, ...] = ("-m", "harborlight.cli")  # what the interpreter runs (bench/ runs a variant)
 
     def start(self, timeout: float = 60) -> "SubprocessServer":
         self.grpc_port, self.http_port = free_port(), free_port()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "harborlight.cli", "serve", "--data-dir", str(self.data_dir),
+            [sys.executable, *self.program, "serve", "--data-dir", str(self.data_dir),
              "--grpc-port", str(self.grpc_port), "--http-port", str(self.http_port), *self.extra_args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
