@@ -8,6 +8,9 @@ each nested stage of its SELECT over stored spans, in one process (no server).
 3. The SELECT is nested stages (FROM ( ... )), the raw table innermost: each stage from the innermost out, every
    column it makes (SELECT *), over every stored span into FORMAT Null; a stage's cost is its time less the
    time of the stage inside it.
+4. The stage that makes `_e` (the ranked pass over every attribute, storage/agent_compile.py _Entries) taken
+   apart: the same stage without its sort, without its validity filter, without the computed entries (the
+   values that are not a plain attribute or resource key), and with every key ranked 0 (no `transform`).
 
 Usage: python bench/classify_cost.py [--spans 25000] [--repeat 5]
 """
@@ -49,6 +52,48 @@ def stages(select: str) -> list[str]:
     return [*reversed(out), select]
 
 
+def closing(text: str, at: int) -> int:
+    """The index just past the bracket that closes the one opened at `at` (string literals skipped)."""
+    depth, i = 0, at
+    while True:
+        c = text[i]
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+            if not depth:
+                return i + 1
+        elif c == "'":
+            i += 1
+            while text[i] != "'":
+                i += 2 if text[i] == "\\" else 1
+        i += 1
+
+
+def without(text: str, head: str, keep_inner: bool) -> str:
+    """`text` with the call that starts with `head` (e.g. "arraySort(") replaced by its parenthesised
+    arguments (keep_inner) or removed."""
+    at = text.index(head)
+    end = closing(text, at + len(head) - 1)
+    return text[:at] + ("(" + text[at + len(head):end] if keep_inner else "") + text[end:]
+
+
+def entries_variants(stage: str) -> dict[str, str]:
+    """The `_e` stage, as it is and with one part taken out at a time."""
+    e_at = stage.index("arraySort(arrayFilter(e -> ")
+    zip_at = stage.index(", arrayZip(", e_at)
+    no_filter = stage[:e_at] + "arraySort((" + stage[zip_at + 2:]
+    no_computed = stage
+    for marker in ("mapValues(_r), [", "mapKeys(_r)), ["):  # the later list first: drop ", [...]"
+        at = no_computed.index(marker, e_at) + len(marker) - 1
+        no_computed = no_computed[:at - 2] + no_computed[closing(no_computed, at):]
+    no_transform = re.sub(r"arrayMap\(k -> transform\(k, \[.*?\], \[[0-9, ]*\], 0\), mapKeys\((_a|_r)\)\)",
+                          r"arrayMap(k -> 0, mapKeys(\1))", stage)
+    return {"as it is": stage, "without the sort": without(stage, "arraySort(", True),
+            "without the validity filter": no_filter, "without the computed entries": no_computed,
+            "no transform (every key ranked 0)": no_transform}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spans", type=int, default=25_000)
@@ -86,6 +131,13 @@ def main() -> None:
             shown = ", ".join(aliases[:8]) + (f" and {len(aliases) - 8} more" if len(aliases) > 8 else "")
             print(f"| {i + 1} | {calls} | {shown} | {seconds * 1000:.1f} | {(seconds - previous) / n * 1e6:.2f} |")
             previous = seconds
+        inner = nested[3]
+        print("| the `_e` stage | ms (its own: less the stage inside it) | us a span |")
+        print("|---|---|---|")
+        below = timed(lambda: client.command(f"SELECT * FROM ({inner}) FORMAT Null"), r)
+        for name, stage in entries_variants(nested[4]).items():
+            seconds = timed(lambda: client.command(f"SELECT * FROM ({stage}) FORMAT Null"), r)
+            print(f"| {name} | {(seconds - below) * 1000:.1f} | {(seconds - below) / n * 1e6:.2f} |")
         client.close()
 
 
