@@ -8,7 +8,7 @@ a form for each of agent_twins.FORMS (asked first: FORM).
 """
 
 from query.statements.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
-from query.statements.trial_rows_sql import LIFECYCLE_SPANS
+from query.statements.trial_rows_sql import LIFECYCLE_SPANS, within_trials
 from storage import agent_twins
 from storage.agent_rules import FACTS
 from storage.agent_sources import log_event_id_sql
@@ -89,7 +89,8 @@ LIMIT {{limit:UInt32}}
 FORM = agent_twins.form(f"{_CALL_FILTER} AND Kind IN ('tool', 'llm_request')", scope=_CALL_FILTER)
 
 # The task's gold patch (a unified diff), as the harness or importer put it on a lifecycle span of the
-# trial: the reference localization is measured against. '' when none was recorded.
+# trial, read within the trial's key range (within_trials): the reference localization is measured against. '' when
+# none was recorded.
 GOLD_PATCH_KEY = "harbor.task.gold_patch"  # importers/gold_patch.py writes it
 GOLD_PATCH = f"""
 SELECT argMaxIf(SpanAttributes['{GOLD_PATCH_KEY}'], Timestamp, SpanAttributes['{GOLD_PATCH_KEY}'] != '')
@@ -98,4 +99,5 @@ WHERE {RAW_TENANT_FILTER}
   AND SpanName IN {LIFECYCLE_SPANS!r}
   AND ResourceAttributes['harbor.trial.name'] = {{trial:String}}
   AND ({{job:String}} = '' OR ResourceAttributes['harbor.job.name'] = {{job:String}})
+  AND {within_trials("TrialName = {trial:String}", "({job:String} = '' OR JobName = {job:String})")}
 """

@@ -75,12 +75,28 @@ ORDER BY trial, job
 LIMIT {{limit:UInt32}}
 """ for form in agent_twins.FORMS}
 
+
+
+def within_trials(trials: str, job: str) -> str:
+    """A condition on otel_traces rows: within the primary-key range of the trials' raw spans, their services
+    and first to last start, read from the trials' own agent_events (ordered by trial: a plain range read).
+    otel_traces leads its ORDER BY with ServiceName, SpanName and the start, so a trial's lifecycle read
+    reads the granules of its time, not every trial's lifecycle spans. `trials` and `job` are conditions
+    on agent_events' TrialName and JobName. One scalar subquery, the same text each time so the engine
+    evaluates it once."""
+    bounds = (f"(SELECT (min(Timestamp), max(Timestamp), groupUniqArray(ServiceName)) FROM agent_events "
+              f"WHERE {AGENT_TENANT_FILTER} AND {trials} AND {job} AND SourceTable = 'otel_traces')")
+    return (f"has(tupleElement({bounds}, 3), ServiceName)"
+            f" AND Timestamp >= tupleElement({bounds}, 1) AND Timestamp <= tupleElement({bounds}, 2)")
+
+
 _EXCEPTIONS = """arrayMap(i -> (toUnixTimestamp64Nano(`Events.Timestamp`[i]),
                           `Events.Attributes`[i]['exception.type'], `Events.Attributes`[i]['exception.message']),
                  arrayFilter(i -> `Events.Name`[i] = 'exception', arrayEnumerate(`Events.Name`)))"""
 
 # The lifecycle of the given trials ({trials} empty: every trial of {jobs}), of each trial's latest run (the earlier
-# runs TRIAL_FORM found bound: storage/agent_identity.py). Times are UNIX nanoseconds; a phase is the extent of its spans.
+# runs TRIAL_FORM found bound: storage/agent_identity.py), read within the named trials' key range (within_trials).
+# Times are UNIX nanoseconds; a phase is the extent of its spans.
 TRIAL_LIFECYCLE = f"""
 SELECT
     ResourceAttributes['harbor.job.name'] AS job,
@@ -108,6 +124,9 @@ FROM otel_traces
 WHERE {RAW_TENANT_FILTER}
   AND SpanName IN {LIFECYCLE_SPANS!r}
   AND (empty({{trials:Array(String)}}) OR ResourceAttributes['harbor.trial.name'] IN {{trials:Array(String)}})
+  AND (empty({{trials:Array(String)}})
+       OR {within_trials("TrialName IN {trials:Array(String)}",
+                         "(empty({jobs:Array(String)}) OR JobName IN {jobs:Array(String)})")})
   AND (empty({{jobs:Array(String)}}) OR ResourceAttributes['harbor.job.name'] IN {{jobs:Array(String)}})
   AND {agent_identity.latest_run("ResourceAttributes['harborlight.tenant']", "ResourceAttributes['harbor.job.name']",
                                  "ResourceAttributes['harbor.trial.name']", "Timestamp")}
