@@ -29,6 +29,7 @@ Usage: python bench/query.py [--trials 250 2000] [--events 1040] [--runs 7] [--d
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -415,7 +416,9 @@ def main() -> None:
     try:
         for n in sizes:
             served[n] = serve_store(root / str(n) / "store", n, args.events)
+        before = os.getloadavg()[0]
         measured = bench_stores(served, args.runs)
+        after = os.getloadavg()[0]
     finally:
         for server, _ in served.values():
             server.stop()
@@ -425,6 +428,8 @@ def main() -> None:
     for label in measured[small]:
         cells = "".join(f" {measured[n][label][0]:>14.3f} {measured[n][label][1]:>15.3f}" for n in sizes)
         print(f"{label:<42}{cells} {measured[large][label][1] / measured[small][label][1]:>11.2f}")
+    # the machine's load while the reads ran (one-minute load average): figures compare within one run
+    print(f"load average {before:.1f} before the reads, {after:.1f} after")
 
 
 if __name__ == "__main__":
