@@ -98,10 +98,21 @@ def tasks_table(c: dict[str, Any]) -> Table:
     return table
 
 
+def last_messages(c: dict[str, Any]) -> Text:
+    """Each matched task's closing message of each job's last attempt (--last-message)."""
+    lines = ["closing message of each job's last attempt"]
+    for row in c["rows"]:
+        for job in c["jobs"]:
+            said = row["last_agent_message"][job]
+            text = said["value"] if said["value"] is not None else f"({said['note']})"
+            lines.append(f"  {row['task']} / {job} ({row['last_trial'][job]}): {text}")
+    return Text("\n".join(lines))
+
+
 def _show(api: Api, args: argparse.Namespace) -> None:
     if len(args.jobs) < 2:
         raise ApiError("compare needs two or more jobs, baseline first")
-    comparison = api.json("/api/compare", jobs=",".join(args.jobs))
+    comparison = api.json("/api/compare", jobs=",".join(args.jobs), last_message="true" if args.last_message else "")
     if args.json:
         print_json(comparison)
     else:
@@ -109,14 +120,19 @@ def _show(api: Api, args: argparse.Namespace) -> None:
         out.print(Group(metrics_table(comparison), paired_table(comparison)))
         out.print(verdicts(comparison), soft_wrap=True)  # a sentence per line, folded by the terminal
         out.print(tasks_table(comparison))
+        if args.last_message:
+            out.print(last_messages(comparison), soft_wrap=True)
 
 
 def add_compare_command(commands: Any) -> None:
     parser = add_command(commands, "compare", "jobs on their matched tasks: rates, differences, paired test, flips", [
         "harborlight compare claude-baseline claude-new-prompt",
         "harborlight compare run-a run-b run-c --json --server http://127.0.0.1:4318",
+        "harborlight compare claude-baseline claude-new-prompt --last-message",
     ])
     parser.add_argument("jobs", metavar="JOB", nargs="+", help="two or more job names, the baseline first")
+    parser.add_argument("--last-message", action="store_true",
+                        help="each task's closing agent message per job (reads one trajectory per task and job)")
     parser.add_argument("--json", action="store_true", help="the route's JSON instead")
     add_api_options(parser)
     parser.set_defaults(run=lambda args: run_query(args, "compare JOB JOB...", _show))

@@ -20,6 +20,8 @@ from query.derive.provenance import Valued, derived, unavailable
 from query.derive.records import TrialFacts
 
 RATE_FIELDS = ("raw_solve_rate", "adjusted_solve_rate", "mean_score")
+# A task row's last_agent_message costs a trajectory per task and job: read only when asked.
+LAST_MESSAGE_NOT_ASKED = "not read: pass last_message=true (it builds one trajectory per task and job)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +30,8 @@ class TaskRow:
     task: str
     outcomes: dict[str, Outcome | None]  # job -> outcome of its last indexed attempt
     flip: str | None  # "gained" / "lost" against the baseline, "mixed" over 3+ jobs, None: no flip
+    last_trial: dict[str, str]  # job -> the trial of its last indexed attempt (the one `outcomes` shows)
+    last_agent_message: dict[str, Valued[str]]  # job -> that trial's closing message (query/derive/last_message.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +77,11 @@ def compare(jobs: Mapping[str, Sequence[TrialFacts]]) -> Comparison:
     by_task = {j: _by_task(on_matched[j]) for j in names}
     rows = []
     for key in sorted(matched, key=lambda k: (str(k[0]), k[1])):
-        outcomes = {j: classify(_last(by_task[j][key])).value for j in names}
+        last = {j: _last(by_task[j][key]) for j in names}
+        outcomes = {j: classify(t).value for j, t in last.items()}
         resolved = [None if o is None else o is Outcome.RESOLVED for o in outcomes.values()]
-        rows.append(TaskRow(key[0], key[1], outcomes, _flip(resolved)))
+        rows.append(TaskRow(key[0], key[1], outcomes, _flip(resolved), {j: t.trial for j, t in last.items()},
+                            {j: unavailable(LAST_MESSAGE_NOT_ASKED) for j in names}))
     measure = "score" if primary_for([t for j in names for t in on_matched[j]]) == "score" else "solved"
     comparisons = {j: paired(by_task[names[0]], by_task[j], measure, (names[0], j)) for j in names[1:]}
     return Comparison(names, derived(len(matched)), metrics, differences, tuple(rows),

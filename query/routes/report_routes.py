@@ -1,17 +1,20 @@
 """GET /api/jobs/{job}/report (AgentCompass metrics.json / summary.md, or the page to share) and
 /api/compare (like with like on matched tasks)."""
 
+from dataclasses import replace
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 
-from query.derive.compare import compare
+from query.derive.compare import Comparison, compare
+from query.derive.last_message import last_agent_message
 from query.derive.job_report import AGGREGATIONS, FORMATS, PRIMARIES, STRATEGIES, ReportOptions, report_text
 from query.derive.provenance import valued_fields_json
 from query.routes.job_memo import job_answer
 from query.routes.job_routes import fresh_store, job_trials
 from query.routes.params import bounded_int
+from query.routes.trial_routes import trial_trajectory
 from query.routes.report_page import report_page
 from query.derive.rows_json import job_row
 from query.routes.time_routes import job_time
@@ -22,8 +25,18 @@ MAX_COMPARED = 10
 PAGE_FORMAT = "html"
 
 
-def comparison(request: Request, names: list[str]) -> dict:
-    """/api/compare's document for `names` (baseline first), or 404 naming the jobs with no trial."""
+def with_last_messages(request: Request, c: Comparison) -> Comparison:
+    """Each task row's last trials' closing messages, off their trajectories (one built per task and job)."""
+    def closing(job: str, trial: str):
+        return last_agent_message(*trial_trajectory(request, trial, job))
+
+    return replace(c, rows=tuple(replace(r, last_agent_message={j: closing(j, t) for j, t in r.last_trial.items()})
+                                 for r in c.rows))
+
+
+def comparison(request: Request, names: list[str], last_message: bool = False) -> dict:
+    """/api/compare's document for `names` (baseline first), or 404 naming the jobs with no trial;
+    `last_message`: with each task row's closing messages."""
     store, tenant = fresh_store(request)
     by_job: dict[str, list] = {n: [] for n in names}
     for t in stored_trials(store.client, tenant, jobs=names):
@@ -31,7 +44,8 @@ def comparison(request: Request, names: list[str]) -> dict:
     missing = [n for n, trials in by_job.items() if not trials]
     if missing:
         raise HTTPException(404, f"no job named {', '.join(map(repr, missing))}")
-    return valued_fields_json(compare(by_job))
+    compared = compare(by_job)
+    return valued_fields_json(with_last_messages(request, compared) if last_message else compared)
 
 
 def job_page(request: Request, job: str, against: str) -> str:
@@ -86,11 +100,13 @@ def reports_router() -> APIRouter:
 
     @router.get("/api/compare", summary="Two or more jobs on their matched tasks: rates, differences, flips")
     def compare_jobs(request: Request,
-                     jobs: Annotated[str, Query(description="comma-separated job names, baseline first")] = ""
+                     jobs: Annotated[str, Query(description="comma-separated job names, baseline first")] = "",
+                     last_message: Annotated[bool, Query(description="each task row's last attempts' closing messages "
+                                                           "(one trajectory per task and job)")] = False,
                      ) -> JSONResponse:
         names = [j.strip() for j in jobs.split(",") if j.strip()]
         if len(names) < 2 or len(set(names)) != len(names) or len(names) > MAX_COMPARED:
             raise HTTPException(400, f"jobs must name 2 to {MAX_COMPARED} different jobs, comma-separated")
-        return JSONResponse(comparison(request, names))
+        return JSONResponse(comparison(request, names, last_message))
 
     return router
