@@ -76,7 +76,6 @@ LIMIT {{limit:UInt32}}
 """ for form in agent_twins.FORMS}
 
 
-
 def within_trials(trials: str, job: str) -> str:
     """A condition on otel_traces rows: within the primary-key range of the trials' raw spans, their services
     and first to last start, read from the trials' own agent_events (ordered by trial: a plain range read).
