@@ -19,6 +19,7 @@ from harbor.models.trajectories import (Agent, FinalMetrics, Metrics, Observatio
                                         SubagentTrajectoryRef, ToolCall, Trajectory)
 
 from importers.harbor_stats import job_stats  # noqa: F401  (imported by tests alongside)
+from tests.importers.cli import run
 
 T0 = datetime(2026, 5, 1, 12, 0, 0, tzinfo=UTC)
 
@@ -178,3 +179,13 @@ def _write_job_lock(job_dir: Path) -> dict[str, str]:
     job = asyncio.run(Job.create(config))
     job._write_job_lock()
     return {lock.task.name: lock.model_dump_json(indent=4, exclude_none=True) for lock in job._job_lock.trials}
+
+
+def import_job(capsys, server, root: Path, job: str, trial_prefix: str):
+    """The fixture job written under root and imported with `harborlight import harbor`; the directory of its
+    trial whose name starts with `trial_prefix`, and that trial's trajectory as Harbor's own model reads it."""
+    source = write_job(root, job)
+    code, _, err = run(capsys, "import", "harbor", str(source), "--server", server.http_url)
+    assert code == 0, err
+    trial_dir = next(p for p in source.iterdir() if p.name.startswith(trial_prefix))
+    return trial_dir, Trajectory.model_validate_json((trial_dir / "agent" / "trajectory.json").read_text())

@@ -9,10 +9,9 @@ import json
 from datetime import datetime
 
 import httpx
-from harbor.models.trajectories import Trajectory
 
 from tests.importers.cli import run
-from tests.importers.harbor_job import write_job
+from tests.importers.harbor_job import import_job
 from tests.real_agents.cases import replayed
 
 
@@ -53,10 +52,7 @@ def test_steps_of_a_run_under_a_second_have_no_duration_not_zero(server, tmp_pat
 
 def test_harbor_trajectory_steps_last_until_the_next_step_opened(server, unique, tmp_path, capsys):
     job = f"steps-{unique}"
-    source = write_job(tmp_path / "src", job)
-    assert run(capsys, "import", "harbor", str(source), "--server", server.http_url)[0] == 0
-    trial_dir = next(p for p in source.iterdir() if p.name.startswith("hello-world__solved"))
-    harbor = Trajectory.model_validate_json((trial_dir / "agent" / "trajectory.json").read_text())
+    trial_dir, harbor = import_job(capsys, server, tmp_path / "src", job, "hello-world__solved")
     opened = [datetime.fromisoformat(s.timestamp.replace("Z", "+00:00")).timestamp() for s in harbor.steps]
 
     row = _behavior(server, trial_dir.name, job)
@@ -77,10 +73,7 @@ def test_a_call_whose_span_only_ended_is_not_read_as_one_that_did_not_fail(serve
     # Harbor's trajectory has no status for a tool call: its observation is all there is. The pytest run
     # printed "1 failed"; the imported span merely ended, so its success is a guess, not a status.
     job = f"guessed-{unique}"
-    source = write_job(tmp_path / "src", job)
-    assert run(capsys, "import", "harbor", str(source), "--server", server.http_url)[0] == 0
-    trial_dir = next(p for p in source.iterdir() if p.name.startswith("hello-world__solved"))
-    harbor = Trajectory.model_validate_json((trial_dir / "agent" / "trajectory.json").read_text())
+    trial_dir, harbor = import_job(capsys, server, tmp_path / "src", job, "hello-world__solved")
     said = {r.source_call_id: r.content for s in harbor.steps for r in (s.observation.results if s.observation else [])}
 
     calls = {c["tool_call_id"]: c for c in _behavior(server, trial_dir.name, job)["calls"]}

@@ -13,7 +13,7 @@ from harbor.models.trajectories import Trajectory
 
 from query.derive.producer_totals import NONE_SENT
 from tests.importers.cli import run
-from tests.importers.harbor_job import write_job
+from tests.importers.harbor_job import import_job, write_job
 from tests.real_agents.cases import replayed
 from tests.real_agents.recordings import load
 
@@ -81,10 +81,7 @@ def test_claude_code_cost_counter_matches_what_it_reported(server, tmp_path):
 
 def test_harbor_trajectories_final_metrics_verbatim_main_and_sub_agent(server, unique, tmp_path, capsys):
     job = f"totals-{unique}"
-    source = write_job(tmp_path / "src", job)
-    assert run(capsys, "import", "harbor", str(source), "--server", server.http_url)[0] == 0
-    trial_dir = next(p for p in source.iterdir() if p.name.startswith("hello-world__subagent"))
-    harbor = Trajectory.model_validate_json((trial_dir / "agent" / "trajectory.json").read_text())
+    trial_dir, harbor = import_job(capsys, server, tmp_path / "src", job, "hello-world__subagent")
     [sub] = harbor.subagent_trajectories
 
     totals = _trace(server, trial_dir.name, job)["totals"]
