@@ -3,8 +3,7 @@ the facts the agent layer derived and the raw attributes the trajectory's conten
 
 from dataclasses import dataclass, field
 
-LIFECYCLE = ("harbor.trial", "harbor.environment_setup", "harbor.agent_setup", "harbor.agent_execution",
-             "harbor.verifier")
+from storage.agent_identity import LIFECYCLE_SPANS
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +57,7 @@ class Event:
 
     @property
     def is_lifecycle(self) -> bool:
-        return self.source == "otel_traces" and self.name in LIFECYCLE
+        return self.source == "otel_traces" and self.name in LIFECYCLE_SPANS
 
 
 @dataclass

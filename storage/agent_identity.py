@@ -61,8 +61,9 @@ def _key(tenant: str, job: str, name: str) -> str:
 
 def renames(scope: str) -> str:
     """(key, name, job, trial) of each trace or session of the scope that names the records named after it
-    otherwise, keyed in the namer's job and (for records that name no job) in none: the names records of the scope go by, bear (their traces) or claim (their sessions). One read
-    by the sort key and the trace id and session id indexes: a few ms, no rows when nothing is renamed."""
+    otherwise, keyed in the namer's job and (for records that name no job) in none: the names records of the
+    scope go by, bear (their traces) or claim (their sessions). One read by the sort key and the trace id and
+    session id indexes: a few ms, no rows when nothing is renamed."""
     names = (f"SELECT TrialName FROM agent_events WHERE TrialName IN ("
              f"SELECT TraceId FROM agent_events WHERE ({scope}) AND TraceId != '' UNION ALL "
              f"SELECT TrialName FROM agent_events WHERE ({scope}) AND TrialName IS NOT NULL UNION ALL "
@@ -75,8 +76,9 @@ SELECT {_key('Tenant', '_job', 'name')} AS key, name AS trace, _named.1 AS job, 
     GROUP BY Tenant, _job, name)"""
 
 
-_LIFECYCLE = ("harbor.trial", "harbor.environment_setup", "harbor.agent_setup", "harbor.agent_execution",
-              "harbor.verifier")
+# The harness's lifecycle spans (harness/lifecycle.py): the trial's root and its phases, by which its runs are told apart.
+LIFECYCLE_SPANS = ("harbor.trial", "harbor.environment_setup", "harbor.agent_setup", "harbor.agent_execution",
+                   "harbor.verifier")
 
 
 def earlier_runs(scope: str) -> str:
@@ -95,14 +97,15 @@ FROM (
            arrayMax(arrayMap(r -> r.2, arrayPushBack({roots}, (0, 0)))) AS _last_end,
            arrayMax(arrayMap(r -> r.1, arrayPushBack({roots}, (0, 0)))) AS _latest
     FROM agent_events
-    WHERE ({scope}) AND SourceTable = 'otel_traces' AND Name IN {_LIFECYCLE!r}
+    WHERE ({scope}) AND SourceTable = 'otel_traces' AND Name IN {LIFECYCLE_SPANS!r}
       AND JobName IS NOT NULL AND TrialName IS NOT NULL
     GROUP BY Tenant, JobName, TrialName)
 WHERE _last_end > 0 AND cutoff > 0"""
 
 
 # The earlier runs as parameters, bound by `parameters`: (keys, cutoffs).
-_RUNS_BOUND = ("{_runs_keys:Array(String)}", "{_runs_cutoffs:Array(Int64)}")
+RUN_PARAMETERS = ("_runs_keys", "_runs_cutoffs")
+_RUNS_BOUND = (f"{{{RUN_PARAMETERS[0]}:Array(String)}}", f"{{{RUN_PARAMETERS[1]}:Array(Int64)}}")
 
 
 def latest_run(tenant: str, job: str, trial: str, timestamp: str, scope: str = "", bound: bool = True) -> str:
@@ -135,7 +138,7 @@ def parameters(rows: list[tuple], runs: list[tuple] = ()) -> dict[str, list]:
 def run_parameters(runs: list[tuple]) -> dict[str, list]:
     """The parameters `latest_run(..., bound=True)` binds, from the rows (key, cutoff) of `earlier_runs`."""
     keys, cutoffs = (list(column) for column in zip(*runs)) if runs else ([], [])
-    return {"_runs_keys": keys, "_runs_cutoffs": cutoffs}
+    return dict(zip(RUN_PARAMETERS, (keys, cutoffs)))
 
 
 def named(scope: str, bound: bool = False) -> str:

@@ -13,7 +13,7 @@ from clickhouse_connect.driver.client import Client
 from query.derive.records import Interval, LoadedTrial, TrialFacts, VerifierReport
 from query.statements.trial_rows_sql import (REPORT_PREFIX, REWARD_PREFIX, TRIAL_EVENTS, TRIAL_LIFECYCLE,
                                   TRIAL_FORM)
-from storage import agent_twins
+from storage import agent_identity, agent_twins
 
 MAX_TRIALS = 1_000_000  # "no limit" for whole-job loads
 _NS = 1e-9
@@ -104,7 +104,7 @@ def load_trials(client: Client, tenant: str, *, jobs: Sequence[str] = (), trial:
         return []
     whole_jobs = bool(jobs) and not trial and not trials and not after and len(events) < limit
     names = [] if whole_jobs else sorted({e["trial"] for e in events})  # whole jobs: no 1000-name IN list
-    runs = {k: v for k, v in bound.items() if k.startswith("_runs_")}  # the earlier runs TRIAL_FORM found
+    runs = {k: bound[k] for k in agent_identity.RUN_PARAMETERS}  # the earlier runs TRIAL_FORM found
     lifecycle = {(r["job"], r["trial"]): r for r in _dicts(client, TRIAL_LIFECYCLE, {**base, "trials": names, **runs})}
     return [LoadedTrial(_facts(e, lifecycle.get((e["job"], e["trial"]))), _seconds(e["first_seen"]),
                         _seconds(e["last_seen"]), e["n_events"]) for e in events]

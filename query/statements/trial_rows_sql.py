@@ -12,11 +12,10 @@ Nothing here loops over spans in Python: a job of thousands of trials is two GRO
 
 from query.statements.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
 from storage import agent_identity, agent_twins
+from storage.agent_identity import LIFECYCLE_SPANS
 
 # The job's planned trial count as the run record gave it (Harbor's JobResult.n_total_trials).
 PLANNED_KEY = "harbor.job.n_total_trials"
-LIFECYCLE_SPANS = ("harbor.trial", "harbor.environment_setup", "harbor.agent_setup", "harbor.agent_execution",
-                   "harbor.verifier")
 REWARD_PREFIX = "harbor.reward."
 REPORT_PREFIX = "harbor.verifier."  # harbor.verifier.resolved, .patch_applied, .f2p_pass, ... (see the field guide)
 CATEGORY_KEY = "harbor.task.category"

@@ -11,7 +11,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 from query.statements import behavior_sql, trial_rows_sql
 from query.statements.load_trials import load_trials
-from storage import Signal, ensure_schema, insert_requests, open_client
+from storage import Signal, agent_identity, ensure_schema, insert_requests, open_client
 
 T0 = 1_764_547_200_000_000_000
 S = 1_000_000_000
@@ -77,7 +77,7 @@ def test_a_trials_lifecycle_reads_otel_traces_by_the_trials_key_range(store_dir,
         [loaded] = load_trials(store.client, "", jobs=[job], trial=trial)
         assert (loaded.facts.started_at, loaded.facts.finished_at) == (start / S, (start + 60 * S) / S)
         assert loaded.facts.rewards == {"reward": reward}
-    params = {"tenant": "", "jobs": [job], "trials": [f"{unique}-a"], "_runs_keys": [], "_runs_cutoffs": []}
+    params = {"tenant": "", "jobs": [job], "trials": [f"{unique}-a"], **agent_identity.run_parameters([])}
     assert _keyed(_otel_traces_conditions(store.client, trial_rows_sql.TRIAL_LIFECYCLE, params))
     # a whole job's lifecycle (no names) is read unbounded, every trial of it
     whole = load_trials(store.client, "", jobs=[job])
