@@ -1,9 +1,11 @@
 """The SQL that reads what a trial's producer totalled itself (query/derive/producer_totals.py): the ATIF
 final_metrics on its trajectories' invoke_agent spans, and its token and cost counters' points. Both are
-named after the trial by the resource attributes the harness (or the Harbor importer) sets."""
+named after the trial by the resource attributes the harness (or the Harbor importer) sets; the spans read
+within the trial's key range (within_trials), not every trial's."""
 
 from query.derive.producer_totals import COUNTERS
 from query.statements.tenancy import RAW_TENANT_FILTER
+from query.statements.trial_rows_sql import within_trials
 
 FINAL_METRICS_KEY = "atif.final_metrics"  # importers/atif_attributes.py writes it on the invoke_agent span
 _TRIAL = """ResourceAttributes['harbor.trial.name'] = {trial:String}
@@ -13,6 +15,7 @@ FINAL_METRICS = f"""
 SELECT SpanAttributes['gen_ai.agent.name'], SpanAttributes['gen_ai.agent.id'], SpanAttributes['{FINAL_METRICS_KEY}']
 FROM otel_traces
 WHERE {RAW_TENANT_FILTER} AND {_TRIAL} AND SpanAttributes['{FINAL_METRICS_KEY}'] != ''
+  AND {within_trials("TrialName = {trial:String}", "has({jobs:Array(String)}, assumeNotNull(JobName))")}
 ORDER BY Timestamp, SpanId
 """
 

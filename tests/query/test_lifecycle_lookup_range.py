@@ -9,7 +9,7 @@ import uuid
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
-from query.statements import behavior_sql, trial_rows_sql
+from query.statements import behavior_sql, producer_totals_sql, trial_rows_sql
 from query.statements.load_trials import load_trials
 from storage import Signal, agent_identity, ensure_schema, insert_requests, open_client
 
@@ -82,3 +82,9 @@ def test_a_trials_lifecycle_reads_otel_traces_by_the_trials_key_range(store_dir,
     # a whole job's lifecycle (no names) is read unbounded, every trial of it
     whole = load_trials(store.client, "", jobs=[job])
     assert [t.facts.rewards for t in whole] == [{"reward": 1.0}, {"reward": 0.0}]
+
+
+def test_the_trace_totals_final_metrics_lookup_reads_otel_traces_by_the_trials_key_range(store_dir, unique):
+    store, job = _store(store_dir, unique)
+    params = {"tenant": "", "trial": f"{unique}-a", "jobs": [job]}
+    assert _keyed(_otel_traces_conditions(store.client, producer_totals_sql.FINAL_METRICS, params))
