@@ -253,6 +253,10 @@ def twin_reads(data_dir: Path, runs: int, events_file: Path) -> None:
     times; writes the number of events the live history shows to `events_file`."""
     store = open_client(data_dir)
     client, params = store.client, {"job": TWIN_JOB, "tenant": ""}
+    # the raw spans' read is bounded by its events' traces (store_read binds them from the events it read)
+    params["span_traces"] = [t for t, in client.query(
+        "SELECT DISTINCT TraceId FROM agent_events WHERE JobName = {job:String} AND SourceTable = 'otel_traces'",
+        parameters=params).result_rows]
     seconds: dict[str, list[float]] = defaultdict(list)
 
     def timed_call(label: str, read):

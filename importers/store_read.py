@@ -31,6 +31,16 @@ _JOB = "JobName = {job:String}"
 _TRIAL = "TrialName = {trial:String} AND ({job:String} = '' OR JobName = {job:String})"
 
 
+# otel_traces rows between the first and the last second of the traces `span_traces` (those of the events read,
+# bound), by one scalar subquery of the traces' time table (ordered by trace id). otel_traces' ORDER BY leads to
+# the time after service and span name, so the trace-id bloom index is checked in those granules only, not in
+# every granule of the table (which grew with the store: issue 18).
+_SPAN_BOUNDS = ("(SELECT (min(Start), max(End)) FROM otel_traces_trace_id_ts "
+                "WHERE TraceId IN {span_traces:Array(String)})")
+_WITHIN_TRACES = (f"toDateTime(Timestamp) >= tupleElement({_SPAN_BOUNDS}, 1)"
+                  f" AND toDateTime(Timestamp) <= tupleElement({_SPAN_BOUNDS}, 2)")
+
+
 @dataclass(frozen=True)
 class _Reads:
     """The statements that read the agent events of one scope (a job, or one trial) and their raw
@@ -70,13 +80,15 @@ ORDER BY TrialName, Timestamp, EventId
 
     @cached_property
     def spans(self) -> dict[int, str]:
-        """The raw records of the spans among the events read."""
+        """The raw records of the spans among the events read: their traces' spans, within the first to last
+        second of the events' traces (`span_traces`, bound: _WITHIN_TRACES)."""
         return {form: f"""
 SELECT TraceId, SpanId, SpanAttributes, if(startsWith(SpanName, 'harbor.'), ResourceAttributes, map()),
        StatusMessage, arrayMap(t -> toUnixTimestamp64Nano(t), `Events.Timestamp`), `Events.Name`,
        `Events.Attributes`
 FROM otel_traces
 WHERE TraceId IN (SELECT DISTINCT TraceId FROM ({self._counted(form, 'otel_traces')}))
+  AND {_WITHIN_TRACES}
   AND {_RAW_TENANT}
 """ for form in agent_twins.FORMS}
 
@@ -177,8 +189,9 @@ def _read(store: Store, reads: _Reads, params: dict[str, str]) -> dict[str, Tria
         rows = store.client.query(reads.events[form], parameters=params).result_rows
         spans: dict[tuple, tuple] = {}
         logs: dict[str, tuple] = {}
-        if any(r[4] == "otel_traces" for r in rows):
-            spans = {(r[0], r[1]): r for r in store.client.query(reads.spans[form], parameters=params).result_rows}
+        if traces := list({r[1] for r in rows if r[4] == "otel_traces"}):
+            spans = {(r[0], r[1]): r for r in store.client.query(
+                reads.spans[form], parameters={**params, "span_traces": traces}).result_rows}
         if any(r[4] == "otel_logs" for r in rows):
             logs = {r[0]: r for r in store.client.query(reads.logs[form], parameters=params).result_rows}
         twins = _twin_content(store, reads, form, params, rows)
