@@ -9,7 +9,10 @@ carries the session, last), so it is resolved when read:
     A record named after its trace takes the job and trial of its trace: those of the trace's record
     named by the strongest identity (a measured one, such as harbor.trial.name, before an inferred
     one such as session.id), the root span's first, then the earliest. A trace with no named
-    record keeps its id as the trial's name. Traces never cross tenants.
+    record keeps its id as the trial's name, except for the records that are only steps of the
+    agent's process (kind `group`): named by nothing, they are of no trial (Codex's process-level
+    roots, auth, fs.read_file, initialize, ..., are a trace each, and a run under Harbor without its
+    trial's name would otherwise show a trial for each). Traces never cross tenants.
 
     Likewise a record named after an agent's session id takes the job and trial of the trial that
     claims that session: a record with a measured trial name that carries the session id (SessionId),
@@ -141,6 +144,11 @@ def run_parameters(runs: list[tuple]) -> dict[str, list]:
     return dict(zip(RUN_PARAMETERS, (keys, cutoffs)))
 
 
+# A record no name reached that is only a step of the agent's process (Codex's process-level roots: auth,
+# fs.read_file, initialize, ... under no session) shows no trial: its trace names none, and it is of none.
+_trial_of_unrenamed = "if(Kind = 'group' AND TrialName = TraceId, NULL, TrialName)"
+
+
 def named(scope: str, bound: bool = False) -> str:
     """agent_events rows that `scope` may select once named after their trials (see the module). The
     renames are read by their own statement inside, or (bound) are `parameters` the reader binds."""
@@ -158,7 +166,7 @@ def named(scope: str, bound: bool = False) -> str:
     return f"""
 SELECT * FROM (
 SELECT * EXCEPT (_n, _at1, _at) REPLACE (
-    if(_at = 0, JobName, _n.3[_at]) AS JobName, if(_at = 0, TrialName, _n.4[_at]) AS TrialName)
+    if(_at = 0, JobName, _n.3[_at]) AS JobName, if(_at = 0, {_trial_of_unrenamed}, _n.4[_at]) AS TrialName)
 FROM (
     SELECT *, if(_at1 = 0, 0, if({then} = 0, _at1, {then})) AS _at
     FROM (SELECT *, {names} AS _n, {first} AS _at1 FROM agent_events

@@ -177,9 +177,11 @@ CLAUDE_SIDE_QUERIES = (
 SERVICE_AGENTS = (("codex", "codex"),)
 
 # Where an agent names its session (Claude Code's session.id, Codex's conversation.id, the ATIF trajectory's
-# session_id as gen_ai.conversation.id); a record with no trial name of its own is named after it.
+# session_id as gen_ai.conversation.id); a record with no trial name of its own is named after it. Codex's
+# thread/start and session_loop spans name the same id as their thread (`thread_id`).
 _SESSION = (Alias("session.id"), Alias("resource:session.id"), Alias("gen_ai.conversation.id"),
-            Alias("conversation.id"), Alias("lmnr.association.properties.session_id"))
+            Alias("conversation.id"), Alias("lmnr.association.properties.session_id"),
+            Alias("thread_id", when=service("codex")))
 
 # Scopes whose records retell an agent's run from its ATIF trajectory after the fact (harborlight's Harbor
 # importer, Harbor's own atif2otel converter): where the agent's live telemetry tells a kind of a trial,

@@ -161,14 +161,33 @@ def test_a_trial_streamed_under_its_session_then_imported_is_one_trial(server, t
     assert httpx.get(f"{server.http_url}/api/jobs/{job}", timeout=60).json() == joined
 
 
-@pytest.mark.parametrize("agent", [
-    "claude-code",
-    pytest.param("codex", marks=pytest.mark.xfail(strict=False, reason=(
-        "issue 19: Codex's process-level root traces (auth, initialize, thread/start, fs.read_file, ...) carry no "
-        "conversation.id, so without harbor.trial.name each is a trial of its own (17 for one run); seen passing "
-        "once in a whole-suite run, so not strict until the cause is known"))),
-])
+@pytest.mark.parametrize("agent", RUNS)
 def test_the_job_of_a_trial_streamed_without_its_name_has_one_trial(server, tmp_path, unique, agent):
-    _, _, joined, _, _ = _stream_then_import(server, tmp_path, f"session-one-{agent}-{unique}", agent)
+    job = f"session-one-{agent}-{unique}"
+    live, _, joined, job_dir, _ = _stream_then_import(server, tmp_path, job, agent)
+    # One run, one trial, before the directory is imported and after (Codex's run is 18 traces: its
+    # thread and turn traces name the conversation, its process-level steps name nothing).
+    assert live["n_trials"]["value"] == 1
     assert joined["n_trials"]["value"] == 1
     assert joined["raw_solve_rate"]["value"] == 1.0
+    harbor_name = next(d.name for d in job_dir.iterdir() if d.is_dir())
+    trials = httpx.get(f"{server.http_url}/api/jobs/{job}/trials", timeout=60).json()["items"]
+    assert [t["trial"] for t in trials] == [harbor_name]
+
+
+def test_codex_process_steps_are_kept_in_the_job_and_of_no_trial(server, tmp_path, unique):
+    """Codex's process-level root spans (auth, fs.read_file, initialize, ...) under no session: stored and
+    listed among the job's spans, but no trial of their own; its thread/start and session_loop traces (which
+    name the conversation as thread_id) and its turns are the run's trial."""
+    job = f"codex-steps-{unique}"
+    _, _, _, job_dir, _ = _stream_then_import(server, tmp_path, job, "codex")
+    harbor_name = next(d.name for d in job_dir.iterdir() if d.is_dir())
+    spans = [s for kind in ("group", "session") for s in httpx.get(
+        f"{server.http_url}/api/spans", params={"job": job, "kind": kind, "limit": 1000}, timeout=60).json()["items"]]
+    by_name = {}
+    for s in spans:
+        by_name.setdefault(s["name"], set()).add(s["trial"])
+    for root in ("thread/start", "turn/start", "session_loop"):
+        assert by_name[root] == {harbor_name}, root
+    for step in ("initialize", "thread/items/list", "thread/unsubscribe"):  # root spans only, in no trace of the run
+        assert by_name[step] == {None}, step
