@@ -62,21 +62,38 @@ def _key(tenant: str, job: str, name: str) -> str:
     return f"concat({tenant}, '/', {job}, '/', {name})"
 
 
+# The names table (storage/sql/agent_names.sql), fed as agent events arrive by NAMES_VIEW: per name a record
+# may give (its claims), in its job and in none, the namer of the name's records so far, kept as the naming
+# order's first (an argMin state). Names are looked up by their key range, not by checking every agent_events
+# granule's trace and session indexes (which grew with the store: issue 18).
+_NAMES_SELECT = f"""SELECT Tenant, name AS Name, _job AS Job, argMinState((JobName, TrialName), {_NAMING_ORDER}) AS Namer
+FROM agent_events ARRAY JOIN {_CLAIMS} AS name ARRAY JOIN arrayDistinct([ifNull(JobName, ''), '']) AS _job
+WHERE TrialName != name
+GROUP BY Tenant, Name, Job"""
+NAMES_VIEW = f"CREATE MATERIALIZED VIEW IF NOT EXISTS agent_names_mv TO agent_names AS\n{_NAMES_SELECT}"
+
+
+def names_backfill() -> str:
+    """The names of the stored agent events, as NAMES_VIEW writes them (an old store's, or after they were
+    derived again)."""
+    return f"INSERT INTO agent_names (Tenant, Name, Job, Namer)\n{_NAMES_SELECT}"
+
+
 def renames(scope: str) -> str:
     """(key, name, job, trial) of each trace or session of the scope that names the records named after it
     otherwise, keyed in the namer's job and (for records that name no job) in none: the names records of the
-    scope go by, bear (their traces) or claim (their sessions). One read by the sort key and the trace id and
-    session id indexes: a few ms, no rows when nothing is renamed."""
+    scope go by, bear (their traces) or claim (their sessions). The names by the agent_events sort key, their
+    namers by the names table's: a few ms, no rows when nothing is renamed."""
     names = (f"SELECT TrialName FROM agent_events WHERE TrialName IN ("
              f"SELECT TraceId FROM agent_events WHERE ({scope}) AND TraceId != '' UNION ALL "
              f"SELECT TrialName FROM agent_events WHERE ({scope}) AND TrialName IS NOT NULL UNION ALL "
              f"SELECT SessionId FROM agent_events WHERE ({scope}) AND SessionId IS NOT NULL)")
     return f"""
-SELECT {_key('Tenant', '_job', 'name')} AS key, name AS trace, _named.1 AS job, _named.2 AS trial FROM (
-    SELECT Tenant, _job, name, argMin((JobName, TrialName), {_NAMING_ORDER}) AS _named
-    FROM agent_events ARRAY JOIN {_CLAIMS} AS name ARRAY JOIN arrayDistinct([ifNull(JobName, ''), '']) AS _job
-    WHERE (TraceId IN ({names}) OR SessionId IN ({names})) AND name IN ({names}) AND TrialName != name
-    GROUP BY Tenant, _job, name)"""
+SELECT {_key('Tenant', 'Job', 'Name')} AS key, Name AS trace, _named.1 AS job, _named.2 AS trial FROM (
+    SELECT Tenant, Job, Name, argMinMerge(Namer) AS _named
+    FROM agent_names
+    WHERE Name IN ({names})
+    GROUP BY Tenant, Job, Name)"""
 
 
 # The harness's lifecycle spans (harness/lifecycle.py): the trial's root and its phases, by which its runs are told apart.

@@ -6,6 +6,7 @@ from itertools import groupby
 
 from clickhouse_connect.driver.client import Client
 
+from storage.agent_identity import names_backfill
 from storage.agent_sources import CONTEXTS
 from storage.schema_ddl import (
     SCHEMA_VERSION, VERSION_TABLE, Statement, comment_of, plain_schema, statement, view_comment, without_comment,
@@ -16,6 +17,7 @@ __all__ = ["SCHEMA_VERSION", "ensure_schema", "statement", "view_comment"]
 log = logging.getLogger(__name__)
 
 _ARRIVALS_VERSION = 5
+_NAMES_VERSION, _NAMES_VIEW = 8, "agent_names_mv"
 
 
 def _current_comment(client: Client, name: str) -> str | None:
@@ -38,6 +40,8 @@ def _ensure_view(client: Client, view: Statement) -> bool:
     reclassified = current is not None and view.name in _AGENT_SOURCES
     if reclassified:
         _reclassify(client, view.name, without_comment(view.sql))
+    if current is not None and view.name == _NAMES_VIEW:
+        _name_again(client)  # by the new statement, before the view is swapped
     client.command(f"DROP VIEW IF EXISTS {view.name}")
     client.command(view.sql)
     return reclassified
@@ -54,6 +58,8 @@ def _reclassify(client: Client, view: str, sql: str) -> None:
     # No early return on zero stored rows: a start that died after the DELETE left exactly that.
     stale = client.command("SELECT count() FROM agent_events WHERE SourceTable = {t:String}", parameters={"t": table})
     log.warning("the agent rules changed: deriving the agent events of %s again (%d stored)", table, stale)
+    # The names of the events deleted stay in agent_names: they are taken again after, also when this start dies.
+    client.command(f"DELETE FROM {VERSION_TABLE} WHERE Version = {_NAMES_VERSION}")
     client.command("DELETE FROM agent_events WHERE SourceTable = {t:String}", parameters={"t": table})
     select = sql.split(" TO agent_events AS", 1)[1]
     columns = [row[0] for row in client.query(f"DESCRIBE ({select})").result_rows]  # a view matches them by name
@@ -71,6 +77,16 @@ def _count_arrivals(client: Client) -> None:
     client.command("TRUNCATE TABLE trial_summarized")
     select = statement("trial_arrivals_mv").split(" AS\n", 1)[1]
     client.command(f"INSERT INTO trial_arrivals {select}", settings={"insert_deduplicate": 0})
+
+
+def _name_again(client: Client) -> None:
+    """agent_names taken again from the stored agent events, as its view writes them: for a store from before
+    the names table, after agent events were derived again (their DELETE left their names), and when the
+    naming rule changed. It runs on start, before ingest does, and repeats whole after a start that died
+    half-way (the version is recorded after it, the view swapped after it)."""
+    log.warning("taking the names of the stored agent events (who names the records named after a trace or session)")
+    client.command("TRUNCATE TABLE agent_names")
+    client.command(names_backfill(), settings={"insert_deduplicate": 0})
 
 
 def _needs_setting(client: Client, setting: Statement) -> bool:
@@ -99,6 +115,9 @@ def ensure_schema(client: Client, retention_days: int | None = None) -> int:
                 client.command(s.sql)
         if version == _ARRIVALS_VERSION and (rederived or version not in applied):
             _count_arrivals(client)
+        if version == _NAMES_VERSION and (rederived or version not in applied):
+            _name_again(client)
+            applied.discard(version)  # recorded again below: a re-derivation took its record back
         if version and version not in applied:
             client.command(f"INSERT INTO {VERSION_TABLE} (Version) VALUES ({{v:UInt32}})", parameters={"v": version})
     return SCHEMA_VERSION

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from importlib.resources import files
 
+from storage.agent_identity import NAMES_VIEW
 from storage.agent_rules import FACTS
 
 # Each migration is a list of statement files under storage/sql/, applied in order.
@@ -41,6 +42,10 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (6, ["job_rows"]),
     # Request claims: receivers sharing a server store each request once, also when two commit it at once.
     (7, ["harborlight_request_claims"]),
+    # Agent names: who names the records named after a trace or a session, kept by name as agent events
+    # arrive (its view's statement is storage/agent_identity.py's), so one trial's read looks its names up by
+    # key range. A store from before gets its stored events' names (storage/schema.py _name_again).
+    (8, ["agent_names", "agent_names_mv"]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -78,6 +83,9 @@ SHARD_KEYS: dict[str, dict[str, str]] = {
         "otel_metrics_histogram": f"cityHash64({_RAW_TRIAL})",
         "agent_events": "cityHash64(ifNull(TrialName, TraceId))",
         "trial_arrivals": "cityHash64(TrialKey)",
+        # A name's rows are written on the shard of the record that names it (its view reads that shard's
+        # agent_events), so no read may skip shards by the name: the key only spreads rows written to the front.
+        "agent_names": "rand()",
         "trial_summarized": "cityHash64(TrialKey)",
         "trial_rows": "cityHash64(trial)",
         "job_rows": "cityHash64(job)",
@@ -127,9 +135,14 @@ class Statement:
     sql: str
 
 
+# Statements written in code where their rule is (one truth), not in a file of storage/sql/.
+_IN_CODE = {"agent_names_mv": NAMES_VIEW}
+
+
 def statement(name: str, retention_days: int | None = None) -> str:
-    """The plain statement of storage/sql/<name>.sql, with the exporter's TTL when retention is asked."""
-    sql = files("storage").joinpath("sql", f"{name}.sql").read_text()
+    """The plain statement of storage/sql/<name>.sql (or of _IN_CODE), with the exporter's TTL when retention
+    is asked."""
+    sql = _IN_CODE.get(name) or files("storage").joinpath("sql", f"{name}.sql").read_text()
     for column in ("Timestamp", "Start", "TimeUnix"):
         placeholder = f"{{ttl:{column}}}"
         if retention_days:

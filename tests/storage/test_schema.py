@@ -157,8 +157,9 @@ def test_a_store_from_before_session_ids_gets_the_column_and_its_index(fresh_dat
     prunes by."""
     client, database = fresh_database
     ensure_schema(client)
-    for view in ("agent_events_traces_mv", "agent_events_logs_mv"):
+    for view in ("agent_events_traces_mv", "agent_events_logs_mv", "agent_names_mv"):
         client.command(f"DROP VIEW {view}")
+    client.command("DROP TABLE agent_names")
     client.command("ALTER TABLE agent_events DROP INDEX idx_session_id")
     client.command("ALTER TABLE agent_events DROP COLUMN SessionId")
     client.command("DELETE FROM harborlight_schema_migrations WHERE Version >= 4")
