@@ -9,7 +9,8 @@ from clickhouse_connect.driver.client import Client
 from storage.agent_identity import names_backfill
 from storage.agent_sources import CONTEXTS
 from storage.schema_ddl import (
-    SCHEMA_VERSION, VERSION_TABLE, Statement, comment_of, plain_schema, statement, view_comment, without_comment,
+    NAMES_VERSION, SCHEMA_VERSION, VERSION_TABLE, Statement, comment_of, plain_schema, statement, view_comment,
+    without_comment,
 )
 
 __all__ = ["SCHEMA_VERSION", "ensure_schema", "statement", "view_comment"]
@@ -17,7 +18,7 @@ __all__ = ["SCHEMA_VERSION", "ensure_schema", "statement", "view_comment"]
 log = logging.getLogger(__name__)
 
 _ARRIVALS_VERSION = 5
-_NAMES_VERSION, _NAMES_VIEW = 8, "agent_names_mv"
+_NAMES_VIEW = "agent_names_mv"
 
 
 def _current_comment(client: Client, name: str) -> str | None:
@@ -59,7 +60,7 @@ def _reclassify(client: Client, view: str, sql: str) -> None:
     stale = client.command("SELECT count() FROM agent_events WHERE SourceTable = {t:String}", parameters={"t": table})
     log.warning("the agent rules changed: deriving the agent events of %s again (%d stored)", table, stale)
     # The names of the events deleted stay in agent_names: they are taken again after, also when this start dies.
-    client.command(f"DELETE FROM {VERSION_TABLE} WHERE Version = {_NAMES_VERSION}")
+    client.command(f"DELETE FROM {VERSION_TABLE} WHERE Version = {NAMES_VERSION}")
     client.command("DELETE FROM agent_events WHERE SourceTable = {t:String}", parameters={"t": table})
     select = sql.split(" TO agent_events AS", 1)[1]
     columns = [row[0] for row in client.query(f"DESCRIBE ({select})").result_rows]  # a view matches them by name
@@ -115,7 +116,7 @@ def ensure_schema(client: Client, retention_days: int | None = None) -> int:
                 client.command(s.sql)
         if version == _ARRIVALS_VERSION and (rederived or version not in applied):
             _count_arrivals(client)
-        if version == _NAMES_VERSION and (rederived or version not in applied):
+        if version == NAMES_VERSION and (rederived or version not in applied):
             _name_again(client)
             applied.discard(version)  # recorded again below: a re-derivation took its record back
         if version and version not in applied:

@@ -3,14 +3,16 @@ NAME apply`), and checked against system.tables before receivers write to it (`s
 
 A view made from other statements (an older rule table) is dropped and made again across the cluster; its
 stored rows stay as they were derived (agent events cannot be deleted and derived again through a
-Distributed table the way storage/schema.py does it on one engine)."""
+Distributed table the way storage/schema.py does it on one engine). A store from before the names table gets
+its stored events' names, read and written through the Distributed tables."""
 
 from clickhouse_connect.driver.client import Client
 
+from storage.agent_identity import names_backfill
 from storage.client import Store, StoreUnavailable
 
 from storage.schema_ddl import (
-    VERSION_TABLE, Cluster, Statement, cluster_schema, comment_of, local_name, plain_schema,
+    NAMES_VERSION, VERSION_TABLE, Cluster, Statement, cluster_schema, comment_of, local_name, plain_schema,
 )
 
 
@@ -34,6 +36,9 @@ def apply_cluster_schema(client: Client, cluster: Cluster, retention_days: int |
         client.command(s.sql)
         ran.append(s)
     applied = {row[0] for row in client.query(f"SELECT Version FROM {VERSION_TABLE}").result_rows}
+    if NAMES_VERSION not in applied:  # a store from before the names table: its events' names, through the fronts
+        client.command(f"TRUNCATE TABLE IF EXISTS {local_name('agent_names')} ON CLUSTER {cluster.name} SYNC")
+        client.command(names_backfill(), settings={"distributed_foreground_insert": 1, "insert_deduplicate": 0})
     for version in sorted({s.version for s in plain_schema()} - applied - {0}):
         client.command(f"INSERT INTO {VERSION_TABLE} (Version) VALUES ({{v:UInt32}})", parameters={"v": version},
                        settings={"distributed_foreground_insert": 1})

@@ -48,6 +48,7 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     (8, ["agent_names", "agent_names_mv"]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
+NAMES_VERSION = next(version for version, names in MIGRATIONS if "agent_names" in names)
 
 VERSION_TABLE = "harborlight_schema_migrations"
 _VERSION_TABLE_SQL = f"""CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (

@@ -7,6 +7,8 @@ ClickHouse server does for its local replica). The schema is applied with `apply
 DDL worker runs an ON CLUSTER statement: without the clause (chDB has no Keeper for the worker;
 tests/support/standin_process.py)."""
 
+from datetime import datetime
+
 import httpx
 import pytest
 
@@ -94,3 +96,22 @@ def test_serve_on_a_cluster_refuses_options_it_cannot_honour_in_one_line(tmp_pat
                    "--grpc-port", str(free_port()), "--http-port", str(free_port()))
     assert done.returncode == 1 and done.stdout == "" and done.stderr.count("\n") == 1
     assert says in done.stderr
+
+
+def test_a_cluster_store_from_before_the_names_table_gets_its_events_names(standin, unique):
+    """Applied on a cluster whose agent events were stored before agent_names: the stored events' names are
+    taken through the Distributed tables, so a trial read finds who names its trace's records."""
+    client = reader(standin.url)
+    trace, trial = unique * 2 + "abcdefgh", f"{unique}-named"
+    client.insert("otel_traces", [[datetime(2025, 1, 1), trace, "s1", "", "chat m", "svc",
+                                   {"gen_ai.operation.name": "chat"}, {"harbor.trial.name": trial}]],
+                  column_names=["Timestamp", "TraceId", "SpanId", "ParentSpanId", "SpanName", "ServiceName",
+                                "SpanAttributes", "ResourceAttributes"], settings={"distributed_foreground_insert": 1})
+    names = "SELECT Job, argMinMerge(Namer).2 FROM agent_names WHERE Name = {t:String} GROUP BY Job ORDER BY Job"
+    taken = client.query(names, parameters={"t": trace}).result_rows
+    assert taken == [("", trial)]  # named by the view on the shard's agent events
+    client.command("TRUNCATE TABLE agent_names_local")  # what a store from before left: no names, no version
+    client.command("DELETE FROM harborlight_schema_migrations_local WHERE Version = 8")
+    assert client.query(names, parameters={"t": trace}).result_rows == []
+    apply_cluster_schema(AsEachNodeRunsIt(client, CLUSTER), CLUSTER)
+    assert client.query(names, parameters={"t": trace}).result_rows == taken
