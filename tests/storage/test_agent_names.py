@@ -15,6 +15,7 @@ import pytest
 from storage import Signal, agent_identity, ensure_schema, insert_requests
 from storage.schema import statement
 from tests.agent.test_trace_identity import _converted
+from tests.support.dies_at_insert import DiesAtInsert
 
 _SCOPE = "TrialName = {trial:String} AND JobName = {job:String}"
 
@@ -76,22 +77,9 @@ def test_a_store_from_before_the_names_table_gets_it_with_the_same_answers(trial
     stored = "SELECT Tenant, Name, Job, argMinMerge(Namer) FROM agent_names GROUP BY ALL ORDER BY ALL"
     namers = client.query(stored).result_rows
     _before_names(client)
-
-    class DiesAtInsert:
-        """The real client; the process dies before or after it writes the stored events' names."""
-        def __getattr__(self, name):
-            return getattr(client, name)
-
-        def command(self, sql, *args, **kwargs):
-            if not sql.startswith("INSERT INTO agent_names"):
-                return client.command(sql, *args, **kwargs)
-            if dies == "after":
-                client.command(sql, *args, **kwargs)
-            raise KeyboardInterrupt("killed")
-
     if dies:
         with pytest.raises(KeyboardInterrupt):
-            ensure_schema(DiesAtInsert())
+            ensure_schema(DiesAtInsert(client, "INSERT INTO agent_names", after=dies == "after"))
         assert (8,) not in client.query("SELECT Version FROM harborlight_schema_migrations").result_rows
     ensure_schema(client)
     assert client.query(stored).result_rows == namers

@@ -8,6 +8,7 @@ import pytest
 
 from storage import SCHEMA_VERSION, ensure_schema
 from storage.schema import statement, view_comment
+from tests.support.dies_at_insert import DiesAtInsert
 from tests.support.old_schema import downgrade_to_schema_2
 
 TABLES = {
@@ -115,20 +116,8 @@ def test_a_start_that_dies_while_classifying_again_is_completed_by_the_next(fres
     assert _insert_chat_span(client, "old") == [("group",)]
     old_view = _view(client, database, "agent_events_traces_mv")
 
-    class DiesAtInsert:
-        """The real client; the process dies before or after it writes the re-derived rows."""
-        def __getattr__(self, name):
-            return getattr(client, name)
-
-        def command(self, sql, *args, **kwargs):
-            if not sql.startswith("INSERT INTO agent_events"):
-                return client.command(sql, *args, **kwargs)
-            if dies == "after":
-                client.command(sql, *args, **kwargs)
-            raise KeyboardInterrupt("killed")
-
     with pytest.raises(KeyboardInterrupt):
-        ensure_schema(DiesAtInsert())
+        ensure_schema(DiesAtInsert(client, "INSERT INTO agent_events", after=dies == "after"))
     assert _view(client, database, "agent_events_traces_mv") == old_view  # not swapped: the next start redoes it
     ensure_schema(client)
     assert client.query("SELECT Kind FROM agent_events WHERE SpanId = 'old'").result_rows == [("llm_request",)]
