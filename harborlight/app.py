@@ -38,7 +38,6 @@ from sqlport.clickhouse_http import QueryLimits, optional_clickhouse_http_server
 from storage import Store, StoreUnavailable, ensure_schema, open_client, recent_digests
 from storage.schema_cluster import use_cluster
 from storage.broken_parts import broken_parts, describe
-from storage.client import read_nice
 
 log = logging.getLogger("harborlight")
 
@@ -93,13 +92,12 @@ def connection_guard(settings: Settings):
     return guarded_protocol(settings.read_timeout_seconds, settings.max_connections)
 
 
-def clickhouse_limits(settings: Settings, store: Store) -> QueryLimits:
-    """One SQL statement gets at most a quarter of the memory limit and half the cores, its threads niced where
-    they can be, so a heavy query cannot starve ingest."""
+def clickhouse_limits(settings: Settings) -> QueryLimits:
+    """One SQL statement gets at most a quarter of the memory limit and half the cores, so a heavy query cannot
+    starve ingest."""
     return QueryLimits(max_execution_time=settings.clickhouse_http_query_seconds,
                        max_memory_usage=settings.memory_limit_mib * 1024 * 1024 // 4,
-                       max_threads=max(1, (os.cpu_count() or 2) // 2), os_thread_priority=read_nice(store),
-                       max_request_bytes=settings.max_request_bytes)
+                       max_threads=max(1, (os.cpu_count() or 2) // 2), max_request_bytes=settings.max_request_bytes)
 
 
 def api_authenticator(authenticator: Authenticator):
@@ -187,7 +185,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
         try:
             async with optional_clickhouse_http_server(
                 store, authenticator, settings.host, settings.clickhouse_http_port,
-                clickhouse_limits(settings, store),
+                clickhouse_limits(settings),
                 lambda app: FreshReads(app, writer.caught_up, settings.max_commit_lag_seconds),
                 connection_guard(settings),
             ) as clickhouse_http_port:

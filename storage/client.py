@@ -4,7 +4,6 @@ import ctypes
 import os
 import sys
 import tempfile
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,31 +19,7 @@ from clickhouse_connect.driver.client import Client
 # interface) run at READ_PRIORITY.
 COMMIT_PRIORITY = 1
 READ_PRIORITY = 2
-READ_NICE = 19  # ClickHouse's os_thread_priority for those readers: the OS gives them the cores others leave
 _LIBC = ctypes.CDLL(None, use_errno=True)  # syncfs(2): os has sync() for every file system only
-
-
-def read_nice(store: "Store") -> int:
-    """The os_thread_priority heavy readers may run at: READ_NICE where the engine can set its threads back to 0
-    after the query (it does, as each pooled thread leaves a query; without CAP_SYS_NICE that fails and the thread
-    would run the next commit at READ_NICE too), else 0. A server's threads are the server's: 0."""
-    if not store.embedded:
-        return 0
-    may_reset = []
-
-    def probe() -> None:
-        thread = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, thread, 1)
-        try:
-            os.setpriority(os.PRIO_PROCESS, thread, 0)
-            may_reset.append(True)
-        except PermissionError:
-            pass
-
-    prober = threading.Thread(target=probe)  # a thread of its own, which ends niced if it cannot reset
-    prober.start()
-    prober.join()
-    return READ_NICE if may_reset else 0
 
 
 class StoreUnavailable(Exception):
