@@ -40,7 +40,7 @@ def test_acknowledged_before_the_store_commits_and_stored_after(tmp_path):
             assert await writer.write(Signal.traces, b"r1", 10, _digest(1)) is True
             assert store.stored == []  # acknowledged while the store had nothing
             store.gate.set()
-            assert await writer.caught_up(10) == 0
+            assert await writer.caught_up(120) == 0
             assert store.stored == [b"r1"]
 
     asyncio.run(main())
@@ -53,7 +53,7 @@ def test_every_fsync_policy_acknowledges_and_stores(tmp_path, policy):
     async def main():
         async with _writer(tmp_path, store, policy=policy) as writer:
             results = await asyncio.gather(*(writer.write(Signal.logs, b"p%d" % i, 1, _digest(i)) for i in range(20)))
-            await writer.caught_up(10)
+            await writer.caught_up(120)
             return results
 
     assert asyncio.run(main()) == [True] * 20
@@ -71,7 +71,7 @@ def test_requests_arriving_during_a_commit_share_the_next_one(tmp_path):
             for i in range(1, 20):
                 await writer.write(Signal.traces, b"r%d" % i, 1, _digest(i))
             store.gate.set()
-            await writer.caught_up(10)
+            await writer.caught_up(120)
 
     asyncio.run(main())
     assert [len(payloads) for payloads, _ in store.inserts] == [1, 19]
@@ -91,7 +91,7 @@ def test_a_full_log_refuses_retryably_and_loses_nothing_acknowledged(tmp_path):
                 except LogFull as exc:
                     assert exc.grpc_code == grpc.StatusCode.RESOURCE_EXHAUSTED and exc.http_status == 429
             store.gate.set()
-            await writer.caught_up(10)
+            await writer.caught_up(120)
             return acknowledged
 
     acknowledged = asyncio.run(main())
@@ -107,7 +107,7 @@ def test_a_request_seen_before_is_acknowledged_without_storing_it_twice(tmp_path
             old = await writer.write(Signal.traces, b"stored before a restart", 1, _digest(7))
             new = await writer.write(Signal.traces, b"new", 1, _digest(8))
             again = await writer.write(Signal.traces, b"new", 1, _digest(8))  # still in the log, or stored
-            await writer.caught_up(10)
+            await writer.caught_up(120)
             later = await writer.write(Signal.traces, b"new", 1, _digest(8))
             return old, new, again, later
 
@@ -125,7 +125,7 @@ def test_a_read_that_cannot_wait_for_the_store_is_told_how_many_requests_it_may_
                 await writer.write(Signal.traces, b"r%d" % i, 1, _digest(i))
             unstored = await writer.caught_up(0.1)
             store.gate.set()
-            return unstored, await writer.caught_up(10)
+            return unstored, await writer.caught_up(120)
 
     assert asyncio.run(main()) == (3, 0)
 
@@ -147,7 +147,7 @@ def test_a_restart_stores_what_the_log_held_before_it_takes_requests(tmp_path):
         async with _writer(tmp_path, store) as writer:
             stored_on_start = list(store.stored)
             await writer.write(Signal.traces, b"new", 1, _digest(9))
-            await writer.caught_up(10)
+            await writer.caught_up(120)
             return stored_on_start
 
     assert asyncio.run(second()) == [b"r%d" % i for i in range(5)]

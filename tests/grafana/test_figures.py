@@ -14,7 +14,7 @@ JOBS, JOB, TRIAL, INGEST = ("harborlight-jobs.json", "harborlight-job.json", "ha
 
 
 def api(server, path: str):
-    answer = httpx.get(f"{server.http_url}{path}", timeout=30)
+    answer = httpx.get(f"{server.http_url}{path}", timeout=300)
     assert answer.status_code == 200, answer.text
     return answer.json()
 

@@ -100,9 +100,10 @@ class InProcessServer:
     def http_url(self) -> str:
         return f"http://127.0.0.1:{self.run.http_port}"
 
-    def caught_up(self, timeout: float = 60) -> None:
+    def caught_up(self, timeout: float = 300) -> None:
         """Waits until everything the server acknowledged is stored (as its own reads do)."""
-        asyncio.run_coroutine_threadsafe(self.run.writer.caught_up(timeout), self._loop).result()
+        unstored = asyncio.run_coroutine_threadsafe(self.run.writer.caught_up(timeout), self._loop).result()
+        assert unstored == 0, f"{unstored} acknowledged requests not stored after {timeout} s"
 
     def sql(self, query: str, **parameters) -> list[tuple]:
         """A read straight from the store, of everything acknowledged before it."""
@@ -140,10 +141,17 @@ class SubprocessServer:
     def http_url(self) -> str:
         return f"http://127.0.0.1:{self.http_port}"
 
-    def caught_up(self, timeout: float = 60) -> None:
-        """Waits until everything the server acknowledged is stored: its API's reads wait for that."""
-        answer = httpx.get(f"{self.http_url}/api/ingest", params={"service": ""}, timeout=timeout)
-        assert answer.status_code == 200 and "x-harborlight-unstored-requests" not in answer.headers, answer.text
+    def caught_up(self, timeout: float = 300) -> None:
+        """Waits until everything the server acknowledged is stored: its API's reads wait for that, up to the
+        server's --max-commit-lag-seconds, and then answer with what they could not see yet; on a loaded machine
+        the log may take longer, so this asks again until `timeout`."""
+        deadline = time.monotonic() + timeout
+        while True:
+            answer = httpx.get(f"{self.http_url}/api/ingest", params={"service": ""}, timeout=timeout)
+            assert answer.status_code == 200, answer.text
+            if "x-harborlight-unstored-requests" not in answer.headers:
+                return
+            assert time.monotonic() < deadline, answer.text
 
     def kill(self) -> None:
         self.process.send_signal(signal.SIGKILL)
