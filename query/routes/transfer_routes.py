@@ -3,6 +3,9 @@ directory out, as .tar.gz) and GET /api/trials/{trial}/trajectory (one trial's A
 operations themselves live in importers/; the composition root puts them on app.state.transfers, so
 the query package does not import the importers."""
 
+import re
+from urllib.parse import quote
+
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 
 from query.statements.tenancy import tenant_of
@@ -17,6 +20,14 @@ def _transfers(request: Request):
 
 def _refused(exc: ValueError) -> HTTPException:
     return HTTPException(404 if isinstance(exc, LookupError) else getattr(exc, "http_status", 400), str(exc))
+
+
+def attachment(filename: str) -> str:
+    """A Content-Disposition for a download named `filename` (RFC 6266): an ASCII fallback in `filename`
+    (every character but letters, digits, `.`, `-`, `_` and space becomes `_`, so a quote, `;`, CR or LF
+    cannot end the parameter) and the exact name, UTF-8 and percent-encoded (RFC 8187), in `filename*`."""
+    fallback = re.sub(r"[^A-Za-z0-9._ -]", "_", filename).strip(" ") or "download"
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
 
 
 def transfer_router() -> APIRouter:
@@ -42,7 +53,7 @@ def transfer_router() -> APIRouter:
         except ValueError as exc:
             raise _refused(exc) from None
         return Response(data, media_type="application/gzip",
-                        headers={"Content-Disposition": f'attachment; filename="{job}.tar.gz"'})
+                        headers={"Content-Disposition": attachment(f"{job}.tar.gz")})
 
     @router.get("/api/trials/{trial}/trajectory",
                 summary="The trial's ATIF trajectory (the export's agent/trajectory.json), built from its telemetry")
