@@ -1,5 +1,7 @@
 """`harborlight import otlp FILE...` and `harborlight import harbor JOBDIR...`, with a progress bar on
-a terminal and a one-line summary; bad input is one line on stderr and exit 1."""
+a terminal and a one-line summary; bad input is one line on stderr and exit 1. A Harbor job's file that is
+refused (not a regular file inside its job directory, or over its size limit) is one line on stderr, the
+rest is imported, and the exit status is 2."""
 
 import argparse
 import asyncio
@@ -11,7 +13,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harborlight.command_help import add_command
+from harborlight.settings import Settings, env_name, flag_name
 from harborlight.transfer_access import add_store_options, sink_for
+from importers.confined_files import MIB, FileLimits
 from importers.errors import TransferError
 from importers.harbor_import import count_trials, import_harbor
 from importers.otlp_import import import_otlp, read_files
@@ -42,17 +46,34 @@ async def _otlp(args: argparse.Namespace) -> str:
             f"{_rejections(tally)}{duplicates}")
 
 
+_LIMITS = ("import_max_json_mib", "import_max_trajectory_mib", "import_max_log_mib")
+
+
+def _limits(args: argparse.Namespace) -> FileLimits:
+    settings = Settings.resolve({name: getattr(args, name, None) for name in _LIMITS})
+    return FileLimits(json_bytes=settings.import_max_json_mib * MIB,
+                      trajectory_bytes=settings.import_max_trajectory_mib * MIB,
+                      log_bytes=settings.import_max_log_mib * MIB)
+
+
+def _refused(line: str) -> None:
+    print(f"harborlight: {line}", file=sys.stderr, flush=True)
+
+
 async def _harbor(args: argparse.Namespace) -> str:
+    limits = _limits(args)
     with _progress() as progress:
         task = progress.add_task("importing Harbor trials", total=count_trials(args.jobdirs))
         async with sink_for(args, "import harbor") as sink:
-            report = await import_harbor(args.jobdirs, sink, lambda n: progress.advance(task, n))
+            report = await import_harbor(args.jobdirs, sink, lambda n: progress.advance(task, n), limits, _refused)
+    args.refused = len(report.refused)
     running = f"; {report.running} of them still running" if report.running else ""
     if report.running_skipped:
         running += f"; skipped {report.running_skipped} running trial(s) with no trajectory step yet"
     again = " (already stored)" if report.spans.requests and report.spans.duplicates == report.spans.requests else ""
+    refused = f"; refused {len(report.refused)} file(s), listed above" if report.refused else ""
     return (f"imported {report.trials} trial(s) of {len(report.jobs)} job(s) as {report.spans.stored:,} span(s)"
-            f"{again}{running}{_rejections(report.spans)}")
+            f"{again}{running}{_rejections(report.spans)}{refused}")
 
 
 def _run(work) -> Any:
@@ -62,7 +83,7 @@ def _run(work) -> Any:
         except TransferError as exc:
             print(f"harborlight: {exc}", file=sys.stderr)
             return 1
-        return 0
+        return 2 if getattr(args, "refused", 0) else 0
 
     return run
 
@@ -86,5 +107,10 @@ def add_import_command(commands: Any) -> None:
         "harborlight import harbor jobs/* --data-dir harborlight-data",
     ])
     harbor.add_argument("jobdirs", metavar="JOBDIR", nargs="+", type=Path)
+    for name in _LIMITS:
+        default = Settings.__dataclass_fields__[name].default
+        harbor.add_argument(flag_name(name), dest=name, type=int, default=None, metavar="MIB",
+                            help=f"{Settings.__dataclass_fields__[name].metadata['help']} "
+                                 f"(env {env_name(name)}, default {default})")
     add_store_options(harbor)
     harbor.set_defaults(run=_run(_harbor))

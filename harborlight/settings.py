@@ -70,6 +70,20 @@ class Settings:
     clickhouse_http_query_seconds: int = _setting(
         300, "longest a statement on the ClickHouse HTTP interface runs (its max_execution_time; callers may lower it)"
     )
+    live_buffer_kib: int = _setting(
+        1024, "most an /api/live stream may fall behind its reader; past it the stream is ended with a 'dropped' "
+        "event saying so (reconnect with history=true to catch up)",
+    )
+    live_streams_per_tenant: int = _setting(
+        64, "most /api/live streams one tenant (or, without tenants, everyone) holds open; past it: 429",
+    )
+    import_max_json_mib: int = _setting(
+        64, "import harbor: largest config.json, result.json, lock.json or verifier/report.json read; larger: refused"
+    )
+    import_max_trajectory_mib: int = _setting(
+        256, "import harbor: largest agent/trajectory.json read; larger: refused"
+    )
+    import_max_log_mib: int = _setting(256, "import harbor: largest job.log or trial.log read; larger: refused")
 
     @property
     def wal_directory(self) -> Path:

@@ -9,11 +9,17 @@ the files the agent edited.
 """
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
+from importers.confined_files import ConfinedDir, FileLimits
+from importers.errors import TransferError
+
+log = logging.getLogger(__name__)
+
 GOLD_PATCH = "harbor.task.gold_patch"
-_INSTANCE = Path("tests") / "config.json"
+_INSTANCE = "tests/config.json"
 
 
 def task_dir(task: dict[str, Any]) -> Path | None:
@@ -30,12 +36,20 @@ def task_dir(task: dict[str, Any]) -> Path | None:
         return None
 
 
-def gold_patch(trial_config: dict[str, Any]) -> str | None:
-    """The gold patch of the trial's task, or None when its directory is not here or holds none."""
+def gold_patch(trial_config: dict[str, Any], limits: FileLimits = FileLimits()) -> str | None:
+    """The gold patch of the trial's task, or None when its directory is not here or holds none. The instance
+    file is read confined to the task directory (importers/confined_files.py): a link out of it, a FIFO or
+    device, or a file over the JSON limit is refused with a warning."""
     where = task_dir(trial_config.get("task") or {})
+    if where is None or not where.is_dir():
+        return None
     try:
-        record = json.loads((where / _INSTANCE).read_text()) if where else None
-    except (OSError, ValueError):
+        read = ConfinedDir(where).read(_INSTANCE, limits.json_bytes, "--import-max-json-mib")
+        record = json.loads(read.data) if read is not None else None
+    except TransferError as exc:
+        log.warning("%s", exc)
+        return None
+    except (ValueError, RecursionError):
         return None
     patch = record.get("patch") if isinstance(record, dict) else None
     return patch if isinstance(patch, str) and patch.strip() else None

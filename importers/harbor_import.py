@@ -9,7 +9,8 @@ from pathlib import Path
 
 from importers import harbor_logs
 from importers.harbor_files import JobResult
-from importers.harbor_read import HarborJob, HarborTrial, LogFile, read_job, read_job_head
+from importers.confined_files import FileLimits
+from importers.harbor_read import HarborJob, HarborTrial, LogFile, read_job, read_job_head, trial_names
 from importers.harbor_spans import JobContext, config_facts, trial_identity, trial_requests
 from importers.pump import Pump, Tally
 from importers.sink import Sink
@@ -24,6 +25,7 @@ class HarborImport:
     running_skipped: int = 0  # running trials with nothing ended yet (no trajectory step): nothing to send
     spans: Tally = field(default_factory=Tally)
     logs: Tally = field(default_factory=Tally)
+    refused: list[str] = field(default_factory=list)  # a line per file left out (importers/confined_files.py)
 
 
 def _group(trial: HarborTrial) -> tuple:
@@ -64,7 +66,7 @@ def job_context(path: Path) -> JobContext:
 
 def count_trials(paths: list[Path]) -> int:
     """Trial directories to go through, for a progress bar (0 for what is not a directory)."""
-    return sum(1 for path in paths if path.is_dir() for p in path.iterdir() if (p / "config.json").is_file())
+    return sum(len(trial_names(path)) for path in paths if path.is_dir())
 
 
 def _carried(resource: dict, files: dict[str, LogFile | None]) -> list[tuple[Signal, bytes]]:
@@ -86,16 +88,21 @@ def job_log_requests(context: JobContext, job: HarborJob) -> list[tuple[Signal, 
     return _carried(resource, {harbor_logs.JOB_LOG: job.log, harbor_logs.JOB_LOCK: job.lock})
 
 
-async def import_harbor(paths: list[Path], sink: Sink,
-                        on_trial: Callable[[int], None] = lambda n: None) -> HarborImport:
+async def import_harbor(paths: list[Path], sink: Sink, on_trial: Callable[[int], None] = lambda n: None,
+                        limits: FileLimits = FileLimits(),
+                        on_refused: Callable[[str], None] = lambda line: None) -> HarborImport:
     """Job by job: a directory that is not a Harbor job raises TransferError after the jobs before
-    it are stored."""
+    it are stored. A file that is not a regular file inside its job directory, or is over its limit, is
+    left out (a trial whose config.json or result.json is: the trial) and told to `on_refused`."""
     report = HarborImport()
     pump = Pump(sink)
     logs = Pump(sink)
     try:
         for path in paths:
-            job = read_job(path)
+            job = read_job(path, limits)
+            for line in job.refused:
+                on_refused(line)
+            report.refused.extend(job.refused)
             context = context_of(job)
             numbers = attempts(job)
             report.jobs.append(job.name)

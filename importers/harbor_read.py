@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from importers.atif import Trajectory
+from importers.confined_files import ConfinedDir, FileLimits, FileRead, Refused
 from importers.errors import TransferError
 from importers.harbor_files import JobResult, TrialResult
 
@@ -38,6 +39,7 @@ class HarborTrial:
     started_ns: int | None = None  # config.json's mtime: Harbor writes it when the trial starts
     verifier_started: bool = False  # verifier/ holds a file: the agent phase is over
     verifier_report: Any = None  # verifier/report.json (a SWE-bench grading report), when the verifier wrote one
+    refused: tuple[str, ...] = ()  # a line for each of its files left out (importers/confined_files.py)
 
 
 @dataclass(frozen=True)
@@ -50,13 +52,60 @@ class HarborJob:
     log_lines: tuple[str, ...]
     log: LogFile | None = None  # job.log
     lock: LogFile | None = None  # lock.json
+    refused: tuple[str, ...] = ()  # a line for each file left out, the trials' own included
 
 
-def _json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise TransferError(f"{path}: not readable JSON ({_brief(exc)})") from None
+class _Reader:
+    """One job directory's files, read confined to it (importers/confined_files.py) within the limits;
+    `refused` collects a line for each optional file left out."""
+
+    def __init__(self, job_dir: Path, limits: FileLimits) -> None:
+        self.dir = ConfinedDir(job_dir)
+        self.limits = limits
+        self.refused: list[str] = []
+
+    def raw(self, relative: str, limit: int, setting: str) -> FileRead | None:
+        return self.dir.read(relative, limit, setting)
+
+    def json(self, relative: str, limit: int | None = None, setting: str = "--import-max-json-mib") -> Any:
+        """The file's JSON, or _ABSENT; a refusal or bad JSON raises (the caller decides what it costs)."""
+        read = self.raw(relative, self.limits.json_bytes if limit is None else limit, setting)
+        return _ABSENT if read is None else self.parse(read, relative)
+
+    def parse(self, read: FileRead, relative: str) -> Any:
+        try:
+            return json.loads(read.data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            raise TransferError(f"{self.dir.shown / relative}: not readable JSON ({_brief(exc)})") from None
+
+    def model(self, model, relative: str, limit: int | None = None, setting: str = "--import-max-json-mib"):
+        value = self.json(relative, limit, setting)
+        if value is _ABSENT:
+            return None
+        try:
+            return model.model_validate(value)
+        except ValidationError as exc:
+            raise TransferError(f"{self.dir.shown / relative}: not a valid Harbor {model.__name__} ({_brief(exc)})") from None
+
+    def log(self, relative: str, limit: int, setting: str) -> LogFile | None:
+        """A log (or lock) file carried as it is; a refused one is left out with its line."""
+        try:
+            read = self.raw(relative, limit, setting)
+        except Refused as exc:
+            self.refused.append(str(exc))
+            return None
+        return LogFile(read.data.decode("utf-8", errors="replace"), read.mtime_ns) if read is not None else None
+
+    def optional(self, read):
+        """What `read()` gives, or None with its line when the file is refused."""
+        try:
+            return read()
+        except Refused as exc:
+            self.refused.append(str(exc))
+            return None
+
+
+_ABSENT = object()
 
 
 def _brief(exc: Exception) -> str:
@@ -64,61 +113,86 @@ def _brief(exc: Exception) -> str:
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"])
         return f"{exc.error_count()} problem(s), first: {where}: {error['msg']}"
+    if isinstance(exc, RecursionError):
+        return "nested too deep"
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-
-
-def _model(model, path: Path):
-    try:
-        return model.model_validate(_json(path))
-    except ValidationError as exc:
-        raise TransferError(f"{path}: not a valid Harbor {model.__name__} ({_brief(exc)})") from None
-
-
-def _log(path: Path) -> LogFile | None:
-    try:
-        return LogFile(path.read_bytes().decode("utf-8", errors="replace"), path.stat().st_mtime_ns)
-    except (FileNotFoundError, IsADirectoryError):
-        return None
 
 
 def _lines(log: LogFile | None) -> tuple[str, ...]:
     return tuple(log.text.splitlines()) if log is not None else ()
 
 
-def read_trial(path: Path) -> HarborTrial:
-    config = _json(path / "config.json")
+def _read_trial(reader: _Reader, name: str) -> HarborTrial:
+    """A trial of the reader's job. Its config.json or result.json refused: Refused (the trial is left out);
+    its log, lock, trajectory or verifier report refused: the trial without it, the line in `refused`."""
+    before = len(reader.refused)
+    config_read = reader.raw(f"{name}/config.json", reader.limits.json_bytes, "--import-max-json-mib")
+    if config_read is None:
+        raise TransferError(f"{reader.dir.shown / name / 'config.json'}: not readable JSON (no such file)")
+    config = reader.parse(config_read, f"{name}/config.json")
     if not isinstance(config, dict):
-        raise TransferError(f"{path / 'config.json'}: not a Harbor TrialConfig (expected a JSON object)")
-    result = _model(TrialResult, path / "result.json") if (path / "result.json").exists() else None
-    trajectory_path = path / "agent" / "trajectory.json"
-    trajectory = _model(Trajectory, trajectory_path) if trajectory_path.exists() else None
-    log = _log(path / "trial.log")
-    verifier = path / "verifier"
-    return HarborTrial(path.name, config, result, trajectory, _lines(log), log, _log(path / "lock.json"),
-                       started_ns=(path / "config.json").stat().st_mtime_ns,
-                       verifier_started=verifier.is_dir() and any(p.is_file() for p in verifier.rglob("*")),
-                       verifier_report=_json(verifier / "report.json") if (verifier / "report.json").is_file() else None)
+        raise TransferError(f"{reader.dir.shown / name / 'config.json'}: not a Harbor TrialConfig (expected a JSON object)")
+    result = reader.model(TrialResult, f"{name}/result.json")
+    trajectory = reader.optional(lambda: reader.model(Trajectory, f"{name}/agent/trajectory.json",
+                                                      reader.limits.trajectory_bytes, "--import-max-trajectory-mib"))
+    log = reader.log(f"{name}/trial.log", reader.limits.log_bytes, "--import-max-log-mib")
+    lock = reader.log(f"{name}/lock.json", reader.limits.json_bytes, "--import-max-json-mib")
+    report = reader.optional(lambda: reader.json(f"{name}/verifier/report.json"))
+    return HarborTrial(name, config, result, trajectory, _lines(log), log, lock,
+                       started_ns=config_read.mtime_ns,
+                       verifier_started=reader.dir.holds_a_file(f"{name}/verifier"),
+                       verifier_report=None if report is _ABSENT else report,
+                       refused=tuple(reader.refused[before:]))
 
 
-def read_job_head(path: Path) -> tuple[dict[str, Any], JobResult | None]:
-    """A job's config.json and result.json (None while Harbor has not written it), not its trials."""
+def read_trial(path: Path, limits: FileLimits = FileLimits()) -> HarborTrial:
+    """The trial directory at `path`, read confined to its job directory (path's parent)."""
+    return _read_trial(_Reader(path.parent, limits), path.name)
+
+
+def _head(reader: _Reader) -> tuple[dict[str, Any], JobResult | None]:
+    path = reader.dir.shown
     if not path.is_dir():
         raise TransferError(f"{path}: no such directory")
-    config_path = path / "config.json"
-    if not config_path.is_file():
+    if not reader.dir.is_file("config.json"):
         raise TransferError(f"{path}: not a Harbor job directory (no config.json)")
-    config = _json(config_path)
+    config = reader.json("config.json")
     if not isinstance(config, dict):
-        raise TransferError(f"{config_path}: not a Harbor JobConfig (expected a JSON object)")
-    return config, _model(JobResult, path / "result.json") if (path / "result.json").exists() else None
+        raise TransferError(f"{path / 'config.json'}: not a Harbor JobConfig (expected a JSON object)")
+    return config, reader.model(JobResult, "result.json")
 
 
-def read_job(path: Path) -> HarborJob:
-    config, result = read_job_head(path)
-    trial_dirs = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")
-                        and (p / "config.json").is_file())
-    if not trial_dirs:
+def read_job_head(path: Path, limits: FileLimits = FileLimits()) -> tuple[dict[str, Any], JobResult | None]:
+    """A job's config.json and result.json (None while Harbor has not written it), not its trials."""
+    return _head(_Reader(path, limits))
+
+
+def trial_names(path: Path) -> list[str]:
+    """The job's trial directories (sub-directories inside it holding a config.json), by name."""
+    directory = ConfinedDir(path)
+    names, _ = directory.directories()
+    return [name for name in names if directory.is_file(f"{name}/config.json")]
+
+
+def read_job(path: Path, limits: FileLimits = FileLimits()) -> HarborJob:
+    """The job at `path`. A file of it that is not a regular file inside it, or is over its limit, is left
+    out with a line in `refused` (a trial whose config.json or result.json is refused: the whole trial)."""
+    reader = _Reader(path, limits)
+    config, result = _head(reader)
+    names, refused_dirs = reader.dir.directories()
+    reader.refused.extend(refused_dirs)
+    trials = []
+    for name in names:
+        if not reader.dir.is_file(f"{name}/config.json"):
+            continue
+        before = len(reader.refused)
+        try:
+            trials.append(_read_trial(reader, name))
+        except Refused as exc:
+            del reader.refused[before:]
+            reader.refused.append(f"{exc} (trial {name} not imported)")
+    if not trials and not reader.refused:
         raise TransferError(f"{path}: not a Harbor job directory (no trial directories with a config.json)")
-    trials = tuple(read_trial(p) for p in trial_dirs)
-    log = _log(path / "job.log")
-    return HarborJob(path.name, path, config, result, trials, _lines(log), log, _log(path / "lock.json"))
+    log = reader.log("job.log", limits.log_bytes, "--import-max-log-mib")
+    lock = reader.log("lock.json", limits.json_bytes, "--import-max-json-mib")
+    return HarborJob(path.name, path, config, result, tuple(trials), _lines(log), log, lock, tuple(reader.refused))
