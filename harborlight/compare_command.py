@@ -9,9 +9,9 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from harborlight.api_access import Api, ApiError, add_api_options, print_json, run_query
+from harborlight.api_access import Api, ApiError, add_api_options, run_query
 from harborlight.command_help import add_command
-from harborlight.render import console
+from harborlight.render import console, print_json, printable_json
 from query.routes.display import MISSING, num, pct, value
 
 RATES = (("raw solve rate", "raw_solve_rate"), ("adjusted solve rate", "adjusted_solve_rate"),
@@ -116,6 +116,7 @@ def _show(api: Api, args: argparse.Namespace) -> None:
     if args.json:
         print_json(comparison)
     else:
+        comparison = printable_json(comparison)
         out = console()
         out.print(Group(metrics_table(comparison), paired_table(comparison)))
         out.print(verdicts(comparison), soft_wrap=True)  # a sentence per line, folded by the terminal

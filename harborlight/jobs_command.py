@@ -6,9 +6,9 @@ from typing import Any
 
 from rich.table import Table
 
-from harborlight.api_access import Api, add_api_options, print_json, run_query
+from harborlight.api_access import Api, add_api_options, run_query
 from harborlight.command_help import add_command
-from harborlight.render import console
+from harborlight.render import console, print_json, printable_json
 from query.routes.display import MISSING, num, pct, value, with_interval
 from harborlight.spans_command import positive_int
 
@@ -48,7 +48,7 @@ def _show(api: Api, args: argparse.Namespace) -> None:
     if args.json:
         print_json(page)
     else:
-        console().print(jobs_table(page))
+        console().print(jobs_table(printable_json(page)))
 
 
 def add_jobs_command(commands: Any) -> None:

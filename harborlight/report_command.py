@@ -13,7 +13,7 @@ FORMATS = ("table", "json", "md", "intervals", "html")
 
 
 def _show(api: Api, args: argparse.Namespace) -> None:
-    from harborlight.render import console
+    from harborlight.render import console, printable_json
     from harborlight.report_table import report_tables
 
     if args.format not in FORMATS:
@@ -26,7 +26,8 @@ def _show(api: Api, args: argparse.Namespace) -> None:
     if args.format == "table":
         row = api.json(f"/api/jobs/{job}")
         trials = api.pages(f"/api/jobs/{job}/trials", limit=None)["items"]
-        console().print(report_tables(row, trials, api.json(f"/api/jobs/{job}/time")))
+        time = api.json(f"/api/jobs/{job}/time")
+        console().print(report_tables(*printable_json([row, trials, time])))
     else:
         sys.stdout.write(api.get(f"/api/jobs/{job}/report", format=args.format, against=args.against).text)
 

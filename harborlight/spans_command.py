@@ -6,9 +6,9 @@ from typing import Any
 
 from rich.table import Table
 
-from harborlight.api_access import Api, add_api_options, print_json, run_query
+from harborlight.api_access import Api, add_api_options, run_query
 from harborlight.command_help import add_command
-from harborlight.render import console
+from harborlight.render import console, print_json, printable_json
 from query.routes.display import MISSING, nanos_as_seconds, num, utc
 
 # flag -> the route's query parameter
@@ -65,7 +65,7 @@ def _show(api: Api, args: argparse.Namespace) -> None:
     if args.json:
         print_json(page)
     else:
-        console().print(spans_table(page, with_trial=not args.trial))
+        console().print(spans_table(printable_json(page), with_trial=not args.trial))
 
 
 def add_spans_command(commands: Any) -> None:

@@ -8,9 +8,9 @@ from typing import Any
 from rich.text import Text
 from rich.tree import Tree
 
-from harborlight.api_access import Api, add_api_options, print_json, run_query, segment
+from harborlight.api_access import Api, add_api_options, run_query, segment
 from harborlight.command_help import add_command
-from harborlight.render import console
+from harborlight.render import console, print_json, printable_json
 from query.routes.display import nanos_as_seconds, num
 
 KIND_STYLES = {"session": "bold", "subagent": "bold magenta", "llm_request": "cyan", "tool": "green",
@@ -93,6 +93,7 @@ def _show(api: Api, args: argparse.Namespace) -> None:
     if args.json:
         print_json(trace)
     else:
+        trace = printable_json(trace)
         console().print(trace_tree(trace))
         console().print(Text("\n".join(totals_lines(trace["totals"]))))
 

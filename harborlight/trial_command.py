@@ -8,9 +8,9 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 
-from harborlight.api_access import Api, add_api_options, print_json, run_query, segment
+from harborlight.api_access import Api, add_api_options, run_query, segment
 from harborlight.command_help import add_command
-from harborlight.render import console
+from harborlight.render import console, print_json, printable_json
 from query.routes.display import MISSING, is_valued, plain, seconds, utc
 
 # The trial row's valued fields, grouped as a reader looks for them; fields the API adds later land
@@ -155,7 +155,7 @@ def _show(api: Api, args: argparse.Namespace) -> None:
     if args.json:
         print_json({"trial": row, "behavior": behavior, "time": time})
     else:
-        console().print(trial_view(row, behavior, time))
+        console().print(trial_view(*printable_json([row, behavior, time])))
 
 
 def add_trial_command(commands: Any) -> None:

@@ -10,11 +10,11 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
 from harborlight.command_help import add_command
+from harborlight.render import console as terminal, printable_json
 
 DEFAULT_SERVER = "http://127.0.0.1:4318"
 
@@ -93,11 +93,11 @@ def live_events(server: str, job: str, token: str | None) -> Iterator[dict]:
 
 def _watch(args: argparse.Namespace) -> int:
     board = TrialBoard(args.job)
-    console = Console()
+    console = terminal(width=None)
     try:
         with Live(board.table(), console=console, refresh_per_second=4) as live:
             for event in live_events(args.server, args.job, args.token):
-                board.apply(event)
+                board.apply(printable_json(event))
                 live.update(board.table())
     except KeyboardInterrupt:
         return 0

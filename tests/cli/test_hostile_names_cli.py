@@ -1,0 +1,72 @@
+"""Names are whatever the sender chose: terminal escapes (clear the screen, set the window title, a C1
+CSI, a bidirectional override) and rich markup in a job, trial, span, tool or model name reach the
+terminal as visible text (`\\x1b[2J`, `[bold]`), never as control characters or styles, in every command
+that renders them."""
+
+import re
+
+import pytest
+
+from harborlight.render import printable, printable_json
+from tests.agent.otlp_build import Traces
+from tests.cli.commands import run
+
+ESCAPES = "\x1b[2J\x1b]0;owned\x07\x9b31m\u202e\r\x08"
+MARKUP = "[bold]b[/][link=http://example.com]l[/link]"
+HOSTILE = f"{ESCAPES}{MARKUP}"
+NAMED = f"{ESCAPES}[bold]b"  # a job or trial name is a URL path segment: no slash
+# what a terminal would act on: C0 but newline, DEL, C1, bidirectional controls
+CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def test_printable_escapes_controls_and_keeps_text():
+    assert printable(HOSTILE) == "\\x1b[2J\\x1b]0;owned\\x07\\x9b31m\\u202e\\x0d\\x08" + MARKUP
+    assert printable("line\nnext\tcolumn é ☕") == "line\nnext\tcolumn é ☕"
+    deep: list = []
+    for _ in range(5000):
+        deep = [{"n\x1b": deep, "s": "\x1b"}]
+    shown = printable_json(deep)
+    for _ in range(5000):
+        assert shown[0]["s"] == "\\x1b"
+        shown = shown[0]["n\\x1b"]
+
+
+@pytest.fixture(scope="module")
+def hostile(server):
+    """Two jobs and their trials named with escapes and markup, their spans, tools and models too."""
+    for job in (f"job{NAMED}", f"other{NAMED}"):
+        _send(server, job, f"trial{NAMED}")
+    server.caught_up()
+    return f"job{NAMED}", f"other{NAMED}", f"trial{NAMED}"
+
+
+def _send(server, job: str, trial: str) -> None:
+    traces = Traces({"service.name": f"agent{HOSTILE}", "harbor.job.name": job, "harbor.trial.name": trial})
+    root = traces.span(f"trial{HOSTILE}", {"lmnr.span.type": "EVALUATION"}, dur_ms=1000)
+    agent = traces.span(f"agent{HOSTILE}", {"lmnr.span.type": "EXECUTOR"}, parent=root, start_ms=1, dur_ms=900)
+    traces.span(f"chat{HOSTILE}", {"gen_ai.operation.name": "chat", "gen_ai.request.model": f"model{HOSTILE}",
+                                   "gen_ai.usage.input_tokens": 30, "gen_ai.usage.output_tokens": 3},
+                parent=agent, start_ms=2, dur_ms=15)
+    traces.span(f"execute_tool tool{HOSTILE}", {"gen_ai.operation.name": "execute_tool",
+                                                "gen_ai.tool.name": f"tool{HOSTILE}", "gen_ai.tool.call.id": "c1",
+                                                "gen_ai.tool.call.arguments": '{"command": "ls"}'},
+                parent=agent, start_ms=20, dur_ms=5, error=f"failed{HOSTILE}")
+    traces.send(server)
+
+
+@pytest.mark.parametrize("argv", [
+    ("trace", "{trial}", "--job", "{job}"), ("spans", "--job", "{job}"), ("trial", "{trial}", "--job", "{job}"),
+    ("report", "{job}"), ("jobs",),
+    ("compare", "{job}", "{other}"), ("trial", "{trial}", "--job", "{job}", "--json"),
+])
+def test_no_name_reaches_the_terminal_as_control_or_markup(server, hostile, capsys, monkeypatch, argv):
+    job, other, trial = hostile
+    monkeypatch.setenv("COLUMNS", "400")  # no name folded over two lines
+    code, out, err = run(capsys, *(a.format(job=job, other=other, trial=trial) for a in argv),
+                         "--server", server.http_url)
+    assert code == 0, err
+    assert not CONTROL.search(out), repr(CONTROL.search(out).group())
+    if argv[0] != "compare":  # compare shows its jobs' tasks; these trials have none
+        assert "\\x1b[2J\\x1b]0;owned\\x07\\x9b31m\\u202e" in out or "\\u001b[2J" in out
+    if argv[0] in ("trace", "spans"):
+        assert "[bold]b[/][link=http://example.com]l[/link]" in out  # markup prints as it is
