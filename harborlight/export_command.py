@@ -14,7 +14,7 @@ from harborlight.command_help import add_command
 from harborlight.transfer_access import add_store_options, open_local, server_client
 from importers.errors import TransferError
 from importers.job_dir_write import extract_job, write_job_dir
-from importers.job_files import safe_name
+from importers.dir_names import safe_name
 from importers.service import export_files
 
 

@@ -16,6 +16,7 @@ from importers.atif import Trajectory
 from importers.confined_files import ConfinedDir, FileLimits, FileRead, Refused
 from importers.errors import TransferError
 from importers.harbor_files import JobResult, TrialResult
+from importers.dir_names import trial_directory
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,10 @@ def _read_trial(reader: _Reader, name: str) -> HarborTrial:
     log = reader.log(f"{name}/trial.log", reader.limits.log_bytes, "--import-max-log-mib")
     lock = reader.log(f"{name}/lock.json", reader.limits.json_bytes, "--import-max-json-mib")
     report = reader.optional(lambda: reader.json(f"{name}/verifier/report.json"))
-    return HarborTrial(name, config, result, trajectory, _lines(log), log, lock,
+    named = result.trial_name if result is not None else config.get("trial_name")
+    # A trial the export wrote under another directory name (importers/dir_names.py) keeps its name.
+    renamed = isinstance(named, str) and named != name and trial_directory(named) == name
+    return HarborTrial(named if renamed else name, config, result, trajectory, _lines(log), log, lock,
                        started_ns=config_read.mtime_ns,
                        verifier_started=reader.dir.holds_a_file(f"{name}/verifier"),
                        verifier_report=None if report is _ABSENT else report,

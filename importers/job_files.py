@@ -1,6 +1,11 @@
 """A job's Harbor directory as files (pure): {relative path: bytes}, the same bytes for the same
 telemetry, so exporting twice writes identical files.
 
+A trial is written to the directory importers/dir_names.py gives its name, its config.json and
+result.json still naming it (Harbor's loaders read a trial's name from those, never from its
+directory); the job's `.harborlight-trial-names.json` maps each directory that is not its trial's
+name to that name.
+
 Job `config.json` is the one the Harbor importer carried, else one built from what the trials say
 (agents, tasks, attempts). Job `result.json` has Harbor's stats (importers/harbor_stats.py) over the
 finished trials. A running trial gets its config, log and trajectory so far, and no result.json
@@ -14,19 +19,13 @@ import uuid
 from datetime import datetime
 
 from importers.atif import to_json
-from importers.errors import TransferError
+from importers.dir_names import TRIAL_NAMES, safe_name, trial_directory
 from importers.harbor_files import JobResult, dump, dump_object
 from importers.harbor_logs import CarriedLogs
 from importers.harbor_stats import job_stats
 from importers.sidecars import gateway_log, trace_json
 from importers.telemetry import TrialTelemetry
 from importers.trial_build import NAMESPACE, TrialRecords, build_trial
-
-
-def safe_name(name: str, what: str) -> str:
-    if not name or name in (".", "..") or name.startswith(".") or "/" in name or "\\" in name or "\0" in name:
-        raise TransferError(f"the {what} name {name!r} cannot be a directory name")
-    return name
 
 
 def _job_id(job: str, trials: dict[str, TrialTelemetry]) -> str:
@@ -67,10 +66,11 @@ def job_files(job: str, trials: dict[str, TrialTelemetry], jobs_dir: str, snapsh
     safe_name(job, "job")
     job_dir = f"{jobs_dir.rstrip('/')}/{job}"
     job_id = _job_id(job, trials)
-    records = [build_trial(trials[name], job, job_dir, job_id) for name in sorted(trials)]
+    directories = {name: trial_directory(name) for name in trials}
+    records = [build_trial(trials[name], job, job_dir, job_id, directories[name]) for name in sorted(trials)]
     files: dict[str, str] = {}
     for r in records:
-        name = safe_name(r.name, "trial")
+        name = directories[r.name]
         _trial_files(files, name, r, trials[r.name], snapshot, logs.trials.get(r.name))
         if (lock := logs.trial_locks.get(r.name)) is not None:
             files[f"{name}/lock.json"] = lock
@@ -89,6 +89,8 @@ def job_files(job: str, trials: dict[str, TrialTelemetry], jobs_dir: str, snapsh
     files["job.log"] = logs.job if logs.job is not None else "".join(f"{line}\n" for line in _job_log(records))
     if logs.job_lock is not None:
         files["lock.json"] = logs.job_lock
+    if renamed := {directory: name for name, directory in sorted(directories.items()) if directory != name}:
+        files[TRIAL_NAMES] = json.dumps(renamed, indent=2, ensure_ascii=False) + "\n"
     return {path: text.encode() for path, text in sorted(files.items())}
 
 

@@ -129,7 +129,9 @@ def _carried(trial: TrialTelemetry) -> dict[str, str]:
     return {**first, **(trial.root.attributes if trial.root is not None else {})}
 
 
-def build_trial(trial: TrialTelemetry, job: str, trials_dir: str, job_id: str | None) -> TrialRecords:
+def build_trial(trial: TrialTelemetry, job: str, trials_dir: str, job_id: str | None,
+                directory: str | None = None) -> TrialRecords:
+    """`directory`: the trial's directory under trials_dir when it is not its name (importers/job_files.py)."""
     root = trial.root
     r = _carried(trial)
     identity = _identity(trial)
@@ -154,7 +156,7 @@ def build_trial(trial: TrialTelemetry, job: str, trials_dir: str, job_id: str | 
     starts = [e.start_ns for e in trial.events]
     result = TrialResult(
         id=r.get(H.TRIAL_ID) or uuid.uuid5(NAMESPACE, f"{job}/{trial.name}"),
-        task_name=task, trial_name=trial.name, trial_uri=f"file://{trials_dir}/{trial.name}",
+        task_name=task, trial_name=trial.name, trial_uri=f"file://{trials_dir}/{directory or trial.name}",
         task_id=task_id if isinstance(task_id, dict) else {"path": task}, source=source,
         task_checksum=r.get(H.TASK_CHECKSUM) or hashlib.sha256(task.encode()).hexdigest(),
         config=config, agent_info=agent, agent_result=_agent_result(trial, r.get(H.AGENT_RESULT)),
