@@ -15,13 +15,13 @@ from tests.harbor_live.scripted_agent import ScriptedAgent
 TEST_SH = "#!/bin/bash\nif [ -f /app/answer.txt ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt\n"
 
 
-def make_task(root: Path, name: str, instruction: str) -> Path:
+def make_task(root: Path, name: str, instruction: str, test_sh: str = TEST_SH) -> Path:
     task = root / "tasks" / name
     (task / "tests").mkdir(parents=True)
     (task / "environment").mkdir()
     (task / "task.toml").write_text('version = "1.0"\n\n[verifier]\ntimeout_sec = 60.0\n\n[agent]\ntimeout_sec = 60.0\n')
     (task / "instruction.md").write_text(instruction + "\n")
-    (task / "tests" / "test.sh").write_text(TEST_SH)
+    (task / "tests" / "test.sh").write_text(test_sh)
     (task / "environment" / "Dockerfile").write_text("FROM ubuntu:24.04\n")
     return task
 
@@ -40,8 +40,14 @@ def job_config(root: Path, name: str, n_attempts: int = 2, agent_env: dict | Non
 
 async def run_job(config: JobConfig, plugins: list[PluginConfig]) -> tuple[Job, object]:
     """As `harbor run` does: create the job, attach the plugins, run, finalize them."""
+    job, result, _ = await run_job_with_plugins(config, plugins)
+    return job, result
+
+
+async def run_job_with_plugins(config: JobConfig, plugins: list[PluginConfig]) -> tuple[Job, object, list]:
+    """run_job, and the plugins attached (their counts)."""
     job = await Job.create(config)
     attached = await attach_job_plugins(job, plugins)
     result = await job.run()
     await finalize_job_plugins(attached, result)
-    return job, result
+    return job, result, attached

@@ -3,7 +3,9 @@ instruction names the step): it writes the answer the verifier grades, records a
 of one model call and one tool call (what a real agent's trajectory holds, written with Harbor's
 own models), and reports its tokens and cost in Harbor's AgentContext; a task whose instruction
 says `fail` raises, as an agent that crashes does, and one that says `fail once at PATH` raises on
-its first run only (PATH remembers it), as a flaky agent that Harbor retries does."""
+its first run only (PATH remembers it), as a flaky agent that Harbor retries does; one that says
+`broken trajectory` solves it but leaves an agent/trajectory.json that is no ATIF trajectory
+(`steps` not a list), as a buggy agent may."""
 
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,6 +17,7 @@ from harbor.models.trajectories import (Agent, FinalMetrics, Metrics, Observatio
 
 MODEL = "scripted-model-1"
 PROMPT_TOKENS, COMPLETION_TOKENS, COST = 1200, 80, 0.0123
+BROKEN_TRAJECTORY = '{"schema_version": "ATIF-v1.6", "steps": "not a list"}\n'
 
 
 def _now() -> str:
@@ -57,5 +60,7 @@ class ScriptedAgent(BaseAgent):
             ],
             final_metrics=FinalMetrics(total_prompt_tokens=PROMPT_TOKENS, total_completion_tokens=COMPLETION_TOKENS,
                                        total_cost_usd=COST, total_steps=2))
-        (self.logs_dir / "trajectory.json").write_text(trajectory.model_dump_json(indent=2, exclude_none=True))
+        (self.logs_dir / "trajectory.json").write_text(
+            BROKEN_TRAJECTORY if "broken trajectory" in instruction
+            else trajectory.model_dump_json(indent=2, exclude_none=True))
         context.n_input_tokens, context.n_output_tokens, context.cost_usd = PROMPT_TOKENS, COMPLETION_TOKENS, COST

@@ -7,10 +7,12 @@ import logging
 import os
 
 import httpx
+import pytest
 from harbor.cli.job_plugins import plugin_configs_from_cli
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from importers.harbor_plugin import HarborlightPlugin
+from importers.harbor_sender import Batch
 from storage import Signal
 from tests.support.servers import SubprocessServer
 
@@ -29,17 +31,21 @@ def _request(job: str) -> bytes:
     return request.SerializeToString()
 
 
-def test_a_request_stored_in_part_is_logged_with_its_reason(tmp_path, caplog, unique):
+@pytest.mark.parametrize("protocol", ["http/protobuf", "grpc"])
+def test_a_request_stored_in_part_is_logged_with_its_reason(tmp_path, caplog, unique, protocol):
     server = SubprocessServer(tmp_path / "store").start()
     try:
-        (config,) = plugin_configs_from_cli(["harborlight"], [f"endpoint={server.http_url}"])
+        url = server.http_url if protocol == "http/protobuf" else f"http://{server.grpc_endpoint}"
+        (config,) = plugin_configs_from_cli(["harborlight"], [f"endpoint={url}", f"protocol={protocol}"])
         plugin = HarborlightPlugin(**config.kwargs)
         job = f"partial-{unique}"
         with caplog.at_level(logging.WARNING, logger="importers.harbor_plugin"):
-            asyncio.run(plugin._send([(Signal.traces, _request(job))]))
-        assert (plugin.rejected, plugin.failures) == (1, 0)
+            plugin._sender.start()
+            assert plugin._sender.submit(Batch(f"trial {job}-good", "its end", [(Signal.traces, _request(job))]))
+            asyncio.run(plugin._sender.close(60))
+        assert (plugin.rejected, plugin.failures, plugin.dropped, plugin.sent) == (1, 0, 0, 1)
         (line,) = [r.getMessage() for r in caplog.records]
-        assert "rejected 1 spans" in line and "trace_id" in line
+        assert f"trial {job}-good" in line and "rejected 1 spans" in line and "trace_id" in line
         stored = httpx.get(f"{server.http_url}/api/spans", params={"job": job}, timeout=60).json()["items"]
         assert [s["trial"] for s in stored] == [f"{job}-good"]
     finally:
