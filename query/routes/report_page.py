@@ -4,6 +4,9 @@ job, the paired comparison. Built from the API's own JSON documents (the same on
 prints as tables), charts drawn by Plotly with its library inlined, so the file reads offline.
 
 Pure: documents in, HTML out. Every name that came from telemetry is escaped; a missing value reads "-".
+Plotly draws its texts (tick labels, legend entries, hover labels, titles) from a small HTML of its own
+(`<a href>`, `<b>`, `<br>`, entities): a name reaches a chart only through `_label`, so a trial named
+`<a href=...>` is drawn as those characters, never as a link or markup.
 """
 
 from collections.abc import Sequence
@@ -28,8 +31,21 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "") 
     return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
+def _label(name: Any) -> str:
+    """A name as Plotly must be given it to draw it as text: its HTML-like markup escaped (`&`, `<`, `>`;
+    Plotly turns the entities back into the characters)."""
+    return escape(str(name), quote=False)
+
+
+def _labels(names: Sequence[Any]) -> list[str]:
+    return [_label(n) for n in names]
+
+
 def _chart(figure: go.Figure, name: str) -> str:
+    """The figure's HTML. A category axis stays a category axis: a trial named like a date or a number
+    is not put on a time or number line."""
     figure.update_layout(margin={"l": 60, "r": 20, "t": 40, "b": 60}, height=360, template="plotly_white")
+    figure.update_layout(title={"text": _label(figure.layout.title.text or "")})
     return f'<div class="chart" data-chart="{escape(name)}">' + figure.to_html(
         full_html=False, include_plotlyjs=False, config=_CHART, div_id=f"chart-{name}") + "</div>"
 
@@ -62,22 +78,22 @@ def _outcome_section(job: dict[str, Any]) -> str:
     counts = {k: n for k, n in (value(job["counts"]) or {}).items() if n}
     if not counts:
         return "<h2>Outcomes</h2><p>No finished trial yet.</p>"
-    figure = go.Figure(go.Bar(x=list(counts.values()), y=list(counts), orientation="h"))
-    figure.update_layout(title="finished trials by outcome", xaxis_title="trials")
+    figure = go.Figure(go.Bar(x=list(counts.values()), y=_labels(list(counts)), orientation="h"))
+    figure.update_layout(title="finished trials by outcome", xaxis_title="trials", yaxis_type="category")
     return "<h2>Outcomes</h2>" + _chart(figure, "outcomes")
 
 
 def _trials_section(trials: Sequence[dict[str, Any]]) -> str:
-    names = [t["trial"] for t in trials]
+    names = _labels([t["trial"] for t in trials])
     figure = go.Figure()
     for field, label in (("n_input_tokens", "input"), ("n_cache_tokens", "of which cached"),
                          ("n_output_tokens", "output")):
         figure.add_bar(x=names, y=[value(t[field]) for t in trials], name=f"{label} tokens")
-    figure.update_layout(title="tokens per trial", barmode="group", yaxis_title="tokens")
+    figure.update_layout(title="tokens per trial", barmode="group", yaxis_title="tokens", xaxis_type="category")
     costed = [t for t in trials if value(t["cost_usd"]) is not None]
-    cost = go.Figure(go.Bar(x=[t["trial"] for t in costed], y=[value(t["cost_usd"]) for t in costed]))
+    cost = go.Figure(go.Bar(x=_labels([t["trial"] for t in costed]), y=[value(t["cost_usd"]) for t in costed]))
     cost.update_layout(title=f"cost per trial (USD, recorded by {len(costed)} of {len(trials)} trials)",
-                       yaxis_title="USD")
+                       yaxis_title="USD", xaxis_type="category")
     rows = [(t["trial"], t["task"] or MISSING, "running" if t["is_running"] else (value(t["outcome"]) or MISSING),
              num(value(t["reward"]), "{:g}"), num(value(t["dur_total"]), "{:.1f}"), num(value(t["dur_agent"]), "{:.1f}"),
              num(value(t["n_input_tokens"])), num(value(t["n_output_tokens"])), num(value(t["cost_usd"]), "{:.4f}"),
@@ -95,7 +111,8 @@ def _time_section(time: dict[str, Any]) -> str:
     if window is None or any(v is None for v in parts.values()):
         why = "; ".join(n for n in (note(time[f]) for f in ("agent_window_s", "model_time_s", "gap_time_s")) if n)
         return f"<h2>Where the agent time went</h2><p>Not measured: {escape(why or 'no clocked calls')}.</p>"
-    figure = go.Figure([go.Bar(x=[v], y=["agent phase"], name=label, orientation="h") for label, v in parts.items()])
+    figure = go.Figure([go.Bar(x=[v], y=["agent phase"], name=_label(label), orientation="h")
+                        for label, v in parts.items()])
     figure.update_layout(title=f"agent phases of {value(time['n_trials'])} finished trials, summed "
                                f"({window:,.1f} s)", barmode="stack", xaxis_title="seconds", height=240)
     by_model = value(time["model_time_by_model"]) or {}
@@ -115,8 +132,8 @@ def _durations_section(chart: dict[str, Any]) -> str:
     span = range(min(used), max(used) + 1)
     sections = []
     for measure, title in (("count", "spans per duration bin"), ("time_s", "summed span time per duration bin (s)")):
-        figure = go.Figure([go.Bar(x=[labels[i] for i in span], y=[r[measure][i] for i in span], name=kind)
-                            for kind, r in by_kind.items()])
+        figure = go.Figure([go.Bar(x=_labels([labels[i] for i in span]), y=[r[measure][i] for i in span],
+                                   name=_label(kind)) for kind, r in by_kind.items()])
         figure.update_layout(title=f"{title}, by kind (log-spaced bins)", barmode="stack",
                              xaxis_title="span duration")
         sections.append(_chart(figure, f"durations-{measure}"))
