@@ -67,11 +67,24 @@ class Decoding:
             f"bucket_counts Array(UInt64), explicit_bounds Array(Float64), exemplars {exemplars}, "
             f"attributes {self._attrs}, flags UInt32, min Nullable(Float64), max Nullable(Float64)))"
         )
+        buckets = "Tuple(offset Int32, bucket_counts Array(UInt64))"
+        exponential_points = (
+            f"Array(Tuple(attributes {self._attrs}, start_time_unix_nano UInt64, time_unix_nano UInt64, "
+            f"count UInt64, sum Float64, scale Int32, zero_count UInt64, positive {buckets}, negative {buckets}, "
+            f"flags UInt32, exemplars {exemplars}, min Nullable(Float64), max Nullable(Float64)))"
+        )
+        summary_points = (
+            "Array(Tuple(start_time_unix_nano UInt64, time_unix_nano UInt64, count UInt64, sum Float64, "
+            f"quantile_values Array(Tuple(quantile Float64, value Float64)), attributes {self._attrs}, "
+            "flags UInt32))"
+        )
         metric = (
             "Tuple(name String, description String, unit String, "
             f"gauge Tuple(data_points {number_points}), "
             f"sum Tuple(data_points {number_points}, aggregation_temporality Int32, is_monotonic Bool), "
-            f"histogram Tuple(data_points {histogram_points}, aggregation_temporality Int32))"
+            f"histogram Tuple(data_points {histogram_points}, aggregation_temporality Int32), "
+            f"exponential_histogram Tuple(data_points {exponential_points}, aggregation_temporality Int32), "
+            f"summary Tuple(data_points {summary_points}))"
         )
         return (f"resource_metrics Array(Tuple(resource {self._resource}, "
                 f"scope_metrics Array(Tuple(scope {self._scope}, metrics Array({metric}), schema_url String)), "
@@ -226,9 +239,10 @@ _EXEMPLAR_COLUMNS = """
     `Exemplars.TraceId`"""
 
 
-def _metric_common_values(decoding: Decoding) -> str:
+def _metric_common_values(decoding: Decoding, exemplars: bool = True) -> str:
     point_maps = decoding.attribute_maps(
-        "arrayConcat([dp.attributes], arrayMap(x -> x.filtered_attributes, dp.exemplars))"
+        "arrayConcat([dp.attributes], arrayMap(x -> x.filtered_attributes, dp.exemplars))" if exemplars
+        else "[dp.attributes]"
     )
     return f"""
     res_attrs, res_schema_url, scope_name, scope_version, scope_attrs, scope_dropped, scope_schema_url,
@@ -236,12 +250,17 @@ def _metric_common_values(decoding: Decoding) -> str:
     {_nanos('dp.start_time_unix_nano')}, {_nanos('dp.time_unix_nano')}"""
 
 
+def _fixed_hex(expr: str, size: int) -> str:
+    """An exemplar's id as the exporter writes it: the hex of its fixed-size id, all zeros when it has none."""
+    return f"if({expr} = '', '{'0' * 2 * size}', {_hex(expr)})"
+
+
 _EXEMPLAR_VALUES = f"""
     arraySlice(point_maps, 2, length(dp.exemplars)),
     arrayMap(x -> {_nanos('x.time_unix_nano')}, dp.exemplars),
     arrayMap(x -> ifNull(x.as_double, toFloat64(ifNull(x.as_int, 0))), dp.exemplars),
-    arrayMap(x -> {_hex('x.span_id')}, dp.exemplars),
-    arrayMap(x -> {_hex('x.trace_id')}, dp.exemplars)"""
+    arrayMap(x -> {_fixed_hex('x.span_id', 8)}, dp.exemplars),
+    arrayMap(x -> {_fixed_hex('x.trace_id', 16)}, dp.exemplars)"""
 
 
 def _metric_source(decoding: Decoding, source: str, tenant: str | None, points: str) -> str:
@@ -278,3 +297,26 @@ SELECT {_metric_common_values(decoding)},
     dp.count, dp.sum, dp.bucket_counts, dp.explicit_bounds, {_EXEMPLAR_VALUES}, dp.flags,
     ifNull(dp.min, 0), ifNull(dp.max, 0), m.histogram.aggregation_temporality
 {_metric_source(decoding, source, tenant, 'histogram.data_points')}"""
+
+
+def exponential_histogram_insert(source: str, tenant: str | None = None, decoding: Decoding = NESTED) -> str:
+    return f"""
+INSERT INTO otel_metrics_exponential_histogram ({_METRIC_COMMON}, Count, Sum, Scale, ZeroCount,
+    PositiveOffset, PositiveBucketCounts, NegativeOffset, NegativeBucketCounts, {_EXEMPLAR_COLUMNS}, Flags, Min,
+    Max, AggregationTemporality)
+SELECT {_metric_common_values(decoding)},
+    dp.count, dp.sum, dp.scale, dp.zero_count, dp.positive.offset, dp.positive.bucket_counts, dp.negative.offset,
+    dp.negative.bucket_counts, {_EXEMPLAR_VALUES}, dp.flags, ifNull(dp.min, 0), ifNull(dp.max, 0),
+    m.exponential_histogram.aggregation_temporality
+{_metric_source(decoding, source, tenant, 'exponential_histogram.data_points')}"""
+
+
+def summary_insert(source: str, tenant: str | None = None, decoding: Decoding = NESTED) -> str:
+    """A summary point has no exemplars: its attribute map is the only one of the point."""
+    return f"""
+INSERT INTO otel_metrics_summary ({_METRIC_COMMON}, Count, Sum, `ValueAtQuantiles.Quantile`,
+    `ValueAtQuantiles.Value`, Flags)
+SELECT {_metric_common_values(decoding, exemplars=False)},
+    dp.count, dp.sum, arrayMap(q -> q.quantile, dp.quantile_values), arrayMap(q -> q.value, dp.quantile_values),
+    dp.flags
+{_metric_source(decoding, source, tenant, 'summary.data_points')}"""

@@ -34,7 +34,8 @@ _MESSAGE = {
 _INSERTS = {
     Signal.traces: [ingest_sql.traces_insert],
     Signal.logs: [ingest_sql.logs_insert],
-    Signal.metrics: [ingest_sql.gauge_insert, ingest_sql.sum_insert, ingest_sql.histogram_insert],
+    Signal.metrics: [ingest_sql.gauge_insert, ingest_sql.sum_insert, ingest_sql.histogram_insert,
+                     ingest_sql.exponential_histogram_insert, ingest_sql.summary_insert],
 }
 
 

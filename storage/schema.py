@@ -9,9 +9,10 @@ from clickhouse_connect.driver.client import Client
 from storage.agent_identity import names_backfill
 from storage.agent_sources import CONTEXTS
 from storage.schema_ddl import (
-    NAMES_VERSION, SCHEMA_VERSION, VERSION_TABLE, Statement, comment_of, plain_schema, statement, view_comment,
-    without_comment,
+    NAMES_VERSION, REBUILT, SCHEMA_VERSION, VERSION_TABLE, Statement, comment_of, plain_schema, statement,
+    view_comment, without_comment,
 )
+from storage.schema_rebuild import rebuild
 
 __all__ = ["SCHEMA_VERSION", "ensure_schema", "statement", "view_comment"]
 
@@ -116,6 +117,9 @@ def ensure_schema(client: Client, retention_days: int | None = None) -> int:
                 client.command(s.sql)
         if version == _ARRIVALS_VERSION and (rederived or version not in applied):
             _count_arrivals(client)
+        if version in REBUILT and version not in applied:
+            for name in REBUILT[version]:
+                rebuild(client, name, statement(name, retention_days), version)
         if version == NAMES_VERSION and (rederived or version not in applied):
             _name_again(client)
             applied.discard(version)  # recorded again below: a re-derivation took its record back

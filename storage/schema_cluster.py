@@ -12,8 +12,10 @@ from storage.agent_identity import names_backfill
 from storage.client import Store, StoreUnavailable
 
 from storage.schema_ddl import (
-    NAMES_VERSION, VERSION_TABLE, Cluster, Statement, cluster_schema, comment_of, local_name, plain_schema,
+    NAMES_VERSION, REBUILT, VERSION_TABLE, Cluster, Statement, cluster_schema, comment_of, local_name, plain_schema,
+    statement,
 )
+from storage.schema_rebuild import rebuild_on_cluster
 
 
 def _tables(client: Client) -> dict[str, tuple[str, str]]:
@@ -36,6 +38,11 @@ def apply_cluster_schema(client: Client, cluster: Cluster, retention_days: int |
         client.command(s.sql)
         ran.append(s)
     applied = {row[0] for row in client.query(f"SELECT Version FROM {VERSION_TABLE}").result_rows}
+    fronts = {s.name: s.sql for s in cluster_schema(cluster, retention_days) if s.kind == "table"}
+    for version, names in REBUILT.items():
+        if version not in applied:  # tables of an older form made again, their rows kept
+            for name in names:
+                rebuild_on_cluster(client, cluster, name, statement(name, retention_days), fronts[name], version)
     if NAMES_VERSION not in applied:  # a store from before the names table: its events' names, through the fronts
         client.command(f"TRUNCATE TABLE IF EXISTS {local_name('agent_names')} ON CLUSTER {cluster.name} SYNC")
         client.command(names_backfill(), settings={"distributed_foreground_insert": 1, "insert_deduplicate": 0})

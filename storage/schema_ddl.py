@@ -46,9 +46,19 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     # arrive (its view's statement is storage/agent_identity.py's), so one trial's read looks its names up by
     # key range. A store from before gets its stored events' names (storage/schema.py _name_again).
     (8, ["agent_names", "agent_names_mv"]),
+    # Every metric type in the form of the exporter's metrics change of v0.160 (MetricName LowCardinality,
+    # second-precision times, rows ordered by the hour and the attributes' hash, idx_time_minmax): the two
+    # types it had no table for, and the three it had rebuilt in that form with their rows (REBUILT).
+    (9, ["otel_metrics_exponential_histogram", "otel_metrics_summary"]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 NAMES_VERSION = next(version for version, names in MIGRATIONS if "agent_names" in names)
+METRICS_FORM_VERSION = next(version for version, names in MIGRATIONS if "otel_metrics_summary" in names)
+# Tables whose form a migration changed beyond what ALTER can do (types in the sorting key, the key itself): a
+# store that has them in an older form gets them made again in the form of their statement, rows copied.
+REBUILT: dict[int, tuple[str, ...]] = {
+    METRICS_FORM_VERSION: ("otel_metrics_gauge", "otel_metrics_sum", "otel_metrics_histogram"),
+}
 
 VERSION_TABLE = "harborlight_schema_migrations"
 _VERSION_TABLE_SQL = f"""CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (
@@ -62,7 +72,8 @@ _VERSION_TABLE_SQL = f"""CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (
 # tables always do, and a Distributed table has no such setting).
 RETRY_SAFE_TABLES = (
     "otel_traces", "otel_traces_trace_id_ts", "otel_logs", "otel_metrics_gauge", "otel_metrics_sum",
-    "otel_metrics_histogram", "agent_events", "trial_arrivals",
+    "otel_metrics_histogram", "otel_metrics_exponential_histogram", "otel_metrics_summary", "agent_events",
+    "trial_arrivals",
 )
 DEDUPLICATION_WINDOW = 1000
 
@@ -82,6 +93,8 @@ SHARD_KEYS: dict[str, dict[str, str]] = {
         "otel_metrics_gauge": f"cityHash64({_RAW_TRIAL})",
         "otel_metrics_sum": f"cityHash64({_RAW_TRIAL})",
         "otel_metrics_histogram": f"cityHash64({_RAW_TRIAL})",
+        "otel_metrics_exponential_histogram": f"cityHash64({_RAW_TRIAL})",
+        "otel_metrics_summary": f"cityHash64({_RAW_TRIAL})",
         "agent_events": "cityHash64(ifNull(TrialName, TraceId))",
         "trial_arrivals": "cityHash64(TrialKey)",
         # A name's rows are written on the shard of the record that names it (its view reads that shard's
@@ -214,6 +227,17 @@ def cluster_schema(cluster: Cluster, retention_days: int | None = None) -> list[
     return out
 
 
+def renamed(sql: str, name: str) -> str:
+    """A CREATE TABLE statement that creates `name` instead."""
+    return _CREATE_TABLE.sub(f"CREATE TABLE IF NOT EXISTS {name} ", sql, count=1)
+
+
+def cluster_table(name: str, sql: str, cluster: Cluster, like: str | None = None) -> list[Statement]:
+    """The local table and Distributed front of plain statement `sql` creating `name`, sharded as `like`'s rows
+    are (default: as its own)."""
+    return _table(Statement(name, 0, "table", renamed(sql, name)), cluster, like)
+
+
 def local_name(name: str) -> str:
     return f"{name}_local"
 
@@ -222,11 +246,11 @@ def _on(cluster: Cluster) -> str:
     return f"ON CLUSTER {cluster.name}"
 
 
-def _table(s: Statement, cluster: Cluster) -> list[Statement]:
+def _table(s: Statement, cluster: Cluster, like: str | None = None) -> list[Statement]:
     local = _CREATE_TABLE.sub(f"CREATE TABLE IF NOT EXISTS {local_name(s.name)} {_on(cluster)} ", s.sql, count=1)
     if cluster.replicated:
         local = _ENGINE.sub(_replicated_engine, local, count=1)
-    key = SHARD_KEYS[cluster.shard_by][s.name]
+    key = SHARD_KEYS[cluster.shard_by][like or s.name]
     front = (f"CREATE TABLE IF NOT EXISTS {s.name} {_on(cluster)} AS {local_name(s.name)}\n"
              f"ENGINE = Distributed('{cluster.name}', currentDatabase(), '{local_name(s.name)}', {key})")
     return [Statement(local_name(s.name), s.version, "table", local), Statement(s.name, s.version, "table", front)]

@@ -7,17 +7,17 @@ CREATE TABLE IF NOT EXISTS otel_metrics_sum (
     ScopeDroppedAttrCount UInt32 CODEC(ZSTD(1)),
     ScopeSchemaUrl String CODEC(ZSTD(1)),
     ServiceName LowCardinality(String) CODEC(ZSTD(1)),
-    MetricName String CODEC(ZSTD(1)),
+    MetricName LowCardinality(String) CODEC(ZSTD(1)),
     MetricDescription String CODEC(ZSTD(1)),
     MetricUnit String CODEC(ZSTD(1)),
     Attributes Map(LowCardinality(String), String) CODEC(ZSTD(1)),
-    StartTimeUnix DateTime64(9) CODEC(Delta, ZSTD(1)),
-    TimeUnix DateTime64(9) CODEC(Delta, ZSTD(1)),
+    StartTimeUnix DateTime CODEC(Delta, ZSTD(1)),
+    TimeUnix DateTime CODEC(Delta, ZSTD(1)),
     Value Float64 CODEC(ZSTD(1)),
     Flags UInt32 CODEC(ZSTD(1)),
     Exemplars Nested (
         FilteredAttributes Map(LowCardinality(String), String),
-        TimeUnix DateTime64(9),
+        TimeUnix DateTime,
         Value Float64,
         SpanId String,
         TraceId String
@@ -29,9 +29,10 @@ CREATE TABLE IF NOT EXISTS otel_metrics_sum (
     INDEX idx_scope_attr_key mapKeys(ScopeAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_scope_attr_value mapValues(ScopeAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_attr_key mapKeys(Attributes) TYPE bloom_filter(0.01) GRANULARITY 1,
-    INDEX idx_attr_value mapValues(Attributes) TYPE bloom_filter(0.01) GRANULARITY 1
+    INDEX idx_attr_value mapValues(Attributes) TYPE bloom_filter(0.01) GRANULARITY 1,
+    INDEX idx_time_minmax TimeUnix TYPE minmax GRANULARITY 1
 ) ENGINE = MergeTree()
 PARTITION BY toDate(TimeUnix)
-ORDER BY (ServiceName, MetricName, Attributes, toUnixTimestamp64Nano(TimeUnix))
+ORDER BY (ServiceName, MetricName, toStartOfHour(TimeUnix), cityHash64(Attributes), TimeUnix)
 {ttl:TimeUnix}
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1

@@ -14,10 +14,11 @@ import pytest
 
 from storage import ensure_schema
 from storage.schema_cluster import apply_cluster_schema, cluster_schema_problems
-from storage.schema_ddl import Cluster
+from storage.schema_ddl import SHARD_KEYS, Cluster
 from tests.agent.otlp_build import Traces
 from tests.cli.commands import process
 from tests.storage.test_server_mode import reader
+from tests.support.old_metrics import downgrade_metrics_on_cluster
 from tests.support.servers import SubprocessServer, free_port
 from tests.support.standin_process import AsEachNodeRunsIt, one_shard_cluster
 
@@ -115,3 +116,35 @@ def test_a_cluster_store_from_before_the_names_table_gets_its_events_names(stand
     assert client.query(names, parameters={"t": trace}).result_rows == []
     apply_cluster_schema(AsEachNodeRunsIt(client, CLUSTER), CLUSTER)
     assert client.query(names, parameters={"t": trace}).result_rows == taken
+
+
+def test_a_cluster_store_of_the_metrics_form_before_gets_every_metrics_table_with_its_rows(standin, unique):
+    """Applied on a cluster whose gauge, sum and histogram tables are of the form before the exporter's v0.160
+    metrics form (and that has no exponential histogram or summary table): each shard's local table is made again
+    in the new form with its rows, the fronts over the new columns, and the new types' tables made."""
+    client = reader(standin.url)
+    downgrade_metrics_on_cluster(AsEachNodeRunsIt(client, CLUSTER), CLUSTER.name,
+                                 SHARD_KEYS[CLUSTER.shard_by]["otel_metrics_sum"])
+    assert "otel_metrics_summary is missing" in cluster_schema_problems(client, CLUSTER)
+    when = datetime(2025, 12, 1, 0, 1, 0, 999_999)
+    client.insert("otel_metrics_sum", [[{"harbor.trial.name": unique}, unique, "tokens", when, when, 1500.0, 1,
+                                        True]] * 2,
+                  column_names=["ResourceAttributes", "ServiceName", "MetricName", "StartTimeUnix", "TimeUnix", "Value",
+                                "AggregationTemporality", "IsMonotonic"],
+                  settings={"distributed_foreground_insert": 1})
+
+    apply_cluster_schema(AsEachNodeRunsIt(client, CLUSTER), CLUSTER)
+    assert cluster_schema_problems(client, CLUSTER) == []
+    types = "SELECT table, type FROM system.columns WHERE database = 'default' AND name = 'TimeUnix' " \
+            "AND table LIKE 'otel_metrics_%' ORDER BY table"
+    assert client.query(types).result_rows == [(f"otel_metrics_{t}{local}", "DateTime") for t in (
+        "exponential_histogram", "gauge", "histogram", "sum", "summary") for local in ("", "_local")]
+    sorting = "SELECT sorting_key FROM system.tables WHERE database = 'default' AND name = 'otel_metrics_sum_local'"
+    assert client.query(sorting).result_rows == [
+        ("ServiceName, MetricName, toStartOfHour(TimeUnix), cityHash64(Attributes), TimeUnix",)]
+    for table in ("otel_metrics_sum", "otel_metrics_sum_local"):  # the rows, through the front and on the shard
+        assert client.query(f"SELECT MetricName, toUnixTimestamp(TimeUnix), Value FROM {table} "
+                            "WHERE ServiceName = {s:String}", parameters={"s": unique}).result_rows == [
+            ("tokens", 1_764_547_260, 1500.0)] * 2
+    leftovers = "SELECT name FROM system.tables WHERE database = 'default' AND name LIKE 'otel_metrics_%_v%'"
+    assert client.query(leftovers).result_rows == []
