@@ -22,11 +22,13 @@ from opentelemetry.sdk.metrics.export import MetricExporter, MetricExportResult,
 from opentelemetry.sdk.metrics.view import ExponentialBucketHistogramAggregation, View
 from opentelemetry.sdk.resources import Resource
 
+from harborlight.settings import Settings
 from storage import SCHEMA_VERSION, ensure_schema
 from storage.schema_ddl import METRICS_FORM_VERSION
 from tests.support.dies_at_insert import DiesAtInsert
 from tests.support.old_metrics import downgrade_metrics
 from tests.support.otlp import T0, attrs
+from tests.support.servers import InProcessServer
 
 FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "exporter_metrics_tables.json").read_text())
 TABLES = list(FIXTURE["tables"])
@@ -78,7 +80,8 @@ def fresh_database(server, store_dir, unique):
     """A client on the session's engine, in a database of its own."""
     admin = server.store.client
     admin.command(f"CREATE DATABASE metrics_{unique}")
-    client = clickhouse_connect.get_client(interface="chdb", path=str(store_dir.resolve()), database=f"metrics_{unique}")
+    client = clickhouse_connect.get_client(interface="chdb", path=str(store_dir.resolve()),
+                                           database=f"metrics_{unique}")
     yield client, f"metrics_{unique}"
     admin.command(f"DROP DATABASE metrics_{unique}")
 
@@ -411,3 +414,39 @@ def test_a_start_that_dies_while_making_a_table_again_is_completed_by_the_next(f
     for table in TABLES:
         assert _form(client, database, table) == _exporter_form(table), table
     assert _kept(client) == KEPT
+
+
+# --- Grafana's reads --------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def with_tenants(store_dir, tmp_path_factory):
+    """A harborlight with two tenants and the ClickHouse HTTP interface Grafana reads."""
+    tokens = tmp_path_factory.mktemp("metrics-auth") / "tokens"
+    tokens.write_text("m-acme acme\nm-globex globex\n")
+    srv = InProcessServer(Settings(data_dir=store_dir, tokens_file=tokens, auth_token="m-operator",
+                                   clickhouse_http_port=0)).start()
+    yield srv
+    srv.stop()
+
+
+def test_grafanas_interface_reads_each_tenants_points_of_the_new_types(with_tenants, unique):
+    """Through the ClickHouse HTTP interface Grafana's data source uses: a tenant's statement over the exponential
+    histogram and summary tables sees its own points only (the tenant filter on their ResourceAttributes)."""
+    for token in ("m-acme", "m-globex"):
+        answer = httpx.post(f"{with_tenants.http_url}/v1/metrics",
+                            content=every_type_request(unique).SerializeToString(),
+                            headers={"content-type": "application/x-protobuf", "authorization": f"Bearer {token}"})
+        assert answer.status_code == 200, answer.text
+    with_tenants.caught_up()
+    port = with_tenants.run.clickhouse_http_port
+
+    def read(token: str, table: str) -> str:
+        sql = (f"SELECT ResourceAttributes['harborlight.tenant'], count(), sum(Count) FROM {table} "
+               f"WHERE ServiceName = '{unique}' GROUP BY 1 ORDER BY 1 FORMAT TSV")
+        answer = httpx.post(f"http://127.0.0.1:{port}/", content=sql.encode(), auth=("default", token), timeout=60)
+        assert answer.status_code == 200, answer.text
+        return answer.text
+
+    assert read("m-acme", "otel_metrics_exponential_histogram") == "acme\t2\t9\n"
+    assert read("m-globex", "otel_metrics_summary") == "globex\t2\t100\n"
+    assert read("m-operator", "otel_metrics_summary") == "acme\t2\t100\nglobex\t2\t100\n"
