@@ -23,8 +23,10 @@ ANY_VALUE_TYPE = (
 
 
 def _ecmascript(number: str) -> str:
-    # pdata writes large doubles as ECMAScript does ("1e+21"); the engine writes "1e21".
-    return f"replaceRegexpOne({number}, 'e([0-9])', 'e+\\\\1')"
+    # pdata writes large doubles as ECMAScript does ("1e+21"), and NaN, Infinity, -Infinity; the engine
+    # writes "1e21", "nan", "inf", "-inf".
+    return (f"multiIf(endsWith({number}, 'nan'), 'NaN', endsWith({number}, 'inf'), "
+            f"if(startsWith({number}, '-'), '-Infinity', 'Infinity'), replaceRegexpOne({number}, 'e([0-9])', 'e+\\\\1'))")
 
 
 def _raw_value(b: str, as_json: bool) -> str:

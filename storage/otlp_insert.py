@@ -2,23 +2,19 @@
 
 Embedded: the requests are staged, length-delimited, in a tmpfs file that `file()` reads.
 Server: the same bytes are the body of an `INSERT ... SELECT ... FROM input()` request.
-Traces and logs without array or kvlist values (nearly all) take the cheaper scalar decoding.
+The engine decodes scalar values; a request holding arrays or maps has them replaced by the text the exporter
+stores for them (storage/structured_values.py) before the engine reads it.
 """
 
 import os
 import tempfile
-from enum import StrEnum
 
 from storage import ingest_sql
 from storage.client import COMMIT_PRIORITY, Store
 from storage.ingest_sql import NESTED, SCALAR, Decoding
 from storage.nested_values import may_hold_nested_values
-
-
-class Signal(StrEnum):
-    traces = "traces"
-    logs = "logs"
-    metrics = "metrics"
+from storage.signal import Signal
+from storage.structured_values import with_structured_values_as_text
 
 
 _STRUCTURE = {
@@ -60,13 +56,6 @@ def needs_nested_decoding(signal: Signal, request: bytes) -> bool:
     return signal is Signal.metrics or may_hold_nested_values(request)
 
 
-def decoding_for(signal: Signal, requests: list[bytes], nested: bool | None = None) -> Decoding:
-    """`nested`: whether any of the requests needs the nested decoding (None: look now)."""
-    if nested is None:
-        nested = any(needs_nested_decoding(signal, r) for r in requests)
-    return NESTED if nested else SCALAR
-
-
 def _quote(value: str) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
@@ -97,12 +86,16 @@ def insert_requests(
     retry_token: str | None = None,
 ) -> None:
     """Commits every item of `requests` (already validated) to the signal's tables; raises on failure.
-    With a tenant, every row's resource attributes carry it. `nested`: see decoding_for.
+    With a tenant, every row's resource attributes carry it. `nested`: whether any request may hold an
+    array or map value (None: look now; False skips the look).
     `retry_token` names this exact group of requests: inserting it again under the same token skips
     whatever an earlier, failed attempt had already written, in the tables and in their views."""
     if not requests:
         return
-    decoding = decoding_for(signal, requests, nested)
+    if nested is None or nested:  # the engine decodes scalars: arrays and maps go to it as their stored text
+        requests = [with_structured_values_as_text(signal, r) if needs_nested_decoding(signal, r) else r
+                    for r in requests]
+    decoding = NESTED if signal is Signal.metrics else SCALAR
     settings = _settings(signal, decoding, store.embedded)
     if retry_token:
         settings["insert_deduplication_token"] = f"{retry_token}:{signal.value}:{tenant or ''}"

@@ -2,12 +2,18 @@
 
 It follows the OpenTelemetry Collector ClickHouse exporter: hex ids, pdata SpanKind / StatusCode
 names, Duration = end - start, every attribute value as text (AnyValue.AsString: JSON for arrays and
-maps, base64 for bytes).
+maps at any depth, keys sorted,
+as Go's json.Encoder writes them without HTML escaping; base64 for bytes).
 """
 
 import base64
 import json
+import math
+import re
+import uuid
 from decimal import Decimal
+
+import numpy
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
@@ -27,22 +33,51 @@ def _number(value: float) -> str:
     return format(Decimal(repr(value)), "f")
 
 
-def _json(value: AnyValue):
+_FLOAT = f"float-{uuid.uuid4().hex}-"  # a placeholder no generated string holds
+
+
+def _go_float(value: float) -> str:
+    """encoding/json's float64: positional shortest digits, else an exponent without a leading 0."""
+    magnitude = abs(value)
+    if magnitude != 0 and (magnitude < 1e-6 or magnitude >= 1e21):
+        return _number(value)
+    return numpy.format_float_positional(value, unique=True, trim="-")
+
+
+def _raw(value: AnyValue, floats: list[float]):
+    """pdata's AsRaw(), with each double replaced by a placeholder (Python's json writes floats its own way)."""
     kind = value.WhichOneof("value")
-    if kind == "string_value":
-        return value.string_value
-    if kind == "bool_value":
-        return value.bool_value
-    if kind == "int_value":
-        return value.int_value
+    if kind in ("string_value", "bool_value", "int_value"):
+        return getattr(value, kind)
     if kind == "double_value":
-        return value.double_value
-    if kind == "bytes_value":
-        return base64.b64encode(value.bytes_value).decode()
+        if math.isnan(value.double_value) or math.isinf(value.double_value):
+            raise ValueError("json: unsupported value")
+        floats.append(value.double_value)
+        return f"{_FLOAT}{len(floats) - 1}"
+    if kind == "bytes_value":  # a nil []byte when empty: null
+        return base64.b64encode(value.bytes_value).decode() if value.bytes_value else None
+    if kind == "array_value":
+        return [_raw(v, floats) for v in value.array_value.values]
+    if kind == "kvlist_value":
+        entries = {kv.key: kv.value for kv in value.kvlist_value.values}  # a repeated key: the last one is kept
+        return {key: _raw(entry, floats) for key, entry in entries.items()}
     return None
 
 
+def _go_json(value: AnyValue) -> str:
+    """json.Encoder with SetEscapeHTML(false), as pdata's AsString() uses for arrays and maps; "" when
+    Go's encoder fails (a NaN or infinity inside)."""
+    floats: list[float] = []
+    try:
+        text = json.dumps(_raw(value, floats), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except ValueError:
+        return ""
+    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")  # Go always escapes both
+    return re.sub(f'"{_FLOAT}(\\d+)"', lambda m: _go_float(floats[int(m.group(1))]), text)
+
+
 def as_string(value: AnyValue) -> str:
+    """pdata's Value.AsString()."""
     kind = value.WhichOneof("value")
     if kind == "string_value":
         return value.string_value
@@ -51,14 +86,15 @@ def as_string(value: AnyValue) -> str:
     if kind == "int_value":
         return str(value.int_value)
     if kind == "double_value":
-        return _number(value.double_value)
+        if math.isnan(value.double_value):
+            return "NaN"
+        if math.isinf(value.double_value):
+            return "Infinity" if value.double_value > 0 else "-Infinity"
+        return _go_float(value.double_value)
     if kind == "bytes_value":
         return base64.b64encode(value.bytes_value).decode()
-    if kind == "array_value":
-        return json.dumps([_json(v) for v in value.array_value.values], separators=(",", ":"), ensure_ascii=False)
-    if kind == "kvlist_value":
-        return json.dumps({kv.key: _json(kv.value) for kv in value.kvlist_value.values},
-                          separators=(",", ":"), ensure_ascii=False)
+    if kind in ("array_value", "kvlist_value"):
+        return _go_json(value)
     return ""
 
 
