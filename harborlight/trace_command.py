@@ -61,14 +61,18 @@ def trace_tree(trace: dict[str, Any]) -> Tree:
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(trace["kinds"].items()))
     title = (f"trial {trace['trial']}: {trace['events']} event(s), {trace['orphans']} orphan(s); {kinds}"
              + (f"; {trace['hidden']} left out (--hide, --hide-span)" if trace["hidden"] else "")
-             + ("; truncated: the trial has more events than the API reads" if trace["truncated"] else ""))
+             + ("; truncated: the trial has more events than the API reads" if trace["truncated"] else "")
+             + ("; deeper than the API nests: the deeper spans are in --json's rows" if trace.get("unnested") else ""))
     tree = Tree(Text(title, style="bold"))
-
-    def add(parent: Tree, nodes: list[dict[str, Any]]) -> None:
-        for node in nodes:
-            add(parent.add(node_label(node)), node["children"])
-
-    add(tree, trace["roots"])
+    unnested = set(trace.get("unnested") or ())
+    stack = [(tree, node) for node in reversed(trace["roots"])]
+    while stack:  # iterative: the API nests up to 100 levels, and a tree's depth is the sender's choice
+        parent, node = stack.pop()
+        label = node_label(node)
+        if node["event"]["event_id"] in unnested:
+            label.append("  (deeper spans: in --json's rows)", style="yellow")
+        branch = parent.add(label)
+        stack.extend((branch, child) for child in reversed(node["children"]))
     return tree
 
 

@@ -53,28 +53,64 @@ class CriticalPath:
 
 
 def _clocked(nodes: Sequence[SpanNode]) -> list[SpanNode]:
+    """The clocked spans of `nodes`, an unclocked one replaced by its clocked descendants, in order."""
     out: list[SpanNode] = []
-    for n in nodes:
-        out.extend([n] if n.end is not None else _clocked(n.children))
+    stack = list(reversed(nodes))
+    while stack:
+        n = stack.pop()
+        if n.end is not None:
+            out.append(n)
+        else:
+            stack.extend(reversed(n.children))
     return out
 
 
-def _walk(node: SpanNode, lower: int, upper: int, in_sub: bool, out: list[tuple]) -> None:
-    """Appends (node, start, end, in_sub) segments covering [lower, upper], latest first."""
-    cursor = upper
-    for child in sorted(_clocked(node.children), key=lambda c: c.end, reverse=True):
-        if cursor <= lower or child.end <= lower:  # type: ignore[operator]
+@dataclass(slots=True)
+class _Visit:
+    """A node being walked: its interval on the path, the path point, the children still to try."""
+
+    node: SpanNode
+    lower: int
+    upper: int
+    in_sub: bool
+    children: list[SpanNode]
+    cursor: int
+    next: int = 0
+
+
+def _visit(node: SpanNode, lower: int, upper: int, in_sub: bool) -> _Visit:
+    return _Visit(node, lower, upper, in_sub, sorted(_clocked(node.children), key=lambda c: c.end, reverse=True),
+                  upper)
+
+
+def _walk(root: SpanNode, lower: int, upper: int, in_sub: bool, out: list[tuple]) -> None:
+    """Appends (node, start, end, in_sub) segments covering [lower, upper], latest first. Depth first with
+    an explicit stack (any depth); each node's children sorted once: n log n."""
+    visits = [_visit(root, lower, upper, in_sub)]
+    while visits:
+        v = visits[-1]
+        descend = None
+        while v.next < len(v.children):
+            child = v.children[v.next]
+            v.next += 1
+            if v.cursor <= v.lower or child.end <= v.lower:  # type: ignore[operator]
+                v.next = len(v.children)
+                break
+            if child.start >= v.cursor:  # it started after the path point: not what the node waited on
+                continue
+            child_end = min(child.end, v.cursor)  # type: ignore[type-var]
+            if child_end < v.cursor:
+                out.append((v.node, child_end, v.cursor, v.in_sub))
+            child_start = max(child.start, v.lower)
+            descend = _visit(child, child_start, child_end, v.in_sub or child.kind == SUBAGENT)
+            v.cursor = child_start
             break
-        if child.start >= cursor:  # it started after the path point: not what the node waited on
+        if descend is not None:
+            visits.append(descend)
             continue
-        child_end = min(child.end, cursor)  # type: ignore[type-var]
-        if child_end < cursor:
-            out.append((node, child_end, cursor, in_sub))
-        child_start = max(child.start, lower)
-        _walk(child, child_start, child_end, in_sub or child.kind == SUBAGENT, out)
-        cursor = child_start
-    if cursor > lower:
-        out.append((node, lower, cursor, in_sub))
+        if v.cursor > v.lower:
+            out.append((v.node, v.lower, v.cursor, v.in_sub))
+        visits.pop()
 
 
 def derive_critical_path(roots: Sequence[SpanNode], window: tuple[int, int] | None,

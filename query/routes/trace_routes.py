@@ -11,7 +11,7 @@ from query.statements.agent_events import COLUMNS, AgentEvent, from_row
 from query.statements.load_producer_totals import load_totals
 from query.statements.tenancy import AGENT_TENANT_FILTER, tenant_of
 from query.statements.tool_decisions import with_decisions
-from query.statements.trace_tree import TraceTree, build_tree
+from query.statements.trace_tree import TraceNode, TraceTree, build_tree
 from query.statements.trace_view import Axis, Row, View, shown, trace_rows
 from storage import Store, agent_twins
 from storage.agent_rules import KINDS
@@ -29,6 +29,10 @@ LIMIT {{limit:UInt32}}
 _FORM = agent_twins.form(_TRIAL, scope=_TRIAL)
 
 MAX_EVENTS = 50_000
+# `roots` nests at most this many levels, so any JSON reader reads the answer (Python's stops near 1,500
+# levels, Pydantic's near 250); a deeper span is in `rows` (flat, with its depth), its ancestor at the
+# last nested level in `unnested`.
+MAX_NESTING = 100
 
 
 class TrialTrace(TraceTree):
@@ -38,6 +42,23 @@ class TrialTrace(TraceTree):
     axis: Axis | None  # None when nothing shown has a clock
     rows: list[Row]
     totals: dict[str, Any]  # the producer's own totals ({value, provenance, note}; query/derive/producer_totals.py)
+    unnested: list[str]  # EventIds at the MAX_NESTING-th level of `roots` whose children are only in `rows`
+
+
+def nested(roots: list[TraceNode], levels: int = MAX_NESTING) -> tuple[list[TraceNode], list[str]]:
+    """The tree to at most `levels` levels (copies; iterative), and the EventIds whose children it leaves out."""
+    cut: list[str] = []
+    top: list[TraceNode] = []
+    stack: list[tuple[TraceNode, list[TraceNode], int]] = [(n, top, 1) for n in reversed(roots)]
+    while stack:
+        node, siblings, level = stack.pop()
+        copy = node.model_copy(update={"children": []})
+        siblings.append(copy)
+        if level == levels and node.children:
+            cut.append(node.event.event_id)
+        elif level < levels:
+            stack.extend((c, copy.children, level + 1) for c in reversed(node.children))
+    return top, cut
 
 
 def _names(text: str) -> frozenset[str]:
@@ -79,7 +100,8 @@ def trace_router() -> APIRouter:
             raise HTTPException(400, str(exc)) from None
         jobs = [job] if job else sorted({e.job for e in events if e.job})
         totals = load_totals(store.client, tenant, trial, jobs).to_json()
+        roots, unnested = nested(roots)
         return TrialTrace(trial=trial, truncated=truncated, hidden=hidden, axis=axis, rows=rows, totals=totals,
-                          **tree.model_dump(exclude={"roots"}), roots=roots)
+                          events=tree.events, orphans=tree.orphans, kinds=tree.kinds, roots=roots, unnested=unnested)
 
     return router

@@ -62,6 +62,8 @@ def transfer_router() -> APIRouter:
             text = _transfers(request).trajectory(trial, job, tenant_of(request))
         except ValueError as exc:
             raise _refused(exc) from None
+        except RecursionError:  # importers/trajectory_build.py follows sub-agents recursively
+            raise HTTPException(422, f"trial {trial!r}: its sub-agents nest deeper than a trajectory can be built")
         return Response(text, media_type="application/json")
 
     return router

@@ -26,11 +26,21 @@ def call_totals(client: Client, tenant: str, job: str, bounds: Mapping[str, tupl
             in client.query(SPLITS[form], parameters={**params, **names}).result_rows}
 
 
-def _node(n: TraceNode) -> SpanNode:
-    e = n.event
-    name = (e.tool.name if e.tool and e.tool.name else None) or e.model or e.name
-    end = None if e.end_unix_nano is None or e.timing == "unknown" else e.end_unix_nano
-    return SpanNode(n.kind, name, e.start_unix_nano, end, tuple(_node(c) for c in n.children))
+def _nodes(tops: list[TraceNode]) -> list[SpanNode]:
+    """The SpanNode trees of `tops`, built children first (iterative: any depth)."""
+    order: list[TraceNode] = []
+    stack = list(tops)
+    while stack:
+        n = stack.pop()
+        order.append(n)
+        stack.extend(n.children)
+    built: dict[int, SpanNode] = {}
+    for n in reversed(order):  # every node after its children
+        e = n.event
+        name = (e.tool.name if e.tool and e.tool.name else None) or e.model or e.name
+        end = None if e.end_unix_nano is None or e.timing == "unknown" else e.end_unix_nano
+        built[id(n)] = SpanNode(n.kind, name, e.start_unix_nano, end, tuple(built.pop(id(c)) for c in n.children))
+    return [built[id(n)] for n in tops]
 
 
 def _is_lifecycle(n: TraceNode) -> bool:
@@ -39,7 +49,12 @@ def _is_lifecycle(n: TraceNode) -> bool:
 
 def agent_roots(roots: list[TraceNode]) -> list[SpanNode]:
     """The agent's top spans of a trial's tree: the harness's lifecycle spans are looked through."""
-    top: list[SpanNode] = []
-    for r in roots:
-        top.extend(agent_roots(r.children) if _is_lifecycle(r) else [_node(r)])
-    return top
+    top: list[TraceNode] = []
+    stack = list(reversed(roots))
+    while stack:
+        r = stack.pop()
+        if _is_lifecycle(r):
+            stack.extend(reversed(r.children))
+        else:
+            top.append(r)
+    return _nodes(top)

@@ -56,6 +56,7 @@ def _order(event: AgentEvent) -> tuple:
 
 
 def build_tree(events: list[AgentEvent]) -> TraceTree:
+    """The tree, read iteratively in linear time (plus sorting siblings): any depth."""
     parents = {_key(e): e for e in events if not _derived(e)}
     children: dict[str, list[AgentEvent]] = defaultdict(list)
     roots: list[AgentEvent] = []
@@ -69,42 +70,55 @@ def build_tree(events: list[AgentEvent]) -> TraceTree:
             roots.append(event)
             if (event.source == "otel_traces" or _derived(event)) and parent:
                 orphans.add(event.event_id)
-    order = sorted(roots, key=_order)
-    nodes = [_node(e, children, orphans, ()) for e in order]
+    nodes = [_new(e, orphans) for e in sorted(roots, key=_order)]
+    # Top-down (explicit stack): each node's kind from the rules and its ancestors, as its ancestors
+    # were resolved before their own children were read (below); (node, parent, under an agent or a tool).
+    order: list[tuple[TraceNode, TraceNode | None]] = []
+    stack: list[tuple[TraceNode, TraceNode | None, bool]] = [(n, None, False) for n in reversed(nodes)]
+    while stack:
+        node, parent, under_agent = stack.pop()
+        node.kind = _resolve(node.event, parent is not None, under_agent, node.orphan)
+        order.append((node, parent))
+        kids = [_new(k, orphans) for k in sorted(children.get(_key(node.event), []), key=_order)]
+        node.children = kids
+        below = under_agent or node.kind == "tool" or node.event.resolve == "agent"
+        stack.extend((k, node, below) for k in reversed(kids))
+    # Bottom-up (children before their parents): what only the subtree tells.
+    pre_kinds = {id(node): node.kind for node, _ in order}
+    reaches_model: dict[int, bool] = {}
+    for node, parent in reversed(order):
+        span_kids = [c for c in node.children if c.event.source == "otel_traces" and not _derived(c.event)]
+        if len(span_kids) == 1 and span_kids[0].event.name == node.event.name and node.kind not in ("session", "subagent"):
+            node.kind = "group"
+        below = any(c.kind == "llm_request" or reaches_model[id(c)] for c in node.children)
+        if node.kind == "group" and parent is not None and pre_kinds[id(parent)] == "tool" and below:
+            node.kind = "subagent"
+        reaches_model[id(node)] = below
     kinds: dict[str, int] = defaultdict(int)
-    for node in _walk(nodes):
+    for node, _ in order:
         kinds[node.kind] += 1
     return TraceTree(roots=nodes, events=len(events), orphans=len(orphans), kinds=dict(kinds))
 
 
-def _node(event: AgentEvent, children: dict[str, list[AgentEvent]], orphans: set[str],
-          ancestors: tuple[TraceNode, ...]) -> TraceNode:
-    orphan = event.event_id in orphans
-    node = TraceNode(event=event, kind=event.kind, orphan=orphan, children=[])
-    node.kind = _resolve(event, ancestors, orphan)
-    kids = sorted(children.get(_key(event), []), key=_order)
-    node.children = [_node(k, children, orphans, (*ancestors, node)) for k in kids]
-    span_kids = [c for c in node.children if c.event.source == "otel_traces" and not _derived(c.event)]
-    if len(span_kids) == 1 and span_kids[0].event.name == event.name and node.kind not in ("session", "subagent"):
-        node.kind = "group"
-    if (node.kind == "group" and ancestors and ancestors[-1].kind == "tool"
-            and any(n.kind == "llm_request" for n in _walk(node.children))):
-        node.kind = "subagent"
-    return node
+def _new(event: AgentEvent, orphans: set[str]) -> TraceNode:
+    return TraceNode(event=event, kind=event.kind, orphan=event.event_id in orphans, children=[])
 
 
-def _resolve(event: AgentEvent, ancestors: tuple[TraceNode, ...], orphan: bool) -> str:
+def _resolve(event: AgentEvent, has_parent: bool, under_agent: bool, orphan: bool) -> str:
+    """`under_agent`: a tool span or an agent span is among the ancestors."""
     if event.resolve == "agent":
-        if orphan and not ancestors:
+        if orphan and not has_parent:
             return event.kind  # the parent was not seen: keep what the rules said
-        under_agent = any(a.kind == "tool" or a.event.resolve == "agent" for a in ancestors)
         return "subagent" if under_agent else "session"
     if event.resolve == "root_session":
-        return "session" if not ancestors and not orphan else "group"
+        return "session" if not has_parent and not orphan else "group"
     return event.kind
 
 
-def _walk(nodes: list[TraceNode]):
-    for node in nodes:
+def walk(nodes: list[TraceNode]):
+    """Every node under `nodes`, depth first in the tree's order; iterative."""
+    stack = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
         yield node
-        yield from _walk(node.children)
+        stack.extend(reversed(node.children))

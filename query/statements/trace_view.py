@@ -10,12 +10,11 @@ out removed, and one row per span with its bar's place on one axis.
   no known end has `width_pct` null, never 0.
 """
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from query.statements.trace_tree import TraceNode
+from query.statements.trace_tree import TraceNode, walk
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,30 +46,23 @@ def _end(node: TraceNode) -> int | None:
 
 
 def shown(roots: list[TraceNode], view: View) -> tuple[list[TraceNode], int]:
-    """The tree without the hidden spans and their subtrees, and how many spans that left out."""
+    """The tree without the hidden spans and their subtrees, and how many spans that left out; iterative."""
     hidden = 0
-
-    def keep(nodes: list[TraceNode]) -> list[TraceNode]:
-        nonlocal hidden
-        kept = []
-        for n in nodes:
-            if n.kind in view.hide or n.event.event_id in view.hide_span:
-                hidden += 1 + sum(1 for _ in _walk(n.children))
-                continue
-            kept.append(n.model_copy(update={"children": keep(n.children)}))
-        return kept
-
-    return keep(roots), hidden
-
-
-def _walk(nodes: Iterable[TraceNode]):
-    for n in nodes:
-        yield n
-        yield from _walk(n.children)
+    kept_roots: list[TraceNode] = []
+    stack: list[tuple[TraceNode, list[TraceNode]]] = [(n, kept_roots) for n in reversed(roots)]
+    while stack:
+        n, siblings = stack.pop()
+        if n.kind in view.hide or n.event.event_id in view.hide_span:
+            hidden += sum(1 for _ in walk([n]))
+            continue
+        copy = n.model_copy(update={"children": []})
+        siblings.append(copy)
+        stack.extend((c, copy.children) for c in reversed(n.children))
+    return kept_roots, hidden
 
 
 def _find(nodes: list[TraceNode], event_id: str) -> TraceNode | None:
-    return next((n for n in _walk(nodes) if n.event.event_id == event_id), None)
+    return next((n for n in walk(nodes) if n.event.event_id == event_id), None)
 
 
 def trace_rows(roots: list[TraceNode], view: View) -> tuple[Axis | None, list[Row]]:
@@ -87,22 +79,20 @@ def trace_rows(roots: list[TraceNode], view: View) -> tuple[Axis | None, list[Ro
         top = [span]
         lo, hi = span.event.start_unix_nano, _end(span)
     else:
-        nodes = list(_walk(roots))
+        nodes = list(walk(roots))
         if not nodes:
             return None, []
         lo = min(n.event.start_unix_nano for n in nodes)
         hi = max(_end(n) or n.event.start_unix_nano for n in nodes)
     length = hi - lo
     rows: list[Row] = []
-
-    def add(nodes: list[TraceNode], depth: int, parent: str | None) -> None:
-        for n in nodes:
-            end = _end(n)
-            left = 100 * (n.event.start_unix_nano - lo) / length if length else 0.0
-            width = None if end is None else (100 * (end - n.event.start_unix_nano) / length if length else 0.0)
-            rows.append(Row(event_id=n.event.event_id, parent_event_id=parent, depth=depth, kind=n.kind,
-                            name=n.event.name, left_pct=left, width_pct=width))
-            add(n.children, depth + 1, n.event.event_id)
-
-    add(top, 0, None)
+    stack: list[tuple[TraceNode, int, str | None]] = [(n, 0, None) for n in reversed(top)]
+    while stack:  # depth first, in the tree's order
+        n, depth, parent = stack.pop()
+        end = _end(n)
+        left = 100 * (n.event.start_unix_nano - lo) / length if length else 0.0
+        width = None if end is None else (100 * (end - n.event.start_unix_nano) / length if length else 0.0)
+        rows.append(Row(event_id=n.event.event_id, parent_event_id=parent, depth=depth, kind=n.kind,
+                        name=n.event.name, left_pct=left, width_pct=width))
+        stack.extend((c, depth + 1, n.event.event_id) for c in reversed(n.children))
     return Axis(start_unix_nano=lo, end_unix_nano=hi, zoom=view.zoom or None), rows
