@@ -20,7 +20,7 @@ import logging
 import os
 import threading
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
 import grpc
@@ -152,7 +152,6 @@ class Counts:
     rejected: int = 0  # items of requests it took in part (OTLP partial_success)
     dropped_full: int = 0  # requests dropped because the queue was full
     dropped_end: int = 0  # requests still queued or in flight at the end's deadline
-    lines: list[str] = field(default_factory=list)
 
 
 class Unanswered(Exception):
@@ -315,22 +314,24 @@ class Sender:
             self._loop.close()
 
     async def _probe(self, timeout: float) -> list[tuple[Target, str]]:
-        failed = []
-        seen = set()
-        for signal, target in self.targets.items():
-            if (target.protocol, target.endpoint) in seen:
-                continue
-            seen.add((target.protocol, target.endpoint))
+        """Every distinct target at once, each for at most `timeout` seconds."""
+        distinct = {(t.protocol, t.endpoint): (signal, t) for signal, t in self.targets.items()}
+
+        async def ask(signal: Signal, target: Target) -> str | None:
             transport = self._transports.get(signal)
             if transport is None:
-                failed.append((target, "no transport"))
-                continue
+                return "no transport"
             try:
                 async with asyncio.timeout(timeout):
                     await transport.send(SIGNALS[signal].request().SerializeToString())
-            except (Unanswered, TimeoutError) as exc:
-                failed.append((target, str(exc) if isinstance(exc, Unanswered) else "no answer before the deadline"))
-        return failed
+            except Unanswered as exc:
+                return str(exc)
+            except TimeoutError:
+                return "no answer before the deadline"
+            return None
+
+        reasons = await asyncio.gather(*(ask(signal, target) for signal, target in distinct.values()))
+        return [(target, reason) for (_, target), reason in zip(distinct.values(), reasons) if reason is not None]
 
     async def _wait_idle(self) -> None:
         while True:
