@@ -1,7 +1,9 @@
 """Bearer tokens: who is calling, and (with tenants on) which tenant's data they may write and read.
 
 `--auth-token T` admits one token without tenants; `--tokens-file F` maps tokens to tenants, one
-`token tenant` pair per line (# comments allowed). With neither, harborlight is open.
+`token tenant` pair per line (# comments allowed). With neither, harborlight is open. A token names one caller:
+a tokens file that lists a token twice, or an --auth-token that is also a tenant's token, is refused in one
+line (it would make one caller another: the later line's tenant, or the operator a tenant).
 """
 
 import hmac
@@ -32,7 +34,11 @@ class Authenticator:
         if auth_token:
             tokens[auth_token] = None
         if tokens_file:
-            tokens.update(read_tokens_file(tokens_file))
+            listed = read_tokens_file(tokens_file)
+            if auth_token and auth_token in listed:
+                raise ValueError(f"--auth-token is also the token of tenant {listed[auth_token]!r} in {tokens_file}: "
+                                 "give the operator a token of its own")
+            tokens.update(listed)
         return cls(tokens)
 
     @property
@@ -61,6 +67,7 @@ class Authenticator:
 
 def read_tokens_file(path: Path) -> dict[str, str]:
     tokens: dict[str, str] = {}
+    lines_of: dict[str, int] = {}
     try:
         lines = path.read_text().splitlines()
     except OSError as exc:
@@ -74,7 +81,10 @@ def read_tokens_file(path: Path) -> dict[str, str]:
             raise ValueError(f"{path}:{number}: expected 'token tenant', got {len(parts)} field(s)")
         if not _TENANT_NAME.fullmatch(parts[1]):
             raise ValueError(f"{path}:{number}: a tenant name is letters, digits, '.', '_' or '-'")
-        tokens[parts[0]] = parts[1]
+        if parts[0] in lines_of:
+            raise ValueError(f"{path}:{number}: this token is already on line {lines_of[parts[0]]}: a token names one "
+                             "tenant")
+        tokens[parts[0]], lines_of[parts[0]] = parts[1], number
     if not tokens:
         raise ValueError(f"tokens file {path} has no 'token tenant' lines")
     return tokens
