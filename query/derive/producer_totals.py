@@ -50,13 +50,33 @@ class Totals:
     counters: tuple[CounterTotal, ...]
 
 
+# ATIF's final_metrics is a flat object (its `extra` one level more); deeper is not final_metrics, and an
+# answer nesting deeper than this is more than some JSON readers follow.
+MAX_FINAL_METRICS_NESTING = 32
+
+
+def _nests_within(value: object, levels: int) -> bool:
+    """Whether `value` (parsed JSON) nests objects and arrays at most `levels` deep; iterative."""
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (dict, list)):
+            if level > levels:
+                return False
+            stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return True
+
+
 def final_metrics_of(agent: str | None, trajectory_id: str | None, text: str) -> FinalMetrics | None:
-    """The attribute's JSON object, or None when it is not one (nothing is made up from a broken text)."""
+    """The attribute's JSON object, or None when it is not one (nothing is made up from a broken text),
+    or nests deeper than MAX_FINAL_METRICS_NESTING."""
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: deeper than Python's reader follows
         return None
-    return FinalMetrics(agent or None, trajectory_id or None, value) if isinstance(value, dict) else None
+    if not isinstance(value, dict) or not _nests_within(value, MAX_FINAL_METRICS_NESTING):
+        return None
+    return FinalMetrics(agent or None, trajectory_id or None, value)
 
 
 def producer_totals(final_metrics: list[FinalMetrics], counters: list[CounterTotal]) -> Valued[Totals]:

@@ -16,7 +16,7 @@ def decode(cursor: str | None, arity: int) -> list | None:
         return None
     try:
         key = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-    except (binascii.Error, ValueError, UnicodeDecodeError):
+    except (binascii.Error, ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: nested too deep
         key = None
     if not isinstance(key, list) or len(key) != arity:
         raise HTTPException(400, "cursor is not one this server issued; pass next_cursor from the previous page")
