@@ -71,7 +71,7 @@ class Settings:
         300, "longest a statement on the ClickHouse HTTP interface runs (its max_execution_time; callers may lower it)"
     )
     live_buffer_kib: int = _setting(
-        1024, "most an /api/live stream may fall behind its reader; past it the stream is ended with a 'dropped' "
+        256, "most an /api/live stream may fall behind its reader; past it the stream is ended with a 'dropped' "
         "event saying so (reconnect with history=true to catch up)",
     )
     live_streams_per_tenant: int = _setting(
