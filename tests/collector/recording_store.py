@@ -17,6 +17,9 @@ class RecordingStore:
         self.failures_to_come = 0  # the next inserts that fail while the store answers
         self.down = False  # unreachable: inserts fail and reachable() says so
         self.refused: set[bytes] = set()  # payloads the store refuses in any batch
+        self.fault: Exception | None = None  # raised by every insert while set (a full disk, say), store answering
+        self.probe_fault: Exception | None = None  # raised by probe() while set
+        self.probes = 0
 
     def insert(self, records: list[Record], token: str) -> None:
         self.entered.set()
@@ -25,6 +28,8 @@ class RecordingStore:
         self.inserts.append((payloads, token))
         if self.down:
             raise ConnectionError("connection refused")
+        if self.fault is not None:
+            raise self.fault
         if self.failures_to_come:
             self.failures_to_come -= 1
             raise RuntimeError("MEMORY_LIMIT_EXCEEDED")
@@ -37,3 +42,8 @@ class RecordingStore:
 
     def reachable(self) -> bool:
         return not self.down
+
+    def probe(self) -> None:
+        self.probes += 1
+        if self.probe_fault is not None:
+            raise self.probe_fault

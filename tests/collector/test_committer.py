@@ -3,6 +3,8 @@ one request the store refuses hold back the ones behind it."""
 
 import asyncio
 
+import pytest
+
 from collector.committer import CommitLimits, Committer
 from collector.wal import FsyncPolicy, Record, WriteAheadLog
 from collector.wal.record import framed_size
@@ -130,3 +132,100 @@ def test_the_committer_goes_on_after_an_append_seals_the_segment_it_is_committin
 
     asyncio.run(main())
     assert store.stored == [b"r%d" % i for i in range(8)]
+
+
+def _clickhouse_error(code: int, name: str, text: str) -> Exception:
+    """The exception clickhouse-connect raises for a ClickHouse error (as chDB's full disk raised it)."""
+    from clickhouse_connect.driver.exceptions import DatabaseError
+
+    exc = DatabaseError(f"Code: {code}. DB::Exception: {text}. ({name})")
+    exc.code, exc.name = code, name
+    return exc
+
+
+STORE_WIDE = [
+    _clickhouse_error(243, "NOT_ENOUGH_SPACE", "Cannot reserve 1.00 MiB, not enough space"),
+    _clickhouse_error(241, "MEMORY_LIMIT_EXCEEDED", "(total) memory limit exceeded"),
+    _clickhouse_error(252, "TOO_MANY_PARTS", "Too many parts (300) in table"),
+    _clickhouse_error(159, "TIMEOUT_EXCEEDED", "Timeout exceeded: elapsed 30 seconds"),
+    OSError(28, "No space left on device"),  # the spool file the embedded store reads
+    TimeoutError("timed out"),
+]
+
+
+@pytest.mark.parametrize("fault", STORE_WIDE, ids=lambda e: type(e).__name__ + ":" + str(e)[:24])
+def test_a_store_wide_fault_is_waited_out_and_never_sets_a_request_aside(tmp_path, fault):
+    """A full store disk once set every request aside (the store answered SELECT 1, so each failure counted as
+    the batch's, down to single requests): the store's faults are tried again, the same batch under the same
+    token, for as long as they last, also for a batch of one."""
+    store = RecordingStore()
+    store.fault = fault
+
+    async def main():
+        with WriteAheadLog(tmp_path, FsyncPolicy.parse("never"), 1 << 20) as wal:
+            async with Committer(wal, store.insert, store.reachable, QUICK) as committer:
+                wal.append(_record(0))
+                committer.wake()
+                while len(store.inserts) < 12:  # many times the attempts a refused batch gets
+                    await asyncio.sleep(0.01)
+                assert committer.stats.failing_since is not None and committer.stats.last_fault
+                for i in range(1, 4):
+                    wal.append(_record(i))
+                    committer.wake()
+                store.fault = None  # space is back
+                await committer.stored(4)
+                return committer.stats, wal.rejected_dir
+
+    stats, rejected = asyncio.run(main())
+    assert store.stored == [b"r%d" % i for i in range(4)]
+    assert stats.set_aside_requests == 0 and stats.split_batches == 0 and not rejected.exists()
+    assert len({token for payloads, token in store.inserts if payloads == [b"r0"]}) == 1
+    assert stats.failing_since is None and stats.store_faults >= 12
+
+
+def test_a_lone_request_is_set_aside_only_once_the_store_takes_other_writes(tmp_path):
+    """A request failing alone with an error that names no store-wide fault, while the store takes no write at
+    all (its probe fails too), stays in the log; once the probe goes through it is set aside."""
+    store = RecordingStore()
+    store.refused = {b"r0"}
+    store.probe_fault = _clickhouse_error(1002, "UNKNOWN_EXCEPTION", "something went wrong")
+
+    async def main():
+        with WriteAheadLog(tmp_path, FsyncPolicy.parse("never"), 1 << 20) as wal:
+            async with Committer(wal, store.insert, store.reachable, QUICK, probe=store.probe) as committer:
+                wal.append(_record(0))
+                committer.wake()
+                while store.probes < 3:
+                    await asyncio.sleep(0.01)
+                assert committer.stats.set_aside_requests == 0 and not wal.rejected_dir.exists()
+                store.probe_fault = None
+                await committer.stored(1)
+                return committer.stats, listed(wal.rejected_dir)
+
+    stats, rejected = asyncio.run(main())
+    assert stats.set_aside_requests == 1 and [seq for seq, _ in rejected] == [1]
+
+
+def test_a_failed_release_tries_the_same_batch_again_and_never_skips_it(tmp_path):
+    """The log's own trouble after a commit (here the flush of what was stored, before its segment goes) leaves
+    the batch the committer's: nothing after it is recorded as stored before it is."""
+    store = RecordingStore()
+    failures = [OSError(28, "No space left on device")]
+
+    def settle():
+        if failures:
+            raise failures.pop()
+
+    async def main():
+        with WriteAheadLog(tmp_path, FsyncPolicy.parse("never"), 1 << 20, segment_bytes=200, settle=settle) as wal:
+            for i in range(6):
+                wal.append(_record(i))
+            committer = Committer(wal, store.insert, store.reachable,
+                                  CommitLimits(max_batch_items=2, retry_backoff_seconds=0.01, max_backoff_seconds=0.05))
+            async with committer:
+                pass
+            return committer.stats, wal.depth()
+
+    stats, depth = asyncio.run(main())
+    assert sorted(set(store.stored)) == [b"r%d" % i for i in range(6)] and depth.requests == 0
+    assert stats.batches == 3
