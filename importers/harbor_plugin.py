@@ -70,8 +70,13 @@ class HarborlightPlugin(BaseJobPlugin):
         self._sender = Sender(self._targets, queue_size)
         self._job_dir: Path | None = None
         self._started: dict[tuple, dict[str, Any]] = {}  # per task, agent and model: each trial's start
-        self.unreadable = 0  # trials (or the job's files) the plugin could not read or turn into requests
+        self._unreadable_owners: set[str] = set()  # trials (or the job) whose files it could not read or send
         self.unreachable: list[tuple[Target, str]] = []  # what the job's start could not reach, and why
+
+    @property
+    def unreadable(self) -> int:
+        """Trials (or the job) whose files the plugin could not read or turn into requests (each logged)."""
+        return len(self._unreadable_owners)
 
     @property
     def failures(self) -> int:
@@ -171,14 +176,14 @@ class HarborlightPlugin(BaseJobPlugin):
         line = (f"harborlight plugin: job {self._job_dir.name if self._job_dir else '?'}: {counts.sent} requests "
                 f"taken, {counts.failed} not taken, {self.dropped} dropped ({counts.dropped_full} with the queue "
                 f"full, {counts.dropped_end} at the end's {self._end_timeout:g} s deadline), {self.unreadable} "
-                f"trials' files not readable, {counts.rejected} items rejected")
+                f"trials whose files it could not read, {counts.rejected} items rejected")
         if self.failures or self.dropped or counts.rejected:
             log.warning("%s; `harborlight import harbor JOBDIR` sends the directory again", line)
         else:
             log.info(line)
 
     def _unreadable(self, owner: str, what: str, exc: BaseException) -> None:
-        self.unreadable += 1
+        self._unreadable_owners.add(owner)
         log.warning("harborlight plugin: %s: %s not sent: %s; the job goes on", owner, what, _brief(exc))
 
     def _note_start(self, result) -> None:
@@ -236,7 +241,10 @@ def _carried(path: Path, limit: int = 64 << 20) -> LogFile | None:
 
 def _unreachable_warning(unreachable: list[tuple[Target, str]]) -> str:
     """One line: what the job's start could not reach, why, and what to set."""
-    where = "; ".join(f"{target.describe()}: {reason}" for target, reason in unreachable)
+    if len({reason for _, reason in unreachable}) == 1:
+        where = f"{' and '.join(target.describe() for target, _ in unreachable)}: {unreachable[0][1]}"
+    else:
+        where = "; ".join(f"{target.describe()}: {reason}" for target, reason in unreachable)
     reasons = " ".join(reason for _, reason in unreachable)
     protocols = {target.protocol for target, _ in unreachable}
     if any(code in reasons for code in ("HTTP 401", "HTTP 403", "UNAUTHENTICATED", "PERMISSION_DENIED")):

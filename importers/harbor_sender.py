@@ -39,6 +39,7 @@ DEFAULT_END_TIMEOUT = 30.0  # seconds the job's end waits, at most, for what is 
 DEFAULT_QUEUE_SIZE = 1000  # requests waiting to be sent, at most
 PROBE_TIMEOUT = 5.0  # seconds the job's start waits, at most, for harborlight to answer an empty request
 WORKERS = 4  # batches sent at once (a trial's batches, in order, by one of them)
+SHOWN_FAILURES = 10  # requests not taken that are logged one by one; the rest are counted (the end's line)
 _PATHS = {Signal.traces: "/v1/traces", Signal.logs: "/v1/logs"}
 
 
@@ -197,7 +198,7 @@ class _Transport:
                 if self._client is None:
                     return await self._export(body, timeout=target.timeout, metadata=target.headers)
                 reply = await self._client.post(target.endpoint, content=gzip.compress(body) if target.gzip else body)
-                if reply.status_code != 200:
+                if not 200 <= reply.status_code < 300:
                     raise Unanswered(f"HTTP {reply.status_code}: {reply.text.strip().splitlines()[0][:300] if reply.text.strip() else ''}")
                 return reply.content
         except Unanswered:
@@ -252,17 +253,23 @@ class Sender:
         self._ready.wait(30)
 
     def submit(self, batch: Batch) -> bool:
-        """Queues the batch unless that would exceed the bound (then it is dropped and counted)."""
+        """Queues the batch unless that would exceed the bound, or the sender is not running (then it is
+        dropped and counted). Never waits, never raises."""
         if not batch.requests:
             return True
         with self._lock:
-            if self._closed or self._pending + len(batch.requests) > self._queue_size:
+            if self._closed or not self._queues or self._pending + len(batch.requests) > self._queue_size:
                 self.counts.dropped_full += len(batch.requests)
                 log.debug("harborlight plugin: %s: %s dropped (queue full)", batch.owner, batch.what)
                 return False
             self._pending += len(batch.requests)
-        queue = self._queues[hash(batch.owner) % self._workers]
-        self._loop.call_soon_threadsafe(queue.put_nowait, batch)
+        try:
+            self._loop.call_soon_threadsafe(self._queues[hash(batch.owner) % self._workers].put_nowait, batch)
+        except RuntimeError:  # the loop has stopped
+            with self._lock:
+                self._pending -= len(batch.requests)
+                self.counts.dropped_end += len(batch.requests)
+            return False
         return True
 
     async def probe(self, timeout: float = PROBE_TIMEOUT) -> list[tuple[Target, str]]:
@@ -370,8 +377,11 @@ class Sender:
             content = await transport.send(body)
         except Unanswered as exc:
             self.counts.failed += 1
-            log.warning("harborlight plugin: %s: %s request not taken by %s: %s", batch.owner, batch.what,
-                        transport.target.describe(), exc)
+            if self.counts.failed <= SHOWN_FAILURES:
+                log.warning("harborlight plugin: %s: %s request not taken by %s: %s%s", batch.owner, batch.what,
+                            transport.target.describe(), exc,
+                            "; further ones are counted, not shown (the job's end sums them up)"
+                            if self.counts.failed == SHOWN_FAILURES else "")
             return
         self.counts.sent += 1
         partial = transport.partial(content)
