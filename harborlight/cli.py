@@ -99,6 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"harborlight: {exc}", file=sys.stderr)
         return 2
+    except RecursionError:  # JSON or a span tree nested past Python's recursion limit, wherever it was read
+        print("harborlight: the input nests deeper than harborlight reads (Python's recursion limit)",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -52,6 +52,9 @@ def transfer_router() -> APIRouter:
             data = _transfers(request).export_tarball(job, jobs_dir, tenant_of(request), snapshot)
         except ValueError as exc:
             raise _refused(exc) from None
+        except RecursionError:  # importers/ read trajectories and JSON values recursively
+            raise HTTPException(422, f"job {job!r}: a trial's sub-agents or JSON values nest deeper than an "
+                                     "export can be built") from None
         return Response(data, media_type="application/gzip",
                         headers={"Content-Disposition": attachment(f"{job}.tar.gz")})
 
@@ -62,8 +65,9 @@ def transfer_router() -> APIRouter:
             text = _transfers(request).trajectory(trial, job, tenant_of(request))
         except ValueError as exc:
             raise _refused(exc) from None
-        except RecursionError:  # importers/trajectory_build.py follows sub-agents recursively
-            raise HTTPException(422, f"trial {trial!r}: its sub-agents nest deeper than a trajectory can be built")
+        except RecursionError:  # importers/ read trajectories and JSON values recursively
+            raise HTTPException(422, f"trial {trial!r}: its sub-agents or JSON values nest deeper than a "
+                                     "trajectory can be built") from None
         return Response(text, media_type="application/json")
 
     return router

@@ -53,8 +53,8 @@ def trial_trajectory(request: Request, trial: str, job: str) -> tuple[dict[str, 
         return json.loads(transfers.trajectory(trial, job, tenant_of(request))), ""
     except LookupError as missing:  # no model calls, messages or tool calls to make a trajectory of
         return None, str(missing)
-    except RecursionError:  # the builder (importers/trajectory_build.py) follows sub-agents recursively
-        return None, "the trial's sub-agents nest deeper than its trajectory can be built"
+    except RecursionError:  # importers/ read trajectories and JSON values recursively
+        return None, "the trial's sub-agents or JSON values nest deeper than its trajectory can be built"
 
 
 def trials_router() -> APIRouter:

@@ -65,3 +65,37 @@ def test_final_metrics_nested_deeper_than_atif_are_not_final_metrics():
     assert final_metrics_of("a", "t", '{"total_steps": 3, "extra": {"x": [1]}}').final_metrics["total_steps"] == 3
     for depth in (40, 1_000, 200_000):
         assert final_metrics_of("a", "t", '{"x":' * depth + "1" + "}" * depth) is None
+
+
+def test_the_export_answers_in_one_line(server, trial, capsys, tmp_path):
+    job, _ = trial
+    reply = httpx.get(f"{server.http_url}/api/jobs/{job}/export", timeout=120)
+    assert reply.status_code in (200, 422), reply.text[:300]
+    code, out, err = run(capsys, "export-job", job, "--out", str(tmp_path / "jobs"), "--server", server.http_url)
+    assert code == 0 or (code == 1 and len(err.strip().splitlines()) == 1), err
+    assert "Traceback" not in out + err
+
+
+def test_the_cli_on_its_own_store_answers_in_one_line(tmp_path):
+    """Read straight from a store (no server): the import of the trial and its export."""
+    import json
+
+    from tests.cli.commands import process
+
+    attrs = [{"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+             {"key": "gen_ai.tool.name", "value": {"stringValue": "Bash"}},
+             {"key": "gen_ai.tool.call.id", "value": {"stringValue": "c1"}},
+             {"key": "gen_ai.tool.call.arguments", "value": {"stringValue": DEEP}}]
+    resource = [{"key": k, "value": {"stringValue": v}} for k, v in
+                (("service.name", "agent"), ("harbor.job.name", "deep-job"), ("harbor.trial.name", "deep-trial"))]
+    span = {"traceId": "ab" * 16, "spanId": "cd" * 8, "name": "execute_tool Bash", "kind": 1,
+            "startTimeUnixNano": "1764547200000000000", "endTimeUnixNano": "1764547201000000000", "attributes": attrs}
+    lines = tmp_path / "deep.jsonl"
+    lines.write_text(json.dumps({"resourceSpans": [{"resource": {"attributes": resource},
+                                                    "scopeSpans": [{"scope": {"name": "t"}, "spans": [span]}]}]}))
+    store = str(tmp_path / "store")
+    imported = process("import", "otlp", str(lines), "--data-dir", store, timeout=300)
+    assert imported.returncode == 0, imported.stderr
+    exported = process("export-job", "deep-job", "--out", str(tmp_path / "jobs"), "--data-dir", store, timeout=300)
+    assert "Traceback" not in exported.stdout + exported.stderr, exported.stderr[-2000:]
+    assert exported.returncode == 0 or len([l for l in exported.stderr.splitlines() if "WARNING" not in l]) == 1
