@@ -114,7 +114,7 @@ class HarborlightPlugin(BaseJobPlugin):
         except Exception as exc:
             self.unreachable = [(next(iter(self._targets.values())), _brief(exc))]
         if self.unreachable:
-            log.warning(_unreachable_warning(self.unreachable))
+            log.warning("%s", _unreachable_warning(self.unreachable))
 
     def _note_resumed(self) -> None:
         """A resumed job's finished trials: their starts number the new ones' attempts."""

@@ -19,7 +19,6 @@ import gzip
 import logging
 import os
 import threading
-import zlib
 from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
@@ -169,7 +168,7 @@ def _brief(exc: BaseException) -> str:
 
 
 class _Transport:
-    """One request at a time to one target, on the sender's loop."""
+    """Requests to one target, on the sender's loop."""
 
     def __init__(self, target: Target) -> None:
         self.target = target
@@ -199,11 +198,12 @@ class _Transport:
                     return await self._export(body, timeout=target.timeout, metadata=target.headers)
                 reply = await self._client.post(target.endpoint, content=gzip.compress(body) if target.gzip else body)
                 if not 200 <= reply.status_code < 300:
-                    raise Unanswered(f"HTTP {reply.status_code}: {reply.text.strip().splitlines()[0][:300] if reply.text.strip() else ''}")
+                    said = reply.text.strip().splitlines()[0][:300] if reply.text.strip() else ""
+                    raise Unanswered(f"HTTP {reply.status_code}: {said}".rstrip(": "))
                 return reply.content
         except Unanswered:
             raise
-        except (grpc.aio.AioRpcError, httpx.HTTPError, TimeoutError, OSError, zlib.error) as exc:
+        except (grpc.aio.AioRpcError, httpx.HTTPError, TimeoutError, OSError) as exc:
             raise Unanswered(_brief(exc)) from None
 
     def partial(self, content: bytes) -> tuple[int, str] | None:
