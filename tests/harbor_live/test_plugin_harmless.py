@@ -8,7 +8,8 @@ OpenTelemetry exporter's variables name.
   trial has its result.json, the job its finished_at; the other trials are streamed.
 - An endpoint that accepts connections and never answers: the job takes at most the start's probe
   (5 s) and the end's wait (`end_timeout`, 30 s by default) longer than without the plugin; the test
-  allows 60 s (the machine is shared), and the job without the plugin takes ~20 s here.
+  allows 60 s more (the machine is shared). Measured: 4 trials 0.5-0.9 s without the plugin, 35.9-37.0 s
+  with it; before, past 150 s.
 - OTEL_EXPORTER_OTLP_ENDPOINT at harborlight's gRPC port with OTEL_EXPORTER_OTLP_PROTOCOL=grpc: the
   job arrives over gRPC.
 """
