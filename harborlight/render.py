@@ -68,6 +68,15 @@ def json_text(document: Any) -> str:
     return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(document, ensure_ascii=False))
 
 
+def write_document(text: str, is_json: bool = False) -> None:
+    """A document the API wrote (summary.md, metrics.json, the HTML page) on stdout: as it is into a file
+    or a pipe; to a terminal, its control characters as visible escapes (JSON's `\\uXXXX` in JSON, so it
+    stays the same JSON)."""
+    if sys.stdout.isatty():
+        text = _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if is_json else printable(text)
+    sys.stdout.write(text)
+
+
 def print_json(document: Any) -> None:
     """A command's --json answer on stdout (json_text)."""
     sys.stdout.write(json_text(document) + "\n")

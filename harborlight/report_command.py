@@ -3,7 +3,6 @@ each series' interval), or one HTML page to share (with --against, the paired co
 in this process (harborlight/api_access.py)."""
 
 import argparse
-import sys
 from typing import Any
 
 from harborlight.api_access import Api, ApiError, add_api_options, run_query, segment
@@ -13,7 +12,7 @@ FORMATS = ("table", "json", "md", "intervals", "html")
 
 
 def _show(api: Api, args: argparse.Namespace) -> None:
-    from harborlight.render import console, printable_json
+    from harborlight.render import console, printable_json, write_document
     from harborlight.report_table import report_tables
 
     if args.format not in FORMATS:
@@ -29,7 +28,8 @@ def _show(api: Api, args: argparse.Namespace) -> None:
         time = api.json(f"/api/jobs/{job}/time")
         console().print(report_tables(*printable_json([row, trials, time])))
     else:
-        sys.stdout.write(api.get(f"/api/jobs/{job}/report", format=args.format, against=args.against).text)
+        write_document(api.get(f"/api/jobs/{job}/report", format=args.format, against=args.against).text,
+                       is_json=args.format in ("json", "intervals"))
 
 
 def add_report_command(commands: Any) -> None:

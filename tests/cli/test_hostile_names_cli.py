@@ -15,8 +15,8 @@ ESCAPES = "\x1b[2J\x1b]0;owned\x07\x9b31m\u202e\r\x08"
 MARKUP = "[bold]b[/][link=http://example.com]l[/link]"
 HOSTILE = f"{ESCAPES}{MARKUP}"
 NAMED = f"{ESCAPES}[bold]b"  # a job or trial name is a URL path segment: no slash
-# what a terminal would act on: C0 but newline, DEL, C1, bidirectional controls
-CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+# what a terminal would act on: C0 but newline and tab, DEL, C1, bidirectional controls
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 
 
 def test_printable_escapes_controls_and_keeps_text():
@@ -70,3 +70,39 @@ def test_no_name_reaches_the_terminal_as_control_or_markup(server, hostile, caps
         assert "\\x1b[2J\\x1b]0;owned\\x07\\x9b31m\\u202e" in out or "\\u001b[2J" in out
     if argv[0] in ("trace", "spans"):
         assert "[bold]b[/][link=http://example.com]l[/link]" in out  # markup prints as it is
+
+
+@pytest.mark.parametrize("fmt", ["md", "json", "html"])
+def test_a_report_document_on_a_terminal_is_printable(server, hostile, fmt):
+    """summary.md, metrics.json and the page go to a file as the API wrote them, to a terminal escaped."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    job = hostile[0]
+    argv = [sys.executable, "-m", "harborlight.cli", "report", job, "--format", fmt, "--server", server.http_url]
+    piped = subprocess.run(argv, capture_output=True, timeout=120)
+    assert piped.returncode == 0, piped.stderr
+    leader, follower = pty.openpty()
+    shown = subprocess.Popen(argv, stdout=follower, stderr=subprocess.DEVNULL)
+    os.close(follower)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(leader, 1 << 16)
+        except OSError:  # the terminal's other end closed
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(leader)
+    assert shown.wait(timeout=120) == 0
+    text = out.decode().replace("\r\n", "\n")
+    assert not CONTROL.search(text), repr(CONTROL.search(text).group())
+    if fmt == "json":
+        import json
+
+        assert json.loads(text) == json.loads(piped.stdout)  # the same JSON
+    else:
+        assert CONTROL.search(piped.stdout.decode())  # a file gets the document as the API wrote it
