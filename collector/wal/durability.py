@@ -14,6 +14,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
+from collector.errors import LogUnwritable
 from collector.wal.sequence_waiters import resolve_through
 
 log = logging.getLogger(__name__)
@@ -93,10 +94,13 @@ class Flusher:
     def _flush(self, waiters: list[tuple[int, Future]]) -> None:
         try:
             durable = self._sync()
-        except OSError as exc:  # the bytes may never reach the disk: say so to whoever waits
+        except OSError as exc:  # the bytes may never reach the disk: say so to whoever waits, retryably
             log.error("write-ahead log fsync failed: %s", exc)
             for _, future in waiters:
-                future.set_exception(exc)
+                refusal = LogUnwritable(f"the write-ahead log's disk did not take this request's bytes "
+                                        f"({exc.strerror or exc}); retry later")
+                refusal.__cause__ = exc
+                future.set_exception(refusal)
             return
         if late := resolve_through(waiters, durable):
             with self._cond:

@@ -41,11 +41,28 @@ def listed(directory: Path) -> list[tuple[int, Path]]:
 
 
 def create(directory: Path, first_seq: int) -> tuple[Path, int]:
-    """A new, empty segment open for appending: its path and file descriptor."""
+    """A new, empty segment open for appending: its path and file descriptor. When it cannot be written
+    (a full disk), nothing is left behind: no empty file stands in the way of the next try."""
     path = directory / name(first_seq)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
-    write_all(fd, [MAGIC])
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+    except FileExistsError:
+        if path.stat().st_size > len(MAGIC):
+            raise
+        path.unlink()  # an earlier try's leftover, holding no record
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+    try:
+        write_all(fd, [MAGIC])
+    except BaseException:
+        os.close(fd)
+        path.unlink(missing_ok=True)
+        raise
     return path, fd
+
+
+def reopen(path: Path) -> int:
+    """An existing segment's file descriptor for appending after its last record."""
+    return os.open(path, os.O_WRONLY | os.O_APPEND)
 
 
 def write_all(fd: int, parts: list[bytes]) -> None:

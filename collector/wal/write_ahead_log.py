@@ -13,6 +13,13 @@ the checkpoint (collector.wal.checkpoint) and names its deduplication token. At 
 last batch begun are passed over (stored), and the first take() hands back that batch as it was, to be
 stored again under the same token (the store skips what of it had landed). The last segment's torn tail
 is cut at open; damage found in earlier segments while reading is skipped and reported (Damage).
+
+A full disk (or a failing one): an append that cannot be written is refused (LogUnwritable: retryable, never
+acknowledged) and its partial bytes are cut, so the next append and the next start find whole records only;
+a rotation that cannot create its new segment leaves the old one active and no file behind; the checkpoint
+is written in place (collector.wal.checkpoint), so the committer can record progress, and release what it
+stored, on a disk with no free byte. Opening needs no new space either: the last segment is appended to
+again, and a new one is created at the first append that needs it.
 """
 
 import fcntl
@@ -25,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from collector.errors import LogFull
+from collector.errors import LogFull, LogUnwritable, no_space
 from collector.wal import checkpoint, segment
 from collector.wal.checkpoint import Checkpoint
 from collector.wal.durability import Flusher, FsyncPolicy, fsync_path
@@ -70,6 +77,11 @@ class LogReport:
     refused_full: int
     deleted_segments: int
     damage: list[str]  # what recovery cut and reading skipped, most recent last
+    refused_disk: int = 0  # appends its disk refused (full or failing): answered retryably, not acknowledged
+    disk_free_bytes: int | None = None  # free on the log's file system (for an unprivileged process)
+    disk_total_bytes: int | None = None
+    rejected_requests: int = 0  # set aside in rejected/ (harborlight wal replay-rejected commits them again)
+    rejected_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -88,6 +100,7 @@ class WalStats:
     appended_requests: int = 0
     appended_bytes: int = 0
     refused_full: int = 0
+    refused_disk: int = 0
     deleted_segments: int = 0
     damage: deque[Damage] = field(default_factory=lambda: deque(maxlen=REMEMBERED_DAMAGE))
 
@@ -158,8 +171,19 @@ class WriteAheadLog:
         self._replay = in_flight
         self._replayed: tuple[tuple[int, int], int] | None = None  # the replayed batch's range and last record
         self._reader: segment.Reader | None = None
-        self._active = self._new_segment(self._next_seq)
+        # Appended to: the last segment, when one is left; else created by the first append.
+        self._active: _Segment | None = None
+        self._torn = False  # the active segment holds bytes of a failed append that could not be cut
+        if self._segments and self._last_scanned:  # cut to its last whole record at open: appendable
+            self._active = self._segments[-1]
+            self._active.fd = segment.reopen(self._active.path)
         self._durable = self._next_seq - 1
+        if checkpoint.load(self.directory) is None or (self.directory / checkpoint.NAME).stat().st_size \
+                != checkpoint.FILE_BYTES:
+            try:  # made now, while there is room: later checkpoints are written in place
+                checkpoint.create(self.directory, self._checkpoint, durable=policy.interval_ms is not None)
+            except OSError as exc:
+                log.warning("write-ahead log: cannot write its checkpoint yet (%s); trying at the next commit", exc)
         self._flusher: Flusher | None = None
         if policy.interval_ms is not None:
             self._flusher = Flusher(self._sync, policy.interval_ms / 1000 or None)
@@ -178,11 +202,14 @@ class WriteAheadLog:
             begun = self._checkpoint.in_flight
             unfinished = begun if begun and begun[1] >= self._head.seq else None
             through = max(self._checkpoint.committed_through, self._head.seq - 1)
-            self._save(Checkpoint(self._checkpoint.log_id, through, unfinished))
+            try:
+                self._save(Checkpoint(self._checkpoint.log_id, through, unfinished))
+            except OSError as exc:  # the next start replays from the last checkpoint written: nothing is lost
+                log.error("write-ahead log: could not record the committer's progress at close: %s", exc)
         if self._reader is not None:
             self._reader.close()
         for s in [*self._unsynced, self._active]:
-            if s.fd is not None:
+            if s is not None and s.fd is not None:
                 os.close(s.fd)
                 s.fd = None
         os.close(self._lock_fd)  # and with it the lock
@@ -190,7 +217,8 @@ class WriteAheadLog:
     # -- appending (the event loop) ----------------------------------------------------------------
 
     def append(self, record: Record) -> int:
-        """Writes the record and returns its sequence number; raises LogFull past the size limit.
+        """Writes the record and returns its sequence number; raises LogFull past the size limit, and
+        LogUnwritable when the disk refuses the bytes (nothing of the record stays in the log then).
         Written means a process kill no longer loses it; durable(seq) says when a power loss does not."""
         size = framed_size(record)
         with self._lock:
@@ -199,15 +227,18 @@ class WriteAheadLog:
                 self.stats.refused_full += 1
                 raise LogFull(f"write-ahead log is full ({depth >> 20} of {self.max_bytes >> 20} MiB waiting "
                               "for the store); retry later")
-            if self._active.size > len(MAGIC) and self._active.size + size > self.segment_bytes:
-                self._rotate()
-            assert self._active.fd is not None
             parts = encode(record, time.time_ns())
             try:
-                segment.write_all(self._active.fd, parts)
-            except OSError:
-                os.ftruncate(self._active.fd, self._active.size)  # no half record before the next one
-                raise
+                if self._active is None or self._torn or (
+                        self._active.size > len(MAGIC) and self._active.size + size > self.segment_bytes):
+                    self._rotate()
+                assert self._active is not None and self._active.fd is not None
+                self._write(self._active, parts)
+            except OSError as exc:
+                self.stats.refused_disk += 1
+                what = "is full" if no_space(exc) else "cannot be written"
+                raise LogUnwritable(f"the write-ahead log's disk {what} ({exc.strerror or exc}); nothing of this "
+                                    "request was kept: retry later") from exc
             self._active.size += size
             self._written += size
             seq = self._next_seq
@@ -223,14 +254,31 @@ class WriteAheadLog:
             return None
         return self._flusher.wait(seq)
 
+    def _write(self, s: _Segment, parts: list[bytes]) -> None:
+        """Appends one record's bytes; on failure cuts what of them was written, so the segment ends with a
+        whole record (when even the cut fails, the segment is left for a new one at the next append)."""
+        try:
+            segment.write_all(s.fd, parts)
+        except OSError:
+            try:
+                os.ftruncate(s.fd, s.size)
+            except OSError as exc:
+                log.error("write-ahead log: could not cut a failed append from %s (%s): a new segment follows",
+                          s.path.name, exc)
+                self._torn = True
+            raise
+
     def _rotate(self) -> None:
-        old = self._active
+        """A new active segment; when it cannot be created the old one stays active, nothing else changed."""
+        new = self._new_segment(self._next_seq)
+        old, self._active, self._torn = self._active, new, False
+        if old is None:
+            return
         if self._flusher is not None:
             self._unsynced.append(old)  # its last bytes are synced before its fd closes
         elif old.fd is not None:
             os.close(old.fd)
             old.fd = None
-        self._active = self._new_segment(self._next_seq)
 
     def _new_segment(self, first_seq: int) -> _Segment:
         path, fd = segment.create(self.directory, first_seq)
@@ -244,15 +292,21 @@ class WriteAheadLog:
         with self._lock:
             target = self._next_seq - 1
             sealed, self._unsynced = self._unsynced, []
-            fds = [s.fd for s in sealed] + [self._active.fd]
+            fds = [s.fd for s in sealed] + [self._active.fd if self._active is not None else None]
             dir_dirty, self._dir_dirty = self._dir_dirty, False
             if target == self._durable and not sealed and not dir_dirty:
                 return target
-        for fd in fds:
-            if fd is not None:
-                os.fdatasync(fd)
-        if dir_dirty:
-            fsync_path(self.directory)
+        try:
+            for fd in fds:
+                if fd is not None:
+                    os.fdatasync(fd)
+            if dir_dirty:
+                fsync_path(self.directory)
+        except OSError:  # tried again at the next flush: nothing is taken for durable that was not synced
+            with self._lock:
+                self._unsynced[:0] = sealed
+                self._dir_dirty = self._dir_dirty or dir_dirty
+            raise
         with self._lock:
             for s in sealed:
                 if s.fd is not None:
@@ -295,10 +349,13 @@ class WriteAheadLog:
         """Records that `entries` (the next records in order) are about to be stored, and returns the
         deduplication token of this batch: the same records always get the same token."""
         first, last = entries[0].seq, entries[-1].seq
-        if self._replayed is not None and self._replayed[1] == last:
-            (first, last), self._replayed = self._replayed[0], None  # named as the last process named it
+        replayed = self._replayed is not None and self._replayed[1] == last
+        if replayed:
+            first, last = self._replayed[0]  # named as the last process named it
         with self._lock:
-            self._save(Checkpoint(self._checkpoint.log_id, first - 1, (first, last)))
+            self._save(Checkpoint(self._checkpoint.log_id, first - 1, (first, last)))  # a failure: asked again
+        if replayed:
+            self._replayed = None
         return f"{self._checkpoint.log_id}:{first}-{last}"
 
     def _peek(self) -> tuple["_Segment", Parsed] | None:
@@ -354,8 +411,11 @@ class WriteAheadLog:
         try:
             segment.write_all(fd, encode(entry.record, entry.appended_at_ns))
             os.fsync(fd)
-        finally:
+        except BaseException:
             os.close(fd)
+            path.unlink(missing_ok=True)  # written whole or not at all: the committer tries again
+            raise
+        os.close(fd)
         log.error("write-ahead log: request %d set aside in %s: %s", entry.seq, path, reason)
         return path
 
@@ -422,9 +482,23 @@ class WriteAheadLog:
 
     def report(self) -> LogReport:
         depth = self.depth()
+        free = total = None
+        try:
+            fs = os.statvfs(self.directory)
+            free, total = fs.f_bavail * fs.f_frsize, fs.f_blocks * fs.f_frsize
+        except OSError:
+            pass
+        rejected = [p for _, p in segment.listed(self.rejected_dir)] if self.rejected_dir.is_dir() else []
+        rejected_bytes = 0
+        for path in rejected:
+            try:
+                rejected_bytes += path.stat().st_size - len(MAGIC)
+            except FileNotFoundError:
+                pass
         return LogReport(depth.bytes, depth.requests, depth.oldest_age_seconds, self.max_bytes, str(self.policy),
                          self.stats.appended_requests, self.stats.refused_full, self.stats.deleted_segments,
-                         [str(d) for d in self.stats.damage])
+                         [str(d) for d in self.stats.damage], self.stats.refused_disk, free, total,
+                         len(rejected), rejected_bytes)
 
     def _oldest_place(self) -> tuple[Path, int] | None:
         for s in self._segments:
@@ -450,6 +524,7 @@ class WriteAheadLog:
         found = segment.listed(self.directory)
         damage: list[Damage] = []
         next_seq = 1
+        self._last_scanned = False
         if found:
             last_seq, last_path = found.pop()
             scanned = segment.scan(last_path)
@@ -463,6 +538,7 @@ class WriteAheadLog:
                 if scanned.good_end < last_path.stat().st_size:
                     os.truncate(last_path, scanned.good_end)
                 found.append((last_seq, last_path))
+                self._last_scanned = True
         for d in damage:
             self._damaged(d)
         if self.policy.interval_ms is not None:
