@@ -10,6 +10,7 @@ import json
 import os
 import resource
 import shutil
+import stat
 import subprocess
 import sys
 
@@ -67,12 +68,6 @@ def test_files_leading_out_fifos_devices_and_oversized_files_are_refused(server,
     (job_dir / "job.log").unlink()
     (job_dir / "job.log").symlink_to("/dev/zero")
     (job_dir / "linked-trial").symlink_to(outside / "trial")
-
-    done = _import(server, job_dir, "--import-max-json-mib", "1")
-
-    assert "Traceback" not in done.stderr, done.stderr
-    assert done.returncode == 2, done.stderr
-    refused = [line for line in done.stderr.splitlines() if "refused" in line and "listed above" not in line]
     expected = {
         solved / "trial.log": "symbolic link",
         timeout / "agent" / "trajectory.json": "symbolic link",
@@ -82,11 +77,25 @@ def test_files_leading_out_fifos_devices_and_oversized_files_are_refused(server,
         job_dir / "job.log": "symbolic link to /dev/zero",
         job_dir / "linked-trial": "symbolic link",
     }
+    try:  # a device node inside the job directory (/dev/zero's numbers), where the file system allows one
+        os.mknod(timeout / "trial.log.dev", stat.S_IFCHR | 0o600, os.makedev(1, 5))
+    except PermissionError:
+        pass
+    else:
+        (timeout / "trial.log").unlink()
+        (timeout / "trial.log.dev").rename(timeout / "trial.log")
+        expected[timeout / "trial.log"] = "a character device, not a regular file"
+
+    done = _import(server, job_dir, "--import-max-json-mib", "1")
+
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 2, done.stderr
+    refused = [line for line in done.stderr.splitlines() if "refused" in line and "listed above" not in line]
     assert len(refused) == len(expected), done.stderr
     for path, why in expected.items():
         (line,) = [line for line in refused if line.startswith(f"harborlight: {path}: refused: ")]
         assert why in line, line
-    assert "refused 7 file(s)" in done.stdout, done.stdout
+    assert f"refused {len(expected)} file(s)" in done.stdout, done.stdout
 
     server.caught_up()
     assert _stored(server, secret) == 0
