@@ -126,9 +126,9 @@ def test_a_cluster_store_of_the_metrics_form_before_gets_every_metrics_table_wit
     downgrade_metrics_on_cluster(AsEachNodeRunsIt(client, CLUSTER), CLUSTER.name,
                                  SHARD_KEYS[CLUSTER.shard_by]["otel_metrics_sum"])
     assert "otel_metrics_summary is missing" in cluster_schema_problems(client, CLUSTER)
-    when = datetime(2025, 12, 1, 0, 1, 0, 999_999)
-    client.insert("otel_metrics_sum", [[{"harbor.trial.name": unique}, unique, "tokens", when, when, 1500.0, 1,
-                                        True]] * 2,
+    when, day_after = datetime(2025, 12, 1, 0, 1, 0, 999_999), datetime(2025, 12, 2, 0, 1, 0, 999_999)
+    client.insert("otel_metrics_sum", [[{"harbor.trial.name": unique}, unique, "tokens", when, t, 1500.0, 1, True]
+                                       for t in (when, day_after)],  # two partitions
                   column_names=["ResourceAttributes", "ServiceName", "MetricName", "StartTimeUnix", "TimeUnix", "Value",
                                 "AggregationTemporality", "IsMonotonic"],
                   settings={"distributed_foreground_insert": 1})
@@ -143,8 +143,8 @@ def test_a_cluster_store_of_the_metrics_form_before_gets_every_metrics_table_wit
     assert client.query(sorting).result_rows == [
         ("ServiceName, MetricName, toStartOfHour(TimeUnix), cityHash64(Attributes), TimeUnix",)]
     for table in ("otel_metrics_sum", "otel_metrics_sum_local"):  # the rows, through the front and on the shard
-        assert client.query(f"SELECT MetricName, toUnixTimestamp(TimeUnix), Value FROM {table} "
-                            "WHERE ServiceName = {s:String}", parameters={"s": unique}).result_rows == [
-            ("tokens", 1_764_547_260, 1500.0)] * 2
+        rows = client.query(f"SELECT MetricName, toUnixTimestamp(TimeUnix), Value FROM {table} "
+                            "WHERE ServiceName = {s:String} ORDER BY TimeUnix", parameters={"s": unique}).result_rows
+        assert rows == [("tokens", 1_764_547_260, 1500.0), ("tokens", 1_764_547_260 + 86_400, 1500.0)]
     leftovers = "SELECT name FROM system.tables WHERE database = 'default' AND name LIKE 'otel_metrics_%_v%'"
     assert client.query(leftovers).result_rows == []

@@ -7,6 +7,7 @@ internal/metrics/*_metrics.go and metrics_model.go), never from harborlight's ow
 import json
 import os
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 
 import clickhouse_connect
@@ -24,6 +25,7 @@ from opentelemetry.sdk.resources import Resource
 
 from harborlight.settings import Settings
 from storage import SCHEMA_VERSION, ensure_schema
+from storage import schema_ddl
 from storage.schema_ddl import METRICS_FORM_VERSION
 from tests.support.dies_at_insert import DiesAtInsert
 from tests.support.old_metrics import downgrade_metrics
@@ -69,8 +71,15 @@ def _form(client, database: str, table: str) -> dict:
             "indexes": indexes, "settings": {k: shown.get(k) for k in FIXTURE["settings"]}}
 
 
+def _partition_by(table: str) -> str:
+    """The exporter's partition key, led by the row's tenant where the schema keeps tenants in parts of their own
+    (the one change harborlight makes to the exporter's tables)."""
+    tenant = getattr(schema_ddl, "TENANT_KEYS", {}).get(table)
+    return f"({tenant}, {FIXTURE['partition_by']})" if tenant else FIXTURE["partition_by"]
+
+
 def _exporter_form(table: str) -> dict:
-    return {"columns": _expected_columns(table), "engine": FIXTURE["engine"], "partition_by": FIXTURE["partition_by"],
+    return {"columns": _expected_columns(table), "engine": FIXTURE["engine"], "partition_by": _partition_by(table),
             "order_by": FIXTURE["order_by"], "indexes": sorted(tuple(i) for i in FIXTURE["indexes"]),
             "settings": FIXTURE["settings"]}
 
@@ -335,35 +344,41 @@ def test_sdk_exponential_histogram_points_are_stored_and_read_back(server, uniqu
 
 # --- a store of the form before ------------------------------------------------------------------------------
 
-def _old_rows(client, service: str) -> dict[str, int]:
-    """Rows the form before held, written as it took them (nanosecond times, exemplars)."""
+_WHEN = datetime(2025, 12, 1, 0, 1, 0, 999_999, tzinfo=timezone.utc)
+_DAY_AFTER = datetime(2025, 12, 2, 0, 1, 0, 999_999, tzinfo=timezone.utc)
+_SUM_COLUMNS = ["ResourceAttributes", "ServiceName", "MetricName", "Attributes", "StartTimeUnix", "TimeUnix", "Value",
+                "AggregationTemporality", "IsMonotonic"]
+
+
+def _old_rows(client, service: str) -> None:
+    """Rows the form before held, written as it took them (nanosecond times, exemplars), over two days (two
+    partitions of the sum table)."""
     head = ["ResourceAttributes", "ServiceName", "MetricName", "Attributes", "StartTimeUnix", "TimeUnix"]
     exemplar = ["Exemplars.FilteredAttributes", "Exemplars.TimeUnix", "Exemplars.Value", "Exemplars.SpanId",
                 "Exemplars.TraceId"]
-    from datetime import datetime, timezone
-    when = datetime(2025, 12, 1, 0, 1, 0, 999_999, tzinfo=timezone.utc)
-    common = [{"service.name": service}, service, "m", {"k": "v"}, when, when]
-    ex = [[{"e": "1"}], [when], [2.0], ["00000000000000aa"], ["000000000000000000000000000000bb"]]
+    common = [{"service.name": service}, service, "m", {"k": "v"}, _WHEN, _WHEN]
+    ex = [[{"e": "1"}], [_WHEN], [2.0], ["00000000000000aa"], ["000000000000000000000000000000bb"]]
     client.insert("otel_metrics_gauge", [common + [7.0, 1] + ex], column_names=head + ["Value", "Flags"] + exemplar)
-    client.insert("otel_metrics_sum", [common + [1500.0] + ex + [1, True]] * 2,
+    client.insert("otel_metrics_sum", [common + [1500.0] + ex + [1, True], common[:5] + [_DAY_AFTER, 2000.0] + ex
+                                       + [1, True]],
                   column_names=head + ["Value"] + exemplar + ["AggregationTemporality", "IsMonotonic"])
     client.insert("otel_metrics_histogram", [common + [3, 42.5, [1, 2], [10.0], 1.5, 30.0, 2]] * 3,
                   column_names=head + ["Count", "Sum", "BucketCounts", "ExplicitBounds", "Min", "Max",
                                        "AggregationTemporality"])
-    return {"otel_metrics_gauge": 1, "otel_metrics_sum": 2, "otel_metrics_histogram": 3}
 
 
 _KEPT = {
     "otel_metrics_gauge": "SELECT MetricName, Attributes, toUnixTimestamp(TimeUnix), Value, Flags, "
                           "`Exemplars.SpanId`, arrayMap(t -> toUnixTimestamp(t), `Exemplars.TimeUnix`) FROM {t}",
-    "otel_metrics_sum": "SELECT MetricName, toUnixTimestamp(StartTimeUnix), Value, IsMonotonic, `Exemplars.TraceId` "
-                        "FROM {t}",
+    "otel_metrics_sum": "SELECT MetricName, toUnixTimestamp(StartTimeUnix), toUnixTimestamp(TimeUnix), Value, "
+                        "IsMonotonic, `Exemplars.TraceId` FROM {t} ORDER BY TimeUnix, Value",
     "otel_metrics_histogram": "SELECT MetricName, Count, Sum, BucketCounts, ExplicitBounds, Min, Max FROM {t}",
 }
 _SECOND = 1_764_547_260  # 2025-12-01T00:01:00Z: the old rows' time, to the second
 KEPT = {
     "otel_metrics_gauge": [("m", {"k": "v"}, _SECOND, 7.0, 1, ["00000000000000aa"], [_SECOND])],
-    "otel_metrics_sum": [("m", _SECOND, 1500.0, True, ["000000000000000000000000000000bb"])] * 2,
+    "otel_metrics_sum": [("m", _SECOND, _SECOND, 1500.0, True, ["000000000000000000000000000000bb"]),
+                         ("m", _SECOND, _SECOND + 86_400, 2000.0, True, ["000000000000000000000000000000bb"])],
     "otel_metrics_histogram": [("m", 3, 42.5, [1, 2], [10.0], 1.5, 30.0)] * 3,
 }
 
@@ -386,7 +401,7 @@ def test_a_store_of_the_form_before_gets_every_table_in_the_exporters_form_with_
     engines = dict(client.query("SELECT name, engine_full FROM system.tables WHERE database = {d:String}",
                                 parameters={"d": database}).result_rows)
     assert "TTL toDateTime(TimeUnix) + toIntervalDay(3650)" in engines["otel_metrics_gauge"]
-    assert not [name for name in engines if name.endswith(f"_v{METRICS_FORM_VERSION}")]  # no scratch table left
+    assert not [name for name in engines if f"_v{METRICS_FORM_VERSION}" in name]  # no table of the steps left
     assert client.query("SELECT max(Version) FROM harborlight_schema_migrations").result_rows == [(SCHEMA_VERSION,)]
     # Started again: nothing is made again.
     uuids = "SELECT name, uuid FROM system.tables WHERE database = {d:String} AND name LIKE 'otel_metrics_%'"
@@ -395,25 +410,37 @@ def test_a_store_of_the_form_before_gets_every_table_in_the_exporters_form_with_
     assert client.query(uuids, parameters={"d": database}).result_rows == before
 
 
+_V = METRICS_FORM_VERSION
+
+
 @pytest.mark.parametrize("statement, after", [
-    (f"INSERT INTO otel_metrics_sum_v{METRICS_FORM_VERSION}", False),
-    (f"INSERT INTO otel_metrics_sum_v{METRICS_FORM_VERSION}", True),
+    ("EXCHANGE TABLES otel_metrics_sum", False),
     ("EXCHANGE TABLES otel_metrics_sum", True),
+    (f"INSERT INTO otel_metrics_sum_v{_V}_rows", False),
+    (f"INSERT INTO otel_metrics_sum_v{_V}_rows", True),
+    (f"DROP TABLE otel_metrics_sum_v{_V} SYNC", True),
+    (f"ALTER TABLE otel_metrics_sum_v{_V}_rows MOVE PARTITION", True),  # the first of its two partitions moved
 ])
 def test_a_start_that_dies_while_making_a_table_again_is_completed_by_the_next(fresh_database, unique, statement,
                                                                                after):
-    """Killed at the copy of the sum table's rows (before or once it ran), or once the tables were swapped: the
-    next start brings every table to the exporter's form, each row of the form before kept once."""
+    """Killed at any step of making the sum table again, with a writer going on writing in between: the next start
+    brings every table to the exporter's form, each row written before or in between kept once."""
     client, database = fresh_database
     ensure_schema(client)
     downgrade_metrics(client)
     _old_rows(client, unique)
     with pytest.raises(KeyboardInterrupt):
         ensure_schema(DiesAtInsert(client, statement, after=after))
+    # Another receiver's point, into whichever form the table has now.
+    client.insert("otel_metrics_sum", [[{}, unique, "m", {}, _WHEN, _WHEN, 1.0, 1, True]], column_names=_SUM_COLUMNS)
     ensure_schema(client)
     for table in TABLES:
         assert _form(client, database, table) == _exporter_form(table), table
-    assert _kept(client) == KEPT
+    kept = _kept(client)
+    assert kept["otel_metrics_sum"] == [("m", _SECOND, _SECOND, 1.0, True, [])] + KEPT["otel_metrics_sum"]
+    assert kept | {"otel_metrics_sum": KEPT["otel_metrics_sum"]} == KEPT
+    leftovers = "SELECT name FROM system.tables WHERE database = {d:String} AND name LIKE 'otel_metrics_%_v%'"
+    assert client.query(leftovers, parameters={"d": database}).result_rows == []
 
 
 # --- Grafana's reads --------------------------------------------------------------------------------------------
