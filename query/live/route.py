@@ -13,6 +13,8 @@ at most `buffer_bytes` of them; a reader so slow (or stalled) that its stream fa
 dropped, its backlog freed and a final `dropped` event, saying why, queued after what it was sent. A
 tenant (everyone, without tenants) holds at most `streams_per_tenant` streams; one more is answered 429.
 A stream counts until its response ends, so a stalled connection keeps its slot until its client goes.
+The composition root puts `LiveLimits.of(settings)` on `app.state.live_limits`; without it the feed reads
+the settings from the HARBORLIGHT_LIVE_* variables and the defaults.
 """
 
 import asyncio
@@ -22,6 +24,7 @@ import os
 import time
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -335,9 +338,10 @@ class LiveStream(Response):
     async def _pump(self, send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
         await send({"type": "http.response.body", "body": b": harborlight live\n\n", "more_body": True})
-        async for data in self._feed.watch(self._job, self._tenant, self._history):
-            await send({"type": "http.response.body", "body": b": keep-alive\n\n" if data is None else data,
-                        "more_body": True})
+        async with aclosing(self._feed.watch(self._job, self._tenant, self._history)) as frames:
+            async for data in frames:  # closed at once when the client goes: the watcher leaves the feed
+                await send({"type": "http.response.body", "body": b": keep-alive\n\n" if data is None else data,
+                            "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
