@@ -1,6 +1,7 @@
 """OTLP/gRPC: TraceService, LogsService and MetricsService Export on one grpc.aio server."""
 
 import grpc
+from google.rpc import error_details_pb2, status_pb2
 
 from collector.auth import Authenticator, Unauthorized
 from collector.errors import IngestError
@@ -20,13 +21,25 @@ def _handler(receiver: Receiver, authenticator: Authenticator, spec: SignalSpec)
         except IngestError as exc:
             # Status details travel as a header (16 KiB hard limit): a longer message, such as a store error
             # quoting a whole request URL, would turn the answer into RESOURCE_EXHAUSTED "Stream removed".
-            await context.abort(exc.grpc_code, _brief(str(exc)))
+            await context.abort(exc.grpc_code, _brief(str(exc)), trailing_metadata=retry_details(exc))
         return response(spec, result.rejected, result.message)
 
     # The request stays raw bytes: validation and the engine read them, no Python object per span.
     return grpc.unary_unary_rpc_method_handler(
         export, request_deserializer=None, response_serializer=lambda m: m.SerializeToString()
     )
+
+
+def retry_details(exc: IngestError) -> tuple[tuple[str, bytes], ...]:
+    """A retryable refusal's google.rpc.RetryInfo, in the status details (`grpc-status-details-bin`): OTLP
+    exporters retry RESOURCE_EXHAUSTED only when it is there, and wait as long as it says."""
+    if not exc.retry_after:
+        return ()
+    info = error_details_pb2.RetryInfo()
+    info.retry_delay.FromSeconds(exc.retry_after)
+    status = status_pb2.Status(code=exc.grpc_code.value[0], message=_brief(str(exc)))
+    status.details.add().Pack(info)
+    return (("grpc-status-details-bin", status.SerializeToString()),)
 
 
 def _brief(message: str, limit: int = 1000) -> str:

@@ -3,7 +3,7 @@ MLflow experiment routes its MLflow-speaking clients call first (collector/mlflo
 
 from fastapi import APIRouter, Request, Response
 from google.protobuf import json_format
-from google.rpc import status_pb2
+from google.rpc import error_details_pb2, status_pb2
 
 from collector import mlflow
 from collector.auth import Authenticator, Unauthorized
@@ -48,6 +48,10 @@ def otlp_router(receiver: Receiver, authenticator: Authenticator, max_body_bytes
                 result = await receiver.export(spec.signal, body, caller)
             except IngestError as exc:
                 status = status_pb2.Status(code=exc.grpc_code.value[0], message=str(exc))
+                if exc.retry_after:  # as the gRPC answer carries it (collector/grpc_server.py retry_details)
+                    info = error_details_pb2.RetryInfo()
+                    info.retry_delay.FromSeconds(exc.retry_after)
+                    status.details.add().Pack(info)
                 headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else {}
                 if isinstance(exc, Unauthenticated):
                     headers["WWW-Authenticate"] = "Bearer"

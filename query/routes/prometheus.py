@@ -8,6 +8,7 @@ from fastapi import APIRouter, HTTPException, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
+from query.routes.health import commit_state, disks
 from query.statements.tenancy import tenant_of
 
 _ITEM_COUNTERS = (
@@ -48,7 +49,43 @@ class _StateCollector:
         yield CounterMetricFamily("harborlight_writer_set_aside_requests",
                                   "acknowledged requests the store refused alone, kept in the log's rejected/",
                                   value=stats.set_aside_requests)
+        yield CounterMetricFamily("harborlight_writer_store_faults",
+                                  "failed commit attempts that were the store's as a whole (no space, memory, too "
+                                  "many parts, unreachable, ...): tried again, never set aside",
+                                  value=stats.store_faults)
+        yield CounterMetricFamily("harborlight_writer_outages",
+                                  "times the store stopped taking the log's batches as a whole", value=stats.outages)
+        commits = commit_state(stats)
+        yield GaugeMetricFamily("harborlight_writer_failing", "1 while commits fail (the log holds the requests)",
+                                value=int(commits["failing"]))
+        yield GaugeMetricFamily("harborlight_writer_failing_seconds", "how long commits have been failing",
+                                value=commits["failing_seconds"])
+        yield GaugeMetricFamily("harborlight_writer_consecutive_failures", "failed commit attempts in a row",
+                                value=commits["consecutive_failures"])
+        fault = GaugeMetricFamily("harborlight_writer_fault", "the store-wide fault commits are waiting out",
+                                  labels=["fault"])
+        if commits["fault"]:
+            fault.add_metric([commits["fault"]], 1)
+        yield fault
+        free = GaugeMetricFamily("harborlight_disk_free_bytes",
+                                 "free bytes of the file systems of the log, the store and the spool", labels=["disk"])
+        total = GaugeMetricFamily("harborlight_disk_total_bytes", "size of those file systems", labels=["disk"])
+        nearly = GaugeMetricFamily("harborlight_disk_nearly_full", "1 when /healthz counts the disk as nearly full",
+                                   labels=["disk"])
+        for disk in disks(self._state):
+            free.add_metric([disk.name], disk.free_bytes)
+            total.add_metric([disk.name], disk.total_bytes)
+            nearly.add_metric([disk.name], int(disk.nearly_full))
+        yield free
+        yield total
+        yield nearly
         wal = self._state.writer.log_report()
+        yield CounterMetricFamily("harborlight_wal_refused_disk_requests",
+                                  "requests refused because the log's disk did not take them (full or failing)",
+                                  value=wal.refused_disk)
+        yield GaugeMetricFamily("harborlight_wal_rejected_requests",
+                                "requests set aside in the log's rejected/ (harborlight wal replay-rejected)",
+                                value=wal.rejected_requests)
         yield GaugeMetricFamily("harborlight_wal_bytes", "bytes acknowledged and not yet stored", value=wal.bytes)
         yield GaugeMetricFamily("harborlight_wal_requests", "requests acknowledged and not yet stored",
                                 value=wal.requests)
