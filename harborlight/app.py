@@ -33,6 +33,7 @@ from harborlight.http_connections import guarded_protocol
 from harborlight.settings import Settings
 from importers.service import Transfers
 from query.api import api_router
+from query.live.route import LiveLimits
 from query.summaries.refresh import TrialRowsKeeper
 from sqlport.clickhouse_http import QueryLimits, optional_clickhouse_http_server
 from storage import Store, StoreUnavailable, ensure_schema, open_client, recent_digests
@@ -137,6 +138,7 @@ def build_http_app(
     app.state.authenticate = api_authenticator(authenticator)
     app.state.read_body = api_body_reader(settings.max_request_bytes)
     app.state.transfers = Transfers(store, receiver, settings.max_request_bytes)
+    app.state.live_limits = LiveLimits.of(settings)
     app.include_router(otlp_router(receiver, authenticator, settings.max_request_bytes))
     app.include_router(api_router())
     return app

@@ -112,12 +112,12 @@ def _caught_up(client: httpx.Client) -> None:
 
 
 @pytest.fixture
-def live_server(tmp_path, monkeypatch):
+def live_server(tmp_path):
     tokens = tmp_path / "tokens"
     tokens.write_text("".join(f"{token} {tenant}\n" for token, tenant in TOKENS.items()))
-    monkeypatch.setenv("HARBORLIGHT_LIVE_STREAMS_PER_TENANT", str(PER_TENANT))
-    server = SubprocessServer(tmp_path / "data", ("--tokens-file", str(tokens),
-                                                  "--memory-limit-mib", str(MEMORY_LIMIT_MIB))).start(timeout=120)
+    server = SubprocessServer(tmp_path / "data", ("--tokens-file", str(tokens), "--live-streams-per-tenant",
+                                                  str(PER_TENANT), "--memory-limit-mib", str(MEMORY_LIMIT_MIB)),
+                              ).start(timeout=120)
     yield server
     server.stop()
 
