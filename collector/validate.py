@@ -16,6 +16,8 @@ from collector.signals import SignalSpec
 from storage import Signal, needs_nested_decoding
 
 MAX_UNIX_NANO = 2**63 - 1  # DateTime64(9) ends in 2262; later stamps cannot be stored
+# The metrics tables' times are DateTime, as the exporter's: its last second is 2106-02-07T06:28:15Z.
+MAX_METRIC_UNIX_NANO = 2**32 * 1_000_000_000 - 1
 MAX_REASONS = 5
 
 
@@ -220,7 +222,13 @@ def _plain_log(r: Message) -> bool:
 
 
 def _plain_point(p: Message) -> bool:
-    return p.time_unix_nano <= MAX_UNIX_NANO and p.start_time_unix_nano <= MAX_UNIX_NANO
+    return (p.time_unix_nano <= MAX_METRIC_UNIX_NANO and p.start_time_unix_nano <= MAX_METRIC_UNIX_NANO
+            and not any(x.time_unix_nano > MAX_METRIC_UNIX_NANO for x in getattr(p, "exemplars", ())))
+
+
+def _point_time_problem(what: str, value: int) -> str | None:
+    return f"{what} {value} is beyond 2106-02-07 (a metric's time is stored to the second)" \
+        if value > MAX_METRIC_UNIX_NANO else None
 
 
 _PLAINLY_VALID = {Signal.traces: _plain_span, Signal.logs: _plain_log, Signal.metrics: _plain_point}
@@ -248,6 +256,9 @@ def _problem(signal: Signal, item: Message) -> str | None:
             or _time_problem("time_unix_nano", item.time_unix_nano)
             or _time_problem("observed_time_unix_nano", item.observed_time_unix_nano)
         )
-    return _time_problem("time_unix_nano", item.time_unix_nano) or _time_problem(
-        "start_time_unix_nano", item.start_time_unix_nano
+    return (
+        _point_time_problem("time_unix_nano", item.time_unix_nano)
+        or _point_time_problem("start_time_unix_nano", item.start_time_unix_nano)
+        or next((p for x in getattr(item, "exemplars", ())
+                 if (p := _point_time_problem("exemplar time_unix_nano", x.time_unix_nano))), None)
     )

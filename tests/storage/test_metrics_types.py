@@ -15,7 +15,9 @@ import httpx
 import pytest
 from opentelemetry.exporter.otlp.proto.common._internal.metrics_encoder import encode_metrics
 from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter
-from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
+    ExportMetricsServiceRequest, ExportMetricsServiceResponse,
+)
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.metrics.v1 import metrics_pb2
 from opentelemetry.sdk.metrics import Histogram, MeterProvider
@@ -288,6 +290,25 @@ def test_every_metric_type_is_stored_with_the_exporters_values(server, unique):
     stored = stored_rows(server.sql, unique)
     for table in TABLES:
         _same_rows(stored[table], expected[table])
+
+
+def test_a_point_past_the_last_second_its_table_can_hold_is_refused_by_name(server, unique):
+    """The tables hold a metric's times to the second as DateTime, whose last is 2106-02-07T06:28:15Z: a later
+    point (or exemplar) would be stored as some other time, so it is refused in partial_success, the rest stored."""
+    late = 2**32 * 1_000_000_000  # the first nanosecond past it
+    request = ExportMetricsServiceRequest()
+    rm = request.resource_metrics.add()
+    rm.resource.attributes.extend(attrs(service__name=unique))
+    points = rm.scope_metrics.add().metrics.add(name="late").gauge.data_points
+    points.add(time_unix_nano=T0, as_int=1)
+    points.add(time_unix_nano=late, as_int=2)
+    points.add(time_unix_nano=T0, as_int=3, exemplars=[metrics_pb2.Exemplar(time_unix_nano=late, as_int=3)])
+    points.add(time_unix_nano=late - 1, as_int=4)  # its last second
+    answer = ExportMetricsServiceResponse.FromString(_post(server, request).content)
+    assert answer.partial_success.rejected_data_points == 2
+    assert "is beyond 2106-02-07" in answer.partial_success.error_message
+    assert server.sql("SELECT Value, toUnixTimestamp(TimeUnix) FROM otel_metrics_gauge WHERE ServiceName = {s:String} "
+                      "ORDER BY Value", s=unique) == [(1.0, T0 // 10**9), (4.0, 2**32 - 1)]
 
 
 class _Recording(MetricExporter):
