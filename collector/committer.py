@@ -220,7 +220,7 @@ class Committer:
                         if len(entries) > 1:
                             break
                         if await self._store_takes_writes(since):
-                            return await self._set_aside(entries[0], attempts)
+                            return await self._set_aside(entries[0], attempts, token)
                         failures = 0  # not proven the request's: tried again
                     else:
                         log.warning("commit of %d requests failed (attempt %d), retrying: %s",
@@ -251,8 +251,8 @@ class Committer:
                         "keeping it in the log: %s", fault, brief(exc))
             return False
 
-    async def _set_aside(self, entry: Entry, attempts: int) -> set[int]:
-        await self._in_thread(self._wal.set_aside, entry, self.stats.last_error or "")
+    async def _set_aside(self, entry: Entry, attempts: int, token: str) -> set[int]:
+        await self._in_thread(self._wal.set_aside, entry, self.stats.last_error or "", token)
         self.stats.set_aside_requests += 1
         log.error("the store refused request %d alone %d times while it took other writes: set aside in %s "
                   "(%s); `harborlight wal replay-rejected` commits it again once the cause is fixed",

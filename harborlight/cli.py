@@ -20,6 +20,7 @@ from harborlight.settings import Settings, env_name, flag_name
 from harborlight.spans_command import add_spans_command
 from harborlight.trace_command import add_trace_command
 from harborlight.trial_command import add_trial_command
+from harborlight.wal_command import add_wal_command
 from harborlight.watch_command import add_watch_command
 
 
@@ -88,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_import_command(commands)
     add_export_command(commands)
     add_schema_command(commands)
+    add_wal_command(commands)
     return parser
 
 

@@ -42,6 +42,10 @@ from collector.wal.segment import MAGIC, Damage
 log = logging.getLogger(__name__)
 
 MAX_SEGMENT_BYTES = 64 << 20
+# `<digest hex> <token>` lines: requests set aside and appended again (harborlight wal replay-rejected), each
+# committed alone under the token of its last attempt, so the store skips whatever of it had landed then.
+REPLAY_TOKENS = "replay-tokens"
+TOKEN_SUFFIX = ".token"  # beside a set-aside request in rejected/: the token it was last tried under
 REMEMBERED_DAMAGE = 100
 
 
@@ -157,6 +161,7 @@ class WriteAheadLog:
         self.directory.mkdir(parents=True, exist_ok=True)
         self._lock_fd = _lock(self.directory)
         self._checkpoint = checkpoint.load(self.directory) or Checkpoint.new()
+        self.replay_tokens = load_replay_tokens(self.directory)
         self._segments, next_seq, damage = self._recover()
         in_flight = self._checkpoint.in_flight
         # A log whose segments are all gone goes on counting where its checkpoint stopped: a number once
@@ -338,9 +343,14 @@ class WriteAheadLog:
                 replay = None  # nothing of it is left: an ordinary batch
             if replay is None and entries and (items + frame.record.items > max_items or size + weight > max_bytes):
                 break
+            alone = frame.record.digest in self.replay_tokens  # a replayed request: a batch of its own
+            if replay is None and entries and alone:
+                break
             items += frame.record.items
             size += weight
             entries.append(self._consume(current, frame))
+            if replay is None and alone:
+                break
         if replay is not None and entries:
             self._replayed = (replay, entries[-1].seq)
         return entries
@@ -356,6 +366,8 @@ class WriteAheadLog:
             self._save(Checkpoint(self._checkpoint.log_id, first - 1, (first, last)))  # a failure: asked again
         if replayed:
             self._replayed = None
+        if len(entries) == 1 and (token := self.replay_tokens.get(entries[0].record.digest)):
+            return token
         return f"{self._checkpoint.log_id}:{first}-{last}"
 
     def _peek(self) -> tuple["_Segment", Parsed] | None:
@@ -401,12 +413,16 @@ class WriteAheadLog:
     def rejected_dir(self) -> Path:
         return self.directory / "rejected"
 
-    def set_aside(self, entry: Entry, reason: str) -> Path:
+    def set_aside(self, entry: Entry, reason: str, token: str | None = None) -> Path:
         """Keeps a record the store refuses in rejected/, as a one-record segment (readable as the log is),
-        for whoever looks into why; the log releases it with its batch."""
+        with the token it was last tried under beside it, for whoever looks into why and for
+        `harborlight wal replay-rejected`; the log releases it with its batch."""
         self.rejected_dir.mkdir(exist_ok=True)
         if (path := self.rejected_dir / segment.name(entry.seq)).exists():
             return path  # set aside before a restart
+        if token:
+            sidecar = self.rejected_dir / (segment.name(entry.seq) + TOKEN_SUFFIX)
+            sidecar.write_text(token + "\n")
         path, fd = segment.create(self.rejected_dir, entry.seq)
         try:
             segment.write_all(fd, encode(entry.record, entry.appended_at_ns))
@@ -545,3 +561,18 @@ class WriteAheadLog:
             for _, path in found:  # what the last process acknowledged before its next fsync, and the cut
                 fsync_path(path)
         return [_Segment(seq, path, path.stat().st_size) for seq, path in found], next_seq, damage
+
+
+def load_replay_tokens(directory: Path) -> dict[bytes, str]:
+    try:
+        text = (Path(directory) / REPLAY_TOKENS).read_text()
+    except FileNotFoundError:
+        return {}
+    tokens = {}
+    for line in text.splitlines():
+        digest, _, token = line.partition(" ")
+        try:
+            tokens[bytes.fromhex(digest)] = token.strip()
+        except ValueError:
+            continue  # a line cut by a crash
+    return {d: t for d, t in tokens.items() if t}
