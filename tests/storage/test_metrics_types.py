@@ -4,6 +4,7 @@ metrics form), column for column, with the values its Go code writes; a store of
 The expected rows are computed from the OTLP request with the exporter's rules (exporter_rows below, after its
 internal/metrics/*_metrics.go and metrics_model.go), never from harborlight's own writer."""
 
+import base64
 import json
 import os
 import re
@@ -13,6 +14,7 @@ from pathlib import Path
 import clickhouse_connect
 import httpx
 import pytest
+from google.protobuf import json_format
 from opentelemetry.exporter.otlp.proto.common._internal.metrics_encoder import encode_metrics
 from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
@@ -288,6 +290,28 @@ def test_every_metric_type_is_stored_with_the_exporters_values(server, unique):
     expected = exporter_rows(request)
     assert {t: len(rows) for t, rows in expected.items()} == dict.fromkeys(TABLES, 2) | {"otel_metrics_sum": 1}
     stored = stored_rows(server.sql, unique)
+    for table in TABLES:
+        _same_rows(stored[table], expected[table])
+
+
+def _otlp_json(value):
+    """Protobuf's JSON mapping as OTLP/JSON has it: trace and span ids in hex, not base64."""
+    if isinstance(value, dict):
+        return {k: base64.b64decode(v).hex() if k in ("traceId", "spanId") else _otlp_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_otlp_json(v) for v in value]
+    return value
+
+
+def test_every_metric_type_sent_as_otlp_json_is_stored_alike(server, unique):
+    """OTLP/JSON (exponentialHistogram, quantileValues, 64-bit integers as strings) lands as the protobuf does."""
+    request = every_type_request(unique)
+    document = _otlp_json(json_format.MessageToDict(request))
+    answer = httpx.post(f"{server.http_url}/v1/metrics", content=json.dumps(document),
+                        headers={"content-type": "application/json"}, timeout=60)
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == {}
+    expected, stored = exporter_rows(request), stored_rows(server.sql, unique)
     for table in TABLES:
         _same_rows(stored[table], expected[table])
 
