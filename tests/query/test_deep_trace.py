@@ -94,3 +94,13 @@ def test_the_cli_renders_the_chain(server, chain, capsys):
     code, out, err = run(capsys, "trial", trial, "--job", job, "--server", server.http_url)
     assert code == 0, err
     assert "critical path (39999 steps)" in out
+
+
+def test_hiding_and_zooming_read_the_whole_chain(server, chain):
+    job, trial = chain
+    hidden = _get(server, f"/api/trials/{trial}/trace", job=job, hide="tool")
+    assert hidden["hidden"] == DEPTH - 1 and [r["depth"] for r in hidden["rows"]] == [0]  # the first tool's subtree
+    middle = _get(server, f"/api/trials/{trial}/trace", job=job)["rows"][DEPTH // 2]["event_id"]
+    zoomed = _get(server, f"/api/trials/{trial}/trace", job=job, zoom=middle)
+    assert len(zoomed["rows"]) == DEPTH // 2 and zoomed["rows"][-1]["depth"] == DEPTH // 2 - 1
+    assert zoomed["rows"][0]["width_pct"] == pytest.approx(100.0)
