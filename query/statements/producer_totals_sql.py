@@ -20,7 +20,7 @@ ORDER BY Timestamp, SpanId
 """
 
 _SUMS = [m for m in COUNTERS if not m.startswith("codex.")]
-_HISTOGRAMS = [m for m in COUNTERS if m.startswith("codex.")]
+_HISTOGRAMS = [m for m in COUNTERS if m.startswith("codex.")]  # explicit or exponential, as its SDK aggregates
 
 
 def _type() -> str:
@@ -44,7 +44,8 @@ def _series(table: str, value: str, metrics: list[str]) -> str:
 COUNTER_TOTALS = f"""
 SELECT MetricName, model, type, any(unit), sum(v), sum(n)
 FROM ({_series('otel_metrics_sum', 'Value', _SUMS)}
-    UNION ALL {_series('otel_metrics_histogram', 'Sum', _HISTOGRAMS)})
+    UNION ALL {_series('otel_metrics_histogram', 'Sum', _HISTOGRAMS)}
+    UNION ALL {_series('otel_metrics_exponential_histogram', 'Sum', _HISTOGRAMS)})
 GROUP BY MetricName, model, type
 ORDER BY MetricName, model, type
 """

@@ -31,6 +31,7 @@ from harborlight.settings import Settings
 from storage import SCHEMA_VERSION, ensure_schema
 from storage import schema_ddl
 from storage.schema_ddl import METRICS_FORM_VERSION
+from tests.agent.otlp_build import Traces, kv
 from tests.support.dies_at_insert import DiesAtInsert
 from tests.support.old_metrics import downgrade_metrics
 from tests.support.otlp import T0, attrs
@@ -333,6 +334,31 @@ def test_a_point_past_the_last_second_its_table_can_hold_is_refused_by_name(serv
     assert "is beyond 2106-02-07" in answer.partial_success.error_message
     assert server.sql("SELECT Value, toUnixTimestamp(TimeUnix) FROM otel_metrics_gauge WHERE ServiceName = {s:String} "
                       "ORDER BY Value", s=unique) == [(1.0, T0 // 10**9), (4.0, 2**32 - 1)]
+
+
+def test_the_trace_api_totals_a_counter_sent_as_an_exponential_histogram(server, unique):
+    """Codex's token counter is a histogram; an SDK aggregating histograms exponentially sends it to
+    otel_metrics_exponential_histogram, and the trial's trace totals read it there as from the explicit table."""
+    job, trial = f"job-{unique}", f"{unique}-exp"
+    resource = {"service.name": unique, "harbor.job.name": job, "harbor.trial.name": trial}
+    harness = Traces(resource)
+    harness.span("harbor.trial", start_ms=0, dur_ms=1_000)
+    harness.send(server)
+    request = ExportMetricsServiceRequest()
+    rm = request.resource_metrics.add()
+    rm.resource.attributes.extend(kv(resource))
+    usage = rm.scope_metrics.add().metrics.add(name="codex.turn.token_usage", unit="token").exponential_histogram
+    usage.aggregation_temporality = 1
+    for token_type, total in (("input", 1200.0), ("output", 300.0)):
+        usage.data_points.add(start_time_unix_nano=T0, time_unix_nano=T0 + 1, count=2, sum=total,
+                              attributes=kv({"model": "gpt-5.5", "token_type": token_type}))
+    _post(server, request)
+    server.caught_up()
+    answer = httpx.get(f"{server.http_url}/api/trials/{trial}/trace", params={"job": job}, timeout=120)
+    assert answer.status_code == 200, answer.text
+    counters = answer.json()["totals"]["value"]["counters"]
+    assert {(c["metric"], c["model"], c["type"]): c["value"] for c in counters} == {
+        ("codex.turn.token_usage", "gpt-5.5", "input"): 1200.0, ("codex.turn.token_usage", "gpt-5.5", "output"): 300.0}
 
 
 class _Recording(MetricExporter):
