@@ -1,10 +1,11 @@
 """The HTML report draws names as text: a trial named `<a href=...>` or `<b>` is neither a link nor markup
 in Plotly's charts (its tick labels, legends, hover labels and titles read a small HTML of their own) nor
-in the page around them. Read from the page's own HTML: each chart's figure as Plotly gets it, and the
-page's elements."""
+in the page around them. Read from the page's own HTML (each chart's figure as Plotly gets it, and the
+page's elements) and, with Chromium, from the page as a browser draws it."""
 
 import json
 import re
+import shutil
 import uuid
 from html.parser import HTMLParser
 
@@ -89,3 +90,32 @@ def test_the_page_around_the_charts_has_no_element_of_a_name(page):
     elements.feed(page)
     assert "a" not in elements.tags and "b" not in elements.tags and "br" not in elements.tags
     assert LINK in "".join(elements.text)  # the trials table shows the name as it is
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium: apt-get install chromium (.ci/run does)")
+def test_a_browser_draws_the_names_as_text(page, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    path = tmp_path / "report.html"
+    path.write_text(page)
+    errors: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        tab = browser.new_page()
+        tab.on("pageerror", lambda e: errors.append(str(e)))
+        tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
+                  else (errors.append(f"network: {route.request.url}"), route.abort()))
+        tab.goto(path.as_uri())
+        tab.wait_for_function("document.querySelectorAll('[data-chart=\"tokens\"] .xtick text').length >= 4")
+        links = tab.eval_on_selector_all("svg a, svg [href], svg [*|href]", "els => els.length")
+        bold = tab.eval_on_selector_all(".xtick text tspan[style*='bold']", "els => els.length")
+        ticks = {chart: tab.eval_on_selector_all(f'[data-chart="{chart}"] .xtick text', "ts => ts.map(t => t.textContent)")
+                 for chart in ("tokens", "cost")}
+        browser.close()
+    assert errors == []
+    assert links == 0 and bold == 0
+    for chart, shown in ticks.items():
+        assert set(shown) == set(NAMES), chart  # each name drawn as its characters
