@@ -7,7 +7,9 @@ control character (an ESC that would clear the screen or set the window title, a
 would overwrite the line, a bidirectional override that would reorder it): each shows as a visible escape,
 `\\x1b`, `\\u202e` (`printable`). The commands pass the API's documents through `printable_json` before
 laying them out (so columns are measured on what is shown), and the console itself passes every piece of
-text it writes through `printable`, whatever the renderable, so nothing gets by that path forgets."""
+text it writes through `printable`, whatever the renderable: a value a command did not pass still cannot
+reach the terminal (it may then be cut at its column's width, an escape being wider than the character
+rich measured)."""
 
 import json
 import os
