@@ -106,3 +106,20 @@ def test_a_report_document_on_a_terminal_is_printable(server, hostile, fmt):
         assert json.loads(text) == json.loads(piped.stdout)  # the same JSON
     else:
         assert CONTROL.search(piped.stdout.decode())  # a file gets the document as the API wrote it
+
+
+def test_watch_renders_a_hostile_trial_as_text():
+    """`harborlight watch`'s board, fed the live events as it is (printable_json), drawn by its console."""
+    from harborlight.render import console
+    from harborlight.watch_command import TrialBoard
+
+    board = TrialBoard(f"job{NAMED}")
+    for event in ({"type": "trial_started", "trial": f"trial{HOSTILE}", "data": {"task": f"task{HOSTILE}"}},
+                  {"type": "trial_finished", "trial": f"trial{HOSTILE}", "data": {"outcome": f"o{ESCAPES}"}}):
+        board.apply(printable_json(event))
+    terminal = console(width=400)
+    with terminal.capture() as shown:
+        terminal.print(board.table())
+    out = shown.get()
+    assert not CONTROL.search(out), repr(CONTROL.search(out).group())
+    assert "[bold]b[/][link=http://example.com]l[/link]" in out and "trial\\x1b[2J\\x1b]0;owned\\x07" in out
