@@ -69,6 +69,11 @@ class Stopping(Exception):
     """Shutdown came while the store was failing: the log keeps the batch for the next start."""
 
 
+class _StoreFailingAtStart(Exception):
+    """The store cannot take writes while the log is replayed at start: the receivers open anyway (the log
+    holds what it holds, in order), and the committer goes on trying in the background."""
+
+
 class Committer:
     def __init__(self, wal: WriteAheadLog, insert: Insert, reachable: Reachable,
                  limits: CommitLimits = CommitLimits(), probe: Probe | None = None) -> None:
@@ -88,6 +93,7 @@ class Committer:
         self._pending_set_aside: set[int] | None = None
         self._pending_started = 0.0
         self._successes = 0  # inserts that went through: what proves the store takes writes
+        self._starting = False
         self.stored_through = 0  # every record up to this sequence number is stored (or set aside)
         self.stats = CommitStats()
         # Called on the event loop after each commit with its records (the writer's bookkeeping, the live
@@ -95,9 +101,19 @@ class Committer:
         self.on_commit: list[Callable[[list[Record]], None]] = []
 
     async def __aenter__(self) -> "Committer":
-        """Starts after committing whatever the log held: a restart replays the log before new data."""
-        await self.drain()
+        """Starts after committing whatever the log held: a restart replays the log before new data. When the
+        store cannot take writes then (its disk full, say), it starts at once and keeps trying in the
+        background: new requests are logged behind the old ones."""
+        self._starting = True
+        try:
+            await self.drain()
+        except _StoreFailingAtStart:
+            log.warning("the store cannot take writes at start (%s): serving, with %d requests of the log still "
+                        "to store", self.stats.last_fault, self._wal.depth().requests)
+        finally:
+            self._starting = False
         self._task = asyncio.create_task(self._run(), name="harborlight-committer")
+        self._wake.set()
         return self
 
     async def __aexit__(self, *exc) -> None:
@@ -121,6 +137,8 @@ class Committer:
                 return
             except Stopping:
                 return
+            except _StoreFailingAtStart:
+                raise
             except Exception as exc:
                 await self._log_trouble(exc)
 
@@ -209,6 +227,8 @@ class Committer:
                     fault = "unreachable"
                 self._failed(exc, fault)
                 if fault is not None:  # the store's as a whole: the same batch again, for as long as it lasts
+                    if self._starting:
+                        raise _StoreFailingAtStart from exc
                     if fault_seen is None:
                         log.warning("the store cannot take writes (%s): keeping %d requests in the log and "
                                     "trying again: %s", fault, len(entries), brief(exc))

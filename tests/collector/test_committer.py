@@ -229,3 +229,23 @@ def test_a_failed_release_tries_the_same_batch_again_and_never_skips_it(tmp_path
     stats, depth = asyncio.run(main())
     assert sorted(set(store.stored)) == [b"r%d" % i for i in range(6)] and depth.requests == 0
     assert stats.batches == 3
+
+
+def test_a_store_failing_at_start_does_not_hold_the_start_back(tmp_path):
+    """The log's replay at start meets a full store disk: the committer starts (the receivers open, new requests
+    are logged behind the old ones) and stores everything once the store takes writes again."""
+    store = RecordingStore()
+    store.fault = _clickhouse_error(243, "NOT_ENOUGH_SPACE", "Cannot reserve 1.00 MiB, not enough space")
+
+    async def main():
+        with _appended(tmp_path, 3) as wal:
+            async with Committer(wal, store.insert, store.reachable, QUICK) as committer:
+                assert store.stored == [] and wal.depth().requests == 3
+                wal.append(_record(3))
+                committer.wake()
+                store.fault = None
+                await committer.stored(4)
+                return committer.stats
+
+    stats = asyncio.run(main())
+    assert store.stored == [b"r%d" % i for i in range(4)] and stats.set_aside_requests == 0
