@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import uvicorn
 from fastapi import FastAPI, HTTPException, Request
+from fastapi_offline import FastAPIOffline
 
 from collector.auth import Authenticator, Unauthorized
 from collector.errors import IngestError
@@ -129,7 +130,8 @@ def api_body_reader(max_bytes: int):
 def build_http_app(
     store: Store, writer: Writer, receiver: Receiver, authenticator: Authenticator, settings: Settings
 ) -> FastAPI:
-    app = FastAPI(title="harborlight", summary="OTLP in, agent behaviour out", version="0.1.0")
+    # The API's reference pages load Swagger UI and ReDoc from the package, not a CDN: they work offline.
+    app = FastAPIOffline(title="harborlight", summary="OTLP in, agent behaviour out", version="0.1.0")
     app.state.store = store
     app.state.counters = receiver.counters
     app.state.memory = receiver.memory

@@ -4,6 +4,7 @@ from fastapi import APIRouter, Depends
 
 from query.live.route import live_router
 from query.routes.health import health_router
+from query.routes.home import home_router
 from query.routes.ingest import ingest_router
 from query.routes.job_routes import jobs_router
 from query.routes.prometheus import metrics_router
@@ -17,8 +18,10 @@ from query.statements.tenancy import require_caller
 
 
 def api_router() -> APIRouter:
-    """Every route but /healthz (for load balancers) asks for the caller's token when auth is on."""
+    """Every route but /healthz (for load balancers) and / (links to the reference) asks for the caller's
+    token when auth is on."""
     router = APIRouter()
+    router.include_router(home_router())
     router.include_router(health_router())
     guarded = APIRouter(dependencies=[Depends(require_caller)])
     guarded.include_router(spans_router())
