@@ -61,6 +61,8 @@ async def _body(request: Request) -> dict | JSONResponse:
         body = json.loads(await request.body() or b"{}")
     except (json.JSONDecodeError, UnicodeDecodeError):
         return _error(400, "MALFORMED_REQUEST", "the body must be a JSON object")
+    except RecursionError:
+        return _error(400, "MALFORMED_REQUEST", "the body nests deeper than a JSON reader follows")
     return body if isinstance(body, dict) else _error(400, "MALFORMED_REQUEST", "the body must be a JSON object")
 
 

@@ -45,3 +45,12 @@ def test_a_cursor_nested_too_deep_is_400(server):
     reply = httpx.get(f"{server.http_url}/api/jobs", params={"cursor": cursor}, timeout=120)
     assert reply.status_code == 400, reply.text[:300]
     assert "cursor" in reply.json()["detail"]
+
+
+@pytest.mark.parametrize("route", ["search", "create"])
+def test_an_mlflow_request_nested_too_deep_is_400_in_mlflow_s_error_shape(server, route):
+    body = b'{"name":' + _nested_array(DEEP) + b"}"
+    reply = httpx.post(f"{server.http_url}/api/2.0/mlflow/experiments/{route}", content=body,
+                       headers={"content-type": "application/json"}, timeout=120)
+    assert reply.status_code == 400, reply.text[:300]
+    assert reply.json()["error_code"] == "MALFORMED_REQUEST" and "deep" in reply.json()["message"]
