@@ -7,10 +7,15 @@ PYTHON ?= $(shell for p in python3.12 $$(ls -d $$(pyenv root 2>/dev/null)/versio
 
 .PHONY: run test bench clean
 
+# Serving needs the package alone; the tests add their extras (Harbor, the GenAI producers, Playwright, ...).
 $(VENV)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "harborlight needs Python >= 3.12 (python3.12 on PATH, or pyenv install 3.12)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed
 	$(VENV)/bin/pip install --quiet -e ".[test]"
 	touch $@
 
@@ -19,10 +24,10 @@ run: $(VENV)/.installed
 
 # Four workers on two cores: most tests wait on servers, the engine and agent processes; a module's
 # tests stay on one worker (they share its fixtures).
-test: $(VENV)/.installed
+test: $(VENV)/.installed-test
 	$(VENV)/bin/pytest -q -n 4 --dist loadscope
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed-test
 	$(VENV)/bin/python bench/ingest.py
 
 clean:
