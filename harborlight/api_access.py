@@ -18,6 +18,8 @@ from urllib.parse import quote
 
 import httpx
 
+from importers.reach import cannot_reach, not_found_hint
+
 DEFAULT_PAGE = 1000  # rows asked for per page when following a cursor
 
 
@@ -63,11 +65,13 @@ class Api:
         try:
             reply = client.get(path, params={k: v for k, v in params.items() if v not in (None, "")})
         except httpx.HTTPError as exc:
-            raise ApiError(f"cannot reach harborlight at {self.where}: {exc}") from None
+            raise ApiError(cannot_reach(self.where, exc)) from None
         except Exception as exc:  # in-process: the query itself failed in the store
             raise ApiError(f"the store could not answer: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
         if reply.status_code == 401:
             raise ApiError(f"{self.where} asks for a token: pass --token")
+        if reply.status_code == 404 and not_found_hint(self.where):
+            raise ApiError(f"{self.where} answered 404 for {path}{not_found_hint(self.where)}")
         if reply.status_code >= 400:
             raise ApiError(_reason(reply))
         return reply

@@ -14,6 +14,7 @@ from harborlight.command_help import add_command
 from harborlight.transfer_access import add_store_options, open_local, server_client
 from importers.errors import TransferError
 from importers.job_dir_write import extract_job, write_job_dir
+from importers.reach import cannot_reach
 from importers.dir_names import safe_name
 from importers.service import export_files
 
@@ -24,7 +25,7 @@ async def _from_server(args: argparse.Namespace, out: Path) -> Path:
             reply = await client.get(f"/api/jobs/{quote(args.job, safe='')}/export",
                                      params={"snapshot": str(args.snapshot).lower(), "jobs_dir": str(out)})
         except Exception as exc:
-            raise TransferError(f"cannot reach harborlight at {args.server}: {exc}") from None
+            raise TransferError(cannot_reach(args.server, exc)) from None
     if reply.status_code == 401:
         raise TransferError(f"{args.server} asks for a token: pass --token")
     if reply.status_code != 200:

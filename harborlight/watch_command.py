@@ -15,6 +15,7 @@ from rich.table import Table
 
 from harborlight.command_help import add_command
 from harborlight.render import console as terminal, printable_json
+from importers.reach import cannot_reach
 
 DEFAULT_SERVER = "http://127.0.0.1:4318"
 
@@ -107,7 +108,8 @@ def _watch(args: argparse.Namespace) -> int:
         return 1
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
-        print(f"harborlight: cannot reach {args.server}: {reason} (is `harborlight serve` running?)", file=sys.stderr)
+        print(f"harborlight: {cannot_reach(args.server, reason if isinstance(reason, BaseException) else str(reason))}",
+              file=sys.stderr)
         return 1
     return 0
 

@@ -13,6 +13,7 @@ from collector.errors import IngestError, QueueFull
 from collector.receiver import Receiver
 from collector.signals import SIGNALS
 from importers.errors import TransferError
+from importers.reach import cannot_reach
 from storage import Signal
 
 RETRIES = 50
@@ -62,7 +63,7 @@ class HttpSink:
                 reply = await self._client.post(spec.http_path, content=body,
                                                 headers={"content-type": "application/x-protobuf"})
             except httpx.HTTPError as exc:
-                raise TransferError(f"cannot reach the server: {exc}") from None
+                raise TransferError(cannot_reach(str(self._client.base_url).rstrip("/"), exc)) from None
             if reply.status_code in (429, 503):
                 await asyncio.sleep(min(float(reply.headers.get("retry-after", "1")), 5.0))
                 continue

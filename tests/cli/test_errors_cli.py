@@ -49,7 +49,21 @@ def test_bad_flags_are_one_line_and_exit_2(argv, said):
 def test_an_unreachable_server_is_one_line(capsys):
     code, _, err = run(capsys, "spans", "--server", "http://127.0.0.1:9")
     assert code == 1
-    assert err.startswith("harborlight: cannot reach harborlight at http://127.0.0.1:9: ") and err.count("\n") == 1
+    assert err.startswith("harborlight: cannot reach harborlight at http://127.0.0.1:9 (") and err.count("\n") == 1
+    assert err.endswith("; is `harborlight serve` running there?\n")
+
+
+def test_the_grpc_port_given_as_the_server_says_which_port_to_use(server, capsys):
+    code, _, err = run(capsys, "jobs", "--server", f"http://127.0.0.1:{server.run.grpc_port}")
+    assert code == 1 and err.count("\n") == 1
+    assert err.startswith(f"harborlight: cannot reach harborlight at http://127.0.0.1:{server.run.grpc_port} (")
+    assert "looks like the OTLP/gRPC port" in err and "http://127.0.0.1:4318" in err
+
+
+def test_an_api_suffix_says_to_pass_the_address_alone(server, capsys):
+    code, _, err = run(capsys, "jobs", "--server", f"{server.http_url}/api")
+    assert code == 1 and err.count("\n") == 1
+    assert f"pass the server's address without a path, e.g. {server.http_url}" in err
 
 
 def test_a_server_asking_for_a_token(guarded, jobs, capsys):
@@ -93,3 +107,13 @@ def test_a_clickhouse_server_that_is_down_is_one_line():
     (line,) = done.stderr.splitlines()
     assert line.startswith("harborlight: cannot reach ClickHouse at 127.0.0.1:9: ")
     assert line.endswith("; or run: harborlight jobs --server http://HOST:PORT")
+
+
+def test_an_import_to_an_unreachable_server_says_it_in_the_same_words(tmp_path, capsys):
+    line = tmp_path / "spans.jsonl"
+    line.write_text('{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"spans":[{"traceId":'
+                    '"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","name":"s",'
+                    '"startTimeUnixNano":"1764547200000000000","endTimeUnixNano":"1764547200000000001"}]}]}]}\n')
+    code, _, err = run(capsys, "import", "otlp", str(line), "--server", "http://127.0.0.1:9")
+    assert code == 1 and err.count("\n") == 1
+    assert err.startswith("harborlight: cannot reach harborlight at http://127.0.0.1:9 (") and "()" not in err

@@ -58,7 +58,7 @@ def test_bad_input_is_one_line_and_a_non_zero_exit(server, streamed, capsys):
     assert main(["report", streamed.job, "--server", server.http_url, "--format", "xml"]) == 1
     assert capsys.readouterr().err.strip() == "harborlight: --format must be one of table, json, md, intervals, html, got 'xml'"
     assert main(["report", streamed.job, "--server", "http://127.0.0.1:9"]) == 1
-    assert capsys.readouterr().err.strip().startswith("harborlight: cannot reach harborlight at http://127.0.0.1:9")
+    assert capsys.readouterr().err.strip().startswith("harborlight: cannot reach harborlight at http://127.0.0.1:9 (")
 
 
 def test_a_held_data_directory_says_so_and_suggests_server(store_dir, server, streamed):
