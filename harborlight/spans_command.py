@@ -6,7 +6,7 @@ from typing import Any
 
 from rich.table import Table
 
-from harborlight.api_access import Api, add_api_options, run_query
+from harborlight.api_access import Api, add_api_options, run_query, segment
 from harborlight.command_help import add_command
 from harborlight.render import console, print_json, printable_json
 from query.routes.display import MISSING, nanos_as_seconds, num, utc
@@ -62,6 +62,11 @@ def spans_table(page: dict[str, Any], with_trial: bool) -> Table:
 def _show(api: Api, args: argparse.Namespace) -> None:
     filters = {param: getattr(args, flag) for flag, param in FILTERS.items()}
     page = api.pages("/api/spans", limit=args.limit, cursor=args.cursor, **filters)
+    if not page["items"]:  # none: say so if the trial or job asked for is not in the store at all
+        if args.trial:
+            api.get(f"/api/trials/{segment(args.trial)}", job=args.job)
+        elif args.job:
+            api.get(f"/api/jobs/{segment(args.job)}")
     if args.json:
         print_json(page)
     else:

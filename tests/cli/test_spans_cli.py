@@ -95,3 +95,16 @@ def test_pages_follow_the_cursor_up_to_the_limit(server, jobs):
         whole = spans.pages("/api/spans", limit=None, page=3, job=jobs.job.job)
     assert followed["items"] == everything[:7] and followed["next_cursor"]
     assert whole == {"items": everything, "next_cursor": None}
+
+
+def test_an_unknown_trial_or_job_is_one_line_and_exit_1(server, jobs, capsys):
+    code, out, err = run(capsys, "spans", "--trial", "no-such-trial", "--server", server.http_url)
+    assert (code, out) == (1, "") and err.count("\n") == 1 and "no-such-trial" in err
+    code, out, err = run(capsys, "spans", "--job", "no-such-job", "--server", server.http_url)
+    assert (code, out) == (1, "") and err.count("\n") == 1 and "no-such-job" in err
+
+
+def test_a_known_trial_with_no_events_of_a_kind_is_an_empty_table(server, jobs, capsys):
+    code, out, _ = run(capsys, "spans", "--trial", jobs.job.resolved, "--kind", "compaction", "--server",
+                       server.http_url)
+    assert code == 0 and "0 event(s)" in out
