@@ -4,6 +4,7 @@ import argparse
 import json
 import os
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -92,14 +93,49 @@ def live_events(server: str, job: str, token: str | None) -> Iterator[dict]:
                 yield json.loads(line[6:])
 
 
-def _watch(args: argparse.Namespace) -> int:
-    board = TrialBoard(args.job)
-    console = terminal(width=None)
+def line(event: dict) -> str:
+    """One event as a line of text (watch without a terminal): time, trial, what happened, its facts."""
+    at = time.strftime("%H:%M:%S", time.gmtime(event["at_unix_nano"] / 1e9))
+    facts = " ".join(f"{k}={v}" for k, v in (event.get("data") or {}).items() if v not in (None, "", [], {}))
+    return f"{at} {event.get('trial') or '-'} {event['type']} {facts}".rstrip()
+
+
+def _job_known(server: str, job: str, token: str | None) -> bool:
+    request = urllib.request.Request(f"{server.rstrip('/')}/api/jobs/{urllib.parse.quote(job, safe='')}")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
     try:
-        with Live(board.table(), console=console, refresh_per_second=4) as live:
-            for event in live_events(args.server, args.job, args.token):
-                board.apply(printable_json(event))
-                live.update(board.table())
+        with urllib.request.urlopen(request, timeout=120):
+            return True
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            return False
+        raise
+
+
+def _follow(args: argparse.Namespace, show) -> int:
+    """Shows each event (`show(board, event)`) until the stream ends; 1 when the server dropped it."""
+    board = TrialBoard(args.job)
+    for event in live_events(args.server, args.job, args.token):
+        event = printable_json(event)
+        if event.get("type") == "dropped":
+            print(f"harborlight: the server ended the stream: {event['data'].get('reason')}", file=sys.stderr)
+            return 1
+        board.apply(event)
+        show(board, event)
+    return 0
+
+
+def _watch(args: argparse.Namespace) -> int:
+    try:
+        if not args.wait and not _job_known(args.server, args.job, args.token):
+            print(f"harborlight: no job named {args.job} on {args.server} "
+                  "(pass --wait to wait for its first event)", file=sys.stderr)
+            return 1
+        if not sys.stdout.isatty():  # piped or logged: one line per event, as it comes
+            return _follow(args, lambda board, event: print(line(event), flush=True))
+        with Live(TrialBoard(args.job).table(), console=terminal(width=None), refresh_per_second=4) as live:
+            return _follow(args, lambda board, event: live.update(board.table()))
     except KeyboardInterrupt:
         return 0
     except urllib.error.HTTPError as exc:
@@ -111,11 +147,11 @@ def _watch(args: argparse.Namespace) -> int:
         print(f"harborlight: {cannot_reach(args.server, reason if isinstance(reason, BaseException) else str(reason))}",
               file=sys.stderr)
         return 1
-    return 0
 
 
 def add_watch_command(commands) -> None:
-    watch = add_command(commands, "watch", "a live table of a job's trials, from a running server", [
+    watch = add_command(commands, "watch", "a live table of a job's trials, from a running server (without a "
+                        "terminal: one line per event)", [
         "harborlight watch 2026-12-01__09-00-00",
         "harborlight watch 2026-12-01__09-00-00 --server http://10.0.0.5:4318 --token $HARBORLIGHT_TOKEN",
     ])
@@ -124,4 +160,6 @@ def add_watch_command(commands) -> None:
                        help=f"the running harborlight (env HARBORLIGHT_SERVER, default {DEFAULT_SERVER})")
     watch.add_argument("--token", default=os.environ.get("HARBORLIGHT_TOKEN"),
                        help="API token when the server asks for one (env HARBORLIGHT_TOKEN)")
+    watch.add_argument("--wait", action="store_true",
+                       help="wait for a job the server has not heard of yet (else: one line, exit 1)")
     watch.set_defaults(run=_watch)

@@ -192,3 +192,51 @@ def test_a_call_whose_span_arrives_after_its_event_is_shown_once(server, unique)
     watcher.close()
     assert [kind for _, kind, _ in watcher.events] == ["trial_started", "model_call", "model_call"]
     assert [d["data"]["input_tokens"] for _, k, d in watcher.events if k == "model_call"] == [10, 20]
+
+
+def test_watch_without_a_terminal_prints_a_line_per_event(server, unique):
+    import subprocess
+    import sys
+
+    job = f"job-{unique}"
+    traces = Traces({"service.name": f"agent-{unique}", "harbor.job.name": job, "harbor.trial.name": f"{job}-t1"})
+    root = traces.span("harbor.trial", {}, start_ms=0, dur_ms=9000)
+    traces.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5",
+                               "gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 7}, parent=root,
+                start_ms=1000, dur_ms=500)
+    traces.send(server)
+    server.caught_up()
+    watch = subprocess.Popen([sys.executable, "-m", "harborlight.cli", "watch", job, "--server", server.http_url],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = []
+        for text in watch.stdout:  # a pipe, not a terminal
+            lines.append(text)
+            if " trial_finished" in text:
+                break
+    finally:
+        watch.kill()
+        watch.wait()
+    assert [text.split()[2] for text in lines] == ["trial_started", "model_call", "trial_finished"]
+    assert f"{job}-t1" in lines[1] and "input_tokens=100" in lines[1] and "model=gpt-5" in lines[1]
+
+
+def test_watch_of_an_unknown_job_is_one_line_and_exit_1_unless_told_to_wait(server, capsys):
+    from harborlight.cli import main
+
+    assert main(["watch", "no-such-job", "--server", server.http_url]) == 1
+    err = capsys.readouterr().err
+    assert err == f"harborlight: no job named no-such-job on {server.http_url} (pass --wait to wait for its first event)\n"
+
+
+def test_watch_says_why_when_the_server_drops_its_stream(server, capsys, monkeypatch):
+    """The server's final `dropped` event (a stream that fell behind) ends watch with its reason."""
+    from harborlight import watch_command
+    from harborlight.cli import main
+
+    dropped = {"type": "dropped", "job": "j", "trial": None, "at_unix_nano": 0,
+               "data": {"reason": "this stream fell 300,000 bytes behind its reader"}}
+    monkeypatch.setattr(watch_command, "live_events", lambda *args: iter([dropped]))
+    assert main(["watch", "j", "--wait", "--server", server.http_url]) == 1
+    assert capsys.readouterr().err == ("harborlight: the server ended the stream: "
+                                       "this stream fell 300,000 bytes behind its reader\n")
