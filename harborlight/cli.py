@@ -74,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     serve = add_command(commands, "serve", "receive OTLP and answer the API", [
         "harborlight serve",
-        "harborlight serve --host 0.0.0.0 --data-dir /var/lib/harborlight --tokens-file tokens.json",
+        "harborlight serve --host 0.0.0.0 --data-dir /var/lib/harborlight --tokens-file tokens   # lines: TOKEN TENANT",
         "harborlight serve --clickhouse-url http://default:secret@clickhouse:8123/otel --clickhouse-http-port 8124",
     ])
     _add_settings(serve, [f.name for f in fields(Settings)])
