@@ -1,6 +1,8 @@
 """What an agent event says, read from its raw attributes (pure): user text, the model's output
 (text, reasoning, tool calls), a tool call's arguments and result. One alias list per piece, first
-present wins, covering GenAI semconv, OpenInference, Claude Code, Codex and Gemini CLI."""
+present wins, covering GenAI semconv (its latest messages attributes and its 1.30 message events, whose
+log body is the message: `{"content"}`, `{"content", "tool_calls"}`, gen_ai.choice's
+`{"index", "finish_reason", "message": {...}}`), OpenInference, Claude Code, Codex and Gemini CLI."""
 
 import json
 from dataclasses import dataclass, field
@@ -8,6 +10,7 @@ from typing import Any
 
 from importers import atif_attributes as A
 from importers.telemetry import Event
+from storage.agent_rules import NEW_TURN_MESSAGES
 
 USER_TEXT = ("prompt", "user_prompt", "input.value", "body")
 OUTPUT_TEXT = ("output.value", "response", "response_text", "body")
@@ -77,8 +80,53 @@ def _output_messages(attributes: dict[str, str]) -> list | None:
     return None
 
 
+def _content_text(content: Any) -> str | None:
+    """A GenAI 1.30 message's `content`: a string, or parts of which the text ones count."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return _parts_text(content, ("text",))
+    return None
+
+
+def _body_message(event: Event) -> dict | None:
+    """The message a GenAI 1.30 message event's body holds (gen_ai.choice's under `message`), else None."""
+    if event.source != "otel_logs":
+        return None
+    body = load_json(event.attributes.get("body"))
+    if not isinstance(body, dict):
+        return None
+    message = body.get("message") if isinstance(body.get("message"), dict) else body
+    return message if "content" in message or "tool_calls" in message else None
+
+
+def _body_tool_call(call: Any) -> tuple[str, str, dict[str, Any]] | None:
+    """A 1.30 message's tool call: `{"id", "type": "function", "function": {"name", "arguments"}}`."""
+    if not isinstance(call, dict):
+        return None
+    function = call.get("function") if isinstance(call.get("function"), dict) else call
+    return str(call.get("id") or ""), str(function.get("name") or ""), as_arguments(function.get("arguments"))
+
+
+def new_user_turn(event: Event) -> str | None:
+    """The user's new turn a model call carries: the text of its input messages' last message when that is
+    the user's text (storage/agent_rules.py NEW_TURN_MESSAGES, the rule the agent views derive its
+    user_message by), else None (a call that answers a tool result, or replays nothing new)."""
+    messages = load_json(event.attributes.get(NEW_TURN_MESSAGES))
+    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+        return None
+    last = messages[-1]
+    if last.get("role") != "user":
+        return None
+    return _parts_text(last.get("parts"), ("text",)) if any(
+        isinstance(p, dict) and p.get("type") == "text" for p in last.get("parts") or []) else None
+
+
 def user_message(event: Event) -> tuple[str, str]:
     """(role, text) of a user or system message."""
+    body = _body_message(event)
+    if body is not None and (text := _content_text(body.get("content"))) is not None:
+        return "user", text
     messages = load_json(event.attributes.get(A.INPUT_MESSAGES))
     if isinstance(messages, list):
         for message in reversed(messages):
@@ -90,6 +138,13 @@ def user_message(event: Event) -> tuple[str, str]:
 
 def model_output(event: Event) -> ModelOutput:
     out = ModelOutput()
+    body = _body_message(event)
+    if body is not None:
+        text = _content_text(body.get("content"))
+        out.text = text or None
+        calls = body.get("tool_calls")
+        out.tool_calls = [c for c in map(_body_tool_call, calls if isinstance(calls, list) else []) if c]
+        return out
     messages = _output_messages(event.attributes)
     if isinstance(messages, list):
         for message in messages:

@@ -1,10 +1,14 @@
 """A trial's agent events as an ATIF trajectory (pure).
 
 Events are taken in time order: a user message starts a user (or system) step; a model call starts
-an agent step (model, tokens, cost; message, reasoning and tool calls from its output); output and
-reasoning events fill the current agent step; a tool call joins the current agent step with its
-observation. Failed model calls (a 429 and such) made no step; they are in gateway.log. A side call
-(a session title, a summary: Event.side_call) is no step either; its tokens and cost are in the totals. Events
+an agent step (model, tokens, cost; message, reasoning and tool calls from its output), after a user step
+of its own when its input messages end with the user's new turn (latest GenAI conventions); output and
+reasoning events fill the agent step of their call (the call whose span logged them, or whose request id
+they name, else the current one), and so do the tool calls a model's output choice logged (GenAI 1.30
+gen_ai.choice); a user message logged inside a model call's span (GenAI 1.30: its input) comes before that
+call's step; a tool call joins the current agent step with its observation. Failed model calls (a 429
+and such) made no step; they are in gateway.log. A side call (a session title, a summary:
+Event.side_call) is no step either; its tokens and cost are in the totals. Events
 under a tool call (a sub-agent's model calls and tools) form an embedded sub-agent trajectory,
 referenced from that tool call's observation. Attributes written by the Harbor importer
 (importers/atif_attributes.py) restore what only a trajectory has, so a round trip is exact.
@@ -16,10 +20,11 @@ from datetime import UTC, datetime
 from importers import atif_attributes as A
 from importers.atif import (Agent, FinalMetrics, Metrics, Observation, ObservationResult, Step, SubagentRef,
                             ToolCall, Trajectory)
-from importers.event_content import as_arguments, load_json, model_output, tool_arguments, tool_result, user_message
+from importers.event_content import (as_arguments, load_json, model_output, new_user_turn, tool_arguments,
+                                     tool_result, user_message)
 from importers.telemetry import Event
 
-STEP_KINDS = ("user_message", "llm_request", "output", "reasoning", "tool")
+STEP_KINDS = ("user_message", "llm_request", "output", "reasoning", "tool", "group")
 
 
 @dataclass(frozen=True)
@@ -65,8 +70,21 @@ def _owners(events: list[Event]) -> dict[str, str | None]:
     return owners
 
 
+def _in_order(events: list[Event]) -> list[Event]:
+    """Time order, except that a user message logged inside a model call's span (that call's input) comes just
+    before the call."""
+    calls = {e.span_id: e.start_ns for e in events if e.kind == "llm_request" and e.source == "otel_traces"}
+
+    def key(e: Event) -> tuple:
+        if e.kind == "user_message" and e.source == "otel_logs" and e.span_id in calls:
+            return calls[e.span_id], 0, e.start_ns, e.event_id
+        return e.start_ns, 1, 0, e.event_id
+
+    return sorted(events, key=key)
+
+
 def _trajectory(key: str | None, groups: dict[str | None, list[Event]], defaults: AgentDefaults) -> Trajectory | None:
-    events = sorted(groups.get(key, []), key=lambda e: (e.start_ns, e.event_id))
+    events = _in_order(groups.get(key, []))
     head = next((e for e in events if e.resolve == "agent" or e.attributes.get(A.OPERATION) == "invoke_agent"), None)
     steps, subagents, side_calls = _steps(events, groups, defaults)
     if not steps:
@@ -139,6 +157,7 @@ def _steps(events: list[Event], groups: dict,
     side_calls: list[Metrics] = []
     current: Step | None = None
     by_request: dict[str, Step] = {}  # a model call's step by its request id: its text goes there
+    by_span: dict[str, Step] = {}  # a model call's step by its span: what it logged goes there
     for event in events:
         if event.side_call:  # a side call (and its text) is no step: it counts in the totals only
             if event.kind == "llm_request" and (metrics := _metrics(event)) is not None:
@@ -156,13 +175,18 @@ def _steps(events: list[Event], groups: dict,
         elif event.kind == "llm_request":
             if (event.http_status or 0) >= 400 or (event.success is False and event.output_tokens is None):
                 continue  # a refused call: no step, counted in gateway.log
+            if (turn := new_user_turn(event)) is not None:
+                steps.append(Step(step_id=len(steps) + 1, source="user", message=turn, **_common(event)))
             current = _agent_step(event, len(steps) + 1)
             steps.append(current)
             if event.request_id:
                 by_request[event.request_id] = current
+            if event.source == "otel_traces" and event.span_id:
+                by_span[event.span_id] = current
         elif event.kind in ("output", "reasoning"):
             out = model_output(event)
-            step = by_request.get(event.request_id or "", current)
+            step = by_request.get(event.request_id or "") or (
+                by_span.get(event.span_id) if event.source == "otel_logs" else None) or current
             if step is None or (event.kind == "output" and step.message and out.text):
                 step = current = Step(step_id=len(steps) + 1, source="agent", message="", model_name=event.model,
                                       **_common(event))
@@ -171,6 +195,13 @@ def _steps(events: list[Event], groups: dict,
                 step.message = out.text
             if out.reasoning or event.kind == "reasoning":
                 step.reasoning_content = out.reasoning or tool_result(event) or step.reasoning_content
+            _add_requested_calls(step, out)
+        elif event.kind == "group":
+            # a model's output that requested tools only (GenAI 1.30 gen_ai.choice): its call's tool calls
+            out = model_output(event) if event.source == "otel_logs" else None
+            step = by_span.get(event.span_id) or current
+            if out is not None and out.tool_calls and step is not None:
+                _add_requested_calls(step, out)
         else:
             if current is None:
                 current = Step(step_id=len(steps) + 1, source="agent", message="", **_common(event))
@@ -196,6 +227,17 @@ def _agent_step(event: Event, step_id: int) -> Step:
                 metrics=None if count == "0" else metrics, reasoning_effort=effort,
                 llm_call_count=int(count) if count not in (None, "") else None,
                 observation=_other_results(a), **_common(event))
+
+
+def _add_requested_calls(step: Step, out) -> None:
+    """The tool calls a model's output requested, on its step (each call id once)."""
+    calls = step.tool_calls or []
+    known = {c.tool_call_id for c in calls}
+    for call_id, name, arguments in out.tool_calls:
+        if call_id not in known:
+            calls.append(ToolCall(tool_call_id=call_id, function_name=name, arguments=arguments))
+            known.add(call_id)
+    step.tool_calls = calls or None
 
 
 def _other_results(attributes: dict[str, str]) -> Observation | None:

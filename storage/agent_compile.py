@@ -35,6 +35,35 @@ _STRIDE = 128  # rank = fact id * 128 + alias index * 4 + how code: sorted ranks
 _HOWS = ("measured", "derived", "inferred")  # how codes 1..3 (rank % 4)
 
 
+# Keys of `attr` and `has` tests that read a record's content rather than one attribute:
+#   `@body:<path>`         the log record's body (JSON) at a dotted path, as text ('' when absent; spans: never);
+#   `@last_text_role:<key>` the role of the last message of the JSON messages attribute `<key>` (GenAI's
+#                          `[{role, parts: [{type, ...}]}]`) when that message has a `text` part ('' when it has
+#                          none, or the JSON is malformed or empty).
+BODY, LAST_TEXT_ROLE = "@body:", "@last_text_role:"
+
+
+def value_sql(key: str, ctx: Context) -> str | None:
+    """SQL of the value an `attr`/`has` test reads ('' when absent), None when this table has none."""
+    if key.startswith(BODY):
+        if ctx.source != "log":
+            return None
+        path = ", ".join(lit(p) for p in key.removeprefix(BODY).split("."))
+        return f"JSONExtractString(Body, {path})"
+    if key.startswith(LAST_TEXT_ROLE):
+        messages = f"_a[{lit(key.removeprefix(LAST_TEXT_ROLE))}]"
+        return (f"if(has(JSONExtract({messages}, -1, 'parts', 'Array(Tuple(type String))').1, 'text'), "
+                f"JSONExtractString({messages}, -1, 'role'), '')")
+    return f"_a[{lit(key)}]"
+
+
+def _has_sql(keys: tuple[str, ...], ctx: Context) -> str | None:
+    if not any(k.startswith("@") for k in keys):
+        return has_sql(keys)
+    values = [v for v in (value_sql(k, ctx) for k in keys) if v is not None]
+    return any_of([f"{v} != ''" for v in values]) if values else None
+
+
 def condition_parts(when: When, ctx: Context) -> list[str] | None:
     """The SQL tests of `when` on this table ([] when it always holds, None when it never can).
     `_a` holds only non-empty attributes, so a present key is a non-empty value."""
@@ -48,9 +77,15 @@ def condition_parts(when: When, ctx: Context) -> list[str] | None:
     if when.suffixes:
         parts.append(any_of([f"endsWith(_name, {lit(s)})" for s in when.suffixes]))
     for key, values in when.attrs:
-        parts.append(one_of(f"_a[{lit(key)}]", values))
+        value = value_sql(key, ctx)
+        if value is None:
+            return None
+        parts.append(one_of(value, values))
     for keys in when.has:
-        parts.append(has_sql(keys))
+        present = _has_sql(keys, ctx)
+        if present is None:
+            return None
+        parts.append(present)
     if when.scope:
         parts.append(f"ScopeName = {lit(when.scope)}")
     if when.service_prefix:
@@ -93,7 +128,7 @@ def _lookup_key(when: When, ctx: Context) -> tuple[str, str] | None:
         return "_name", condition(replace(when, names=(), source=None), ctx) or "false"
     if replace(when, attrs=(), has=(), source=None) == When() and len(when.attrs) + len(when.has) == 1:
         keys = [when.attrs[0][0]] if when.attrs else list(when.has[0])
-        if len(keys) == 1:
+        if len(keys) == 1 and not keys[0].startswith("@"):
             return f"_a[{lit(keys[0])}]", "true"
     return None
 

@@ -84,8 +84,14 @@ KIND_RULES: tuple[KindRule, ...] = (
     KindRule("gemini_cli", None, event("gen_ai.client.inference.operation.details") & scope("gemini-cli")),
     KindRule("genai", "llm_request", event("gen_ai.client.inference.operation.details")
              & When(correlated=False)),
+    # GenAI 1.30 message events: each model call logs its whole input (gen_ai.system/user/assistant/tool.message,
+    # the history replayed on every call: only a user message no earlier call told is a user turn,
+    # REPLAYED_MESSAGES) and its output choices (gen_ai.choice: its text the answer, its tool calls content of
+    # the call, read into the trajectory's step).
     KindRule("genai", "user_message", event("gen_ai.user.message")),
-    KindRule("genai", "output", event("gen_ai.assistant.message", "gen_ai.choice")),
+    KindRule("genai", None, event("gen_ai.system.message", "gen_ai.assistant.message", "gen_ai.tool.message")),
+    KindRule("genai", "output", event("gen_ai.choice") & has("@body:message.content")),
+    KindRule("genai", "group", event("gen_ai.choice")),
     KindRule("cline", "session", event("task.created")),
     KindRule("cline", "user_message", event("task.conversation_turn") & attr("source", "user")),
     KindRule("cline", "llm_request", event("task.conversation_turn") & attr("source", "assistant")),
@@ -294,9 +300,16 @@ FACTS: tuple[Fact, ...] = (
 
 # Derived child records (reference §10.1 step 7): reasoning, output and user text a record carries
 # become rows of their own under it (EventId `<carrier's EventId>:<kind>:<n>`, parent = the carrier).
-# User text only where it is not repeated history: never every model call's input messages.
+# User text only where it is not repeated history: of a model call's input messages only the last, when it
+# is the user's text.
 _ATIF = scope("harbor-atif2otel")
+# A model call's input messages (latest GenAI conventions) whose last message is the user's text: that message
+# is the user's new turn (the calls after it, which answer tools, end with tool results; history before it
+# is replayed). importers/event_content.py reads the same rule into the trajectory's user steps.
+NEW_TURN_MESSAGES = "gen_ai.input.messages"
 DERIVED: tuple[Derived, ...] = (
+    Derived("genai", NEW_TURN_MESSAGES, "user_message", when=attr(f"@last_text_role:{NEW_TURN_MESSAGES}", "user"),
+            kinds=("llm_request",)),
     Derived("genai", "gen_ai.output.messages", parts=(("reasoning", "reasoning"), ("text", "output")),
             kinds=("llm_request",)),
     Derived("vercel_ai", "ai.response.reasoning", "reasoning", kinds=("llm_request",)),
@@ -308,6 +321,10 @@ DERIVED: tuple[Derived, ...] = (
     Derived("atif2otel", "input.value", "user_message", when=_ATIF & attr(_OI, "AGENT")),
     Derived("goose", "user_message", "user_message", when=span("reply") & service("goose")),
 )
+# Log events that each model call emits for every message of its input, the history replayed (GenAI 1.30):
+# within one trial and service, the first n of a call's such user messages are the n the call before it told,
+# and only the rest are new turns (storage/agent_twins.py reads them so).
+REPLAYED_MESSAGES = ("gen_ai.user.message",)
 # What a derived row keeps of its carrier; every other fact is NULL there, so no total counts twice.
 DERIVED_KEEPS = ("job", "trial", "attempt", "task", "agent", "agent_version", "model", "provider", "side_call")
 

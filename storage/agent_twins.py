@@ -29,6 +29,18 @@ job directory imported, harbor traces export: records of the TRAJECTORY_SCOPES),
     not stream, tool calls of a trial that streamed only its model calls); such records name the
     retelling in their ScopeName.
 
+A user message told again, as history a later model call replays (GenAI 1.30's gen_ai.user.message events,
+REPLAYED_MESSAGES: each call logs every message of its input), is no new turn:
+
+    Within one tenant, one trial and one service, the model calls that log such messages (a call: the
+    span they were emitted in, TraceId and SpanId) are taken in the order they began; of a call's user
+    messages (in time order) the first n are those of the call before it (n: how many that call told), the
+    history, and do not count; the rest are the user's new turns.
+
+So a prompt and its tool loop is one user message however many calls replay it, and a second prompt in the
+same conversation is a second. (A history a framework cut shorter than the call before it had hides that
+many new turns: no producer seen does so.)
+
 A derived child record (content its carrier carried, `EventId` `<carrier>:<kind>:<n>`) counts in
 its own kind's group and also goes with its carrier: it is dropped when its carrier is.
 
@@ -45,7 +57,7 @@ identity part: the rows are named after their trials first (storage/agent_identi
 """
 
 from storage import agent_identity
-from storage.agent_rules import FACTS, TRAJECTORY_SCOPES
+from storage.agent_rules import FACTS, REPLAYED_MESSAGES, TRAJECTORY_SCOPES
 
 SPANS, LOGS = "otel_traces", "otel_logs"
 GROUP = "Tenant, JobName, TrialName, ServiceName, Kind"
@@ -132,12 +144,33 @@ def _retold_again(where: str, src: str) -> str:
         WHERE arrayExists(s -> s != _service, _live)"""
 
 
+_REPLAYABLE = f"Kind = 'user_message' AND SourceTable = '{LOGS}' AND Name IN {REPLAYED_MESSAGES!r}"
+
+
+def _replayed(where: str, src: str) -> str:
+    """(group, EventId) of each user message that replays one the call before it told (see the module)."""
+    n = len(_key_parts())
+    keys = ", ".join(f"_k{i}" for i in range(n))
+    key_columns = ", ".join(f"{k} AS _k{i}" for i, k in enumerate(_key_parts()))
+    return f"""
+        SELECT {keys}, _m.2 AS EventId FROM (
+            SELECT {keys}, _messages, lagInFrame(length(_messages), 1, 0) OVER (
+                PARTITION BY {keys} ORDER BY _at, _call ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _told
+            FROM (
+                SELECT {key_columns}, (TraceId, SpanId) AS _call, min(Timestamp) AS _at,
+                       arraySort(groupArray((Timestamp, EventId))) AS _messages
+                FROM {src} WHERE ({where}) AND {_REPLAYABLE}
+                GROUP BY {keys}, _call))
+        ARRAY JOIN arraySlice(_messages, 1, _told) AS _m"""
+
+
 def _not_dropped(where: str, src: str, derived: bool) -> str:
     """A condition on agent_events rows: not a dropped twin, nor (when `derived` records may be among
     the rows) a derived child record of one, nor a retold record the live telemetry tells. `where`
     selects the rows the pairs are found in."""
     rows = (f"({_key()}, EventId) NOT IN ({_dropped(where, src)})\n"
-            f"    AND NOT ({_RETOLD} AND ({_key()}) IN ({_retold_again(where, src)}))")
+            f"    AND NOT ({_RETOLD} AND ({_key()}) IN ({_retold_again(where, src)}))\n"
+            f"    AND NOT ({_REPLAYABLE} AND ({_key()}, EventId) IN ({_replayed(where, src)}))")
     if not derived:
         return rows
     return f"""{rows}
@@ -240,13 +273,15 @@ def source(scope: str, form: int) -> str:
 
 
 def _to_resolve(rows: str, group: str) -> str:
-    """Whether the rows hold, per `group` (a twin group without its service), a service told by both signals
-    or a retold kind that another service tells too: one scan."""
+    """Whether the rows hold, per `group` (a twin group without its service), a service told by both signals,
+    a retold kind that another service tells too, or user messages that more than one call logged (some may
+    be replayed): one scan."""
     return f"""(SELECT count() > 0 FROM (
         SELECT 1 FROM agent_events WHERE {rows}
         GROUP BY {group}
         HAVING hasAny(groupUniqArrayIf(ServiceName, SourceTable = '{SPANS}'), groupUniqArrayIf(ServiceName, SourceTable = '{LOGS}'))
             OR (countIf({_RETOLD}) > 0 AND uniqExact(ServiceName) > 1)
+            OR uniqExactIf((TraceId, SpanId), {_REPLAYABLE}) > 1
         LIMIT 1))"""
 
 
@@ -254,7 +289,8 @@ def form(where: str, *, scope: str) -> str:
     """SQL of one row: the form the rows `where` selects are read in, and the renames and earlier runs NAMED
     binds (`bind`). NAMED when some records of the scope's traces or sessions take another record's trial
     or a trial of the scope has an earlier run (storage/agent_identity.py),
-    TWINS when the rows hold a twin group or a retold kind that another service tells too (with renames:
+    TWINS when the rows hold a twin group, a retold kind that another service tells too, or user messages
+    more than one call logged (REPLAYED_MESSAGES) (with renames:
     when any kind of them, renamed ones included, is so, whatever their trials)."""
     renamed = f"(SELECT trace FROM ({agent_identity.renames(scope)}))"
     return f"""

@@ -4,13 +4,13 @@ SELECT
     addNanoseconds(Timestamp, Duration) AS EndTimestamp,
     Duration AS DurationNs,
     if(_d, 'inferred', if(ScopeName IN ('harbor-atif2otel'), 'inferred', 'measured')) AS TimingQuality,
-    if(_d, concat(_id, ':', ['reasoning', 'output', 'reasoning', 'output', 'reasoning', 'output', 'user_message', 'user_message', 'user_message'][_d], ':', toString(_n - 2)), _id) AS EventId,
+    if(_d, concat(_id, ':', ['user_message', 'reasoning', 'output', 'reasoning', 'output', 'reasoning', 'output', 'user_message', 'user_message', 'user_message'][_d], ':', toString(_n - 2)), _id) AS EventId,
     SpanId,
     if(_d, _id, ParentSpanId) AS ParentSpanId,
     'otel_traces' AS SourceTable,
     TraceId,
-    if(_d, ['reasoning', 'output', 'reasoning', 'output', 'reasoning', 'output', 'user_message', 'user_message', 'user_message'][_d], _kind) AS Kind,
-    if(_d, ['genai:gen_ai.output.messages', 'genai:gen_ai.output.messages', 'vercel_ai:ai.response.reasoning', 'vercel_ai:ai.response.text', 'atif2otel:metadata.reasoning_content', 'atif2otel:output.value', 'claude_code:user_prompt', 'atif2otel:input.value', 'goose:user_message'][_d], _kind_rule) AS KindRule,
+    if(_d, ['user_message', 'reasoning', 'output', 'reasoning', 'output', 'reasoning', 'output', 'user_message', 'user_message', 'user_message'][_d], _kind) AS Kind,
+    if(_d, ['genai:gen_ai.input.messages', 'genai:gen_ai.output.messages', 'genai:gen_ai.output.messages', 'vercel_ai:ai.response.reasoning', 'vercel_ai:ai.response.text', 'atif2otel:metadata.reasoning_content', 'atif2otel:output.value', 'claude_code:user_prompt', 'atif2otel:input.value', 'goose:user_message'][_d], _kind_rule) AS KindRule,
     if(_d, '', _resolve) AS Resolve,
     _name AS Name,
     ServiceName,
@@ -102,7 +102,7 @@ SELECT
     if(isNull(_f_tool_name), NULL, multiIf(_a['gen_ai.operation.name'] = 'plan', 'plan', _exact != '', _exact, startsWith(_tool_part, 'tracker_'), 'plan', startsWith(_tool_part, 'browser_'), 'other', _tn IN ('str_replace_editor', 'file_editor'), transform(JSONExtractString(_args, 'command'), ['view', 'create', 'str_replace', 'insert', 'undo_edit'], ['read', 'edit', 'edit', 'edit', 'edit'], _by_keyword), _by_keyword)) AS _f_tool_category,
     if(_kind IN ('tool', 'subagent'), arrayDistinct(arrayFilter(x -> x != '', arrayConcat([_a['file_path']], arrayMap(k -> JSONExtractString(_args, k), ['file_path', 'notebook_path', 'path', 'dir_path', 'absolute_path', 'filename', 'workdir']), if(position(_args, '*** ') > 0, arrayConcat(extractAll(_args, '\\*\\*\\* (?:Add|Update|Delete) File: ([^\\n"\\\\]+)'), extractAll(_args, '\\*\\*\\* Move to: ([^\\n"\\\\]+)')), [])))), []) AS _f_target_paths,
     SpanId AS _id,
-    arrayConcat([0], if(_kind = 'llm_request', arrayConcat(arrayFilter(n -> n != 0, arrayMap(t -> transform(t, ['reasoning', 'text'], [1, 2], 0), arrayFlatten(JSONExtract(_a['gen_ai.output.messages'], 'Array(Tuple(parts Array(Tuple(type String))))').parts).type)), if(mapContains(_a, 'ai.response.reasoning'), [3], []), if(mapContains(_a, 'ai.response.text'), [4], [])), []), if(ScopeName = 'harbor-atif2otel', if(_kind = 'llm_request', arrayConcat(if(mapContains(_a, 'metadata.reasoning_content'), [5], []), if(mapContains(_a, 'output.value'), [6], [])), []), []), if(_name = 'claude_code.interaction', if(mapContains(_a, 'user_prompt'), [7], []), []), if(_a['openinference.span.kind'] = 'AGENT', if(ScopeName = 'harbor-atif2otel', if(mapContains(_a, 'input.value'), [8], []), []), []), if(_name = 'reply', if(startsWith(ServiceName, 'goose'), if(mapContains(_a, 'user_message'), [9], []), []), [])) AS _rows
+    arrayConcat([0], if(if(has(JSONExtract(_a['gen_ai.input.messages'], -1, 'parts', 'Array(Tuple(type String))').1, 'text'), JSONExtractString(_a['gen_ai.input.messages'], -1, 'role'), '') = 'user', if(_kind = 'llm_request', if(mapContains(_a, 'gen_ai.input.messages'), [1], []), []), []), if(_kind = 'llm_request', arrayConcat(arrayFilter(n -> n != 0, arrayMap(t -> transform(t, ['reasoning', 'text'], [2, 3], 0), arrayFlatten(JSONExtract(_a['gen_ai.output.messages'], 'Array(Tuple(parts Array(Tuple(type String))))').parts).type)), if(mapContains(_a, 'ai.response.reasoning'), [4], []), if(mapContains(_a, 'ai.response.text'), [5], [])), []), if(ScopeName = 'harbor-atif2otel', if(_kind = 'llm_request', arrayConcat(if(mapContains(_a, 'metadata.reasoning_content'), [6], []), if(mapContains(_a, 'output.value'), [7], [])), []), []), if(_name = 'claude_code.interaction', if(mapContains(_a, 'user_prompt'), [8], []), []), if(_a['openinference.span.kind'] = 'AGENT', if(ScopeName = 'harbor-atif2otel', if(mapContains(_a, 'input.value'), [9], []), []), []), if(_name = 'reply', if(startsWith(ServiceName, 'goose'), if(mapContains(_a, 'user_message'), [10], []), []), [])) AS _rows
 FROM (
 SELECT
     Timestamp,
