@@ -9,6 +9,8 @@ Writers are never turned away and no row is lost, also when another receiver goe
 3. that table's partitions are moved into the table (MOVE PARTITION, each whole at once) and it is dropped.
 Each step can die: the next start finds where it was by which of the two tables are there (an old table left:
 its copy is made again from the start; a rows table left: its remaining partitions are moved) and completes it.
+On a replicated cluster a table keeps the Keeper path of the name it was made under, so the table exchanged in
+finally gives its rows and its name to one made under the table's own path, which a replica made later joins.
 """
 
 import logging
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 
 from clickhouse_connect.driver.client import Client
 
-from storage.schema_ddl import Cluster, cluster_table, local_name, renamed
+from storage.schema_ddl import REPLICA_PATH, Cluster, cluster_table, local_name, renamed
 
 log = logging.getLogger(__name__)
 
@@ -43,9 +45,11 @@ def _exists(client: Client, name: str) -> bool:
 
 
 def _columns(client: Client, name: str) -> str:
+    """The columns a row is copied by: not those the table computes itself (MATERIALIZED, ALIAS)."""
     rows = client.query(
         "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = {t:String} "
-        "ORDER BY position", parameters={"t": name}).result_rows
+        "AND default_kind NOT IN ('MATERIALIZED', 'ALIAS', 'EPHEMERAL') ORDER BY position",
+        parameters={"t": name}).result_rows
     return ", ".join(f"`{row[0]}`" for row in rows)
 
 
@@ -70,6 +74,10 @@ class _Names:
     @property
     def rows(self) -> str:  # its rows in the new form, before they move into the table
         return f"{self.name}_v{self.version}_rows"
+
+    @property
+    def final(self) -> str:  # a replicated table's new form under the table's own Keeper path
+        return f"{self.name}_v{self.version}_final"
 
     @property
     def probe(self) -> str:  # an empty table of the new form, to compare the table's form with
@@ -145,13 +153,35 @@ def rebuild_on_cluster(client: Client, cluster: Cluster, name: str, sql: str, fr
         client.command(f"INSERT INTO {n.rows} ({columns}) SELECT {columns} FROM {n.old}",
                        settings={"insert_deduplicate": 0, "distributed_foreground_insert": 1})
         drop(n.old, local_name(n.old))
-    if _exists(client, local_name(n.rows)):
-        partitions = client.query(
-            "SELECT DISTINCT partition_id FROM clusterAllReplicas({c:String}, system.parts) "
-            "WHERE database = currentDatabase() AND table = {t:String} AND active",
-            parameters={"c": cluster.name, "t": local_name(n.rows)}).result_rows
-        for (partition,) in partitions:  # a node without the partition moves nothing
-            client.command(f"ALTER TABLE {local_name(n.rows)} {on} MOVE PARTITION ID {_literal(partition)} "
-                           f"TO TABLE {local}")
-        drop(n.rows, local_name(n.rows))
+    if cluster.replicated and not _keeper_path(client, local).endswith(f"/{local}"):
+        # The table exchanged in keeps the Keeper path of the name it was made under: it gives its rows and its
+        # name to one made under the table's own path (free since the old table was dropped), so a replica made
+        # later by `apply` joins it.
+        drop(local_name(n.final))
+        client.command(keeper_path_statement(cluster_table(n.final, sql, cluster, like=name)[0].sql, local))
+        client.command(f"EXCHANGE TABLES {local} AND {local_name(n.final)} {on}")
+    for source in (n.rows, n.final):
+        if _exists(client, local_name(source)):
+            partitions = client.query(
+                "SELECT DISTINCT partition_id FROM clusterAllReplicas({c:String}, system.parts) "
+                "WHERE database = currentDatabase() AND table = {t:String} AND active",
+                parameters={"c": cluster.name, "t": local_name(source)}).result_rows
+            for (partition,) in partitions:  # a node without the partition moves nothing
+                client.command(f"ALTER TABLE {local_name(source)} {on} MOVE PARTITION ID {_literal(partition)} "
+                               f"TO TABLE {local}")
+            drop(source, local_name(source))
     return other
+
+
+def keeper_path_statement(sql: str, table: str) -> str:
+    """A replicated local table's statement whose Keeper path is `table`'s (the path names its table)."""
+    path = f"'{REPLICA_PATH}'"
+    if path not in sql:
+        raise ValueError("not a replicated table of the cluster form")
+    return sql.replace(path, f"'{REPLICA_PATH.replace('{table}', table)}'", 1)
+
+
+def _keeper_path(client: Client, table: str) -> str:
+    rows = client.query("SELECT zookeeper_path FROM system.replicas WHERE database = currentDatabase() "
+                        "AND table = {t:String}", parameters={"t": table}).result_rows
+    return rows[0][0] if rows else ""

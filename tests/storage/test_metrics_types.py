@@ -30,7 +30,9 @@ from opentelemetry.sdk.resources import Resource
 from harborlight.settings import Settings
 from storage import SCHEMA_VERSION, ensure_schema
 from storage import schema_ddl
-from storage.schema_ddl import METRICS_FORM_VERSION
+from storage.schema import statement
+from storage.schema_ddl import METRICS_FORM_VERSION, Cluster, cluster_table
+from storage.schema_rebuild import keeper_path_statement
 from tests.agent.otlp_build import Traces, kv
 from tests.support.dies_at_insert import DiesAtInsert
 from tests.support.old_metrics import downgrade_metrics
@@ -512,6 +514,19 @@ def test_a_start_that_dies_while_making_a_table_again_is_completed_by_the_next(f
     assert kept | {"otel_metrics_sum": KEPT["otel_metrics_sum"]} == KEPT
     leftovers = "SELECT name FROM system.tables WHERE database = {d:String} AND name LIKE 'otel_metrics_%_v%'"
     assert client.query(leftovers, parameters={"d": database}).result_rows == []
+
+
+def test_a_replicated_tables_new_form_is_made_under_the_keeper_path_of_its_name(server):
+    """On a replicated cluster the table finally exchanged in is made under the path its name gives (the one a
+    replica made later by `apply` takes), not the path of the name it is made under; the engine reads it."""
+    cluster = Cluster("hl", replicated=True)
+    local = cluster_table(f"otel_metrics_sum_v{_V}_final", statement("otel_metrics_sum"), cluster,
+                          like="otel_metrics_sum")[0].sql
+    sql = keeper_path_statement(local, "otel_metrics_sum_local")
+    formatted = server.store.client.query("SELECT formatQuery({q:String})", parameters={"q": sql}).result_rows[0][0]
+    assert formatted.startswith(f"CREATE TABLE IF NOT EXISTS otel_metrics_sum_v{_V}_final_local ON CLUSTER hl")
+    assert "ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/otel_metrics_sum_local', '{replica}')" \
+        in formatted
 
 
 # --- Grafana's reads --------------------------------------------------------------------------------------------
