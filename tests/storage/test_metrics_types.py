@@ -473,7 +473,9 @@ def test_a_store_of_the_form_before_gets_every_table_in_the_exporters_form_with_
     assert _kept(client) == KEPT
     engines = dict(client.query("SELECT name, engine_full FROM system.tables WHERE database = {d:String}",
                                 parameters={"d": database}).result_rows)
-    assert "TTL toDateTime(TimeUnix) + toIntervalDay(3650)" in engines["otel_metrics_gauge"]
+    for table in TABLES:  # the exporter's TTL, and the window by which a retried commit skips what it wrote
+        assert "TTL toDateTime(TimeUnix) + toIntervalDay(3650)" in engines[table], table
+        assert "non_replicated_deduplication_window = 1000" in engines[table], table
     assert not [name for name in engines if f"_v{METRICS_FORM_VERSION}" in name]  # no table of the steps left
     assert client.query("SELECT max(Version) FROM harborlight_schema_migrations").result_rows == [(SCHEMA_VERSION,)]
     # Started again: nothing is made again.
