@@ -9,8 +9,8 @@ from clickhouse_connect.driver.client import Client
 from storage.agent_identity import names_backfill
 from storage.agent_sources import CONTEXTS
 from storage.schema_ddl import (
-    NAMES_VERSION, REBUILT, SCHEMA_VERSION, VERSION_TABLE, Statement, comment_of, plain_schema, statement,
-    view_comment, without_comment,
+    NAMES_VERSION, REBUILT, SCHEMA_VERSION, TENANT_PARTS_VERSION, TRACE_INDEX_FILL, VERSION_TABLE, Statement,
+    comment_of, plain_schema, statement, view_comment, without_comment,
 )
 from storage.schema_rebuild import rebuild
 
@@ -91,6 +91,20 @@ def _name_again(client: Client) -> None:
     client.command(names_backfill(), settings={"insert_deduplicate": 0})
 
 
+def _tenant_parts_made(client: Client, views: list[Statement]) -> None:
+    """After the tables with a tenant were made again with the tenant leading their partition keys: each view
+    made again (this engine's views follow their tables by name across EXCHANGE TABLES, not every ClickHouse
+    version's do), and the trace-id index derived again from the stored spans, each row with its tenant. It runs
+    on start, before ingest does, and repeats whole after a start that died half-way (the version is recorded
+    after it)."""
+    for view in views:
+        client.command(f"DROP VIEW IF EXISTS {view.name}")
+        client.command(view.sql)
+    log.warning("deriving the trace-id index again from the stored spans, each row with its tenant")
+    client.command("TRUNCATE TABLE otel_traces_trace_id_ts")
+    client.command(TRACE_INDEX_FILL, settings={"insert_deduplicate": 0})
+
+
 def _needs_setting(client: Client, setting: Statement) -> bool:
     """Whether a plain MergeTree table lacks the setting (ALTER would rewrite its metadata on every start;
     a Replicated or Distributed table has no such setting)."""
@@ -120,6 +134,8 @@ def ensure_schema(client: Client, retention_days: int | None = None) -> int:
         if version in REBUILT and version not in applied:
             for name in REBUILT[version]:
                 rebuild(client, name, statement(name, retention_days), version)
+        if version == TENANT_PARTS_VERSION and version not in applied:
+            _tenant_parts_made(client, [s for s in schema if s.kind == "view"])
         if version == NAMES_VERSION and (rederived or version not in applied):
             _name_again(client)
             applied.discard(version)  # recorded again below: a re-derivation took its record back

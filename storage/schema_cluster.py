@@ -13,8 +13,8 @@ from storage.agent_identity import names_backfill
 from storage.client import Store, StoreUnavailable
 
 from storage.schema_ddl import (
-    NAMES_VERSION, REBUILT, VERSION_TABLE, Cluster, Statement, cluster_schema, comment_of, local_name, plain_schema,
-    statement,
+    NAMES_VERSION, REBUILT, TENANT_PARTS_VERSION, TRACE_INDEX_FILL, VERSION_TABLE, Cluster, Statement,
+    cluster_schema, comment_of, local_name, plain_schema, statement,
 )
 from storage.schema_rebuild import rebuild_on_cluster
 
@@ -44,6 +44,14 @@ def apply_cluster_schema(client: Client, cluster: Cluster, retention_days: int |
         if version not in applied:  # tables of an older form made again, their rows kept
             for name in names:
                 rebuild_on_cluster(client, cluster, name, statement(name, retention_days), fronts[name], version)
+    if TENANT_PARTS_VERSION not in applied:  # the views on the tables made again; the index's rows with their tenant
+        for s in cluster_schema(cluster, retention_days):
+            if s.kind == "view":
+                client.command(f"DROP VIEW IF EXISTS {s.name} ON CLUSTER {cluster.name} SYNC")
+                client.command(s.sql)
+        client.command(f"TRUNCATE TABLE IF EXISTS {local_name('otel_traces_trace_id_ts')} ON CLUSTER {cluster.name} "
+                       "SYNC")
+        client.command(TRACE_INDEX_FILL, settings={"distributed_foreground_insert": 1, "insert_deduplicate": 0})
     if NAMES_VERSION not in applied:  # a store from before the names table: its events' names, through the fronts
         client.command(f"TRUNCATE TABLE IF EXISTS {local_name('agent_names')} ON CLUSTER {cluster.name} SYNC")
         client.command(names_backfill(), settings={"distributed_foreground_insert": 1, "insert_deduplicate": 0})

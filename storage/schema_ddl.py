@@ -19,8 +19,8 @@ from storage.agent_rules import FACTS
 # Each migration is a list of statement files under storage/sql/, applied in order.
 MIGRATIONS: list[tuple[int, list[str]]] = [
     (1, [
-        "otel_traces", "otel_traces_trace_id_ts", "otel_traces_trace_id_ts_mv", "otel_logs",
-        "otel_metrics_gauge", "otel_metrics_sum", "otel_metrics_histogram", "harborlight_ingested_requests",
+        "otel_traces", "otel_traces_trace_id_ts", "otel_logs", "otel_metrics_gauge", "otel_metrics_sum",
+        "otel_metrics_histogram", "harborlight_ingested_requests",
     ]),
     # The agent layer: agent_events (its views, compiled from storage/agent_rules.py, are in the last step).
     (2, ["agent_events"]),
@@ -50,14 +50,37 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     # second-precision times, rows ordered by the hour and the attributes' hash, idx_time_minmax): the two
     # types it had no table for, and the three it had rebuilt in that form with their rows (REBUILT).
     (9, ["otel_metrics_exponential_histogram", "otel_metrics_summary"]),
+    # Tenants in parts of their own: the tenant leads the partition key of every table with a tenant
+    # (TENANT_KEYS), so merges never put two tenants' rows in one part, and the trace-id index keeps its rows'
+    # tenant. A store from before gets each such table made again with its rows (REBUILT), the index's rows
+    # derived again from the spans, and the views on those tables made again (storage/schema.py).
+    (10, ["otel_traces_trace_id_ts_tenant", "otel_traces_trace_id_ts_mv"]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 NAMES_VERSION = next(version for version, names in MIGRATIONS if "agent_names" in names)
 METRICS_FORM_VERSION = next(version for version, names in MIGRATIONS if "otel_metrics_summary" in names)
+TENANT_PARTS_VERSION = next(version for version, names in MIGRATIONS if "otel_traces_trace_id_ts_tenant" in names)
+
+# The tenant of a row in each table that has one: the resource attribute the collector stamps on every raw row
+# with tenants on, or the agent layer's Tenant column ('' with tenants off). It leads the table's partition key
+# (statement() puts it there), so no part ever holds two tenants' rows, whatever the engine merges; and a
+# tenant's read through the SQL interface, filtered on exactly this expression, has every other tenant's parts
+# pruned before any row is read, so nothing the tenant writes is ever evaluated on another tenant's rows.
+RAW_TENANT = "ResourceAttributes['harborlight.tenant']"
+TENANT_KEYS: dict[str, str] = {
+    **dict.fromkeys((
+        "otel_traces", "otel_logs", "otel_metrics_gauge", "otel_metrics_sum", "otel_metrics_histogram",
+        "otel_metrics_exponential_histogram", "otel_metrics_summary"), RAW_TENANT),
+    **dict.fromkeys((
+        "otel_traces_trace_id_ts", "agent_events", "agent_names", "trial_arrivals", "trial_summarized", "trial_rows",
+        "job_rows"), "Tenant"),
+}
+
 # Tables whose form a migration changed beyond what ALTER can do (types in the sorting key, the key itself): a
 # store that has them in an older form gets them made again in the form of their statement, rows copied.
 REBUILT: dict[int, tuple[str, ...]] = {
     METRICS_FORM_VERSION: ("otel_metrics_gauge", "otel_metrics_sum", "otel_metrics_histogram"),
+    TENANT_PARTS_VERSION: tuple(TENANT_KEYS),
 }
 
 VERSION_TABLE = "harborlight_schema_migrations"
@@ -163,7 +186,28 @@ def statement(name: str, retention_days: int | None = None) -> str:
             sql = sql.replace(placeholder, f"TTL toDateTime({column}) + toIntervalDay({int(retention_days)})")
         else:
             sql = sql.replace(f"{placeholder}\n", "")
+    if name in TENANT_KEYS:
+        sql = tenant_partitioned(sql, TENANT_KEYS[name])
     return sql
+
+
+_PARTITION_BY = re.compile(r"^PARTITION BY (.+)$", re.M)
+_ORDER_BY = re.compile(r"^ORDER BY ", re.M)
+
+
+def tenant_partitioned(sql: str, tenant: str) -> str:
+    """A CREATE TABLE statement whose partition key is led by the row's `tenant` expression."""
+    if by := _PARTITION_BY.search(sql):
+        return f"{sql[:by.start(1)]}({tenant}, {by[1]}){sql[by.end(1):]}"
+    if order := _ORDER_BY.search(sql):
+        return f"{sql[:order.start()]}PARTITION BY {tenant}\n{sql[order.start():]}"
+    raise ValueError("a tenant's table needs an ORDER BY line to put its partition key before")
+
+
+# The trace-id index derived again from the stored spans (its view's statement over every row), each row with
+# its tenant: for a store from before the index kept its rows' tenant.
+TRACE_INDEX_FILL = ("INSERT INTO otel_traces_trace_id_ts (TraceId, Start, End, Tenant) "
+                    + statement("otel_traces_trace_id_ts_mv").split(" AS\n", 1)[1])
 
 
 def view_comment(sql: str) -> str:

@@ -8,8 +8,10 @@ import pytest
 
 from storage import SCHEMA_VERSION, ensure_schema
 from storage.schema import statement, view_comment
+from storage.schema_ddl import TENANT_KEYS
 from tests.support.dies_at_insert import DiesAtInsert
 from tests.support.old_schema import downgrade_to_schema_2
+from tests.support.old_tenant_parts import downgrade_to_shared_parts
 
 TABLES = {
     "otel_traces": "MergeTree", "otel_traces_trace_id_ts": "AggregatingMergeTree",
@@ -158,3 +160,78 @@ def test_a_store_from_before_session_ids_gets_the_column_and_its_index(fresh_dat
         "SELECT name, expr FROM system.data_skipping_indices WHERE database = {d:String} AND table = 'agent_events'",
         parameters={"d": database}).result_rows)
     assert indexes.get("idx_session_id") == "SessionId"
+
+
+RAW_TENANT = "ResourceAttributes['harborlight.tenant']"
+
+
+def _tenant_span(client, tenant: str, span_id: str) -> None:
+    client.insert("otel_traces", [[datetime(2025, 1, 1), tenant[0] * 32, span_id, "", "chat m", "svc",
+                                   {"gen_ai.operation.name": "chat"}, {"harborlight.tenant": tenant}]],
+                  column_names=["Timestamp", "TraceId", "SpanId", "ParentSpanId", "SpanName", "ServiceName",
+                                "SpanAttributes", "ResourceAttributes"])
+
+
+def _shared_parts(client, table: str) -> int:
+    """How many of the table's parts hold more than one tenant's rows, after every merge was forced."""
+    client.command(f"OPTIMIZE TABLE {table} FINAL")
+    tenant = TENANT_KEYS[table]
+    return client.command(f"SELECT count() FROM (SELECT _part FROM {table} GROUP BY _part "
+                          f"HAVING uniqExact({tenant}) > 1)")
+
+
+def _old_store_of_two_tenants(client):
+    """A schema-9 store (no tenant in any partition key) with two tenants' spans, agent events and trial rows."""
+    ensure_schema(client)
+    downgrade_to_shared_parts(client)
+    for tenant in ("acme", "globex"):
+        for n in range(2):
+            _tenant_span(client, tenant, f"{tenant}-{n}")
+        client.insert("trial_rows", [[tenant, "job", f"{tenant}-trial", 1, 0, False, 0, "{}", "{}"]],
+                      column_names=["Tenant", "job", "trial", "Version", "Deleted", "is_running", "n_events", "Facts",
+                                    "Row"])
+    return _merged_counts(client)
+
+
+def _merged_counts(client) -> dict[str, int]:
+    """Each tenant's table's rows once every merge was forced."""
+    for table in TENANT_KEYS:
+        client.command(f"OPTIMIZE TABLE {table} FINAL")
+    return {table: client.command(f"SELECT count() FROM {table}") for table in TENANT_KEYS}
+
+
+def test_a_store_from_before_gets_each_tenants_rows_in_parts_of_their_own(fresh_database):
+    """Schema 9 merged two tenants' rows into one part (a tenant's PREWHERE then ran on the other's rows): the
+    next start makes each table again with the tenant leading its partition key, keeping every row, gives the
+    trace-id index its rows' tenant, and the views go on deriving into the new tables."""
+    client, database = fresh_database
+    stored = _old_store_of_two_tenants(client)
+    assert _shared_parts(client, "otel_traces") == 1 and _shared_parts(client, "agent_events") == 1
+    assert _shared_parts(client, "trial_rows") == 1
+
+    assert ensure_schema(client) == SCHEMA_VERSION
+    keys = dict(client.query("SELECT name, partition_key FROM system.tables WHERE database = {d:String}",
+                             parameters={"d": database}).result_rows)
+    assert _merged_counts(client) == stored
+    for table, tenant in TENANT_KEYS.items():
+        assert keys[table] == tenant or keys[table].startswith(f"({tenant}, "), (table, keys[table])
+        assert _shared_parts(client, table) == 0, table
+    assert client.query("SELECT TraceId, Tenant FROM otel_traces_trace_id_ts ORDER BY Tenant").result_rows == [
+        ("a" * 32, "acme"), ("g" * 32, "globex")]
+    _tenant_span(client, "globex", "globex-after")
+    assert client.query("SELECT Tenant FROM agent_events WHERE SpanId = 'globex-after'").result_rows == [("globex",)]
+    assert client.command("SELECT count() FROM otel_traces_trace_id_ts WHERE Tenant = 'globex'") >= 1
+    assert client.query("SELECT max(Version) FROM harborlight_schema_migrations").result_rows == [(SCHEMA_VERSION,)]
+
+
+@pytest.mark.parametrize("dies", ["before", "after"])
+def test_a_start_that_dies_while_keeping_tenants_apart_is_completed_by_the_next(fresh_database, dies):
+    """Killed at the trace-id index's fill, before or after it ran: the next start fills it again, once."""
+    client, _ = fresh_database
+    stored = _old_store_of_two_tenants(client)
+    with pytest.raises(KeyboardInterrupt):
+        ensure_schema(DiesAtInsert(client, "INSERT INTO otel_traces_trace_id_ts", after=dies == "after"))
+    assert ensure_schema(client) == SCHEMA_VERSION
+    assert _merged_counts(client) == stored
+    assert client.query("SELECT Tenant, count() FROM otel_traces_trace_id_ts FINAL GROUP BY Tenant "
+                        "ORDER BY Tenant").result_rows == [("acme", 1), ("globex", 1)]
