@@ -13,10 +13,12 @@ from dataclasses import dataclass
 
 from sqlport.clickhouse_errors import CODES, Refused
 from sqlport.clickhouse_settings import Unreadable, map_literal, unquoted
+from storage.schema_ddl import TENANT_KEYS, local_name
 
 READONLY, ACCESS_DENIED, SYNTAX_ERROR = CODES["READONLY"], CODES["ACCESS_DENIED"], CODES["SYNTAX_ERROR"]
-TENANT_ATTRIBUTE = "harborlight.tenant"  # the resource attribute the collector stamps on every row with tenants on
 TABLE_FILTERS = "additional_table_filters"
+NO_ROWS = "0"  # the filter of a table a tenant may not read
+_TENANT_EXPRESSIONS = frozenset(TENANT_KEYS.values())
 
 # Statements that only read (the first node of EXPLAIN AST). SET and USE are answered without running.
 _READ_STATEMENTS = {
@@ -32,6 +34,18 @@ SAFE_TABLE_FUNCTIONS = {
 }
 # Ordinary functions that read files or other tables behind the filters' back.
 UNSAFE_FUNCTIONS = {"file", "catboostevaluate", "evalmlmethod", "modelevaluate", "joinget", "joingetornull"}
+# Functions that tell of the server rather than of the caller's rows (getServerSetting('path') told a tenant the
+# data directory): paths, host names, ports, macros, disks' sizes. A tenant may not call them; version(),
+# displayName() (clickhouse-go's hello asks it) and getSetting (the statement's own settings) stay.
+SERVER_FUNCTIONS = {
+    "getserversetting", "getmergetreesetting", "getmacro", "serveruuid", "hostname", "fqdn", "getserverport",
+    "tcpport", "getoskernelversion", "filesystemavailable", "filesystemcapacity", "filesystemunreserved",
+    "filesystemfree",
+}
+# Settings a tenant's isolation rests on: with them, the tenant filter prunes every other tenant's partitions before
+# any row is read (FINAL included). A tenant's statement runs with these values and may not change them: each
+# turned the other way let a PREWHERE run on another tenant's rows (tests/clickhouse_http/test_tenant_merged_parts.py).
+TENANT_PINS = {"use_partition_pruning": 1, "use_partition_key": 1, "defer_partition_pruning_after_final": 0}
 # System tables holding secrets, other callers' queries or server internals.
 SECRET_SYSTEM_TABLES = {
     "processes", "query_log", "query_thread_log", "query_views_log", "query_metric_log", "text_log", "trace_log",
@@ -106,6 +120,7 @@ class Statement:
     output_format: str | None  # its FORMAT clause, if any
     settings_clauses: int = 0  # how many SETTINGS clauses it has (statement and subqueries)
     table_aliases: frozenset[str] = frozenset()  # the aliases its tables, table functions and subqueries take
+    tables: frozenset[str] = frozenset()  # `db.table` of every table name it has (a CTE's name among them)
 
 
 def check(ast: str, table_functions: Iterable[str], database: str, text: str = "", tenant: bool = False) -> Statement:
@@ -122,7 +137,7 @@ def check(ast: str, table_functions: Iterable[str], database: str, text: str = "
     if kind not in _READ_STATEMENTS:
         raise Refused(READONLY, f"harborlight's ClickHouse interface is read-only: {kind} is not allowed")
     unsafe_table_functions = {f.lower() for f in table_functions} - SAFE_TABLE_FUNCTIONS
-    output_format, clauses, aliases = None, 0, set()
+    output_format, clauses, aliases, tables = None, 0, set(), set()
     parents: list[str] = []
     for depth, node, arg, line in nodes:
         del parents[depth:]
@@ -132,6 +147,7 @@ def check(ast: str, table_functions: Iterable[str], database: str, text: str = "
             raise Refused(ACCESS_DENIED, f"function {arg} reads outside the store and is not allowed here")
         if node == "TableIdentifier":
             db, _, table = arg.rpartition(".")
+            tables.add(f"{db or database}.{table}")
             if (db or database) == "system" and table.lower() in SECRET_SYSTEM_TABLES:
                 raise Refused(ACCESS_DENIED, f"system.{table} is not readable through harborlight")
             if tenant and (db or database) in _ENGINE_DATABASES:
@@ -140,6 +156,9 @@ def check(ast: str, table_functions: Iterable[str], database: str, text: str = "
                     raise Refused(ACCESS_DENIED, f"{name} is not readable by a tenant")
                 if TENANT_READABLE[name] is not None and "view" in parents:  # view() hides its columns
                     raise Refused(ACCESS_DENIED, f"{name} cannot be read inside view() by a tenant")
+        if tenant and node == "Function" and arg.lower() in SERVER_FUNCTIONS:
+            raise Refused(ACCESS_DENIED, f"{arg} tells of the server, not of the tenant's rows, and is not run for a "
+                          "tenant")
         if node == "Function" and arg.lower() == "view":
             parents[-1] = "view"
         if parent == "TableExpression" and (alias := _ALIAS.search(line)):
@@ -157,7 +176,7 @@ def check(ast: str, table_functions: Iterable[str], database: str, text: str = "
         _check_tenant_statement(kind, nodes, text)
     if output_format is not None and not text.endswith(f" FORMAT {output_format}"):
         output_format = None
-    return Statement(kind, output_format, clauses, frozenset(aliases))
+    return Statement(kind, output_format, clauses, frozenset(aliases), frozenset(tables))
 
 
 def _check_tenant_statement(kind: str, nodes: list, text: str) -> None:
@@ -183,6 +202,12 @@ def read_columns(query_tree: str) -> set[tuple[str, str]]:
     lines = query_tree.splitlines()
     tables = {m.group(1): m.group(2) for line in lines if (m := _TABLE.match(line))}
     return {(tables[m.group(2)], m.group(1)) for line in lines if (m := _COLUMN.match(line)) and m.group(2) in tables}
+
+
+def read_tables(query_tree: str) -> set[str]:
+    """Every table a statement reads, from its `EXPLAIN QUERY TREE` (subqueries, CTEs, JOINs, view() and IN
+    subqueries resolved to their tables)."""
+    return {m.group(2) for line in query_tree.splitlines() if (m := _TABLE.match(line))}
 
 
 def check_tenant_columns(columns: Iterable[tuple[str, str]]) -> None:
@@ -253,29 +278,41 @@ def url_settings(params: Mapping[str, str]) -> dict[str, str]:
     return settings
 
 
-def tenant_filters(tables: Iterable[tuple[str, str, list[str]]], tenant: str) -> dict[str, str]:
-    """`additional_table_filters` for one tenant: every table, view and materialized view of the store (as
-    (database, name, columns)) keeps only the tenant's rows; one with no tenant column keeps none."""
+def tenant_key(partition_key: str) -> str | None:
+    """The tenant expression a table's partition key (as system.tables writes it) is led by, or None: a table of
+    the store keeps each tenant's rows in parts of their own exactly when its key is led by one of
+    storage/schema_ddl.py's TENANT_KEYS."""
+    return next((e for e in _TENANT_EXPRESSIONS if partition_key == e or partition_key.startswith(f"({e}, ")), None)
+
+
+def tenant_filters(tables: Iterable[tuple[str, str, str, str]], tenant: str) -> dict[str, str]:
+    """`additional_table_filters` for one tenant, from the store's tables as (database, name, engine, partition
+    key). A table whose partition key is led by a row's tenant keeps the tenant's rows, filtered on exactly that
+    expression: the engine prunes every other tenant's partitions (so their parts) before it reads a row, so no
+    expression of the statement is ever evaluated on another tenant's rows. A Distributed table is filtered as
+    the local table it reads (the cluster form's `<name>_local`). Every other table, and every materialized view
+    (read through its view, a table's rows would not be pruned by the table's key), keeps no rows, and a tenant's
+    statement naming one is refused (check_tenant_tables)."""
     literal = _sql_string(tenant)
+    keys = {(database, name): key for database, name, _, key in tables}
     filters: dict[str, str] = {}
-    for database, name, columns in tables:
-        if "Tenant" in columns:
-            expr = f"Tenant = {literal}"
-        elif "ResourceAttributes" in columns:
-            expr = f"ResourceAttributes[{_sql_string(TENANT_ATTRIBUTE)}] = {literal}"
-        elif {"TraceId", "Start", "End"} <= set(columns):
-            # otel_traces_trace_id_ts: a row holds the earliest and latest span of a trace id over every tenant
-            # that wrote it (one INSERT, then merges), so it is the tenant's only when both bounds are times of
-            # the tenant's own spans of that trace: a row bounded by another tenant's span shows to neither
-            own = (f"(SELECT TraceId, toDateTime(Timestamp) FROM `{database}`.otel_traces "
-                   f"WHERE ResourceAttributes[{_sql_string(TENANT_ATTRIBUTE)}] = {literal})")
-            expr = f"(TraceId, Start) IN {own} AND (TraceId, End) IN {own}"
-        else:
-            expr = "0"
-        filters[f"{database}.{name}"] = expr
+    for database, name, engine, key in tables:
+        if engine == "Distributed":
+            key = keys.get((database, local_name(name)), "")
+        expr = tenant_key(key) if engine.endswith("MergeTree") or engine == "Distributed" else None
+        filters[f"{database}.{name}"] = f"{expr} = {literal}" if expr else NO_ROWS
     for table in SECRET_SYSTEM_TABLES:  # behind the AST check, in case a name reaches them another way
-        filters[f"system.{table}"] = "0"
+        filters[f"system.{table}"] = NO_ROWS
     return filters
+
+
+def check_tenant_tables(tables: Iterable[str], filters: Mapping[str, str]) -> None:
+    """Refuses a tenant's statement that reads a table of the store whose parts may hold several tenants' rows
+    (one that `tenant_filters` keeps no rows of): its own expressions would be evaluated on them."""
+    for table in sorted(tables):
+        if table.partition(".")[0] not in _ENGINE_DATABASES and filters.get(table) == NO_ROWS:
+            raise Refused(ACCESS_DENIED, f"{table} is not readable by a tenant: only tables that keep each tenant's "
+                          "rows in parts of their own are (a view: read the table it writes)")
 
 
 def combined_filters(tenant: Mapping[str, str], caller: list[tuple[str, str]], database: str,

@@ -38,7 +38,9 @@ from starlette.types import ASGIApp
 
 from sqlport.clickhouse_compression import BadBody, BodyTooLarge, UnknownCoding, answer_coding, decoded_body
 from sqlport.clickhouse_errors import CODES, Refused, Reply, error_reply
-from sqlport.clickhouse_guard import TABLE_FILTERS, Bound, check, check_setting, is_denied_setting, url_settings
+from sqlport.clickhouse_guard import (
+    TABLE_FILTERS, TENANT_PINS, Bound, check, check_setting, check_tenant_tables, is_denied_setting, url_settings,
+)
 from sqlport.clickhouse_native import UnsupportedType, reframe, settings_for
 from sqlport.clickhouse_statement import (
     check_tenant_reads, checked_clauses, combined, set_names, tenant_filters_of, url_filter_entries,
@@ -73,9 +75,15 @@ class QueryLimits:
     max_memory_usage: int | None = None  # bytes; None: the engine's own limit only
     max_threads: int | None = None  # threads one statement's pipeline runs on; None: the engine's own (its cores)
     max_request_bytes: int = 16 * 1024 * 1024  # a request body, before and after decompression
+    # what one statement may write to the store's disk when it spills (an external GROUP BY, sort or join); at most
+    # SQL_THREADS statements run at once, so the port's spill is bounded too (one tenant's GROUP BY had filled 232
+    # of the store disk's 320 MiB)
+    max_temporary_bytes: int = 64 * 1024 * 1024
 
-    def bounds(self) -> dict[str, Bound]:
+    def bounds(self, tenant: bool = False) -> dict[str, Bound]:
+        """The bounds of a statement; a tenant's also pins the settings its isolation rests on (TENANT_PINS)."""
         bounds = {"max_execution_time": Bound.cap(self.max_execution_time),
+                  "max_temporary_data_on_disk_size_for_query": Bound.cap(self.max_temporary_bytes),
                   # below the writer's commits: a statement pauses while a commit runs, so it never takes their CPU
                   "priority": Bound(READ_PRIORITY, low=READ_PRIORITY),
                   # the OS's share of the cores, as every other process has: a niced statement waited for every
@@ -85,6 +93,8 @@ class QueryLimits:
             bounds["max_memory_usage"] = Bound.cap(self.max_memory_usage)
         if self.max_threads:
             bounds["max_threads"] = Bound.cap(self.max_threads)
+        if tenant:
+            bounds |= {name: Bound(value, value, value) for name, value in TENANT_PINS.items()}
         return bounds
 
 
@@ -190,12 +200,15 @@ class ClickHouseInterface:
         except Refused as exc:
             return error_reply(exc.code, str(exc), version)
         except EngineError as exc:
-            return error_reply(exc.code, str(exc), version)
+            reply = error_reply(exc.code, str(exc), version)
+            if " for query parameter '" in str(exc):  # a param_ value not of its type (457, 130, ...): malformed
+                reply.status = 400
+            return reply
         except BodyTooLarge as exc:
             return error_reply(CODES["QUERY_IS_TOO_LARGE"], str(exc), version)
         except UnknownCoding as exc:  # what ClickHouse's chooseCompressionMethod raises
             return error_reply(CODES["NOT_IMPLEMENTED"], str(exc), version)
-        except BadBody as exc:  # ClickHouse's inflating read buffers raise ZLIB_INFLATE_FAILED and the like: 500
+        except BadBody as exc:  # ClickHouse's inflating read buffers raise ZLIB_INFLATE_FAILED and the like
             return error_reply(CODES["ZLIB_INFLATE_FAILED"], str(exc), version)
 
     def _run(self, session: SqlSession, engine: _Engine, caller: Caller, params: Mapping[str, str], sql: str,
@@ -213,12 +226,14 @@ class ClickHouseInterface:
                 if is_denied_setting(name):
                     raise Refused(CODES["READONLY"], f"Cannot modify '{name}' setting in readonly mode")
             return Reply(200, b"", {"X-ClickHouse-Summary": "{}"})
-        bounds = self.limits.bounds()
+        bounds = self.limits.bounds(tenant=caller.tenant is not None)
         settings = url_settings(params)
         for name, value in settings.items():
             if name != TABLE_FILTERS:
                 check_setting(name, value, bounds)
         tenant = tenant_filters_of(session, caller.tenant) if caller.tenant is not None else None
+        if tenant is not None:  # before the engine analyses it (analysis runs scalar subqueries)
+            check_tenant_tables(statement.tables, tenant)
         canonical = checked_clauses(session, canonical, ast, statement, bounds, tenant, database)
         session.apply({name: str(bound.value) for name, bound in bounds.items()})
         session.apply({k: v for k, v in settings.items() if k != TABLE_FILTERS})
@@ -234,7 +249,7 @@ class ClickHouseInterface:
             session.apply({TABLE_FILTERS: caller_filters})
         session.apply({"readonly": "2"})
         if caller.tenant is not None:
-            check_tenant_reads(session, canonical, statement, bound)
+            check_tenant_reads(session, canonical, statement, bound, tenant)
         out = session.run(f"{_run_tag(run_id)} {canonical}" if run_id else canonical, fmt, bound)
         output_format = statement.output_format or fmt
         body = out.body

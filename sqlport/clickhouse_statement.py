@@ -8,8 +8,8 @@ from collections.abc import Mapping
 
 from sqlport.clickhouse_errors import CODES, Refused
 from sqlport.clickhouse_guard import (
-    TABLE_FILTERS, Bound, Statement, check_setting, check_tenant_columns, combined_filters, filters_setting,
-    is_conjunction, read_columns, tenant_filters,
+    TABLE_FILTERS, Bound, Statement, check_setting, check_tenant_columns, check_tenant_tables, combined_filters,
+    filters_setting, is_conjunction, read_columns, read_tables, tenant_filters,
 )
 from sqlport.clickhouse_settings import Unreadable, map_entries, replaced, set_assignments, settings_clauses
 from storage.sql_session import SqlSession, format_single_statement
@@ -17,9 +17,8 @@ from storage.sql_session import SqlSession, format_single_statement
 _EXPLAIN_PREFIXES = ("EXPLAIN QUERY TREE ", "EXPLAIN PIPELINE ", "EXPLAIN SYNTAX ", "EXPLAIN PLAN ", "EXPLAIN AST ",
                      "EXPLAIN ")
 _TABLES = """
-SELECT database, table, groupArray(name) FROM system.columns
-WHERE database NOT IN ('system', 'information_schema', 'INFORMATION_SCHEMA')
-GROUP BY database, table"""
+SELECT database, name, engine, partition_key FROM system.tables
+WHERE database NOT IN ('system', 'information_schema', 'INFORMATION_SCHEMA') AND NOT is_temporary"""
 
 
 def checked_clauses(session: SqlSession, canonical: str, ast: str, statement: Statement,
@@ -47,9 +46,11 @@ def checked_clauses(session: SqlSession, canonical: str, ast: str, statement: St
     return rewritten
 
 
-def check_tenant_reads(session: SqlSession, canonical: str, statement: Statement, bound: Mapping[str, str]) -> None:
-    """A tenant's statement reads no column that counts other tenants' rows, by the analyzer's resolution of its
-    columns (an EXPLAIN is checked on the statement it explains: its analysis folds scalar subqueries)."""
+def check_tenant_reads(session: SqlSession, canonical: str, statement: Statement, bound: Mapping[str, str],
+                       filters: Mapping[str, str]) -> None:
+    """A tenant's statement reads no column that counts other tenants' rows and no table whose parts may hold
+    other tenants' rows (`filters`: the tenant's), by the analyzer's resolution of its tables and columns (an
+    EXPLAIN is checked on the statement it explains: its analysis folds scalar subqueries)."""
     if statement.kind == "Explain":  # a tenant's EXPLAIN has no options (clickhouse_guard), only its kind
         inner = next(canonical[len(p):] for p in _EXPLAIN_PREFIXES if canonical.startswith(p))
     elif statement.kind in ("SelectWithUnionQuery", "SelectIntersectExceptQuery"):
@@ -61,6 +62,7 @@ def check_tenant_reads(session: SqlSession, canonical: str, statement: Statement
     if statement.output_format and inner.endswith(f" FORMAT {statement.output_format}"):  # the EXPLAIN's own output
         inner = inner[:-len(f" FORMAT {statement.output_format}")]
     tree = session.run(f"EXPLAIN QUERY TREE {inner}", "TabSeparatedRaw", bound).body.decode()
+    check_tenant_tables(read_tables(tree), filters)
     check_tenant_columns(read_columns(tree))
 
 

@@ -69,7 +69,10 @@ def test_a_body_over_the_limit_is_refused_by_its_length(sql_port):
 def test_bodies_that_are_not_their_coding_get_clickhouses_errors(sql_port):
     cut = httpx.post(sql_port.sql_url, content=gzip.compress(b"SELECT 1")[:-4], auth=("u", TOKEN),
                      headers={"content-encoding": "gzip"})
-    assert cut.headers["x-clickhouse-exception-code"] == "354" and "cut short" in cut.text
+    assert (cut.status_code, cut.headers["x-clickhouse-exception-code"]) == (400, "354") and "cut short" in cut.text
+    garbage = httpx.post(sql_port.sql_url, content=b"SELECT 1 is not gzip", auth=("u", TOKEN),
+                         headers={"content-encoding": "gzip"})
+    assert (garbage.status_code, garbage.headers["x-clickhouse-exception-code"]) == (400, "354"), garbage.text
     unknown = httpx.post(sql_port.sql_url, content=b"SELECT 1", auth=("u", TOKEN),
                          headers={"content-encoding": "compress"})
     assert unknown.status_code == 501 and "Unknown compression method 'compress'" in unknown.text
@@ -79,16 +82,18 @@ def test_bodies_that_are_not_their_coding_get_clickhouses_errors(sql_port):
 
 
 @pytest.mark.parametrize("sql,params,status,code", [
-    ("SELECT " + "(" * 100_000 + "1" + ")" * 100_000, {}, 500, "306"),  # TOO_DEEP_RECURSION
+    ("SELECT " + "(" * 100_000 + "1" + ")" * 100_000, {}, 400, "306"),  # TOO_DEEP_RECURSION
     ("SELECT 1 FORMAT NoSuchFormat", {}, 404, "73"),  # UNKNOWN_FORMAT
     ("SELECT 1", {"default_format": "NoSuchFormat"}, 404, "73"),
-    ("SELECT {x:UInt8}", {"param_x": "abc"}, 500, "457"),  # BAD_QUERY_PARAMETER
+    ("SELECT {x:UInt8}", {"param_x": "abc"}, 400, "457"),  # BAD_QUERY_PARAMETER
+    ("SELECT {x:Array(UInt8)}", {"param_x": "[1, 'a']"}, 400, "130"),  # CANNOT_READ_ARRAY_FROM_TEXT
     ("SELECT 1", {"client_protocol_version": "abc"}, 400, "27"),
     ("SELEC 1", {}, 400, "62"),
 ])
 def test_bad_input_gets_the_status_clickhouse_gives_its_code(sql_port, sql, params, status, code):
-    """ClickHouse's exceptionCodeToHTTPStatus: 400 for syntax and parse errors, 404 for unknown names, and 500
-    for the codes it does not list (a too-deep statement and a bad query parameter are 500 on a server too)."""
+    """ClickHouse's exceptionCodeToHTTPStatus: 400 for syntax and parse errors, 404 for unknown names; a malformed
+    request is 400 too, with the engine's code (a too-deep statement and a bad query parameter are 500 on a
+    server)."""
     answer = httpx.post(sql_port.sql_url, params=params, content=sql.encode(), auth=("u", TOKEN), timeout=60)
     assert (answer.status_code, answer.headers["x-clickhouse-exception-code"]) == (status, code), answer.text[:300]
     assert answer.text.startswith(f"Code: {code}. DB::Exception:") and "formatQuerySingleLine" not in answer.text

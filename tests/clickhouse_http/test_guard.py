@@ -3,7 +3,8 @@
 import pytest
 
 from sqlport.clickhouse_guard import (
-    Bound, Refused, check, check_setting, check_tenant_columns, read_columns, tenant_filters, url_settings,
+    Bound, Refused, check, check_setting, check_tenant_columns, check_tenant_tables, read_columns, tenant_filters,
+    url_settings,
 )
 
 SELECT_FILE_AST = """SelectWithUnionQuery (children 1)
@@ -69,16 +70,25 @@ def test_a_floor_may_be_raised_but_not_lowered():
         assert refused.value.code == 452 and str(refused.value) == "Setting priority shouldn't be less than 2"
 
 
-def test_every_table_gets_a_tenant_filter_and_one_without_a_tenant_column_keeps_no_rows():
-    filters = tenant_filters([("default", "otel_traces", ["ResourceAttributes", "TraceId"]),
-                              ("default", "agent_events", ["Tenant"]),
-                              ("default", "otel_traces_trace_id_ts", ["TraceId", "Start", "End"]),
-                              ("default", "harborlight_ingested_requests", ["Digest"])], "acme")
+def test_a_table_whose_parts_are_each_one_tenants_gets_its_filter_and_every_other_keeps_no_rows():
+    raw = "(ResourceAttributes['harborlight.tenant'], toDate(Timestamp))"
+    tables = [("default", "otel_traces", "MergeTree", raw),
+              ("default", "agent_events", "MergeTree", "(Tenant, toDate(Timestamp))"),
+              ("default", "trial_rows", "ReplacingMergeTree", "Tenant"),
+              ("default", "old_traces", "MergeTree", "toDate(Timestamp)"),  # a store from before: shared parts
+              ("default", "agent_events_traces_mv", "MaterializedView", ""),
+              ("default", "harborlight_ingested_requests", "ReplacingMergeTree", ""),
+              ("c", "otel_logs", "Distributed", ""), ("c", "otel_logs_local", "MergeTree", raw)]
+    filters = tenant_filters(tables, "acme")
     assert filters["default.otel_traces"] == "ResourceAttributes['harborlight.tenant'] = 'acme'"
-    assert filters["default.agent_events"] == "Tenant = 'acme'"
-    assert filters["default.otel_traces_trace_id_ts"].startswith("(TraceId, Start) IN (SELECT TraceId, toDateTime(Timestamp) "
-                                                                "FROM `default`.otel_traces WHERE")
-    assert filters["default.harborlight_ingested_requests"] == "0"
+    assert filters["default.agent_events"] == filters["default.trial_rows"] == "Tenant = 'acme'"
+    assert filters["c.otel_logs"] == filters["c.otel_logs_local"] == filters["default.otel_traces"]
+    for table in ("old_traces", "agent_events_traces_mv", "harborlight_ingested_requests"):
+        assert filters[f"default.{table}"] == "0"
+        with pytest.raises(Refused) as refused:
+            check_tenant_tables({"system.one", f"default.{table}"}, filters)
+        assert refused.value.code == 497
+    check_tenant_tables({"system.tables", "default.otel_traces", "default.no_such_table"}, filters)
     assert filters["system.query_log"] == "0"
 
 

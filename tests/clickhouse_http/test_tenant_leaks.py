@@ -93,3 +93,36 @@ def test_a_shared_trace_id_shows_no_other_tenants_trace_bounds(guarded, ch_port)
     assert everyone[0] < own_start  # the index does hold globex's earlier span
     seen = ask(ch_port, sql).json()
     assert seen in ([own_start, own_start], [0, 0])  # acme's own bounds, or no row (min/max of nothing)
+
+
+SERVER_FUNCTIONS = ["SELECT getServerSetting('path')", "SELECT hostName()", "SELECT FQDN()", "SELECT serverUUID()",
+                    "SELECT getMacro('shard')", "SELECT filesystemAvailable()", "SELECT tcpPort()",
+                    "SELECT count() FROM otel_traces WHERE ServiceName = hostname()"]
+
+
+@pytest.mark.parametrize("sql", SERVER_FUNCTIONS)
+def test_a_tenant_is_told_nothing_of_the_server(ch_port, tenants_data, sql):
+    """getServerSetting('path') told a tenant the store's data directory."""
+    answer = ask(ch_port, sql)
+    assert answer.headers.get("x-clickhouse-exception-code") == "497", answer.text[:300]
+    assert "tells of the server" in answer.text
+
+
+def test_a_tenant_still_reads_the_version_and_its_own_settings(ch_port, tenants_data):
+    answer = ask(ch_port, "SELECT version() != '', getSetting('max_temporary_data_on_disk_size_for_query')")
+    assert answer.status_code == 200 and answer.text == f"1\t{64 << 20}\n", answer.text
+    assert ask(ch_port, "SELECT getServerSetting('path') != ''", OPERATOR).text == "1\n"
+
+
+def test_a_tenants_statement_spills_within_its_quota(ch_port, tenants_data):
+    """An external GROUP BY writes at most max_temporary_data_on_disk_size_for_query (64 MiB unless the caller asks
+    less) to the store's disk: one tenant's had filled 232 of its 320 MiB."""
+    more = ask(ch_port, "SELECT 1 SETTINGS max_temporary_data_on_disk_size_for_query = 1000000000")
+    assert more.headers.get("x-clickhouse-exception-code") == "452", more.text
+    unlimited = ask(ch_port, "SELECT 1", max_temporary_data_on_disk_size_for_query="0")
+    assert unlimited.headers.get("x-clickhouse-exception-code") == "452", unlimited.text
+    spill = ask(ch_port, "SELECT count() FROM (SELECT number % 1000000 AS k, any(toString(number)) FROM "
+                         "numbers(2000000) GROUP BY k) SETTINGS max_bytes_before_external_group_by = 4000000, "
+                         "max_temporary_data_on_disk_size_for_query = 100000")
+    assert spill.headers.get("x-clickhouse-exception-code") == "396", spill.text[:300]  # TOO_MANY_ROWS_OR_BYTES
+    assert "Limit for temporary files size exceeded" in spill.text
