@@ -20,7 +20,7 @@ from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExp
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
     ExportMetricsServiceRequest, ExportMetricsServiceResponse,
 )
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue
 from opentelemetry.proto.metrics.v1 import metrics_pb2
 from opentelemetry.sdk.metrics import Histogram, MeterProvider
 from opentelemetry.sdk.metrics.export import MetricExporter, MetricExportResult, PeriodicExportingMetricReader
@@ -28,8 +28,7 @@ from opentelemetry.sdk.metrics.view import ExponentialBucketHistogramAggregation
 from opentelemetry.sdk.resources import Resource
 
 from harborlight.settings import Settings
-from storage import SCHEMA_VERSION, ensure_schema
-from storage import schema_ddl
+from storage import SCHEMA_VERSION, ensure_schema, schema_ddl
 from storage.schema import statement
 from storage.schema_ddl import METRICS_FORM_VERSION, Cluster, cluster_table
 from storage.schema_rebuild import keeper_path_statement
@@ -122,6 +121,8 @@ def _text(value: AnyValue) -> str:
         return str(value.int_value)
     if kind == "bool_value":
         return "true" if value.bool_value else "false"
+    if kind == "array_value" and all(v.WhichOneof("value") == "string_value" for v in value.array_value.values):
+        return json.dumps([v.string_value for v in value.array_value.values], separators=(",", ":"))
     raise ValueError(f"no rule here for {kind}")
 
 
@@ -272,7 +273,9 @@ def every_type_request(service: str) -> ExportMetricsServiceRequest:
 
     summary = sm.metrics.add(name="rpc.latency", description="from a Prometheus summary", unit="s").summary
     summary.data_points.add(
-        start_time_unix_nano=start, time_unix_nano=t, count=100, sum=12.5, flags=1, attributes=attrs(route="/v1"),
+        start_time_unix_nano=start, time_unix_nano=t, count=100, sum=12.5, flags=1,
+        attributes=attrs(route="/v1") + [KeyValue(key="tags", value=AnyValue(array_value=ArrayValue(
+            values=[AnyValue(string_value="a"), AnyValue(string_value="b")])))],
         quantile_values=[metrics_pb2.SummaryDataPoint.ValueAtQuantile(quantile=q, value=v)
                          for q, v in ((0.0, 0.01), (0.5, 0.1), (0.99, 0.9), (1.0, 1.5))])
     summary.data_points.add(time_unix_nano=t, attributes=attrs(route="/none"))  # no quantiles
