@@ -15,6 +15,7 @@ from collector.signals import SIGNALS, SignalSpec, response
 from storage import Signal
 
 PROTOBUF = "application/x-protobuf"
+DUPLICATE_HEADER = "X-Harborlight-Duplicate"  # the request was stored before: acknowledged, not stored again
 JSON = "application/json"
 
 
@@ -56,7 +57,9 @@ def otlp_router(receiver: Receiver, authenticator: Authenticator, max_body_bytes
                 if isinstance(exc, Unauthenticated):
                     headers["WWW-Authenticate"] = "Bearer"
                 return _reply(status, as_json, exc.http_status, headers)
-            return _reply(response(spec, result.rejected, result.message), as_json)
+            # An importer says how much was new; OTLP's answer has no field for a request stored before.
+            headers = {DUPLICATE_HEADER: "true"} if result.duplicate else None
+            return _reply(response(spec, result.rejected, result.message), as_json, headers=headers)
 
         router.add_api_route(spec.http_path, export, methods=["POST"], summary=f"OTLP/HTTP {spec.signal} export")
 

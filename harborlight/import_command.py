@@ -41,8 +41,9 @@ async def _otlp(args: argparse.Namespace) -> str:
         task = progress.add_task("importing OTLP files", total=len(files))
         async with sink_for(args, "import otlp") as sink:
             tally = await import_otlp(files, sink, lambda n: progress.advance(task, n))
-    duplicates = f"; {tally.duplicates} request(s) were already stored" if tally.duplicates else ""
-    return (f"stored {tally.stored:,} item(s) from {len(files)} file(s) in {tally.requests:,} request(s)"
+    duplicates = (f"; {tally.duplicates} request(s) ({tally.stored - tally.new:,} item(s)) were already stored, "
+                  "not stored again" if tally.duplicates else "")
+    return (f"stored {tally.new:,} new item(s) from {len(files)} file(s) in {tally.requests:,} request(s)"
             f"{_rejections(tally)}{duplicates}")
 
 

@@ -156,10 +156,18 @@ def read_trial(path: Path, limits: FileLimits = FileLimits()) -> HarborTrial:
 
 def _head(reader: _Reader) -> tuple[dict[str, Any], JobResult | None]:
     path = reader.dir.shown
+    if path.is_file():
+        raise TransferError(f"{path}: a file, not a Harbor job directory: pass the directory that holds the job's "
+                            "config.json (an OTLP file: harborlight import otlp)")
     if not path.is_dir():
         raise TransferError(f"{path}: no such directory")
     if not reader.dir.is_file("config.json"):
-        raise TransferError(f"{path}: not a Harbor job directory (no config.json)")
+        jobs = sorted(name for name in trial_names(path) if trial_names(path / name))  # folders of trials
+        hint = (f": it holds job directories; pass them, e.g. {path / jobs[0]} (or {path}/*)" if jobs
+                else " (no config.json)")
+        raise TransferError(f"{path}: not a Harbor job directory{hint}")
+    if path.name in trial_names(path.parent) and {"agent", "verifier"} & set(reader.dir.directories()[0]):
+        raise TransferError(f"{path}: a trial directory, not a job directory: pass its job, {path.parent}")
     config = reader.json("config.json")
     if not isinstance(config, dict):
         raise TransferError(f"{path / 'config.json'}: not a Harbor JobConfig (expected a JSON object)")

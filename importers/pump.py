@@ -17,6 +17,7 @@ IN_FLIGHT = 32  # bigger group commits; more bought little (8: 15.3, 32: 19.2, 6
 class Tally:
     requests: int = 0
     stored: int = 0  # items accepted (duplicates included: they are stored, once)
+    new: int = 0  # items of requests not stored before
     rejected: int = 0
     duplicates: int = 0  # requests that were already stored
     reasons: Counter = field(default_factory=Counter)
@@ -24,6 +25,7 @@ class Tally:
     def add(self, sent: Sent) -> None:
         self.requests += 1
         self.stored += sent.accepted
+        self.new += 0 if sent.duplicate else sent.accepted
         self.rejected += sent.rejected
         self.duplicates += sent.duplicate
         message = sent.message.split(": ", 1)[1] if sent.message.startswith("rejected ") else sent.message

@@ -10,6 +10,7 @@ import httpx
 
 from collector.auth import Caller
 from collector.errors import IngestError, QueueFull
+from collector.http_routes import DUPLICATE_HEADER
 from collector.receiver import Receiver
 from collector.signals import SIGNALS
 from importers.errors import TransferError
@@ -71,7 +72,8 @@ class HttpSink:
                 raise TransferError(f"the server refused the data ({reply.status_code}): {_status_message(reply)}")
             answer = spec.response.FromString(reply.content)
             rejected = getattr(answer.partial_success, spec.rejected_field)
-            return Sent(_count(signal, body) - rejected, rejected, answer.partial_success.error_message)
+            return Sent(_count(signal, body) - rejected, rejected, answer.partial_success.error_message,
+                        reply.headers.get(DUPLICATE_HEADER) == "true")
         raise TransferError("the server stayed busy; try again")
 
 

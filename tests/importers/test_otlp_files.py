@@ -56,7 +56,7 @@ def test_every_file_shape_is_stored_and_rejections_are_reported(server, unique, 
     code, out, err = run(capsys, "import", "otlp", str(lines), str(document), str(framed), str(bare),
                          "--server", server.http_url)
     assert code == 0, err
-    assert "stored 15 item(s) from 4 file(s) in 6 request(s)" in out
+    assert "stored 15 new item(s) from 4 file(s) in 6 request(s)" in out
     assert "rejected 1 item(s): trace_id must be 16 bytes, got 3" in out
     assert _stored(server, unique) == 15
 
@@ -102,7 +102,7 @@ def test_direct_mode_on_a_data_dir_and_a_held_directory(server, store_dir, tmp_p
     lines.write_text(_json_line(_traces("direct", 2).request) + "\n")
     done = run_process("import", "otlp", str(lines), "--data-dir", str(data))
     assert done.returncode == 0, done.stderr
-    assert "stored 2 item(s)" in done.stdout
+    assert "stored 2 new item(s)" in done.stdout
     exported = run_process("export-job", "job-direct", "--out", str(tmp_path / "out"), "--data-dir", str(data))
     assert exported.returncode == 0, exported.stderr
     # spans without a harness lifecycle: an agent's own trial, written with its result.json so Harbor reads it
@@ -110,3 +110,32 @@ def test_direct_mode_on_a_data_dir_and_a_held_directory(server, store_dir, tmp_p
     held = run_process("import", "otlp", str(lines), "--data-dir", str(store_dir))
     assert held.returncode == 1 and held.stderr.count("\n") == 1
     assert "held by another running harborlight" in held.stderr and "--server" in held.stderr
+
+
+def test_a_wrong_harbor_path_says_what_to_pass_instead(server, tmp_path, capsys):
+    from tests.importers.harbor_job import write_job
+
+    job = write_job(tmp_path, "a-job")
+    folder = job.parent
+    code, _, err = run(capsys, "import", "harbor", str(folder), "--server", server.http_url)
+    assert code == 1 and err.count("\n") == 1
+    assert f"it holds job directories; pass them, e.g. {job}" in err
+
+    trial = next(p for p in job.iterdir() if (p / "agent").is_dir())
+    code, _, err = run(capsys, "import", "harbor", str(trial), "--server", server.http_url)
+    assert code == 1 and err.strip().endswith(f"a trial directory, not a job directory: pass its job, {trial.parent}")
+
+    code, _, err = run(capsys, "import", "harbor", str(job / "config.json"),
+                       "--server", server.http_url)
+    assert code == 1 and "a file, not a Harbor job directory: pass the directory" in err
+
+
+def test_a_reimport_says_nothing_new_was_stored(server, unique, tmp_path, capsys):
+    lines = tmp_path / "t.jsonl"
+    lines.write_text(_json_line(_traces(unique, 3).request) + "\n")
+    code, out, _ = run(capsys, "import", "otlp", str(lines), "--server", server.http_url)
+    assert code == 0 and "stored 3 new item(s) from 1 file(s) in 1 request(s)" in out
+    code, out, _ = run(capsys, "import", "otlp", str(lines), "--server", server.http_url)
+    assert code == 0 and "stored 0 new item(s)" in out
+    assert "1 request(s) (3 item(s)) were already stored, not stored again" in out
+    assert _stored(server, unique) == 3
