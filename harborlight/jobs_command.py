@@ -27,10 +27,12 @@ def jobs_table(page: dict[str, Any]) -> Table:
     more = f"; more with --cursor {page['next_cursor']}" if page["next_cursor"] else ""
     table = Table(title=f"{len(page['items'])} job(s){more}", title_justify="left",
                   caption="[95% confidence interval over tasks] under each rate", caption_justify="left")
-    for column in ("job", "trials", "running", "raw solve", "adjusted solve", "mean score", "pass@k", "pass^k",
+    # a job's name is what the next command takes: never cut or wrapped, the other columns give way
+    longest = max((len(row["job"]) for row in page["items"]), default=3)
+    table.add_column("job", no_wrap=True, min_width=longest)
+    for column in ("trials", "running", "raw solve", "adjusted solve", "mean score", "pass@k", "pass^k",
                    "tokens in", "cost $", "agent", "dataset"):
-        table.add_column(column, justify="left" if column in ("job", "pass@k", "pass^k", "agent", "dataset")
-                         else "right")
+        table.add_column(column, justify="left" if column in ("pass@k", "pass^k", "agent", "dataset") else "right")
     for row in page["items"]:
         table.add_row(row["job"], num(value(row["n_trials"])), num(value(row["n_running"])),
                       *(with_interval(pct(value(row[f])), row[f"{f}_ci"], sep="\n")

@@ -103,3 +103,10 @@ def console(**options: Any) -> Console:
     character of any value (PrintableConsole)."""
     width = None if sys.stdout.isatty() or "COLUMNS" in os.environ else 160
     return PrintableConsole(**{"width": width, "markup": False, "emoji": False, **options})
+
+
+def counted(n: int | None, noun: str) -> str:
+    """'1 step', '3 steps', '- steps' (no count): a count with its noun in the right number."""
+    if n is None:
+        return f"- {noun}s"
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")

@@ -7,6 +7,7 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 
+from harborlight.render import counted
 from query.routes.display import MISSING, num, pct, plain, seconds, value, with_interval
 
 MAX_TRIAL_ROWS = 50
@@ -59,7 +60,8 @@ TIME_ROWS = (("agent phase", "agent_window_s"), ("model calls", "model_time_s"),
 
 def time_table(time: dict[str, Any]) -> Table:
     """GET /api/jobs/{job}/time: the finished trials' agent phases summed."""
-    table = Table(title=f"where the agent time went ({value(time['n_trials'])} finished trials)", title_justify="left")
+    table = Table(title=f"where the agent time went ({counted(value(time['n_trials']), 'finished trial')})",
+                  title_justify="left")
     for column in ("part", "seconds", "share", "note"):
         table.add_column(column, justify="right" if column in ("seconds", "share") else "left")
     window = value(time["agent_window_s"])

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from harborlight.api_access import Api, add_api_options, run_query, segment
 from harborlight.command_help import add_command
-from harborlight.render import console, print_json, printable_json
+from harborlight.render import console, counted, print_json, printable_json
 from query.routes.display import MISSING, is_valued, plain, seconds, utc
 
 # The trial row's valued fields, grouped as a reader looks for them; fields the API adds later land
@@ -107,7 +107,7 @@ def path_table(time: dict[str, Any]) -> Table | None:
     path = time["critical_path"]["value"]
     if path is None:
         return None
-    table = Table(title=f"critical path ({path['n_steps']} steps)", title_justify="left")
+    table = Table(title=f"critical path ({counted(path['n_steps'], 'step')})", title_justify="left")
     for column in ("on the path", "time"):
         table.add_column(column, justify="left" if column == "on the path" else "right")
     for kind, t in sorted(path["by_kind"].items(), key=lambda kv: -kv[1]):

@@ -1,5 +1,6 @@
 """`harborlight jobs` and `harborlight compare`: job rows and like-with-like comparisons."""
 
+import io
 import json
 
 import httpx
@@ -48,3 +49,26 @@ def test_compare_shows_rates_differences_and_the_flip(server, jobs, capsys):
     assert (f"no detectable difference between {other} and {base} on these 2 tasks: solve rate +50.0 points, "
             "no interval: 2 task(s); a bootstrap over tasks needs at least 10 (McNemar exact p = 1).") in out
     assert f"  up in {other}: add-feature" in out
+
+
+def test_a_long_job_name_is_never_cut_on_a_160_column_terminal(server, unique):
+    from rich.console import Console
+
+    from harborlight.jobs_command import jobs_table
+    from tests.agent.otlp_build import Traces
+
+    name = f"fixture-claude-code-three-trials-2026-12-01__09-00-00-{unique}"
+    traces = Traces({"service.name": "agent", "harbor.job.name": name, "harbor.trial.name": f"{name}__t1"})
+    traces.span("chat m", {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 3}, start_ms=0, dur_ms=5)
+    traces.send(server)
+    row = api(server, f"/api/jobs/{name}")
+    terminal = Console(width=160, record=True, file=io.StringIO())
+    terminal.print(jobs_table({"items": [row], "next_cursor": None}))
+    assert any(f"│ {name} " in line for line in terminal.export_text().splitlines())
+
+
+def test_counts_take_their_noun_in_the_right_number():
+    from harborlight.render import counted
+
+    assert [counted(1, "step"), counted(3, "step"), counted(None, "finished trial"), counted(1200, "step")] == [
+        "1 step", "3 steps", "- finished trials", "1,200 steps"]

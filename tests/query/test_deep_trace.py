@@ -93,7 +93,7 @@ def test_the_cli_renders_the_chain(server, chain, capsys):
     assert "deeper than the API nests: the deeper spans are in --json's rows" in out
     code, out, err = run(capsys, "trial", trial, "--job", job, "--server", server.http_url)
     assert code == 0, err
-    assert "critical path (39999 steps)" in out
+    assert "critical path (39,999 steps)" in out
 
 
 def test_hiding_and_zooming_read_the_whole_chain(server, chain):
