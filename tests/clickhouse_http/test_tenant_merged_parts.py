@@ -139,7 +139,7 @@ ORACLES = {
     "prewhere, optimizations off": "SELECT count() FROM {t} PREWHERE throwIf({s} = {g}, 'HIT') = 0 SETTINGS "
                                    "optimize_move_to_prewhere = 0, query_plan_enable_optimizations = 0, "
                                    "short_circuit_function_evaluation = 'disable'",
-    "having": "SELECT {s} AS k, count() FROM {t} GROUP BY k HAVING throwIf(k = {g}, 'HIT') = 0 FORMAT Null",
+    "having": "SELECT count() FROM (SELECT {s} AS k, count() FROM {t} GROUP BY k HAVING throwIf(k = {g}, 'HIT') = 0)",
     "arrayJoin": "SELECT count() FROM {t} WHERE arrayJoin([intDiv(1, toUInt8({s} != {g}))]) = 1",
     "array join": "SELECT count() FROM {t} ARRAY JOIN [intDiv(1, toUInt8({s} != {g}))] AS x",
     "division by zero": "SELECT count() FROM {t} WHERE intDiv(1, toUInt8({s} != {g})) = 1",
