@@ -92,6 +92,11 @@ def test_every_command_shown_parses(document):
             pytest.fail(f"{document.name}: `{command}` does not parse (exit {exc.code})")
 
 
+def test_every_route_served_is_in_the_api_reference():
+    missing = _served_routes() - _shown_routes(_text(ROOT / "docs" / "api.md"))
+    assert not missing, f"docs/api.md leaves out routes the app serves: {sorted(missing)}"
+
+
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
 def test_every_route_shown_is_served(document):
     missing = _shown_routes(_text(document)) - _served_routes()
