@@ -9,7 +9,7 @@ carries the session, last), so it is resolved when read:
     A record named after its trace takes the job and trial of its trace: those of the trace's record
     named by the strongest identity (a measured one, such as harbor.trial.name, before an inferred
     one such as session.id), the root span's first, then the earliest. A trace with no named
-    record keeps its id as the trial's name, except for the records that are only steps of the
+    record keeps its id as the trial's name, except for the spans that are only steps of the
     agent's process (kind `group`): named by nothing, they are of no trial (Codex's process-level
     roots, auth, fs.read_file, initialize, ..., are a trace each, and a run under Harbor without its
     trial's name would otherwise show a trial for each). Traces never cross tenants.
@@ -163,7 +163,9 @@ def run_parameters(runs: list[tuple]) -> dict[str, list]:
 
 # A record no name reached that is only a step of the agent's process (Codex's process-level roots: auth,
 # fs.read_file, initialize, ... under no session) shows no trial: its trace names none, and it is of none.
-_trial_of_unrenamed = "if(Kind = 'group' AND TrialName = TraceId, NULL, TrialName)"
+# (A log event of kind group is a step of a model call it was logged in, such as GenAI 1.30's gen_ai.choice that
+# only requests tools: of its trace's trial.)
+_trial_of_unrenamed = "if(Kind = 'group' AND SourceTable = 'otel_traces' AND TrialName = TraceId, NULL, TrialName)"
 
 
 def named(scope: str, bound: bool = False) -> str:

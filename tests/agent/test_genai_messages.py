@@ -9,6 +9,7 @@ import os
 import httpx
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue, KeyValueList
 
+from storage import agent_twins
 from tests.agent.otlp_build import Logs, Traces
 
 SYSTEM, FIRST, SECOND = "You read files.", "What does notes.txt say?", "And todo.txt?"
@@ -130,3 +131,20 @@ def test_a_users_message_without_a_genai_text_part_is_no_turn(server, unique):
     server.caught_up()
     rows = server.sql("SELECT Kind FROM agent_events WHERE ServiceName = {s:String}", s=unique)
     assert sorted(k for (k,) in rows) == ["llm_request"]
+
+
+def test_a_choice_that_only_requests_tools_stays_with_its_calls_trial_when_no_harness_names_it(server, unique):
+    """Named after its trace, as its call is: a step of the call, not of the agent's process (which has none)."""
+    traces = Traces({"service.name": unique})
+    span_id = traces.span("chat gpt-fake-1", {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 31})
+    traces.send(server)
+    logs = Logs({"service.name": unique})
+    logs.event({}, at_ms=1, event_name="gen_ai.choice", trace_id=traces.trace_id, span_id=span_id)
+    logs.request.resource_logs[0].scope_logs[0].log_records[-1].body.CopyFrom(_value({"message": CALLS[0][1]}))
+    logs.send(server)
+    server.caught_up()
+    trial = traces.trace_id.hex()
+    where = f"TrialName = '{trial}'"
+    for form in (agent_twins.PLAIN, agent_twins.ALONE):  # as the API reads it, and as Grafana's SQL does
+        rows = server.sql(f"SELECT Kind, TrialName FROM ({agent_twins.events(where, form, scope=where)}) ORDER BY Kind")
+        assert rows == [("group", trial), ("llm_request", trial)], form
