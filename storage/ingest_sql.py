@@ -17,13 +17,13 @@ from functools import cached_property
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 
-from storage.any_value_sql import ANY_VALUE_TYPE, any_value_text, attribute_maps, scalar_value_text
+from storage.any_value_sql import attribute_maps, scalar_value_text
 
 
 @dataclass(frozen=True)
 class Decoding:
-    """How the engine reads attribute values (and log bodies): `NESTED` takes any AnyValue; `SCALAR`
-    reads each as raw bytes, cheaper, for requests without array or kvlist values."""
+    """How the engine reads the requests (the Protobuf schema, the structures of its rows) and attribute
+    values and log bodies (each as its raw bytes, rendered by `value_text`)."""
 
     proto_path: Traversable
     value_type: str  # the ClickHouse type of one AnyValue
@@ -114,8 +114,7 @@ class Decoding:
         )
 
 
-NESTED = Decoding(files("storage").joinpath("otlp_decode.proto"), ANY_VALUE_TYPE, any_value_text)
-SCALAR = Decoding(files("storage").joinpath("otlp_decode_scalar.proto"), "String", scalar_value_text)
+DECODING = Decoding(files("storage").joinpath("otlp_decode.proto"), "String", scalar_value_text)
 
 
 TENANT_ATTRIBUTE = "harborlight.tenant"
@@ -161,7 +160,7 @@ SPAN_KINDS = "['Unspecified', 'Internal', 'Server', 'Client', 'Producer', 'Consu
 STATUS_CODES = "['Unset', 'Ok', 'Error']"
 
 
-def traces_insert(source: str, tenant: str | None = None, decoding: Decoding = NESTED) -> str:
+def traces_insert(source: str, tenant: str | None = None, decoding: Decoding = DECODING) -> str:
     """`source` is a table function yielding rows of `decoding.traces_structure` (file(...) or input(...))."""
     maps = decoding.attribute_maps(
         "arrayConcat([sp.attributes, rs.resource.attributes], arrayMap(e -> e.attributes, sp.events), "
@@ -202,7 +201,7 @@ ARRAY JOIN rs.scope_spans AS sc
 ARRAY JOIN sc.spans AS sp"""
 
 
-def logs_insert(source: str, tenant: str | None = None, decoding: Decoding = NESTED) -> str:
+def logs_insert(source: str, tenant: str | None = None, decoding: Decoding = DECODING) -> str:
     return f"""
 INSERT INTO otel_logs (
     Timestamp, TraceId, SpanId, TraceFlags, SeverityText, SeverityNumber, ServiceName, Body,
@@ -271,7 +270,7 @@ ARRAY JOIN items AS m
 ARRAY JOIN m.{points} AS dp"""
 
 
-def gauge_insert(source: str, tenant: str | None = None, decoding: Decoding = NESTED) -> str:
+def gauge_insert(source: str, tenant: str | None = None, decoding: Decoding = DECODING) -> str:
     return f"""
 INSERT INTO otel_metrics_gauge ({_METRIC_COMMON}, Value, Flags, {_EXEMPLAR_COLUMNS})
 SELECT {_metric_common_values(decoding)},
@@ -279,7 +278,7 @@ SELECT {_metric_common_values(decoding)},
 {_metric_source(decoding, source, tenant, 'gauge.data_points')}"""
 
 
-def sum_insert(source: str, tenant: str | None = None, decoding: Decoding = NESTED) -> str:
+def sum_insert(source: str, tenant: str | None = None, decoding: Decoding = DECODING) -> str:
     return f"""
 INSERT INTO otel_metrics_sum ({_METRIC_COMMON}, Value, Flags, {_EXEMPLAR_COLUMNS},
     AggregationTemporality, IsMonotonic)
@@ -289,7 +288,7 @@ SELECT {_metric_common_values(decoding)},
 {_metric_source(decoding, source, tenant, 'sum.data_points')}"""
 
 
-def histogram_insert(source: str, tenant: str | None = None, decoding: Decoding = NESTED) -> str:
+def histogram_insert(source: str, tenant: str | None = None, decoding: Decoding = DECODING) -> str:
     return f"""
 INSERT INTO otel_metrics_histogram ({_METRIC_COMMON}, Count, Sum, BucketCounts, ExplicitBounds,
     {_EXEMPLAR_COLUMNS}, Flags, Min, Max, AggregationTemporality)
@@ -299,7 +298,7 @@ SELECT {_metric_common_values(decoding)},
 {_metric_source(decoding, source, tenant, 'histogram.data_points')}"""
 
 
-def exponential_histogram_insert(source: str, tenant: str | None = None, decoding: Decoding = NESTED) -> str:
+def exponential_histogram_insert(source: str, tenant: str | None = None, decoding: Decoding = DECODING) -> str:
     return f"""
 INSERT INTO otel_metrics_exponential_histogram ({_METRIC_COMMON}, Count, Sum, Scale, ZeroCount,
     PositiveOffset, PositiveBucketCounts, NegativeOffset, NegativeBucketCounts, {_EXEMPLAR_COLUMNS}, Flags, Min,
@@ -311,7 +310,7 @@ SELECT {_metric_common_values(decoding)},
 {_metric_source(decoding, source, tenant, 'exponential_histogram.data_points')}"""
 
 
-def summary_insert(source: str, tenant: str | None = None, decoding: Decoding = NESTED) -> str:
+def summary_insert(source: str, tenant: str | None = None, decoding: Decoding = DECODING) -> str:
     """A summary point has no exemplars: its attribute map is the only one of the point."""
     return f"""
 INSERT INTO otel_metrics_summary ({_METRIC_COMMON}, Count, Sum, `ValueAtQuantiles.Quantile`,

@@ -1,11 +1,11 @@
 """Whether an OTLP request may hold an array or kvlist value, from its bytes alone.
 
-Such values need the nested decoding (otlp_decode.proto); every other commit takes the scalar one
-(otlp_decode_scalar.proto), which is cheaper. The check never misses a nested value of a canonically
-encoded request: an attribute value (field 0x12 of KeyValue) or a log body (field 0x2A of LogRecord)
+Such a request is read in Python as it is committed, each array or kvlist value replaced by its stored
+text (storage/structured_values.py); every other request goes to the engine as it came. The check never
+misses a nested value of a canonically encoded request: an attribute value (field 0x12 of KeyValue) or a log body (field 0x2A of LogRecord)
 whose payload is exactly one array_value (0x2A) or kvlist_value (0x32) field, empty or opening with
-its first element (0x0A). Bytes that merely look like that (inside an id or a string) send a commit
-down the nested path, which is always correct, just slower.
+its first element (0x0A). Bytes that merely look like that (inside an id or a string) send a request
+through Python, which is always correct, just slower.
 """
 
 import re
