@@ -14,8 +14,27 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 for _name in ("COLUMNS", "LINES"):
     os.environ.pop(_name, None)
 
+import httpx
+
 from harborlight.settings import Settings
 from tests.support.servers import InProcessServer
+
+# httpx gives up after 5 s unless told otherwise; on a loaded machine a commit or a first read may take
+# longer. A test that wants a bound passes its own timeout; every other wait is patient, so load makes the
+# suite slower, never red.
+PATIENT_SECONDS = 300
+
+
+def _patient(call):
+    def patient(*args, timeout=PATIENT_SECONDS, **kwargs):
+        return call(*args, timeout=timeout, **kwargs)
+    return patient
+
+
+for _call in ("request", "get", "post", "put", "delete", "stream"):
+    setattr(httpx, _call, _patient(getattr(httpx, _call)))
+for _client in (httpx.Client, httpx.AsyncClient):
+    _client.__init__ = _patient(_client.__init__)
 
 
 @pytest.fixture(scope="session")
