@@ -13,8 +13,10 @@ every setting of the URL and of the statement's SETTINGS clauses is checked (sql
 reads them), then the statement runs with `readonly = 2`, the interface's limits (`max_execution_time`,
 `max_memory_usage`, `max_threads`: a caller may lower them, not lift them), below the writer's commits (the
 engine's `priority`, and the threads' nice where it can be set back) and, with tenants on, `additional_table_filters`
-that keep only the caller's rows in every table, however the statement reaches it (subquery, JOIN, alias,
-CTE, view), combined with (never replaced by) the caller's own. The caller authenticates with an API token
+on exactly the expression each table's partition key is led by (each tenant's rows are in parts of their own), so
+every other tenant's parts are pruned before a row is read, however the statement reaches the table (subquery,
+JOIN, alias, CTE, view()), combined with (never replaced by) the caller's own; a table whose parts may hold several
+tenants' rows is refused to a tenant. The caller authenticates with an API token
 before any body is read: Bearer, HTTP basic auth (any user, the token as password, as Grafana sends it), or
 the X-ClickHouse-Key header.
 """
