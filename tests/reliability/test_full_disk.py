@@ -225,7 +225,7 @@ def test_the_log_filling_its_disk_behind_a_full_store_refuses_retryably_and_reco
             deadline = time.monotonic() + 120
             while {r.split()[0] for r in seen.refusals} != {"HTTP", "grpc"}:  # the log's disk is full: refusals
                 assert time.monotonic() < deadline and any(t.is_alive() for t in senders), \
-                    f"the log's disk never filled: {len(seen.acknowledged)} acknowledged"
+                    f"the log's disk never filled: {len(seen.acknowledged)} acknowledged, {seen.not_retryable[:3]}"
                 time.sleep(0.1)
             health = httpx.get(f"{server.http_url}/healthz", timeout=30).json()
             assert "log disk is nearly full" in health["reason"], health
