@@ -51,6 +51,7 @@ class Api:
         self._client: httpx.Client | None = None
         self._close: Callable[[], None] = lambda: None
         self.where = ""
+        self.remote = False  # asking a running server (else: the same routes run in this process)
 
     def __enter__(self) -> "Api":
         return self
@@ -70,7 +71,7 @@ class Api:
             raise ApiError(f"the store could not answer: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
         if reply.status_code == 401:
             raise ApiError(f"{self.where} asks for a token: pass --token")
-        if reply.status_code == 404 and not_found_hint(self.where):
+        if reply.status_code == 404 and self.remote and not_found_hint(self.where):
             raise ApiError(f"{self.where} answered 404 for {path}{not_found_hint(self.where)}")
         if reply.status_code >= 400:
             raise ApiError(_reason(reply))
@@ -103,7 +104,7 @@ class Api:
             if args.data_dir or args.clickhouse_url:
                 raise ApiError("pass --server or --data-dir / --clickhouse-url, not both")
             token = args.token or os.environ.get("HARBORLIGHT_TOKEN")
-            self.where = server
+            self.where, self.remote = server, True
             self._client = httpx.Client(base_url=server.rstrip("/"), timeout=120,
                                         headers={"authorization": f"Bearer {token}"} if token else {})
         else:
