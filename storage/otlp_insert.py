@@ -52,7 +52,9 @@ def _settings(signal: Signal, decoding: Decoding, embedded: bool) -> dict[str, s
             "format_schema": decoding.proto_schema,
             "format_schema_message_name": _MESSAGE[signal],
         }
-    return {**schema, "async_insert": "0", "priority": str(COMMIT_PRIORITY)}
+    # A commit may span many (tenant, day) partitions, an import of an old run many days: the engine's
+    # default refuses an INSERT block touching more than 100, with TOO_MANY_PARTS, which no retry cures.
+    return {**schema, "async_insert": "0", "priority": str(COMMIT_PRIORITY), "max_partitions_per_insert_block": "0"}
 
 
 def needs_nested_decoding(signal: Signal, request: bytes) -> bool:
