@@ -127,6 +127,10 @@ def ensure_schema(client: Client, retention_days: int | None = None) -> int:
         for s in statements:
             if s.kind == "view":
                 rederived |= _ensure_view(client, s)
+            elif s.kind == "alter" and version in applied:
+                # It ran when its version was applied. An ALTER rewrites the table's metadata even when it
+                # changes nothing, and on a full disk that rewrite left the file empty: the table was lost.
+                continue
             elif s.kind != "setting" or _needs_setting(client, s):
                 client.command(s.sql)
         if version == _ARRIVALS_VERSION and (rederived or version not in applied):

@@ -295,3 +295,50 @@ def test_a_sigkill_while_the_log_disk_is_full_then_a_restart_on_the_full_disk_lo
             stop.set()
             if server.process.poll() is None:
                 server.stop()
+
+
+def test_a_sigkill_while_the_store_disk_is_full_then_a_restart_on_the_full_disk_loses_nothing(tmp_path, unique):
+    """Exporters send while the store's disk is full (the log holds every request); the server is killed at a
+    random moment and starts again on the still-full disk, the requests the kill left unanswered are sent
+    again, space returns: every acknowledged span is stored once, nothing set aside."""
+    rng = random.Random()
+    with small_tmpfs(96 * 1024) as disk:
+        server = DegradedStart(disk / "data", ("--wal-dir", str(tmp_path / "wal"), "--wal-fsync", "always")).start()
+        seen, stop, counter = Seen(), threading.Event(), iter(range(10**6))
+
+        def send(via: str) -> None:
+            while not stop.is_set():
+                job = f"{unique}-{next(counter)}"
+                if not deliver(server, job, _body(unique, job), via, seen, until_answered=False):
+                    return
+
+        try:
+            deliver(server, f"{unique}-before", _body(unique, f"{unique}-before"), "grpc", seen)
+            server.caught_up()
+            filler = fill(disk)
+            senders = [threading.Thread(target=send, args=(via,)) for via in ("http", "grpc")]
+            for t in senders:
+                t.start()
+            time.sleep(1 + rng.random() * 4)  # acknowledged into the log, the commits failing meanwhile
+            server.process.send_signal(signal.SIGKILL)
+            server.process.wait(30)
+            stop.set()
+            for t in senders:
+                t.join(60)
+            acknowledged_before_kill = len(seen.acknowledged)
+            fill(disk)  # whatever the dead process's files gave back
+            server.start()  # on the full disk: the log's requests wait for room
+            for job, body, via in seen.unanswered:
+                assert deliver(server, job, body, via, seen)
+            health = httpx.get(f"{server.http_url}/healthz", timeout=30)
+            assert health.status_code == 503 and "store disk is nearly full" in health.json()["reason"], health.text
+            free(filler)
+            assert seen.not_retryable == []
+            assert acknowledged_before_kill > 1, "nothing was acknowledged while the store's disk was full"
+            assert_each_stored_once(server, unique, seen)
+            print(f"SIGKILL on a full store disk: {acknowledged_before_kill} requests acknowledged before it, "
+                  f"{len(seen.unanswered)} sent again after the restart on the full disk, all stored once")
+        finally:
+            stop.set()
+            if server.process.poll() is None:
+                server.stop()
