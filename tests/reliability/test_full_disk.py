@@ -1,5 +1,5 @@
 """Full disks on real file systems (small tmpfs mounts, filled by a filler file): the store's data disk, the
-write-ahead log's disk, and a SIGKILL while the log's disk is full. Every request the client saw refused was
+write-ahead log's disk, and a SIGKILL while either disk is full. Every request the client saw refused was
 refused retryably (HTTP 429/503 with Retry-After, gRPC UNAVAILABLE/RESOURCE_EXHAUSTED with RetryInfo), and
 after space returns every acknowledged span is stored exactly once (counted by each request's job name),
 without a restart where none happened; nothing is set aside, /healthz degrades and /metrics says why.
