@@ -52,21 +52,37 @@ def build_trajectory(events: list[Event], defaults: AgentDefaults) -> Trajectory
 
 
 def _owners(events: list[Event]) -> dict[str, str | None]:
-    """Each event's nearest tool-call ancestor (the sub-agent it belongs to), None for the main agent."""
+    """Each event's nearest tool-call ancestor (the sub-agent it belongs to), None for the main agent. Each
+    span's nearest tool at or above it is found once, so a chain of any depth is read in linear time."""
     by_span = {e.span_id: e for e in events if e.source == "otel_traces" and e.span_id}
+    nearest: dict[str, Event | None] = {}
+
+    def tool_at_or_above(span_id: str | None) -> Event | None:
+        path: dict[str, None] = {}  # the spans walked, in order (a cycle stops the walk)
+        found = None
+        while span_id and span_id in by_span and span_id not in path:
+            if span_id in nearest:
+                found = nearest[span_id]
+                break
+            span = by_span[span_id]
+            if span.kind == "tool":
+                found = span
+                break
+            path[span_id] = None
+            span_id = span.parent_span_id
+        nearest.update(dict.fromkeys(path, found))
+        return found
+
     owners: dict[str, str | None] = {}
     for event in events:
-        parent_id = event.parent_span_id if event.source == "otel_traces" else event.span_id
-        owner, seen = None, set()
-        while parent_id and parent_id in by_span and parent_id not in seen:
-            seen.add(parent_id)
-            parent = by_span[parent_id]
-            if parent.kind == "tool" and parent is not event and not (
-                    event.kind == "tool" and parent.tool_call_id == event.tool_call_id):  # one call, told twice
-                owner = parent.event_id
-                break
-            parent_id = parent.parent_span_id
-        owners[event.event_id] = owner
+        owner = tool_at_or_above(event.parent_span_id if event.source == "otel_traces" else event.span_id)
+        passed: set[str] = set()
+        # not itself, nor the same call told twice (a tool span over the call's own record): the next one up
+        while owner is not None and owner.event_id not in passed and (
+                owner is event or (event.kind == "tool" and owner.tool_call_id == event.tool_call_id)):
+            passed.add(owner.event_id)
+            owner = tool_at_or_above(owner.parent_span_id)
+        owners[event.event_id] = None if owner is None or owner.event_id in passed else owner.event_id
     return owners
 
 

@@ -14,13 +14,14 @@ DEPTH = 20_000
 BATCH = 5_000
 
 
-def _send_chain(server, job: str, trial: str, depth: int) -> None:
+def _send_chain(server, job: str, trial: str, depth: int, tools: bool = True) -> None:
     """Span i starts at i ms and ends at 2 * depth - i ms: each inside its parent. Even spans are model
-    calls, odd ones tool calls; span 0, the trial's root, is a model call too."""
+    calls, odd ones tool calls (with `tools`; else every one a model call); span 0, the trial's root, is a
+    model call too."""
     traces = Traces({"service.name": "deep-agent", "harbor.job.name": job, "harbor.trial.name": trial})
     parent = b""
     for i in range(depth):
-        if i % 2 == 0:
+        if i % 2 == 0 or not tools:
             attrs = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "deep-model",
                      "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 1}
             name = "chat deep-model"
@@ -104,3 +105,13 @@ def test_hiding_and_zooming_read_the_whole_chain(server, chain):
     zoomed = _get(server, f"/api/trials/{trial}/trace", job=job, zoom=middle)
     assert len(zoomed["rows"]) == DEPTH // 2 and zoomed["rows"][-1]["depth"] == DEPTH // 2 - 1
     assert zoomed["rows"][0]["width_pct"] == pytest.approx(100.0)
+
+
+def test_behavior_of_a_chain_of_model_calls_only(server):
+    """No tool call anywhere: each span's search for the tool call it belongs to went up the whole chain,
+    20,000 deep 110-120 s; each span's nearest tool is now found once."""
+    job, trial = f"job-{uuid.uuid4().hex[:12]}-calls", f"{uuid.uuid4().hex[:12]}-calls"
+    _send_chain(server, job, trial, DEPTH, tools=False)
+    server.caught_up()
+    behavior = _get(server, f"/api/trials/{trial}/behavior", job=job)
+    assert behavior["n_model_calls"] == DEPTH and behavior["n_calls"] == 0
