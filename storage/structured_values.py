@@ -4,16 +4,16 @@ The exporter writes every attribute value and log body as pdata's `Value.AsStrin
 becomes JSON of its raw form at any depth (`json.Encoder` with HTML escaping off: map keys sorted, bytes
 base64, an empty value `null`, empty bytes inside a container `null`, and a NaN or infinity anywhere
 inside makes the whole text empty, as Go's encoder fails on it). The engine decodes only scalar values
-(storage/any_value_sql.py), so before a request is logged each array or map value it holds is replaced
-by a string value carrying exactly that text as it is committed: the stored text is the same, whatever the
-depth, and the write-ahead log keeps the request as it was sent.
+(storage/any_value_sql.py), so as a request is committed each array or map value it holds is replaced by a
+string value carrying exactly that text: the stored text is the same, whatever the depth, and the
+write-ahead log keeps the request as it was sent.
 """
 
 import base64
 import math
 import re
-from decimal import Decimal
 from collections.abc import Iterable, Iterator
+from decimal import Decimal
 
 from google.protobuf.message import Message
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
@@ -46,7 +46,7 @@ def _json_string(text: str) -> str:
     return '"' + _NEEDS_ESCAPE.sub(_escape, text) + '"'
 
 
-def go_float(value: float) -> str:
+def _go_float(value: float) -> str:
     """strconv's shortest form as encoding/json writes a float64 (ECMAScript's number to string)."""
     if math.isnan(value) or math.isinf(value):
         raise _Unencodable(value)
@@ -68,7 +68,7 @@ def _raw_json(value: Message) -> str:
     if kind == "bool_value":
         return "true" if value.bool_value else "false"
     if kind == "double_value":
-        return go_float(value.double_value)
+        return _go_float(value.double_value)
     if kind == "bytes_value":
         return '"' + base64.b64encode(value.bytes_value).decode() + '"' if value.bytes_value else "null"
     if kind == "array_value":
