@@ -124,6 +124,24 @@ def assert_each_stored_once(server: SubprocessServer, service: str, seen: Seen, 
     assert report["writer"]["set_aside_requests"] == 0 and report["log"]["rejected_requests"] == 0
 
 
+def start_exporters(server: SubprocessServer, unique: str, seen: Seen, vias: tuple[str, ...],
+                    stop: threading.Event) -> list[threading.Thread]:
+    """One exporter thread per protocol in `vias`, each sending new requests until `stop` is set or one of its
+    requests is left unanswered (a kill)."""
+    counter = iter(range(10**6))
+
+    def send(via: str) -> None:
+        while not stop.is_set():
+            job = f"{unique}-{next(counter)}"
+            if not deliver(server, job, _body(unique, job), via, seen, until_answered=False):
+                return
+
+    senders = [threading.Thread(target=send, args=(via,)) for via in vias]
+    for t in senders:
+        t.start()
+    return senders
+
+
 def metric(server: SubprocessServer, name: str, labels: str = "") -> float | None:
     text = httpx.get(f"{server.http_url}/metrics", timeout=30).text
     for line in text.splitlines():
@@ -259,18 +277,9 @@ def test_a_sigkill_while_the_log_disk_is_full_then_a_restart_on_the_full_disk_lo
     with small_tmpfs(2 * 1024) as log_disk:
         extra = ("--wal-dir", str(log_disk / "wal"), "--wal-fsync", "always")
         server = DegradedStart(tmp_path / "data", extra).start()
-        seen, stop, counter = Seen(), threading.Event(), iter(range(10**6))
-
-        def send(via: str) -> None:
-            while not stop.is_set():
-                job = f"{unique}-{next(counter)}"
-                if not deliver(server, job, _body(unique, job), via, seen, until_answered=False):
-                    return
-
+        seen, stop = Seen(), threading.Event()
         try:
-            senders = [threading.Thread(target=send, args=(via,)) for via in ("http", "grpc", "grpc")]
-            for t in senders:
-                t.start()
+            senders = start_exporters(server, unique, seen, ("http", "grpc", "grpc"), stop)
             time.sleep(0.5)
             filler = fill(log_disk)
             time.sleep(0.5 + rng.random() * 3)  # refusals meanwhile
@@ -311,21 +320,12 @@ def test_a_sigkill_while_the_store_disk_is_full_then_a_restart_on_the_full_disk_
     rng = random.Random()
     with small_tmpfs(96 * 1024) as disk:
         server = DegradedStart(disk / "data", ("--wal-dir", str(tmp_path / "wal"), "--wal-fsync", "always")).start()
-        seen, stop, counter = Seen(), threading.Event(), iter(range(10**6))
-
-        def send(via: str) -> None:
-            while not stop.is_set():
-                job = f"{unique}-{next(counter)}"
-                if not deliver(server, job, _body(unique, job), via, seen, until_answered=False):
-                    return
-
+        seen, stop = Seen(), threading.Event()
         try:
             deliver(server, f"{unique}-before", _body(unique, f"{unique}-before"), "grpc", seen)
             server.caught_up()
             filler = fill(disk)
-            senders = [threading.Thread(target=send, args=(via,)) for via in ("http", "grpc")]
-            for t in senders:
-                t.start()
+            senders = start_exporters(server, unique, seen, ("http", "grpc"), stop)
             time.sleep(1 + rng.random() * 4)  # acknowledged into the log, the commits failing meanwhile
             server.process.send_signal(signal.SIGKILL)
             server.process.wait(30)
