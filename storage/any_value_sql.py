@@ -8,9 +8,6 @@ column per value and one small renderer keep query planning cheap, which is most
 INSERT of a few thousand spans.
 """
 
-from collections.abc import Callable
-
-
 def _ecmascript(number: str) -> str:
     # pdata writes large doubles as ECMAScript does ("1e+21"), and NaN, Infinity, -Infinity; the engine
     # writes "1e21", "nan", "inf", "-inf".
@@ -36,6 +33,6 @@ def scalar_value_text(b: str) -> str:
     )
 
 
-def attribute_maps(lists: str, value_text: Callable[[str], str] = scalar_value_text) -> str:
+def attribute_maps(lists: str) -> str:
     """Map(String, String) for each attribute list in the array `lists`, with one renderer to plan."""
-    return f"arrayMap(a -> mapFromArrays(a.key, arrayMap(v -> {value_text('v')}, a.value)), {lists})"
+    return f"arrayMap(a -> mapFromArrays(a.key, arrayMap(v -> {scalar_value_text('v')}, a.value)), {lists})"

@@ -11,7 +11,6 @@ number of attribute renderers in the statement: so each level renders all of its
 """
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from importlib.resources import files
@@ -23,14 +22,12 @@ from storage.any_value_sql import attribute_maps, scalar_value_text
 @dataclass(frozen=True)
 class Decoding:
     """How the engine reads the requests (the Protobuf schema, the structures of its rows) and attribute
-    values and log bodies (each as its raw bytes, rendered by `value_text`)."""
+    values and log bodies (each as its raw bytes, rendered by storage/any_value_sql.py)."""
 
     proto_path: Traversable
-    value_type: str  # the ClickHouse type of one AnyValue
-    value_text: Callable[[str], str]
 
     def attribute_maps(self, lists: str) -> str:
-        return attribute_maps(lists, self.value_text)
+        return attribute_maps(lists)
 
     @cached_property
     def proto_schema(self) -> str:
@@ -45,7 +42,7 @@ class Decoding:
     def logs_structure(self) -> str:
         log = (
             "Tuple(time_unix_nano UInt64, severity_number Int32, severity_text String, "
-            f"body {self.value_type}, attributes {self._attrs}, flags UInt32, trace_id String, span_id String, "
+            f"body String, attributes {self._attrs}, flags UInt32, trace_id String, span_id String, "
             "observed_time_unix_nano UInt64, event_name String)"
         )
         return (f"resource_logs Array(Tuple(resource {self._resource}, "
@@ -92,7 +89,7 @@ class Decoding:
 
     @property
     def _attrs(self) -> str:
-        return f"Array(Tuple(key String, value {self.value_type}))"
+        return "Array(Tuple(key String, value String))"
 
     @property
     def _resource(self) -> str:
@@ -114,7 +111,7 @@ class Decoding:
         )
 
 
-DECODING = Decoding(files("storage").joinpath("otlp_decode.proto"), "String", scalar_value_text)
+DECODING = Decoding(files("storage").joinpath("otlp_decode.proto"))
 
 
 TENANT_ATTRIBUTE = "harborlight.tenant"
@@ -215,7 +212,7 @@ SELECT
     lr.severity_text,
     lr.severity_number,
     service_name,
-    {decoding.value_text('lr.body')},
+    {scalar_value_text('lr.body')},
     res_schema_url,
     res_attrs,
     scope_schema_url,
