@@ -8,7 +8,7 @@ each nested stage of its SELECT over stored spans, in one process (no server).
 3. The SELECT is nested stages (FROM ( ... )), the raw table innermost: each stage from the innermost out, every
    column it makes (SELECT *), over every stored span into FORMAT Null; a stage's cost is its time less the
    time of the stage inside it.
-4. The stage that makes `_e` (the ranked pass over every attribute, storage/agent_compile.py _Entries) taken
+4. The stage that makes `_e` (the ranked pass over every attribute, harborlight/agent/compile.py _Entries) taken
    apart: the same stage without its sort, without its validity filter, without the computed entries (the
    values that are not a plain attribute or resource key), and with every key ranked 0 (no `transform`).
 
@@ -25,7 +25,7 @@ from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.ingest import arrow_rows, build_requests, fresh_store  # noqa: E402
-from storage.schema_ddl import statement  # noqa: E402
+from harborlight.store.schema_ddl import statement  # noqa: E402
 
 
 def timed(fn, repeat: int) -> float:

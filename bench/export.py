@@ -20,16 +20,16 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harborlight.transfer_access import open_local, sink_for  # noqa: E402
-from importers.atif import Agent, Metrics, Observation, ObservationResult, Step, ToolCall, Trajectory  # noqa: E402
-from importers.harbor_files import (AgentContext, AgentInfo, ModelInfo, TimingInfo, TrialResult,  # noqa: E402
+from harborlight.cli.transfer_access import open_local, sink_for  # noqa: E402
+from harborlight.transfer.atif import Agent, Metrics, Observation, ObservationResult, Step, ToolCall, Trajectory  # noqa: E402
+from harborlight.transfer.harbor_files import (AgentContext, AgentInfo, ModelInfo, TimingInfo, TrialResult,  # noqa: E402
                                     VerifierResult)
-from importers.harbor_read import HarborTrial  # noqa: E402
-from importers.harbor_spans import JobContext, trial_requests  # noqa: E402
-from importers.job_dir_write import write_job_dir  # noqa: E402
-from importers.pump import Pump  # noqa: E402
-from importers.service import export_files  # noqa: E402
-from storage import Signal  # noqa: E402
+from harborlight.transfer.harbor_read import HarborTrial  # noqa: E402
+from harborlight.transfer.harbor_spans import JobContext, trial_requests  # noqa: E402
+from harborlight.transfer.job_dir_write import write_job_dir  # noqa: E402
+from harborlight.transfer.pump import Pump  # noqa: E402
+from harborlight.transfer.service import export_files  # noqa: E402
+from harborlight.store import Signal  # noqa: E402
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 

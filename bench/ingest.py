@@ -40,9 +40,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from storage import Store, ensure_schema, open_client  # noqa: E402
-from storage.agent_sources import CONTEXTS as AGENT_VIEWS  # noqa: E402
-from storage.schema_ddl import statement  # noqa: E402
+from harborlight.store import Store, ensure_schema, open_client  # noqa: E402
+from harborlight.agent.sources import CONTEXTS as AGENT_VIEWS  # noqa: E402
+from harborlight.store.schema_ddl import statement  # noqa: E402
 from tests.support.servers import SubprocessServer, free_port  # noqa: E402
 
 SPANS_PER_TRACE = 10
@@ -310,7 +310,7 @@ def round_on_one_server(runs: dict[Run, list[bytes]], args: argparse.Namespace, 
         sql_port = free_port()
         extra = ("--clickhouse-http-port", str(sql_port), *args.server_args.split())
         server = SubprocessServer(Path(tmp) / "store", extra, program=(
-            ("-m", "harborlight.cli") if variant == "views"
+            ("-m", "harborlight.cli.main") if variant == "views"
             else (str(Path(__file__).with_name("classify_variants.py")), variant))).start()
         events = AgentEvents(sql_port)
         try:

@@ -2,7 +2,7 @@
 
 Fills an in-memory chDB table shaped like the OpenTelemetry logs table (a DateTime64 time, a LowCardinality
 level, a Map of resource attributes, a body, a trace id), then times the engine's revision-0 Native answer
-to the logs list's columns and `sqlport/clickhouse_native.py`'s reframing of it for clickhouse-go's revision
+to the logs list's columns and `harborlight/sqlport/clickhouse_native.py`'s reframing of it for clickhouse-go's revision
 (54460), `--rounds` times each, and prints the medians and their ratio.
 
 Usage: python bench/native_framing.py [--rows 100000] [--rounds 5]
@@ -17,7 +17,7 @@ from pathlib import Path
 import chdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from sqlport.clickhouse_native import reframe  # noqa: E402
+from harborlight.sqlport.clickhouse_native import reframe  # noqa: E402
 
 TABLE = """CREATE TABLE logs (Timestamp DateTime64(9), SeverityText LowCardinality(String),
 ResourceAttributes Map(LowCardinality(String), String), Body String, TraceId String) ENGINE = MergeTree ORDER BY Timestamp"""

@@ -5,7 +5,7 @@ measured in one run, and how each read grows with the store.
    per trial the harness lifecycle (`harbor.trial` + four phases, rewards on the verifier, exception
    events for infra and agent errors; 5% still running, their root span absent), ~900 agent spans
    (model calls with tokens, cost and some 429s; tool calls with arguments and file paths) and ~100
-   Claude Code log events. They are written through `storage.insert_requests` (the receiver's own
+   Claude Code log events. They are written through `harborlight.store.insert_requests` (the receiver's own
    write path: engine-side decoding and the agent_events views), 20 requests per INSERT, in a child
    process that owns the data directory.
 2. Starts `harborlight serve` on every store at once and times, over HTTP, the job report
@@ -15,11 +15,11 @@ measured in one run, and how each read grows with the store.
 
 With --twins, the job is instead TRIALS Claude Code trials that stream both signals, a span and a log
 event per call (`--calls` calls per trial, 4 in 9 model calls; 1,000 x 500 = 1,003,000 agent events),
-so every call is told twice (storage/agent_twins.py). Then, on that store:
+so every call is told twice (harborlight/agent/twins.py). Then, on that store:
 1. in one process without a server, alternating, RUNS times: the live feed's history read as one
-   statement over the whole job (as it was read before query/live/history.py) and a batch of trials at
+   statement over the whole job (as it was read before harborlight/api/live/history.py) and a batch of trials at
    a time (when its first rows are ready, when all are; the rows must be the same), the Harbor export's
-   read (importers/store_read.py) and the raw records it would read without and with twins resolved;
+   read (harborlight/transfer/store_read.py) and the raw records it would read without and with twins resolved;
 2. over HTTP: `/api/live?history=true` from the request to its first and to its last event.
 Medians, and the ratios of those measured in the same run.
 
@@ -46,10 +46,11 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from importers import store_read  # noqa: E402
-from query.live.events import COLUMNS, LiveRow, to_events  # noqa: E402
-from query.live.history import read_history  # noqa: E402
-from storage import Signal, agent_twins, ensure_schema, insert_requests, open_client  # noqa: E402
+from harborlight.transfer import store_read  # noqa: E402
+from harborlight.api.live.events import COLUMNS, LiveRow, to_events  # noqa: E402
+from harborlight.api.live.history import read_history  # noqa: E402
+from harborlight.store import Signal, ensure_schema, insert_requests, open_client
+from harborlight.agent import twins as agent_twins  # noqa: E402
 from tests.support.servers import SubprocessServer  # noqa: E402
 
 JOB = "bench-query-job"
@@ -242,7 +243,7 @@ def generate_twins(data_dir: Path, n_trials: int, n_calls: int) -> None:
     _write_trials(data_dir, TWIN_JOB, n_trials, lambda i: twin_trial_requests(i, n_calls, rng))
 
 
-# The live history as one statement over the whole job: how query/live/route.py read it before live_history.
+# The live history as one statement over the whole job: how harborlight/api/live/route.py read it before live_history.
 _JOB = "JobName = {job:String} AND ({tenant:String} = '' OR Tenant = {tenant:String})"
 _WHOLE_JOB_HISTORY = f"""SELECT {COLUMNS} FROM ({agent_twins.events(_JOB, twin_ids=True, scope=_JOB)})
 ORDER BY end_ts, EventId"""

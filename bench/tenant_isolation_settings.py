@@ -6,7 +6,7 @@ plain and under FINAL.
     python bench/tenant_isolation_settings.py [--shared-parts] [--no-pins]
 
 --shared-parts: the partition keys from before (no tenant), where every statement tells the value.
---no-pins: without the settings the port pins for a tenant (sqlport/clickhouse_guard.py TENANT_PINS), to see which
+--no-pins: without the settings the port pins for a tenant (harborlight/sqlport/clickhouse_guard.py TENANT_PINS), to see which
 settings need pinning. Prints each setting that told the value and the counts.
 """
 
@@ -20,9 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from chdb import session  # noqa: E402
 
-from sqlport.clickhouse_errors import Refused  # noqa: E402
-from sqlport.clickhouse_guard import TENANT_PINS, check_setting  # noqa: E402
-from sqlport.clickhouse_http import QueryLimits  # noqa: E402
+from harborlight.sqlport.clickhouse_errors import Refused  # noqa: E402
+from harborlight.sqlport.clickhouse_guard import TENANT_PINS, check_setting  # noqa: E402
+from harborlight.sqlport.clickhouse_http import QueryLimits  # noqa: E402
 
 RAW = "ResourceAttributes['harborlight.tenant']"
 TABLES = {

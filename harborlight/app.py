@@ -17,29 +17,29 @@ import uvicorn
 from fastapi import FastAPI, HTTPException, Request
 from fastapi_offline import FastAPIOffline
 
-from collector.auth import Authenticator, Unauthorized
-from collector.errors import IngestError
-from collector.grpc_server import build_grpc_server
-from collector.http_routes import otlp_router
-from collector.limits import Limits
-from collector.memory_guard import MemoryGuard
-from collector.receiver import Receiver
-from collector.committer import CommitLimits, Committer
-from collector.request_body import inflate, read_limited
-from collector.wal import FsyncPolicy, WriteAheadLog
-from collector.writer import REMEMBERED_DIGESTS, Writer
-from harborlight.batch_inserter import BatchInserter
-from harborlight.fresh_reads import FreshReads
-from harborlight.http_connections import guarded_protocol
+from harborlight.ingest.auth import Authenticator, Unauthorized
+from harborlight.ingest.errors import IngestError
+from harborlight.ingest.grpc_server import build_grpc_server
+from harborlight.ingest.http_routes import otlp_router
+from harborlight.ingest.limits import Limits
+from harborlight.ingest.memory_guard import MemoryGuard
+from harborlight.ingest.receiver import Receiver
+from harborlight.commit.committer import CommitLimits, Committer
+from harborlight.ingest.request_body import inflate, read_limited
+from harborlight.wal import FsyncPolicy, WriteAheadLog
+from harborlight.commit.writer import REMEMBERED_DIGESTS, Writer
+from harborlight.commit.batch_inserter import BatchInserter
+from harborlight.read.fresh_reads import FreshReads
+from harborlight.api.http_connections import guarded_protocol
 from harborlight.settings import Settings
-from importers.service import Transfers
-from query.api import api_router
-from query.live.route import LiveLimits
-from query.summaries.refresh import TrialRowsKeeper
-from sqlport.clickhouse_http import QueryLimits, optional_clickhouse_http_server
-from storage import Store, StoreUnavailable, ensure_schema, open_client, recent_digests
-from storage.schema_cluster import use_cluster
-from storage.broken_parts import broken_parts, describe
+from harborlight.transfer.service import Transfers
+from harborlight.api.router import api_router
+from harborlight.api.live.route import LiveLimits
+from harborlight.summaries.refresh import TrialRowsKeeper
+from harborlight.sqlport.clickhouse_http import QueryLimits, optional_clickhouse_http_server
+from harborlight.store import Store, StoreUnavailable, ensure_schema, open_client, recent_digests
+from harborlight.store.schema_cluster import use_cluster
+from harborlight.store.broken_parts import broken_parts, describe
 
 log = logging.getLogger("harborlight")
 

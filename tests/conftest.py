@@ -10,7 +10,7 @@ import pytest
 # (refused here) and logs a warning to stderr from a background thread, into whichever test runs then.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # pytest-xdist's workers inherit COLUMNS=80 and LINES=24 from their launcher, and the CLI's tables honour
-# COLUMNS: the tests read the CLI's answers as piped output is (harborlight/render.py), whoever runs them.
+# COLUMNS: the tests read the CLI's answers as piped output is (harborlight/cli/render.py), whoever runs them.
 for _name in ("COLUMNS", "LINES"):
     os.environ.pop(_name, None)
 

@@ -1,13 +1,13 @@
 """Writes deploy/grafana/dashboards/*.json from the panel SQL in deploy/grafana/sql/.
 
 The SQL lives in .sql files so it stays readable. A panel about trials or jobs is a plain SELECT over the
-stored trial rows or job rows (trial_rows, job_rows: the API's rows, derived by query/derive/), with
-`{{infra_outcomes}}` replaced by the API's set of infrastructure outcomes (query/derive/outcomes.py). A panel that
-lists or counts calls reads `FROM ({{calls:where}})`: the API's own SQL for them (storage/agent_twins.py
+stored trial rows or job rows (trial_rows, job_rows: the API's rows, derived by harborlight/read/derive/), with
+`{{infra_outcomes}}` replaced by the API's set of infrastructure outcomes (harborlight/read/derive/outcomes.py). A panel that
+lists or counts calls reads `FROM ({{calls:where}})`: the API's own SQL for them (harborlight/agent/twins.py
 `events(where, derived=False)`, what /api/spans and the trial behavior read), agent_events rows with each call told
 twice listed once and the facts its listed record lacks taken from its twin (Claude Code's cost is on its events);
 `{{events:where}}` is the same for every kind, derived records included, and `{{kind_counts}}` a count per kind
-(storage/agent_rules.py KINDS). `where` may hold dashboard variables; it must select whole twin groups (filters on
+(harborlight/agent/rules.py KINDS). `where` may hold dashboard variables; it must select whole twin groups (filters on
 job, trial, service, and for calls Kind 'llm_request' or 'tool' only), so the time filter and every other
 condition go outside. Run from the repository root after editing: `python deploy/grafana/build.py`
 (tests/grafana checks that the committed JSON is what this writes).
@@ -24,10 +24,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from query.derive.outcomes import INFRA_OUTCOMES  # noqa: E402
-from storage import agent_twins  # noqa: E402
-from storage.agent_rules import KINDS  # noqa: E402
-from storage.agent_identity import named  # noqa: E402
+from harborlight.read.derive.outcomes import INFRA_OUTCOMES  # noqa: E402
+from harborlight.agent import twins as agent_twins  # noqa: E402
+from harborlight.agent.rules import KINDS  # noqa: E402
+from harborlight.agent.identity import named  # noqa: E402
 
 SQL = HERE / "sql"
 OUT = HERE / "dashboards"
@@ -63,21 +63,21 @@ CALL_KINDS = {"llm_request", "tool"}  # kinds no derived record is of (agent_twi
 
 
 def calls(where: str) -> str:
-    """The call rows `where` selects, as the API reads them (storage/agent_twins.py)."""
+    """The call rows `where` selects, as the API reads them (harborlight/agent/twins.py)."""
     where = " ".join(where.split())
     kinds = re.findall(r"\bKind\s*(?:=\s*'(\w+)'|IN\s*\(([^)]*)\))", where)
     named = {k.strip(" '") for one, many in kinds for k in ([one] if one else many.split(","))}
     if not named or not named <= CALL_KINDS:
         raise ValueError(f"{{{{calls:...}}}} selects calls: its where names Kind {sorted(CALL_KINDS)}: {where!r}")
-    scope = KIND.sub("", where)  # the identity part: rows named after their trials (storage/agent_identity.py)
-    return ("-- each call once, facts filled from its twin (storage/agent_twins.py events)\n"
+    scope = KIND.sub("", where)  # the identity part: rows named after their trials (harborlight/agent/identity.py)
+    return ("-- each call once, facts filled from its twin (harborlight/agent/twins.py events)\n"
             + agent_twins.events(where, derived=False, scope=scope).strip())
 
 
 def events(where: str) -> str:
-    """Every agent event `where` selects, as the API reads them (storage/agent_twins.py)."""
+    """Every agent event `where` selects, as the API reads them (harborlight/agent/twins.py)."""
     where = " ".join(where.split())
-    return ("-- each call once, facts filled from its twin (storage/agent_twins.py events)\n"
+    return ("-- each call once, facts filled from its twin (harborlight/agent/twins.py events)\n"
             + agent_twins.events(where, scope=where).strip())
 
 

@@ -3,15 +3,15 @@ are the compiled rule table; tool categories follow the rules for real tool name
 
 import pytest
 
-from storage.agent_compile import generated_files
-from storage.agent_rules import KIND_RULES, KINDS
-from storage.schema import statement
+from harborlight.agent.compile import generated_files
+from harborlight.agent.rules import KIND_RULES, KINDS
+from harborlight.store.schema import statement
 from tests.agent.otlp_build import Logs, Traces
 
 
 def test_generated_view_sql_is_the_compiled_rule_table():
     for name, sql in generated_files().items():
-        assert statement(name) == sql, f"run `python -m storage.agent_compile` to regenerate {name}.sql"
+        assert statement(name) == sql, f"run `python -m harborlight.agent.compile` to regenerate {name}.sql"
 
 
 def test_every_rule_names_a_known_kind():
@@ -68,7 +68,7 @@ SELECT _f_tool_category FROM (
     ("mcp__weird__frobnicate", None, "", "other"), ("frobnicate", None, "", "other"),
 ])
 def test_tool_category_rules(server, tool, arguments, server_name, category):
-    from storage.agent_sql_parts import category_sql, tool_exact_sql, tool_helpers_sql
+    from harborlight.agent.sql_parts import category_sql, tool_exact_sql, tool_helpers_sql
 
     sql = (CATEGORY.replace("{category}", category_sql()).replace("{exact}", tool_exact_sql())
            .replace("{helpers}", ", ".join(tool_helpers_sql())))

@@ -129,7 +129,7 @@ def test_claude_code_interaction_prompt_and_genai_log_event(server, unique):
     traces.span("claude_code.llm_request", {"gen_ai.operation.name": "chat", "model": "claude-opus-4"}, parent=turn)
     traces.send(server)
     # Another producer in the same trial (in the same service, its one model call and the span's
-    # would be twins: storage/agent_twins.py).
+    # would be twins: harborlight/agent/twins.py).
     logs = Logs({"service.name": f"{unique}-sdk", "harbor.trial.name": f"t-{unique}"})
     logs.event({"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4.1", "gen_ai.usage.input_tokens": 10,
                 "gen_ai.output.messages": _messages(("text", "Hi"))},

@@ -9,7 +9,7 @@ import os
 import httpx
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue, KeyValueList
 
-from storage import agent_twins
+from harborlight.agent import twins as agent_twins
 from tests.agent.otlp_build import Logs, Traces
 
 SYSTEM, FIRST, SECOND = "You read files.", "What does notes.txt say?", "And todo.txt?"

@@ -1,11 +1,11 @@
-"""The lifecycle spans harness/ emits, the trial trace API (orphans, late spans, timing quality),
+"""The lifecycle spans harborlight/harbor/harness/ emits, the trial trace API (orphans, late spans, timing quality),
 and GET /api/spans filters over agent events."""
 
 import httpx
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-from harness import TrialIdentity, trial_spans
-from harness.lifecycle import tracer_provider
+from harborlight.harbor.harness import TrialIdentity, trial_spans
+from harborlight.harbor.harness.lifecycle import tracer_provider
 from tests.agent.otlp_build import Traces
 
 

@@ -109,7 +109,7 @@ def test_harbors_own_traces_export_accepts_the_exported_trial(server, tmp_path):
     Claude Code run that streamed without a harness: it needs the trial's result.json and its agent."""
     recording = replay(server, "claude-code-2.1.197-three-turn-http")
     out = tmp_path / "jobs"
-    export = subprocess.run([sys.executable, "-m", "harborlight.cli", "export-job", recording.job, "--out", str(out),
+    export = subprocess.run([sys.executable, "-m", "harborlight.cli.main", "export-job", recording.job, "--out", str(out),
                              "--server", server.http_url], capture_output=True, text=True, timeout=300)
     assert export.returncode == 0, export.stderr
     harbor = Path(sys.executable).parent / "harbor"

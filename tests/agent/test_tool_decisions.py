@@ -4,8 +4,8 @@ with no decision shows null."""
 
 import httpx
 
-from query.statements.agent_events import AgentEvent, Tool
-from query.statements.tool_decisions import fold
+from harborlight.read.statements.agent_events import AgentEvent, Tool
+from harborlight.read.statements.tool_decisions import fold
 from tests.agent.otlp_build import Logs, Traces
 
 LOGGER = "com.anthropic.claude_code.events"

@@ -1,4 +1,4 @@
-"""Trial identity across a trace (storage/agent_identity.py): a span with no identity of its own is of its
+"""Trial identity across a trace (harborlight/agent/identity.py): a span with no identity of its own is of its
 trace's trial, and a trace's session.id on any of its spans names that trial, for every reader.
 
 The producers are real: Harbor's own ATIF-to-OTel converter (harbor-atif2otel, as `harbor traces export

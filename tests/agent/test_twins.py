@@ -1,5 +1,5 @@
 """A trial whose agent streams both spans and log events counts each model call and tool call once
-(storage/agent_twins.py): in its trial row, behaviour, /api/spans, its trace and its Harbor export.
+(harborlight/agent/twins.py): in its trial row, behaviour, /api/spans, its trace and its Harbor export.
 Within a trial, service and kind, a span and a log event that pair (by call id, by request id, or by
 time order when neither tells ids and both signals have as many rows) are one call: the record of the
 signal with more rows is kept (the span on a tie) and takes what only its twin carried (Claude Code's
@@ -14,8 +14,8 @@ from harbor.models.trajectories import Trajectory
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
 from harborlight.settings import Settings
-from harness import TrialIdentity, trial_spans
-from harness.lifecycle import tracer_provider
+from harborlight.harbor.harness import TrialIdentity, trial_spans
+from harborlight.harbor.harness.lifecycle import tracer_provider
 from tests.agent.otlp_build import MS, T0, Logs, Traces
 from tests.importers.cli import run
 from tests.importers.exported import validate_job

@@ -5,7 +5,7 @@ import argparse
 
 import pytest
 
-from harborlight.cli import build_parser, main
+from harborlight.cli.main import build_parser, main
 from tests.support.shell import command_words
 
 

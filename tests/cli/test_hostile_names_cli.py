@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from harborlight.render import printable, printable_json
+from harborlight.cli.render import printable, printable_json
 from tests.agent.otlp_build import Traces
 from tests.cli.commands import run
 
@@ -81,7 +81,7 @@ def test_a_report_document_on_a_terminal_is_printable(server, hostile, fmt):
     import sys
 
     job = hostile[0]
-    argv = [sys.executable, "-m", "harborlight.cli", "report", job, "--format", fmt, "--server", server.http_url]
+    argv = [sys.executable, "-m", "harborlight.cli.main", "report", job, "--format", fmt, "--server", server.http_url]
     piped = subprocess.run(argv, capture_output=True, timeout=120)
     assert piped.returncode == 0, piped.stderr
     leader, follower = pty.openpty()
@@ -110,8 +110,8 @@ def test_a_report_document_on_a_terminal_is_printable(server, hostile, fmt):
 
 def test_watch_renders_a_hostile_trial_as_text():
     """`harborlight watch`'s board, fed the live events as it is (printable_json), drawn by its console."""
-    from harborlight.render import console
-    from harborlight.watch_command import TrialBoard
+    from harborlight.cli.render import console
+    from harborlight.cli.watch_command import TrialBoard
 
     board = TrialBoard(f"job{NAMED}")
     for event in ({"type": "trial_started", "trial": f"trial{HOSTILE}", "data": {"task": f"task{HOSTILE}"}},

@@ -54,7 +54,7 @@ def test_compare_shows_rates_differences_and_the_flip(server, jobs, capsys):
 def test_a_long_job_name_is_never_cut_on_a_160_column_terminal(server, unique):
     from rich.console import Console
 
-    from harborlight.jobs_command import jobs_table
+    from harborlight.cli.jobs_command import jobs_table
     from tests.agent.otlp_build import Traces
 
     name = f"fixture-claude-code-three-trials-2026-12-01__09-00-00-{unique}"
@@ -68,7 +68,7 @@ def test_a_long_job_name_is_never_cut_on_a_160_column_terminal(server, unique):
 
 
 def test_counts_take_their_noun_in_the_right_number():
-    from harborlight.render import counted
+    from harborlight.cli.render import counted
 
     assert [counted(1, "step"), counted(3, "step"), counted(None, "finished trial"), counted(1200, "step")] == [
         "1 step", "3 steps", "- finished trials", "1,200 steps"]

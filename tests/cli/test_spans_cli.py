@@ -7,7 +7,7 @@ import time
 
 import httpx
 
-from harborlight.api_access import Api
+from harborlight.cli.api_access import Api
 from tests.cli.commands import run
 
 

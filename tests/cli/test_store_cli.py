@@ -70,7 +70,7 @@ OLD_STORE = """
 import sys
 from datetime import datetime
 from pathlib import Path
-from storage import ensure_schema, open_client
+from harborlight.store import ensure_schema, open_client
 from tests.support.old_schema import downgrade_to_schema_2
 client = open_client(Path(sys.argv[1])).client
 ensure_schema(client)

@@ -5,7 +5,7 @@ import json
 
 import httpx
 
-from query.routes.display import seconds
+from harborlight.api.routes.display import seconds
 from tests.cli.commands import run
 
 

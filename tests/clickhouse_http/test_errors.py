@@ -1,6 +1,6 @@
 """The error codes and HTTP statuses the interface answers with are ClickHouse's own."""
 
-from sqlport.clickhouse_errors import _STATUS_BY_NAMES, CODES, STATUS, error_reply
+from harborlight.sqlport.clickhouse_errors import _STATUS_BY_NAMES, CODES, STATUS, error_reply
 
 
 def test_every_code_is_the_engines_code_of_that_name(server):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from sqlport.clickhouse_guard import (
+from harborlight.sqlport.clickhouse_guard import (
     Bound, Refused, check, check_setting, check_tenant_columns, check_tenant_tables, read_columns, tenant_filters,
     url_settings,
 )

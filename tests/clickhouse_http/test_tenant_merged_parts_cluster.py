@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from harborlight.settings import Settings
-from storage.schema_ddl import TENANT_KEYS, Cluster, local_name
+from harborlight.store.schema_ddl import TENANT_KEYS, Cluster, local_name
 from tests.clickhouse_http.conftest import TOKENS
 from tests.clickhouse_http.test_tenant_merged_parts import (
     ORACLES, TABLES, _answer, _ask, _logs, _statement, _traces,

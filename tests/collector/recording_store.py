@@ -3,7 +3,7 @@ ClickHouse's insert deduplication does, and can be held, made to fail, refuse a 
 
 import threading
 
-from collector.wal import Record
+from harborlight.wal import Record
 
 
 class RecordingStore:

@@ -5,11 +5,11 @@ import asyncio
 
 import pytest
 
-from collector.committer import CommitLimits, Committer
-from collector.wal import FsyncPolicy, Record, WriteAheadLog
-from collector.wal.record import framed_size
-from collector.wal.segment import MAGIC, listed
-from storage import Signal
+from harborlight.commit.committer import CommitLimits, Committer
+from harborlight.wal import FsyncPolicy, Record, WriteAheadLog
+from harborlight.wal.record import framed_size
+from harborlight.wal.segment import MAGIC, listed
+from harborlight.store import Signal
 from tests.collector.recording_store import RecordingStore
 from tests.collector.wal.dying import run_and_die
 

@@ -9,11 +9,11 @@ from google.rpc import status_pb2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from collector.errors import IngestError
-from collector.otlp_json import json_to_protobuf
-from collector.signals import SIGNALS
-from collector.validate import check_request
-from storage import Signal
+from harborlight.ingest.errors import IngestError
+from harborlight.ingest.otlp_json import json_to_protobuf
+from harborlight.ingest.signals import SIGNALS
+from harborlight.ingest.validate import check_request
+from harborlight.store import Signal
 from tests.support.otlp import logs_request, traces_request
 
 SPECS = list(SIGNALS.values())

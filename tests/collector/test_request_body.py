@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from collector.errors import InvalidRequest, TooLarge
-from collector.request_body import inflate
+from harborlight.ingest.errors import InvalidRequest, TooLarge
+from harborlight.ingest.request_body import inflate
 from tests.support.bombs import gzip_bomb
 
 LIMIT = 1 << 20

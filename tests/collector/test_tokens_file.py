@@ -4,7 +4,7 @@ that tenant)."""
 
 import pytest
 
-from collector.auth import Authenticator
+from harborlight.ingest.auth import Authenticator
 
 
 def test_a_token_listed_twice_is_refused_with_both_lines(tmp_path):

@@ -7,11 +7,11 @@ from contextlib import asynccontextmanager
 import grpc
 import pytest
 
-from collector.committer import CommitLimits, Committer
-from collector.errors import LogFull, StoreDown
-from collector.wal import FsyncPolicy, WriteAheadLog
-from collector.writer import Writer
-from storage import Signal
+from harborlight.commit.committer import CommitLimits, Committer
+from harborlight.ingest.errors import LogFull, StoreDown
+from harborlight.wal import FsyncPolicy, WriteAheadLog
+from harborlight.commit.writer import Writer
+from harborlight.store import Signal
 from tests.collector.recording_store import RecordingStore
 
 QUICK = CommitLimits(retry_backoff_seconds=0.01, max_backoff_seconds=0.05)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harborlight.cli import build_parser
+from harborlight.cli.main import build_parser
 
 CLUSTER = Path(__file__).resolve().parents[2] / "deploy" / "cluster"
 COMPOSE = CLUSTER / "docker-compose.yaml"

@@ -4,7 +4,7 @@ the schema or to its cluster form that leaves the page behind fails here."""
 import re
 from pathlib import Path
 
-from storage.schema_ddl import Cluster, cluster_schema
+from harborlight.store.schema_ddl import Cluster, cluster_schema
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "operating.md"
 MARK = re.compile(r"<!-- generated: harborlight schema --cluster (\w+) --replicated print \((\w+)\) -->\n```sql\n"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harborlight.cli import build_parser
+from harborlight.cli.main import build_parser
 from tests.support.shell import command_words
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,8 +58,8 @@ def _commands(text: str) -> list[str]:
 def _served_routes() -> set[str]:
     from fastapi import FastAPI
 
-    from collector.http_routes import otlp_router
-    from query.api import api_router
+    from harborlight.ingest.http_routes import otlp_router
+    from harborlight.api.router import api_router
 
     app = FastAPI()
     app.include_router(api_router())

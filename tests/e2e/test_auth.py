@@ -118,8 +118,8 @@ def test_a_client_cannot_claim_another_tenant_in_its_resource(guarded, unique):
 def _stream_trial(server, token: str, job: str, trial: str, reward: float) -> None:
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-    from harness.identity import TrialIdentity
-    from harness.lifecycle import tracer_provider, trial_spans
+    from harborlight.harbor.harness.identity import TrialIdentity
+    from harborlight.harbor.harness.lifecycle import tracer_provider, trial_spans
 
     identity = TrialIdentity(job=job, trial=trial, task="task-1", attempt=1, agent="claude-code")
     exporter = OTLPSpanExporter(endpoint=f"{server.http_url}/v1/traces", headers=_bearer(token))

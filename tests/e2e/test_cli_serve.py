@@ -10,7 +10,7 @@ def test_second_server_on_a_held_directory_says_so_in_one_line(tmp_path):
     first = SubprocessServer(tmp_path / "store").start()
     try:
         second = subprocess.run(
-            [sys.executable, "-m", "harborlight.cli", "serve", "--data-dir", str(tmp_path / "store"),
+            [sys.executable, "-m", "harborlight.cli.main", "serve", "--data-dir", str(tmp_path / "store"),
              "--grpc-port", str(free_port()), "--http-port", str(free_port())],
             capture_output=True, text=True, timeout=60,
         )
@@ -25,7 +25,7 @@ def test_second_server_on_a_held_directory_says_so_in_one_line(tmp_path):
 
 def test_a_bad_setting_from_the_environment_is_one_line(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "harborlight.cli", "serve", "--data-dir", str(tmp_path / "s")],
+        [sys.executable, "-m", "harborlight.cli.main", "serve", "--data-dir", str(tmp_path / "s")],
         capture_output=True, text=True, timeout=60, env={"HARBORLIGHT_GRPC_PORT": "four", "PATH": ""},
     )
     assert result.returncode == 2

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from harborlight.cli import main
+from harborlight.cli.main import main
 from tests.frameworks.chat_provider import ANSWER, FILE_PATH, PROMPT, TOOL_CALL_ID, USAGES
 from tests.frameworks.openai_v2_record import MODES, fixture_names, fixture_path, run
 from tests.real_agents.answers import Answers

@@ -81,9 +81,9 @@ def test_graded_trials_show_the_apis_outcome_and_reward(server, grafana, unique)
                "half": {"harbor.reward.reward": 0.5}}
     for name, attrs in rewards.items():
         harness = Traces({"service.name": "harness", "harbor.job.name": job, "harbor.trial.name": f"{job}-{name}"})
-        root = harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
-        harness.span("harbor.verifier", attrs, parent=root, start_ms=5_000, dur_ms=3_000)
-        harness.send(server)
+        root = harborlight.harbor.harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
+        harborlight.harbor.harness.span("harbor.verifier", attrs, parent=root, start_ms=5_000, dur_ms=3_000)
+        harborlight.harbor.harness.send(server)
     api_rows = {r["trial"]: values(r) for r in api(server, f"/api/jobs/{job}/trials")["items"]}
     shown = {r["trial"]: r for r in grafana.panel(JOB, "Trials", {"job": job}).dicts()}
     assert {t: (r["outcome"], r["reward"]) for t, r in shown.items()} == {

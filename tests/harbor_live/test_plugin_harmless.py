@@ -37,8 +37,8 @@ from tests.harbor_live.host_environment import HostEnvironment
 from tests.harbor_live.scripted_agent import ScriptedAgent
 from tests.harbor_live.test_harbor_run_cli import harbor_env
 
-PLUGIN = "importers.harbor_plugin:HarborlightPlugin"
-LOGGER = "importers.harbor_plugin"
+PLUGIN = "harborlight.harbor.plugin:HarborlightPlugin"
+LOGGER = "harborlight.harbor.plugin"
 PROBE_S, END_TIMEOUT_S = 5, 30  # the plugin's defaults: the most the job's start and end wait for it
 ALLOWED_EXTRA_S = 60  # PROBE_S + END_TIMEOUT_S, and room for a loaded machine
 

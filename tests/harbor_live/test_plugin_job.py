@@ -24,17 +24,17 @@ from harbor.trial.hooks import TrialEvent
 from harbor.models.job.result import JobResult
 from harbor.upload.uploader import _create_trial_archive, _load_job_from_disk, _read_trial_lock_for_upload
 
-from harborlight.watch_command import TrialBoard
+from harborlight.cli.watch_command import TrialBoard
 from tests.importers.exported import resume_plan, validate_job, view
 from tests.harbor_live.harbor_run import job_config, run_job
 from tests.live.test_live import SseClient
 from tests.support.servers import SubprocessServer
 
-PLUGIN = "importers.harbor_plugin:HarborlightPlugin"
+PLUGIN = "harborlight.harbor.plugin:HarborlightPlugin"
 
 
 def _cli(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "harborlight.cli", *args], capture_output=True, text=True, timeout=600)
+    done = subprocess.run([sys.executable, "-m", "harborlight.cli.main", *args], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -11,9 +11,9 @@ import pytest
 from harbor.cli.job_plugins import plugin_configs_from_cli
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from importers.harbor_plugin import HarborlightPlugin
-from importers.harbor_sender import Batch
-from storage import Signal
+from harborlight.harbor.plugin import HarborlightPlugin
+from harborlight.harbor.sender import Batch
+from harborlight.store import Signal
 from tests.support.servers import SubprocessServer
 
 
@@ -39,7 +39,7 @@ def test_a_request_stored_in_part_is_logged_with_its_reason(tmp_path, caplog, un
         (config,) = plugin_configs_from_cli(["harborlight"], [f"endpoint={url}", f"protocol={protocol}"])
         plugin = HarborlightPlugin(**config.kwargs)
         job = f"partial-{unique}"
-        with caplog.at_level(logging.WARNING, logger="importers.harbor_plugin"):
+        with caplog.at_level(logging.WARNING, logger="harborlight.harbor.plugin"):
             plugin._sender.start()
             assert plugin._sender.submit(Batch(f"trial {job}-good", "its end", [(Signal.traces, _request(job))]))
             asyncio.run(plugin._sender.close(60))

@@ -22,7 +22,7 @@ from tests.harbor_live.scripted_agent import ScriptedAgent
 from tests.importers.exported import validate_job
 from tests.support.servers import SubprocessServer
 
-PLUGIN = "importers.harbor_plugin:HarborlightPlugin"
+PLUGIN = "harborlight.harbor.plugin:HarborlightPlugin"
 
 
 def _rows(server, job: str) -> tuple[dict, list[dict]]:
@@ -47,7 +47,7 @@ def test_a_retried_trial_streams_as_its_directory_reads(server, tmp_path, unique
     server.caught_up()
     live, live_trials = _rows(server, job)
     fresh = tmp_path / "fresh"
-    done = subprocess.run([sys.executable, "-m", "harborlight.cli", "import", "harbor", str(job_object.job_dir),
+    done = subprocess.run([sys.executable, "-m", "harborlight.cli.main", "import", "harbor", str(job_object.job_dir),
                            "--data-dir", str(fresh)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     other = SubprocessServer(fresh).start()
@@ -62,7 +62,7 @@ def test_a_retried_trial_streams_as_its_directory_reads(server, tmp_path, unique
     assert live == imported
     # Exported from the live store, the job is what Harbor wrote: its trial the last run, Harbor's stats.
     out = tmp_path / "exported"
-    done = subprocess.run([sys.executable, "-m", "harborlight.cli", "export-job", job, "--out", str(out),
+    done = subprocess.run([sys.executable, "-m", "harborlight.cli.main", "export-job", job, "--out", str(out),
                            "--server", server.http_url], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     (exported,) = validate_job(out / job).values()

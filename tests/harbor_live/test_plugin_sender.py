@@ -8,9 +8,9 @@ import time
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from importers.harbor_plugin import HarborlightPlugin
-from importers.harbor_sender import Batch
-from storage import Signal
+from harborlight.harbor.plugin import HarborlightPlugin
+from harborlight.harbor.sender import Batch
+from harborlight.store import Signal
 from tests.harbor_live.test_plugin_harmless import silent_endpoint  # noqa: F401 (a fixture)
 
 ALLOWED_EXTRA_S = 20

@@ -8,9 +8,9 @@ from harbor.cli.job_plugins import plugin_configs_from_cli
 from harbor.cli.plugin_registry import resolve_plugin_import_path
 from harbor.utils.import_path import import_class
 
-from importers.harbor_plugin import HarborlightPlugin, endpoints
-from importers.harbor_sender import GRPC, HTTP, targets
-from storage import Signal
+from harborlight.harbor.plugin import HarborlightPlugin, endpoints
+from harborlight.harbor.sender import GRPC, HTTP, targets
+from harborlight.store import Signal
 
 _VARIABLES = [f"OTEL_EXPORTER_OTLP_{signal}{name}" for signal in ("", "TRACES_", "LOGS_")
               for name in ("ENDPOINT", "PROTOCOL", "HEADERS", "TIMEOUT", "COMPRESSION", "INSECURE")]

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from harborlight.cli import main
+from harborlight.cli.main import main
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -15,5 +15,5 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def run_process(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harborlight.cli", *argv], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "harborlight.cli.main", *argv], capture_output=True, text=True,
                           timeout=timeout, env={**os.environ, "PYTHONUNBUFFERED": "1"})

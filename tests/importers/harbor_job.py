@@ -18,7 +18,7 @@ from harbor.models.task.id import LocalTaskId
 from harbor.models.trajectories import (Agent, FinalMetrics, Metrics, Observation, ObservationResult, Step,
                                         SubagentTrajectoryRef, ToolCall, Trajectory)
 
-from importers.harbor_stats import job_stats  # noqa: F401  (imported by tests alongside)
+from harborlight.transfer.harbor_stats import job_stats  # noqa: F401  (imported by tests alongside)
 from tests.importers.cli import run
 
 T0 = datetime(2026, 5, 1, 12, 0, 0, tzinfo=UTC)

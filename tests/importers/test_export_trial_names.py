@@ -12,8 +12,8 @@ from harbor.models.trial.config import TrialConfig
 from harbor.models.trial.result import TrialResult
 from harbor.upload.uploader import _load_job_from_disk
 
-from importers.dir_names import trial_directory
-from importers.harbor_read import read_job
+from harborlight.transfer.dir_names import trial_directory
+from harborlight.transfer.harbor_read import read_job
 from tests.importers.cli import run
 from tests.importers.exported import view
 from tests.importers.test_live_export import _stream_trial

@@ -7,7 +7,7 @@ import json
 import harbor.models.task.id as task_ids
 from harbor.models.task.id import GitTaskId
 
-from importers.gold_patch import gold_patch
+from harborlight.transfer.gold_patch import gold_patch
 
 PATCH = "diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-x = 2\n+x = 1\n"
 

@@ -11,7 +11,7 @@ from tests.importers.harbor_job import write_job
 def _import(server, job_dir, env_extra: dict[str, str] | None = None) -> None:
     import os
 
-    done = subprocess.run([sys.executable, "-m", "harborlight.cli", "import", "harbor", str(job_dir),
+    done = subprocess.run([sys.executable, "-m", "harborlight.cli.main", "import", "harbor", str(job_dir),
                            "--server", server.http_url], capture_output=True, text=True, timeout=300,
                           env={**os.environ, **(env_extra or {})})
     assert done.returncode == 0, done.stderr

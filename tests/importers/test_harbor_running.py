@@ -4,10 +4,10 @@ ended, the agent's steps, never an ended `harbor.trial` root; its log files ride
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from importers import harbor_logs
-from importers.harbor_import import context_of
-from importers.harbor_read import read_job
-from importers.harbor_spans import trial_requests
+from harborlight.transfer import harbor_logs
+from harborlight.transfer.harbor_import import context_of
+from harborlight.transfer.harbor_read import read_job
+from harborlight.transfer.harbor_spans import trial_requests
 from tests.importers.harbor_job import write_job
 
 

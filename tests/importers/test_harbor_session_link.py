@@ -111,7 +111,7 @@ def _job_dir(root, job: str, agent: str, calls: list[dict], session: str):
 
 def _cli(server, *args: str) -> None:
     """The command against the server, and every request it sent stored before the test reads on."""
-    done = subprocess.run([sys.executable, "-m", "harborlight.cli", *args, "--server", server.http_url],
+    done = subprocess.run([sys.executable, "-m", "harborlight.cli.main", *args, "--server", server.http_url],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     server.caught_up()

@@ -25,7 +25,7 @@ def _limited_memory() -> None:
 
 
 def _import(server, job_dir, *flags: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harborlight.cli", "import", "harbor", str(job_dir),
+    return subprocess.run([sys.executable, "-m", "harborlight.cli.main", "import", "harbor", str(job_dir),
                            "--server", server.http_url, *flags], capture_output=True, text=True, timeout=180,
                           env={**os.environ, "PYTHONUNBUFFERED": "1"}, preexec_fn=_limited_memory)
 

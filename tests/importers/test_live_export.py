@@ -1,4 +1,4 @@
-"""A job streamed live (the lifecycle spans harness/ emits plus Claude Code-style log events)
+"""A job streamed live (the lifecycle spans harborlight/harbor/harness/ emits plus Claude Code-style log events)
 exports to a valid Harbor job whose trajectory is what the agent sent; a trial still running has no
 result.json unless a snapshot is asked for; the API serves the same job as a .tar.gz."""
 
@@ -10,8 +10,8 @@ import httpx
 from harbor.models.trajectories import Trajectory
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-from harness import TrialIdentity, trial_spans
-from harness.lifecycle import tracer_provider
+from harborlight.harbor.harness import TrialIdentity, trial_spans
+from harborlight.harbor.harness.lifecycle import tracer_provider
 from tests.agent.otlp_build import MS, T0, Logs, Traces
 from tests.importers.cli import run
 from tests.importers.exported import validate_job, view

@@ -1,4 +1,4 @@
-"""The Harbor export's read of a job whose trials tell calls twice (importers/store_read.py): its events
+"""The Harbor export's read of a job whose trials tell calls twice (harborlight/transfer/store_read.py): its events
 are the whole-job twin statement's rows, in order, each with the raw record it came from, and of the
 raw records only those of the signal each twin group keeps are read."""
 
@@ -7,9 +7,9 @@ import uuid
 
 import pytest
 
-from importers import store_read
-from importers.errors import UnknownJob
-from storage import agent_twins
+from harborlight.transfer import store_read
+from harborlight.transfer.errors import UnknownJob
+from harborlight.agent import twins as agent_twins
 from tests.agent.otlp_build import Logs
 from tests.live.twin_job import send_twin_job, trial_names
 

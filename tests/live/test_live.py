@@ -107,7 +107,7 @@ def test_history_replays_a_jobs_stored_events_first(server, unique):
 
 
 def test_watch_builds_a_table_of_trials_from_the_live_stream(server, unique):
-    from harborlight.watch_command import TrialBoard, live_events
+    from harborlight.cli.watch_command import TrialBoard, live_events
 
     job = f"job-{unique}"
     resource = {"service.name": f"agent-{unique}", "harbor.job.name": job, "harbor.trial.name": f"{job}-t1",
@@ -131,7 +131,7 @@ def test_watch_builds_a_table_of_trials_from_the_live_stream(server, unique):
 
 
 def test_watch_says_in_one_line_when_no_server_answers(capsys):
-    from harborlight.cli import main
+    from harborlight.cli.main import main
     from tests.support.servers import free_port
 
     assert main(["watch", "some-job", "--server", f"http://127.0.0.1:{free_port()}"]) == 1
@@ -206,7 +206,7 @@ def test_watch_without_a_terminal_prints_a_line_per_event(server, unique):
                 start_ms=1000, dur_ms=500)
     traces.send(server)
     server.caught_up()
-    watch = subprocess.Popen([sys.executable, "-m", "harborlight.cli", "watch", job, "--server", server.http_url],
+    watch = subprocess.Popen([sys.executable, "-m", "harborlight.cli.main", "watch", job, "--server", server.http_url],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         lines = []
@@ -222,7 +222,7 @@ def test_watch_without_a_terminal_prints_a_line_per_event(server, unique):
 
 
 def test_watch_of_an_unknown_job_is_one_line_and_exit_1_unless_told_to_wait(server, capsys):
-    from harborlight.cli import main
+    from harborlight.cli.main import main
 
     assert main(["watch", "no-such-job", "--server", server.http_url]) == 1
     err = capsys.readouterr().err
@@ -231,8 +231,8 @@ def test_watch_of_an_unknown_job_is_one_line_and_exit_1_unless_told_to_wait(serv
 
 def test_watch_says_why_when_the_server_drops_its_stream(server, capsys, monkeypatch):
     """The server's final `dropped` event (a stream that fell behind) ends watch with its reason."""
-    from harborlight import watch_command
-    from harborlight.cli import main
+    from harborlight.cli.main import watch_command
+    from harborlight.cli.main import main
 
     dropped = {"type": "dropped", "job": "j", "trial": None, "at_unix_nano": 0,
                "data": {"reason": "this stream fell 300,000 bytes behind its reader"}}

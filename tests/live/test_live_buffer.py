@@ -4,8 +4,8 @@ dropped with one final `dropped` event, and a history replay is told to wait rat
 import asyncio
 import json
 
-from query.live.events import LiveRow
-from query.live.route import Watcher
+from harborlight.api.live.events import LiveRow
+from harborlight.api.live.route import Watcher
 
 
 def _tool_row(n: int, job: str = "job-1", tenant: str = "") -> LiveRow:

@@ -1,15 +1,15 @@
-"""The live feed's history read a batch of trials at a time (query/live/history.py) is what one
+"""The live feed's history read a batch of trials at a time (harborlight/api/live/history.py) is what one
 statement over the whole job gives: the same rows, twins resolved the same way, in the same order,
 whatever the batches; over /api/live, the events those rows mean."""
 
 import pytest
 
-from query.live import history as live_history
-from query.live.events import COLUMNS, LiveRow, to_events
-from query.live.history import TrialBatch, plan, read_history, settle
-from query.statements.stored_trials import verdicts
-from query.summaries.refresh import refresh
-from storage import agent_twins
+from harborlight.api.live import history as live_history
+from harborlight.api.live.events import COLUMNS, LiveRow, to_events
+from harborlight.api.live.history import TrialBatch, plan, read_history, settle
+from harborlight.read.statements.stored_trials import verdicts
+from harborlight.summaries.refresh import refresh
+from harborlight.agent import twins as agent_twins
 from tests.live.test_live import SseClient
 from tests.live.twin_job import send_twin_job, trial_names
 

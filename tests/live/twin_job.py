@@ -1,7 +1,7 @@
 """A job of several Claude Code trials, most of which tell each call twice (a span and a log event),
 for the readers that resolve twins a batch of trials at a time (live history, Harbor export).
 
-The trials overlap in time, and each resolves differently (storage/agent_twins.py): both signals
+The trials overlap in time, and each resolves differently (harborlight/agent/twins.py): both signals
 whole (the spans win the tie), events lost (the spans win), spans lost (the events win), spans only,
 events only; plus a log event with no trial name at all (the job's unnamed rows). Each job starts at
 its own time: Claude Code's events carry no trace, and the export matches a log record to its event by
@@ -34,8 +34,8 @@ def _send_trial(server, job: str, trial: str, mode: str, start_ms: int) -> None:
     resource = {"service.name": "claude-code", "harbor.job.name": job, "harbor.trial.name": trial,
                 "harbor.task.name": "fix-bug"}
     harness = Traces({**resource, "service.name": "harness"})
-    root = harness.span("harbor.trial", {}, start_ms=start_ms, dur_ms=4_000)
-    harness.span("harbor.agent_execution", {}, parent=root, start_ms=start_ms + 100, dur_ms=3_500)
+    root = harborlight.harbor.harness.span("harbor.trial", {}, start_ms=start_ms, dur_ms=4_000)
+    harborlight.harbor.harness.span("harbor.agent_execution", {}, parent=root, start_ms=start_ms + 100, dur_ms=3_500)
     spans, events = Traces(resource, scope=TRACER), Logs(resource, scope=LOGGER)
     session = {"session.id": f"{trial}-session"}
     turn = spans.span("claude_code.interaction", {**session, "user_prompt": "Fix the failing test"},
@@ -59,7 +59,7 @@ def _send_trial(server, job: str, trial: str, mode: str, start_ms: int) -> None:
             events.event({**session, "event.name": "tool_result", "tool_name": "Read",
                           "tool_use_id": f"{trial}-tool{k}", "success": "false" if k == 2 else "true",
                           "duration_ms": 100}, at_ms=at + 500, body="claude_code.tool_result")
-    harness.send(server)
+    harborlight.harbor.harness.send(server)
     if mode != "events_only":
         spans.send(server)
     if mode != "spans_only":

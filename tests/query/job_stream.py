@@ -1,13 +1,13 @@
 """A small job streamed through the receiver the way a live harness and its agents do: the harness
-lifecycle spans (harness/) over OTLP/HTTP, plus agent spans and Claude Code log events."""
+lifecycle spans (harborlight/harbor/harness/) over OTLP/HTTP, plus agent spans and Claude Code log events."""
 
 from dataclasses import dataclass
 
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-from harness import TrialIdentity, TrialSpans, trial_spans
-from harness.lifecycle import SCOPE, tracer_provider
+from harborlight.harbor.harness import TrialIdentity, TrialSpans, trial_spans
+from harborlight.harbor.harness.lifecycle import SCOPE, tracer_provider
 from tests.agent.otlp_build import MS, T0, Logs, Traces
 
 S = 1_000 * MS  # one second in nanoseconds
@@ -78,7 +78,7 @@ def _claude_logs(identity: TrialIdentity, server, start_s: int) -> None:
                 "tool_parameters": '{"pattern": "def main"}', "duration_ms": "40"},
                at_ms=at + 2000, body="claude_code.tool_result")
     logs.send(server)
-    # Claude Code's traces tell the same two calls again: each is counted once (storage/agent_twins.py).
+    # Claude Code's traces tell the same two calls again: each is counted once (harborlight/agent/twins.py).
     traces = Traces({**identity.resource_attributes(), "service.name": "claude-code"},
                     scope="com.anthropic.claude_code.tracing")
     call = traces.span("claude_code.llm_request", {"model": "claude-sonnet-4-5", "input_tokens": 50,

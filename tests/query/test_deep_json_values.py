@@ -60,7 +60,7 @@ def test_the_cli_answers(server, trial, capsys, command):
 
 
 def test_final_metrics_nested_deeper_than_atif_are_not_final_metrics():
-    from query.derive.producer_totals import final_metrics_of
+    from harborlight.read.derive.producer_totals import final_metrics_of
 
     assert final_metrics_of("a", "t", '{"total_steps": 3, "extra": {"x": [1]}}').final_metrics["total_steps"] == 3
     for depth in (40, 1_000, 200_000):

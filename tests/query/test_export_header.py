@@ -7,7 +7,7 @@ import urllib.parse
 import httpx
 import pytest
 
-from query.routes.transfer_routes import attachment
+from harborlight.api.routes.transfer_routes import attachment
 from tests.cli.conftest import send_subagent_trial
 
 

@@ -1,5 +1,5 @@
-"""One trial's lifecycle reads (query/statements/trial_rows_sql.py TRIAL_LIFECYCLE, the trial row's harness
-spans, and query/statements/behavior_sql.py GOLD_PATCH, the task's reference fix) read otel_traces by its
+"""One trial's lifecycle reads (harborlight/read/statements/trial_rows_sql.py TRIAL_LIFECYCLE, the trial row's harness
+spans, and harborlight/read/statements/behavior_sql.py GOLD_PATCH, the task's reference fix) read otel_traces by its
 primary key: the trial's services and time range, not every trial's lifecycle spans (which grew with the
 store: issue 18). Read from a store the receiver's own write path filled (the session's store: chDB opens
 one data directory per process)."""
@@ -9,9 +9,14 @@ import uuid
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
-from query.statements import behavior_sql, producer_totals_sql, trial_rows_sql
-from query.statements.load_trials import load_trials
-from storage import Signal, agent_identity, ensure_schema, insert_requests, open_client
+from harborlight.read.statements import behavior_sql
+
+from harborlight.read.statements import producer_totals_sql
+
+from harborlight.read.statements import trial_rows_sql
+from harborlight.read.statements.load_trials import load_trials
+from harborlight.store import Signal, ensure_schema, insert_requests, open_client
+from harborlight.agent import identity as agent_identity
 
 T0 = 1_764_547_200_000_000_000
 S = 1_000_000_000

@@ -10,7 +10,7 @@ import uuid
 import httpx
 import pytest
 
-from harborlight.cli import main
+from harborlight.cli.main import main
 from tests.query.job_stream import stream_job
 from tests.support.servers import SubprocessServer
 
@@ -21,7 +21,7 @@ def streamed(server):
 
 
 def report(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harborlight.cli", "report", *args],
+    return subprocess.run([sys.executable, "-m", "harborlight.cli.main", "report", *args],
                           capture_output=True, text=True, timeout=120)
 
 

@@ -9,7 +9,7 @@ import uuid
 import httpx
 import pytest
 
-from harborlight.cli import main
+from harborlight.cli.main import main
 from tests.query.job_stream import stream_job
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -2,11 +2,11 @@
 
 import dataclasses
 
-from query.derive.behavior import derive_behavior
-from query.derive.provenance import derived, unavailable
-from query.derive.trajectory_steps import StepDuration
-from query.derive.records import AgentCall, LoadedTrial, ToolCategory
-from query.derive.rows_json import behavior_row, job_row, trial_row
+from harborlight.read.derive.behavior import derive_behavior
+from harborlight.read.derive.provenance import derived, unavailable
+from harborlight.read.derive.trajectory_steps import StepDuration
+from harborlight.read.derive.records import AgentCall, LoadedTrial, ToolCategory
+from harborlight.read.derive.rows_json import behavior_row, job_row, trial_row
 from tests.query.derive.builders import trial
 from tests.query.derive.test_field_guide import documented
 

@@ -1,4 +1,4 @@
-"""One trial's tool-call argument look-up (query/statements/behavior_sql.py TOOL_CALLS) reads the raw
+"""One trial's tool-call argument look-up (harborlight/read/statements/behavior_sql.py TOOL_CALLS) reads the raw
 tables by their primary key: the trial's services, span names and time range, not a bloom-filter check of
 every granule of otel_traces (which grew with the store: issue 18). Read from a store the receiver's own
 write path filled (the session's store: chDB opens one data directory per process)."""
@@ -9,8 +9,9 @@ import uuid
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
-from query.statements import behavior_sql
-from storage import Signal, agent_twins, ensure_schema, insert_requests, open_client
+from harborlight.read.statements import behavior_sql
+from harborlight.store import Signal, ensure_schema, insert_requests, open_client
+from harborlight.agent import twins as agent_twins
 
 T0 = 1_764_547_200_000_000_000
 S = 1_000_000_000

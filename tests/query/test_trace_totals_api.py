@@ -11,7 +11,7 @@ import httpx
 import pytest
 from harbor.models.trajectories import Trajectory
 
-from query.derive.producer_totals import NONE_SENT
+from harborlight.read.derive.producer_totals import NONE_SENT
 from tests.importers.cli import run
 from tests.importers.harbor_job import import_job, write_job
 from tests.real_agents.cases import replayed

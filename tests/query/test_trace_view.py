@@ -92,7 +92,7 @@ def test_zoom_on_an_event_without_an_end_is_a_400(server, trace):
 
 
 def test_the_command_leaves_out_what_the_route_does(server, trace, capsys):
-    from harborlight.cli import main
+    from harborlight.cli.main import main
 
     assert main(["trace", trace["trial"], "--hide", "tool", "--server", server.http_url]) == 0
     out = capsys.readouterr().out

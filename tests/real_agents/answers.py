@@ -6,7 +6,7 @@ from pathlib import Path
 
 import httpx
 
-from harborlight.cli import main
+from harborlight.cli.main import main
 
 
 class Answers:

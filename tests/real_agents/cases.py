@@ -4,7 +4,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from harborlight.cli import main
+from harborlight.cli.main import main
 from tests.real_agents.answers import Answers
 from tests.real_agents.expected import Expected, expect
 from tests.real_agents.recordings import Recording, load

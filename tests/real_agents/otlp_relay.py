@@ -20,8 +20,8 @@ import grpc
 import httpx
 from google.protobuf import json_format
 
-from collector.otlp_json import json_to_protobuf
-from collector.signals import SIGNALS, SignalSpec
+from harborlight.ingest.otlp_json import json_to_protobuf
+from harborlight.ingest.signals import SIGNALS, SignalSpec
 from tests.real_agents.providers.http_fake import QuietHTTPServer
 
 _ID_KEYS = {"traceId", "spanId", "parentSpanId"}

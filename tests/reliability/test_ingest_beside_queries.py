@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from harborlight.settings import Settings
-from sqlport.sql_threads import SQL_THREADS
-from storage.client import COMMIT_PRIORITY
+from harborlight.sqlport.sql_threads import SQL_THREADS
+from harborlight.store.client import COMMIT_PRIORITY
 from tests.support.otlp import traces_request
 from tests.support.servers import InProcessServer
 
@@ -63,7 +63,7 @@ def test_export_requests_are_acknowledged_while_slow_statements_hold_every_sql_t
 
 def test_statements_run_below_the_commits_and_cannot_climb_above_them(with_sql_port):
     """The engine's `priority`: a statement pauses while a query of a smaller number runs, and the writer commits at
-    storage.client.COMMIT_PRIORITY; a CPU-heavy statement at the same level took the cores the commits needed."""
+    harborlight.store.client.COMMIT_PRIORITY; a CPU-heavy statement at the same level took the cores the commits needed."""
     url = f"http://127.0.0.1:{with_sql_port.run.clickhouse_http_port}/"
     ran = httpx.post(url, content="SELECT getSetting('priority'), getSetting('max_threads'), "
                                   "getSetting('os_thread_priority')", timeout=60)

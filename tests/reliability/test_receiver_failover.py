@@ -18,7 +18,7 @@ import grpc
 import httpx
 import pytest
 
-from storage.schema_ddl import Cluster
+from harborlight.store.schema_ddl import Cluster
 from tests.agent.otlp_build import Traces
 from tests.storage.test_server_mode import reader
 from tests.support.load import METHOD

@@ -1,4 +1,4 @@
-"""The names table (storage/sql/agent_names.sql, fed by storage/agent_identity.py NAMES_VIEW): one trial's
+"""The names table (harborlight/store/sql/agent_names.sql, fed by harborlight/agent/identity.py NAMES_VIEW): one trial's
 look-up of who names its traces' and sessions' records reads the names' key ranges, not a bloom check of every
 agent_events granule (which grew with the store: issue 18), and a store from before the table gets it with the
 same answers on its next start, also when that start dies half-way.
@@ -12,8 +12,10 @@ import dataclasses
 import clickhouse_connect
 import pytest
 
-from storage import Signal, agent_identity, ensure_schema, insert_requests
-from storage.schema import statement
+from harborlight.store import Signal, ensure_schema, insert_requests
+
+from harborlight.agent import identity as agent_identity
+from harborlight.store.schema import statement
 from tests.agent.test_trace_identity import _converted
 from tests.support.dies_at_insert import DiesAtInsert
 

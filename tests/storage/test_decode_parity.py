@@ -4,7 +4,7 @@ import httpx
 import pytest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
-from storage.nested_values import may_hold_nested_values
+from harborlight.commit.nested_values import may_hold_nested_values
 from tests.support.otlp import traces_request
 from tests.support.reference_decoder import span_rows
 

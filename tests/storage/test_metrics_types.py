@@ -28,10 +28,11 @@ from opentelemetry.sdk.metrics.view import ExponentialBucketHistogramAggregation
 from opentelemetry.sdk.resources import Resource
 
 from harborlight.settings import Settings
-from storage import SCHEMA_VERSION, ensure_schema, schema_ddl
-from storage.schema import statement
-from storage.schema_ddl import METRICS_FORM_VERSION, Cluster, cluster_table
-from storage.schema_rebuild import keeper_path_statement
+from harborlight.store import SCHEMA_VERSION, ensure_schema
+from harborlight.store import schema_ddl
+from harborlight.store.schema import statement
+from harborlight.store.schema_ddl import METRICS_FORM_VERSION, Cluster, cluster_table
+from harborlight.store.schema_rebuild import keeper_path_statement
 from tests.agent.otlp_build import Traces, kv
 from tests.support.dies_at_insert import DiesAtInsert
 from tests.support.old_metrics import downgrade_metrics
@@ -347,8 +348,8 @@ def test_the_trace_api_totals_a_counter_sent_as_an_exponential_histogram(server,
     job, trial = f"job-{unique}", f"{unique}-exp"
     resource = {"service.name": unique, "harbor.job.name": job, "harbor.trial.name": trial}
     harness = Traces(resource)
-    harness.span("harbor.trial", start_ms=0, dur_ms=1_000)
-    harness.send(server)
+    harborlight.harbor.harness.span("harbor.trial", start_ms=0, dur_ms=1_000)
+    harborlight.harbor.harness.send(server)
     request = ExportMetricsServiceRequest()
     rm = request.resource_metrics.add()
     rm.resource.attributes.extend(kv(resource))

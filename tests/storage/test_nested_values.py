@@ -5,7 +5,7 @@ import random
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
-from storage.nested_values import may_hold_nested_values
+from harborlight.commit.nested_values import may_hold_nested_values
 from tests.support.otlp import traces_request
 
 

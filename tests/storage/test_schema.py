@@ -6,9 +6,9 @@ from datetime import datetime
 import clickhouse_connect
 import pytest
 
-from storage import SCHEMA_VERSION, ensure_schema
-from storage.schema import statement, view_comment
-from storage.schema_ddl import TENANT_KEYS
+from harborlight.store import SCHEMA_VERSION, ensure_schema
+from harborlight.store.schema import statement, view_comment
+from harborlight.store.schema_ddl import TENANT_KEYS
 from tests.support.dies_at_insert import DiesAtInsert
 from tests.support.old_schema import downgrade_to_schema_2
 from tests.support.old_tenant_parts import downgrade_to_shared_parts

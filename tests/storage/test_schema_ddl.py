@@ -8,8 +8,8 @@ import re
 import clickhouse_connect
 import pytest
 
-from storage import ensure_schema
-from storage.schema_ddl import REPLICA_PATH, Cluster, cluster_schema, local_name, plain_schema
+from harborlight.store import ensure_schema
+from harborlight.store.schema_ddl import REPLICA_PATH, Cluster, cluster_schema, local_name, plain_schema
 from tests.cli.commands import run
 from tests.support.old_schema import downgrade_to_schema_2
 

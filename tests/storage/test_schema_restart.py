@@ -1,7 +1,7 @@
 """A start on an up-to-date store rewrites no table's metadata: on a full disk such a rewrite (a no-op ALTER ...
 IF NOT EXISTS) left the table's metadata file empty, and the store would not open again."""
 
-from storage import ensure_schema
+from harborlight.store import ensure_schema
 
 
 def _metadata_files(store_dir) -> dict[str, int]:

@@ -28,7 +28,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from harborlight.settings import Settings
-from storage import owned_requests, record_digests, stored_digests
+from harborlight.store import owned_requests, record_digests, stored_digests
 from tests.support.otlp import traces_request
 from tests.support.servers import InProcessServer
 from tests.support.standin_process import Standin

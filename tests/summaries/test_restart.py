@@ -23,8 +23,8 @@ def _in_store(data_dir, code: str) -> object:
     script = textwrap.dedent("""
         import json, sys
         from pathlib import Path
-        from storage import ensure_schema, open_client
-        from query.statements.trial_summary_sql import STALE
+        from harborlight.store import ensure_schema, open_client
+        from harborlight.read.statements.trial_summary_sql import STALE
         client = open_client(Path(sys.argv[1])).client
     """) + textwrap.dedent(code)
     out = subprocess.run([sys.executable, "-c", script, str(data_dir)], capture_output=True, text=True, check=True)
@@ -42,11 +42,11 @@ def _counts(data_dir) -> list[int]:
 def _trial(job: str, trial: str, reward: float) -> Traces:
     harness = Traces({"service.name": "harness", "harbor.job.name": job, "harbor.trial.name": trial,
                       "harbor.task.name": "fix-bug"})
-    root = harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
-    harness.span("harbor.agent_execution", parent=root, start_ms=100, dur_ms=5_000)
-    harness.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 100}, parent=root,
+    root = harborlight.harbor.harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
+    harborlight.harbor.harness.span("harbor.agent_execution", parent=root, start_ms=100, dur_ms=5_000)
+    harborlight.harbor.harness.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 100}, parent=root,
                  start_ms=200, dur_ms=100)
-    harness.span("harbor.verifier", {"harbor.reward.reward": reward}, parent=root, start_ms=5_200, dur_ms=3_000)
+    harborlight.harbor.harness.span("harbor.verifier", {"harbor.reward.reward": reward}, parent=root, start_ms=5_200, dur_ms=3_000)
     return harness
 
 

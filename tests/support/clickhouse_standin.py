@@ -12,7 +12,7 @@ with `FROM INFILE`, or with `file(tmp, X, structure)` in place of `input(structu
 are HTTP 500 with `X-ClickHouse-Exception-Code` and ClickHouse's message. One chDB engine serves the process;
 each request runs on its own connection (so its SET and USE stay its own), one at a time. Native answers are
 written at the request's `client_protocol_version`, as a ClickHouse server writes them; chDB cannot, so the
-stand-in frames them with harborlight's sqlport/clickhouse_native.py (whose bytes tests/clickhouse_http checks
+stand-in frames them with harborlight's harborlight/sqlport/clickhouse_native.py (whose bytes tests/clickhouse_http checks
 with a client written from clickhouse-go): what the server-mode tests check is that the revision reaches the
 server.
 """
@@ -33,7 +33,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import chdb
 
-from sqlport.clickhouse_native import reframe
+from harborlight.sqlport.clickhouse_native import reframe
 
 # URL parameters that are not settings (transport, session and identity parameters).
 NOT_SETTINGS = {
@@ -99,7 +99,7 @@ class Engine:
         bound = {k[6:]: v for k, v in params.items() if k.startswith("param_")}
         settings = {k: v for k, v in params.items() if k not in NOT_SETTINGS and not k.startswith("param_")}
         data = None
-        if query and body and _INSERT_HEAD.match(query.encode()) and _TRAILING_FORMAT.search(query):
+        if query and body and _INSERT_HEAD.match(harborlight.read.encode()) and _TRAILING_FORMAT.search(query):
             text, data = query, body
         elif query:
             text = query + ("\n" + body.decode() if body else "")

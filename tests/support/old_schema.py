@@ -2,7 +2,7 @@
 
 from clickhouse_connect.driver.client import Client
 
-from storage.schema import statement
+from harborlight.store.schema import statement
 
 
 def downgrade_to_schema_2(client: Client) -> None:

@@ -5,7 +5,7 @@ from importlib.resources import files
 
 from clickhouse_connect.driver.client import Client
 
-from storage.schema_ddl import TENANT_KEYS, TENANT_PARTS_VERSION, plain_schema
+from harborlight.store.schema_ddl import TENANT_KEYS, TENANT_PARTS_VERSION, plain_schema
 
 OLD_TRACE_INDEX_VIEW = """CREATE MATERIALIZED VIEW IF NOT EXISTS otel_traces_trace_id_ts_mv TO otel_traces_trace_id_ts AS
 SELECT
@@ -19,7 +19,7 @@ GROUP BY TraceId"""
 
 def old_statement(name: str) -> str:
     """A table's statement as schema 9 had it: its file's, the tenant not in its partition key."""
-    sql = files("storage").joinpath("sql", f"{name}.sql").read_text()
+    sql = files("harborlight.store").joinpath("sql", f"{name}.sql").read_text()
     for column in ("Timestamp", "Start", "TimeUnix"):
         sql = sql.replace(f"{{ttl:{column}}}\n", "")
     if name == "otel_traces_trace_id_ts":

@@ -120,7 +120,7 @@ class SubprocessServer:
     grpc_port: int = 0
     http_port: int = 0
     process: subprocess.Popen | None = None
-    program: tuple[str, ...] = ("-m", "harborlight.cli")  # what the interpreter runs (bench/ runs a variant)
+    program: tuple[str, ...] = ("-m", "harborlight.cli.main")  # what the interpreter runs (bench/ runs a variant)
 
     def start(self, timeout: float = 60) -> "SubprocessServer":
         self.grpc_port, self.http_port = free_port(), free_port()

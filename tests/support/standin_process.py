@@ -8,8 +8,8 @@ from pathlib import Path
 
 import clickhouse_connect
 
-from storage.schema_cluster import apply_cluster_schema
-from storage.schema_ddl import Cluster
+from harborlight.store.schema_cluster import apply_cluster_schema
+from harborlight.store.schema_ddl import Cluster
 from tests.support.servers import free_port, wait_until_answering
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ SELECT
     DurationNs / 1e6 AS duration_ms,
     ErrorType AS error,
     TraceId AS trace_id
--- build.py's calls placeholder: the API's SQL (storage/agent_twins.py events) over whole twin groups
+-- build.py's calls placeholder: the API's SQL (harborlight/agent/twins.py events) over whole twin groups
 -- (job, trial, kind); the time filter goes outside.
 FROM (
     {{calls:JobName = ${job:sqlstring} AND TrialName = ${trial:sqlstring} AND Kind = 'llm_request'}}

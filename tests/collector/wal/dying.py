@@ -11,15 +11,15 @@ ROOT = Path(__file__).resolve().parents[3]
 _PRELUDE = """
 import os, sys
 from pathlib import Path
-from collector.wal import FsyncPolicy, WriteAheadLog
+from harborlight.wal import FsyncPolicy, WriteAheadLog
 from tests.collector.wal.dying import record
 log = WriteAheadLog(Path(sys.argv[1]), FsyncPolicy.parse("never"), 1 << 20)
 """
 
 
 def record(i: int):
-    from collector.wal import Record
-    from storage import Signal
+    from harborlight.wal import Record
+    from harborlight.store import Signal
 
     return Record(Signal.traces, None, i.to_bytes(16, "big"), 1, b"r%d" % i)
 

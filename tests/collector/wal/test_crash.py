@@ -11,8 +11,8 @@ import threading
 import time
 from pathlib import Path
 
-from collector.wal import FsyncPolicy, Record, WriteAheadLog
-from storage import Signal
+from harborlight.wal import FsyncPolicy, Record, WriteAheadLog
+from harborlight.store import Signal
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[3]
 APPENDER = """
 import sys
 from pathlib import Path
-from collector.wal import FsyncPolicy, WriteAheadLog
+from harborlight.wal import FsyncPolicy, WriteAheadLog
 from tests.collector.wal.test_crash import record
 log = WriteAheadLog(Path(sys.argv[1]), FsyncPolicy.parse(sys.argv[2]), 1 << 40, segment_bytes=8 << 20)
 n = int(sys.argv[3])

@@ -8,12 +8,12 @@ import asyncio
 import grpc
 import pytest
 
-from collector.committer import CommitLimits, Committer
-from collector.errors import LogUnwritable
-from collector.wal import FsyncPolicy, Record, WriteAheadLog
-from collector.wal.record import framed_size
-from collector.wal.segment import MAGIC, listed
-from storage import Signal
+from harborlight.commit.committer import CommitLimits, Committer
+from harborlight.ingest.errors import LogUnwritable
+from harborlight.wal import FsyncPolicy, Record, WriteAheadLog
+from harborlight.wal.record import framed_size
+from harborlight.wal.segment import MAGIC, listed
+from harborlight.store import Signal
 from tests.collector.recording_store import RecordingStore
 from tests.support.full_disk import fill, free, small_tmpfs
 

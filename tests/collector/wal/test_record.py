@@ -3,8 +3,8 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from collector.wal.record import BadBody, BadHeader, Parsed, Record, Truncated, encode, parse
-from storage import Signal
+from harborlight.wal.record import BadBody, BadHeader, Parsed, Record, Truncated, encode, parse
+from harborlight.store import Signal
 
 records = st.builds(
     Record,

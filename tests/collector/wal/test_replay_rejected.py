@@ -7,7 +7,7 @@ import time
 
 import httpx
 
-from harborlight.cli import main
+from harborlight.cli.main import main
 from harborlight.settings import Settings
 from tests.support.otlp import traces_request
 from tests.support.servers import InProcessServer
@@ -77,7 +77,7 @@ def test_a_set_aside_request_is_replayed_through_the_log_and_stored_once(store_d
 
 
 def test_replay_refuses_while_a_server_holds_the_log(tmp_path, capsys):
-    from collector.wal import FsyncPolicy, WriteAheadLog
+    from harborlight.wal import FsyncPolicy, WriteAheadLog
 
     (tmp_path / "rejected").mkdir(parents=True)
     with WriteAheadLog(tmp_path, FsyncPolicy.parse("never"), 1 << 20) as log:
@@ -88,8 +88,8 @@ def test_replay_refuses_while_a_server_holds_the_log(tmp_path, capsys):
 
 
 def _entry(log):
-    from collector.wal import Record
-    from storage import Signal
+    from harborlight.wal import Record
+    from harborlight.store import Signal
 
     log.append(Record(Signal.traces, None, bytes(16), 1, b"\x0a\x00"))
     return log.take(10, 10**9)[0]

@@ -7,11 +7,11 @@ from pathlib import Path
 import grpc
 import pytest
 
-from collector.errors import LogFull
-from collector.wal import Entry, FsyncPolicy, LogInUse, Record, WriteAheadLog
-from collector.wal.record import framed_size
-from collector.wal.segment import MAGIC
-from storage import Signal
+from harborlight.ingest.errors import LogFull
+from harborlight.wal import Entry, FsyncPolicy, LogInUse, Record, WriteAheadLog
+from harborlight.wal.record import framed_size
+from harborlight.wal.segment import MAGIC
+from harborlight.store import Signal
 from tests.collector.wal.dying import run_and_die
 
 ALWAYS, NEVER = FsyncPolicy.parse("always"), FsyncPolicy.parse("never")

@@ -1,6 +1,6 @@
 """Small builders for trial rows, so each test states only the facts it is about."""
 
-from query.derive.records import Interval, TrialFacts
+from harborlight.read.derive.records import Interval, TrialFacts
 
 T0 = 1_760_000_000.0
 

@@ -9,9 +9,9 @@ import pytest
 from agentcompass.runtime.metrics.contract import make_metric_contract
 from agentcompass.runtime.metrics.report_aggregation import aggregate_metric_report
 from agentcompass.runtime.results.render import render_summary_markdown
-from query.derive.agentcompass import agentcompass_report, build_report, metrics_json_text, to_json
-from query.derive.agentcompass_attempts import CONTRACTS, plan_k, task_attempts, to_details
-from query.derive.agentcompass_summary import render_summary
+from harborlight.read.derive.agentcompass import agentcompass_report, build_report, metrics_json_text, to_json
+from harborlight.read.derive.agentcompass_attempts import CONTRACTS, plan_k, task_attempts, to_details
+from harborlight.read.derive.agentcompass_summary import render_summary
 from tests.query.derive.builders import trial
 
 AC_CONTRACTS = {

@@ -1,7 +1,7 @@
 """Behaviour metrics over tool calls and model calls."""
 
-from query.derive.behavior import derive_behavior
-from query.derive.records import AgentCall, ModelCall, ToolCategory as C
+from harborlight.read.derive.behavior import derive_behavior
+from harborlight.read.derive.records import AgentCall, ModelCall, ToolCategory as C
 from tests.query.derive.builders import T0
 
 

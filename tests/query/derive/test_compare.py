@@ -2,8 +2,8 @@
 
 import pytest
 
-from query.derive.compare import compare
-from query.derive.outcomes import Outcome
+from harborlight.read.derive.compare import compare
+from harborlight.read.derive.outcomes import Outcome
 from tests.query.derive.builders import trial
 
 A = [trial("x", reward=1.0, job="A"), trial("y", reward=0.0, job="A"), trial("z", reward=1.0, job="A"),

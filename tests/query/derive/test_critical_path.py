@@ -5,7 +5,7 @@ to a span open at that instant, and a span is charged only while none of its chi
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from query.derive.critical_path import IDLE, MAX_STEPS, SpanNode, derive_critical_path
+from harborlight.read.derive.critical_path import IDLE, MAX_STEPS, SpanNode, derive_critical_path
 
 S = 1_000_000_000  # nanoseconds
 

@@ -4,19 +4,19 @@ import dataclasses
 import re
 from pathlib import Path
 
-from query.derive.agentcompass import build_report, to_json
-from query.derive.agentcompass_attempts import CONTRACTS, task_attempts
-from query.derive.behavior import Behavior, TokenPoint
-from query.derive.compare import Comparison, TaskRow
-from query.derive.critical_path import CriticalPath, PathStep
-from query.derive.intervals import ConfidenceInterval
-from query.derive.job_metrics import JobMetrics
-from query.derive.outcomes import Outcome, TrialOutcome
-from query.derive.paired import PairedComparison, TaskPair
-from query.derive.pass_at_k import PassAtK
-from query.derive.producer_totals import CounterTotal, FinalMetrics, Totals
-from query.derive.time_split import JobTimeSplit, LongCall, TimeSplit
-from query.derive.timings import TrialTimings
+from harborlight.read.derive.agentcompass import build_report, to_json
+from harborlight.read.derive.agentcompass_attempts import CONTRACTS, task_attempts
+from harborlight.read.derive.behavior import Behavior, TokenPoint
+from harborlight.read.derive.compare import Comparison, TaskRow
+from harborlight.read.derive.critical_path import CriticalPath, PathStep
+from harborlight.read.derive.intervals import ConfidenceInterval
+from harborlight.read.derive.job_metrics import JobMetrics
+from harborlight.read.derive.outcomes import Outcome, TrialOutcome
+from harborlight.read.derive.paired import PairedComparison, TaskPair
+from harborlight.read.derive.pass_at_k import PassAtK
+from harborlight.read.derive.producer_totals import CounterTotal, FinalMetrics, Totals
+from harborlight.read.derive.time_split import JobTimeSplit, LongCall, TimeSplit
+from harborlight.read.derive.timings import TrialTimings
 from tests.query.derive.builders import trial
 
 GUIDE = Path(__file__).resolve().parents[3] / "docs" / "field-guide.md"
@@ -64,7 +64,7 @@ def test_every_agentcompass_report_key_is_documented():
 
 
 def test_every_key_of_the_intervals_beside_metrics_json_is_documented():
-    from query.derive.job_report import ReportOptions, intervals_document, report_document
+    from harborlight.read.derive.job_report import ReportOptions, intervals_document, report_document
 
     trials, options = [trial("a", reward=1.0), trial("b", reward=0.0)], ReportOptions()
     doc = intervals_document(report_document(trials, options), trials, options)

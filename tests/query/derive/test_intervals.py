@@ -8,10 +8,10 @@ import pytest
 from scipy.stats import bootstrap
 from statsmodels.stats.proportion import proportion_confint
 
-from query.derive.intervals import LEVEL, MIN_BOOTSTRAP_TASKS, RESAMPLES, bootstrap_ratio, mean_interval, wilson
-from query.derive.job_metrics import derive_job
-from query.derive.pass_at_k import derive_pass_at_k, pass_at, pass_hat
-from query.derive.records import ScorePart
+from harborlight.read.derive.intervals import LEVEL, MIN_BOOTSTRAP_TASKS, RESAMPLES, bootstrap_ratio, mean_interval, wilson
+from harborlight.read.derive.job_metrics import derive_job
+from harborlight.read.derive.pass_at_k import derive_pass_at_k, pass_at, pass_hat
+from harborlight.read.derive.records import ScorePart
 from tests.query.derive.builders import trial
 
 # Two independent bootstraps of the same data agree to Monte Carlo error: with 4,000 and 20,000
@@ -156,7 +156,7 @@ def test_a_mean_of_zeros_and_ones_is_a_proportion():
 
 
 def test_one_resampling_serves_every_k_with_the_same_answers_as_one_at_a_time():
-    from query.derive.intervals import mean_intervals
+    from harborlight.read.derive.intervals import mean_intervals
 
     rng = random.Random(12)
     columns = {k: [rng.random() ** k for _ in range(30)] for k in (2, 3, 4)} | {"binary": [1.0, 0.0] * 15}

@@ -1,7 +1,7 @@
 """Job rows: solve rates, the adjusted denominator, scores, totals and running jobs."""
 
-from query.derive.job_metrics import derive_job
-from query.derive.records import JobFacts, ScorePart, VerifierReport
+from harborlight.read.derive.job_metrics import derive_job
+from harborlight.read.derive.records import JobFacts, ScorePart, VerifierReport
 from tests.query.derive.builders import T0, trial
 
 JOB = [

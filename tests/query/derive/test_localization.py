@@ -1,8 +1,8 @@
 """Localization: the agent's edited files against the gold patch's. The patches are written as git
 writes them (SWE-bench's `patch` field is `git diff` output), not by harborlight."""
 
-from query.derive.localization import NO_GOLD_PATCH, derive_localization, patch_files
-from query.derive.provenance import inferred, unavailable
+from harborlight.read.derive.localization import NO_GOLD_PATCH, derive_localization, patch_files
+from harborlight.read.derive.provenance import inferred, unavailable
 
 # A gold patch in git's format: a change, a new file and a deleted one (the shape of SWE-bench's `patch`).
 GOLD = """diff --git a/django/db/models/query.py b/django/db/models/query.py

@@ -1,8 +1,8 @@
 """Trial outcomes: the eleven classes, their precedence, and missing verdicts staying missing."""
 
-from query.derive.outcomes import PRECEDENCE, Outcome, classify, derive_outcome
-from query.derive.provenance import Provenance
-from query.derive.records import ScorePart, VerifierReport
+from harborlight.read.derive.outcomes import PRECEDENCE, Outcome, classify, derive_outcome
+from harborlight.read.derive.provenance import Provenance
+from harborlight.read.derive.records import ScorePart, VerifierReport
 from tests.query.derive.builders import trial
 
 

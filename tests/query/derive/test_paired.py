@@ -9,9 +9,9 @@ from scipy.stats import binomtest, bootstrap
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.descriptivestats import sign_test
 
-from query.derive.compare import compare
-from query.derive.paired import exact_sign_test
-from query.derive.records import ScorePart
+from harborlight.read.derive.compare import compare
+from harborlight.read.derive.paired import exact_sign_test
+from harborlight.read.derive.records import ScorePart
 from tests.query.derive.builders import trial
 
 MC_TOLERANCE = 0.02  # two independent bootstraps of the same differences agree to Monte Carlo error

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from query.derive.pass_at_k import derive_pass_at_k, pass_at, pass_hat
+from harborlight.read.derive.pass_at_k import derive_pass_at_k, pass_at, pass_hat
 from tests.query.derive.builders import trial
 
 
@@ -54,7 +54,7 @@ def test_running_attempts_are_not_evidence_yet():
 
 
 def test_agent_error_with_a_patch_verdict_counts_as_a_failed_attempt():
-    from query.derive.records import VerifierReport
+    from harborlight.read.derive.records import VerifierReport
     no_patch = VerifierReport(resolved=False, patch_exists=False)
     trials = [trial("a", attempt=1, reward=0.0, exception="AgentTimeoutError", report=no_patch),
               trial("a", attempt=2, reward=1.0)]

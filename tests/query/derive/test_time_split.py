@@ -2,9 +2,9 @@
 model, tool and gap time, what is null and why, the longest calls, and the job's sums. (The unions
 themselves are the engine's: tests/query/test_time_api.py checks them against a numpy timeline.)"""
 
-from query.derive.critical_path import SpanNode
-from query.derive.records import Interval
-from query.derive.time_split import (
+from harborlight.read.derive.critical_path import SpanNode
+from harborlight.read.derive.records import Interval
+from harborlight.read.derive.time_split import (
     NS, UNBOUNDED, CallTotals, agent_window, clip_bounds, derive_time_split, longest_calls, sum_time_splits,
 )
 

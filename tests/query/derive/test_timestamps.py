@@ -1,4 +1,4 @@
-"""The one reading of an ATIF step timestamp (query/derive/timestamps.py), behind `steps[].dur` and the
+"""The one reading of an ATIF step timestamp (harborlight/read/derive/timestamps.py), behind `steps[].dur` and the
 step clock of an imported trajectory's spans: a trajectory Harbor's own models accept with zone-less
 stamps (Harbor validates only that each parses as ISO 8601) gets no step clock, with the reason, where
 `steps[].dur` used to read them in the server's local zone."""
@@ -7,8 +7,8 @@ import calendar
 
 from harbor.models.trajectories import Trajectory
 
-from query.derive.timestamps import stamp_ns
-from query.derive.trajectory_steps import step_durations
+from harborlight.read.derive.timestamps import stamp_ns
+from harborlight.read.derive.trajectory_steps import step_durations
 from tests.importers.harbor_job import trajectory
 
 

@@ -1,8 +1,8 @@
 """Phase timings: measured from the harness spans, the remainder derived, gaps left null."""
 
-from query.derive.provenance import Provenance
-from query.derive.records import Interval
-from query.derive.timings import derive_timings
+from harborlight.read.derive.provenance import Provenance
+from harborlight.read.derive.records import Interval
+from harborlight.read.derive.timings import derive_timings
 from tests.query.derive.builders import T0, phases, trial
 
 

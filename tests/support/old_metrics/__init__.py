@@ -1,10 +1,10 @@
 """Leaves a store's metrics tables as they were before the exporter's v0.160 metrics form (schema 8): gauge, sum
-and histogram in the form of that time (these statement files, as storage/sql/ held them), no exponential
+and histogram in the form of that time (these statement files, as harborlight/store/sql/ held them), no exponential
 histogram or summary table."""
 
 from pathlib import Path
 
-from storage.schema_ddl import METRICS_FORM_VERSION, local_name
+from harborlight.store.schema_ddl import METRICS_FORM_VERSION, local_name
 
 OLD_TABLES = ("otel_metrics_gauge", "otel_metrics_sum", "otel_metrics_histogram")
 NEW_TABLES = ("otel_metrics_exponential_histogram", "otel_metrics_summary")

@@ -1,0 +1,1 @@
+"""The HTTP API: its routes, the live feed, who is asking (tenancy)."""

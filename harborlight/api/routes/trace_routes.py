@@ -1,0 +1,108 @@
+"""GET /api/trials/{trial}/trace: a trial's span tree with kinds, facts, timing quality and tool decisions,
+the trace page's rows (harborlight/read/statements/trace_view.py): what `hide` / `hide_span` leave out, each bar's
+place on the whole trace or on the `zoom` span, and `totals`, what the producer itself totalled."""
+
+from typing import Annotated, Any
+
+from clickhouse_connect.driver.client import Client
+from fastapi import APIRouter, HTTPException, Query, Request
+
+from harborlight.read.statements.agent_events import COLUMNS, AgentEvent, from_row
+from harborlight.read.statements.load_producer_totals import load_totals
+from harborlight.api.tenancy import AGENT_TENANT_FILTER, tenant_of
+from harborlight.read.statements.tool_decisions import with_decisions
+from harborlight.read.statements.trace_tree import TraceNode, TraceTree, build_tree
+from harborlight.read.statements.trace_view import Axis, Row, View, shown, trace_rows
+from harborlight.store import Store
+from harborlight.agent import twins as agent_twins
+from harborlight.agent.rules import KINDS
+
+# A trial's events (of one job, when given: a trial name may be in several jobs), named after their trials
+# (harborlight/agent/identity.py: a child span without session.id is its trace's); a call told both by a span
+# and by a log event once (harborlight/agent/twins.py).
+_TRIAL = f"{AGENT_TENANT_FILTER} AND TrialName = {{trial:String}} AND ({{job:String}} = '' OR JobName = {{job:String}})"
+_SELECT = {form: f"""
+SELECT {COLUMNS}
+FROM ({agent_twins.events(_TRIAL, form, scope=_TRIAL)})
+ORDER BY ts, EventId
+LIMIT {{limit:UInt32}}
+""" for form in agent_twins.FORMS}
+_FORM = agent_twins.form(_TRIAL, scope=_TRIAL)
+
+MAX_EVENTS = 50_000
+# `roots` nests at most this many levels, so any JSON reader reads the answer (Python's stops near 1,500
+# levels, Pydantic's near 250); a deeper span is in `rows` (flat, with its depth), its ancestor at the
+# last nested level in `unnested`.
+MAX_NESTING = 100
+
+
+class TrialTrace(TraceTree):
+    trial: str
+    truncated: bool
+    hidden: int  # spans the view left out (hide, hide_span), subtrees included
+    axis: Axis | None  # None when nothing shown has a clock
+    rows: list[Row]
+    totals: dict[str, Any]  # the producer's own totals ({value, provenance, note}; harborlight/read/derive/producer_totals.py)
+    unnested: list[str]  # EventIds at the MAX_NESTING-th level of `roots` whose children are only in `rows`
+
+
+def nested(roots: list[TraceNode], levels: int = MAX_NESTING) -> tuple[list[TraceNode], list[str]]:
+    """The tree to at most `levels` levels (copies; iterative), and the EventIds whose children it leaves out."""
+    cut: list[str] = []
+    top: list[TraceNode] = []
+    stack: list[tuple[TraceNode, list[TraceNode], int]] = [(n, top, 1) for n in reversed(roots)]
+    while stack:
+        node, siblings, level = stack.pop()
+        copy = node.model_copy(update={"children": []})
+        siblings.append(copy)
+        if level == levels and node.children:
+            cut.append(node.event.event_id)
+        elif level < levels:
+            stack.extend((c, copy.children, level + 1) for c in reversed(node.children))
+    return top, cut
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(n.strip() for n in text.split(",") if n.strip())
+
+
+def trial_events(client: Client, tenant: str, trial: str, job: str = "") -> tuple[list[AgentEvent], bool]:
+    """The events of the trial's trace (at most MAX_EVENTS), and whether there were more."""
+    parameters = {"trial": trial, "job": job, "limit": MAX_EVENTS + 1, "tenant": tenant}
+    form, names = agent_twins.bind(client.query(_FORM, parameters=parameters).result_rows[0])
+    rows = client.query(_SELECT[form], parameters={**parameters, **names}).result_rows
+    return [from_row(r) for r in rows[:MAX_EVENTS]], len(rows) > MAX_EVENTS
+
+
+def trace_router() -> APIRouter:
+    router = APIRouter(tags=["trials"])
+
+    @router.get("/api/trials/{trial}/trace", response_model=TrialTrace,
+                summary="The trial's span tree: kinds resolved across the trace, facts, timing quality")
+    def trial_trace(
+        trial: str, request: Request, job: str = "",
+        hide: Annotated[str, Query(description="comma-separated kinds left out, each with its subtree")] = "",
+        hide_span: Annotated[str, Query(description="comma-separated span EventIds left out with their subtrees")] = "",
+        zoom: Annotated[str, Query(description="a span's EventId: the axis is its extent, the rows its subtree")] = "",
+    ) -> TrialTrace:
+        view = View(_names(hide), _names(hide_span), zoom.strip())
+        if unknown := sorted(view.hide - set(KINDS)):
+            raise HTTPException(400, f"hide: {', '.join(unknown)} is not a kind (kinds: {', '.join(KINDS)})")
+        store: Store = request.app.state.store
+        tenant = tenant_of(request)
+        events, truncated = trial_events(store.client, tenant, trial, job)
+        if not events:
+            raise HTTPException(404, f"no agent events for trial {trial!r}" + (f" in job {job!r}" if job else ""))
+        tree = build_tree(with_decisions(store.client, tenant, events))
+        roots, hidden = shown(tree.roots, view)
+        try:
+            axis, rows = trace_rows(roots, view)
+        except ValueError as exc:
+            raise HTTPException(400, str(exc)) from None
+        jobs = [job] if job else sorted({e.job for e in events if e.job})
+        totals = load_totals(store.client, tenant, trial, jobs).to_json()
+        roots, unnested = nested(roots)
+        return TrialTrace(trial=trial, truncated=truncated, hidden=hidden, axis=axis, rows=rows, totals=totals,
+                          events=tree.events, orphans=tree.orphans, kinds=tree.kinds, roots=roots, unnested=unnested)
+
+    return router

@@ -1,0 +1,1 @@
+"""The command line: `harborlight serve`, the query commands, import and export (main.py registers them)."""

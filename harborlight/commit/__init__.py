@@ -1,0 +1,1 @@
+"""The write path behind the write-ahead log: the committer groups logged requests and inserts them into the store."""

@@ -1,0 +1,69 @@
+"""OTLP/HTTP: POST /v1/traces, /v1/logs, /v1/metrics with protobuf or JSON bodies, gzip or not, and the
+MLflow experiment routes its MLflow-speaking clients call first (harborlight/ingest/mlflow.py)."""
+
+from fastapi import APIRouter, Request, Response
+from google.protobuf import json_format
+from google.rpc import error_details_pb2, status_pb2
+
+from harborlight.ingest import mlflow
+from harborlight.ingest.auth import Authenticator, Unauthorized
+from harborlight.ingest.errors import IngestError, InvalidRequest, Unauthenticated
+from harborlight.ingest.otlp_json import json_to_protobuf
+from harborlight.ingest.receiver import Receiver
+from harborlight.ingest.request_body import inflate, read_limited
+from harborlight.ingest.signals import SIGNALS, SignalSpec, response
+from harborlight.store import Signal
+
+PROTOBUF = "application/x-protobuf"
+DUPLICATE_HEADER = "X-Harborlight-Duplicate"  # the request was stored before: acknowledged, not stored again
+JSON = "application/json"
+
+
+def _reply(message, as_json: bool, status: int = 200, headers: dict | None = None) -> Response:
+    if as_json:
+        body = json_format.MessageToJson(message, indent=None)
+        return Response(body, status_code=status, media_type=JSON, headers=headers)
+    return Response(message.SerializeToString(), status_code=status, media_type=PROTOBUF, headers=headers)
+
+
+def otlp_router(receiver: Receiver, authenticator: Authenticator, max_body_bytes: int) -> APIRouter:
+    router = APIRouter(tags=["OTLP/HTTP"])
+
+    def add(spec: SignalSpec) -> None:
+        async def export(request: Request) -> Response:
+            content_type = request.headers.get("content-type", PROTOBUF).split(";")[0].strip().lower()
+            as_json = content_type == JSON
+            try:
+                try:
+                    caller = authenticator.authenticate(request.headers.get("authorization"))
+                except Unauthorized as exc:
+                    raise Unauthenticated(str(exc)) from exc
+                if content_type not in (PROTOBUF, JSON):
+                    raise InvalidRequest(f"unsupported Content-Type {content_type!r}; use {PROTOBUF} or {JSON}")
+                body = await read_limited(request.headers.get("content-length"), request.stream(), max_body_bytes)
+                body = inflate(body, request.headers.get("content-encoding", ""), max_body_bytes)
+                if as_json:
+                    body = json_to_protobuf(spec, body)
+                if spec.signal is Signal.traces and (experiment := request.headers.get(mlflow.EXPERIMENT_HEADER)):
+                    body = mlflow.name_job(body, mlflow.job_of(experiment))
+                result = await receiver.export(spec.signal, body, caller)
+            except IngestError as exc:
+                status = status_pb2.Status(code=exc.grpc_code.value[0], message=str(exc))
+                if exc.retry_after:  # as the gRPC answer carries it (harborlight/ingest/grpc_server.py retry_details)
+                    info = error_details_pb2.RetryInfo()
+                    info.retry_delay.FromSeconds(exc.retry_after)
+                    status.details.add().Pack(info)
+                headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else {}
+                if isinstance(exc, Unauthenticated):
+                    headers["WWW-Authenticate"] = "Bearer"
+                return _reply(status, as_json, exc.http_status, headers)
+            # An importer says how much was new; OTLP's answer has no field for a request stored before.
+            headers = {DUPLICATE_HEADER: "true"} if result.duplicate else None
+            return _reply(response(spec, result.rejected, result.message), as_json, headers=headers)
+
+        router.add_api_route(spec.http_path, export, methods=["POST"], summary=f"OTLP/HTTP {spec.signal} export")
+
+    for spec in SIGNALS.values():
+        add(spec)
+    router.include_router(mlflow.mlflow_router(authenticator))  # what MLflow's OTLP clients ask first
+    return router

@@ -1,0 +1,124 @@
+"""Trace-level resolution of agent events (pure): the span tree, and the kinds only a tree tells.
+
+- An agent-like span (rule resolve="agent") is a `session` at the top, and a `subagent` when a
+  tool span or another agent span is among its ancestors.
+- A span that only brackets one child of the same name is a `group`.
+- A non-leaf `group` directly under a tool span that reaches a model call is a `subagent`
+  (Laminar names sub-agent spans after the sub-agent, with no kind of their own).
+- A span whose parent was not received is kept as a root and flagged `orphan`; arrival order does
+  not matter, so late spans take their place whenever the trace is read again.
+- Log events hang under the span they were emitted in, when that span is present.
+- Derived child records (reasoning, output, user text a span carried; Provenance kind `derived`)
+  share their carrier's SpanId and hang under it: their ParentSpanId is the carrier's EventId.
+"""
+
+from collections import defaultdict
+
+from pydantic import BaseModel
+
+from harborlight.read.statements.agent_events import AgentEvent
+
+
+class TraceNode(BaseModel):
+    event: AgentEvent
+    kind: str  # resolved kind (event.kind is what the rules alone said)
+    orphan: bool
+    children: list["TraceNode"]
+
+
+class TraceTree(BaseModel):
+    roots: list[TraceNode]
+    events: int
+    orphans: int
+    kinds: dict[str, int]
+
+
+def _derived(event: AgentEvent) -> bool:
+    return event.provenance.get("kind") == "derived"
+
+
+def _parent_id(event: AgentEvent) -> str:
+    """The EventId of the record this one hangs under: a span's parent span, the span a log event
+    was emitted in, a derived record's carrier (a span's EventId is its SpanId)."""
+    return event.parent_span_id if event.source == "otel_traces" or _derived(event) else event.span_id
+
+
+def _key(event: AgentEvent) -> str:
+    return f"{event.trace_id}/{event.event_id}"
+
+
+def _order(event: AgentEvent) -> tuple:
+    """Start time; at a carrier's start, its derived records first, in the order they were found
+    (`<carrier>:<kind>:<n>`)."""
+    if _derived(event):
+        return event.start_unix_nano, 0, int(event.event_id.rsplit(":", 1)[1]), event.event_id
+    return event.start_unix_nano, 1, 0, event.event_id
+
+
+def build_tree(events: list[AgentEvent]) -> TraceTree:
+    """The tree, read iteratively in linear time (plus sorting siblings): any depth."""
+    parents = {_key(e): e for e in events if not _derived(e)}
+    children: dict[str, list[AgentEvent]] = defaultdict(list)
+    roots: list[AgentEvent] = []
+    orphans: set[str] = set()
+    for event in events:
+        parent = _parent_id(event)
+        parent_key = f"{event.trace_id}/{parent}"
+        if parent and parent_key in parents and parent_key != _key(event):
+            children[parent_key].append(event)
+        else:
+            roots.append(event)
+            if (event.source == "otel_traces" or _derived(event)) and parent:
+                orphans.add(event.event_id)
+    nodes = [_new(e, orphans) for e in sorted(roots, key=_order)]
+    # Top-down (explicit stack): each node's kind from the rules and its ancestors, as its ancestors
+    # were resolved before their own children were read (below); (node, parent, under an agent or a tool).
+    order: list[tuple[TraceNode, TraceNode | None]] = []
+    stack: list[tuple[TraceNode, TraceNode | None, bool]] = [(n, None, False) for n in reversed(nodes)]
+    while stack:
+        node, parent, under_agent = stack.pop()
+        node.kind = _resolve(node.event, parent is not None, under_agent, node.orphan)
+        order.append((node, parent))
+        kids = [_new(k, orphans) for k in sorted(children.get(_key(node.event), []), key=_order)]
+        node.children = kids
+        below = under_agent or node.kind == "tool" or node.event.resolve == "agent"
+        stack.extend((k, node, below) for k in reversed(kids))
+    # Bottom-up (children before their parents): what only the subtree tells.
+    pre_kinds = {id(node): node.kind for node, _ in order}
+    reaches_model: dict[int, bool] = {}
+    for node, parent in reversed(order):
+        span_kids = [c for c in node.children if c.event.source == "otel_traces" and not _derived(c.event)]
+        if len(span_kids) == 1 and span_kids[0].event.name == node.event.name and node.kind not in ("session", "subagent"):
+            node.kind = "group"
+        below = any(c.kind == "llm_request" or reaches_model[id(c)] for c in node.children)
+        if node.kind == "group" and parent is not None and pre_kinds[id(parent)] == "tool" and below:
+            node.kind = "subagent"
+        reaches_model[id(node)] = below
+    kinds: dict[str, int] = defaultdict(int)
+    for node, _ in order:
+        kinds[node.kind] += 1
+    return TraceTree(roots=nodes, events=len(events), orphans=len(orphans), kinds=dict(kinds))
+
+
+def _new(event: AgentEvent, orphans: set[str]) -> TraceNode:
+    return TraceNode(event=event, kind=event.kind, orphan=event.event_id in orphans, children=[])
+
+
+def _resolve(event: AgentEvent, has_parent: bool, under_agent: bool, orphan: bool) -> str:
+    """`under_agent`: a tool span or an agent span is among the ancestors."""
+    if event.resolve == "agent":
+        if orphan and not has_parent:
+            return event.kind  # the parent was not seen: keep what the rules said
+        return "subagent" if under_agent else "session"
+    if event.resolve == "root_session":
+        return "session" if not has_parent and not orphan else "group"
+    return event.kind
+
+
+def walk(nodes: list[TraceNode]):
+    """Every node under `nodes`, depth first in the tree's order; iterative."""
+    stack = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(node.children))

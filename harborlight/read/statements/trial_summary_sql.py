@@ -1,0 +1,87 @@
+"""The SQL of the stored trial rows (harborlight/store/sql/trial_rows.sql): which trial names changed since their
+rows were derived, which trials those changes touch, and the stored rows read back.
+
+A trial name is stale when more agent events have arrived under it (trial_arrivals) than when its rows
+were derived (trial_summarized). A change under one name can move another trial: a record named after
+its trace joins the trial its trace names (harborlight/agent/identity.py), and a record that names a trace
+takes the trace's records from the trial that was named after it; sessions likewise. So the trials
+derived again are the stale names, the trials their traces' and sessions' records join, and the names
+those records went by (their traces' ids, their sessions).
+"""
+
+from harborlight.api.tenancy import AGENT_TENANT_FILTER
+from harborlight.agent.identity import renames
+
+# (tenant, trial name, events arrived) of every name whose rows are older than its events ({tenant} '':
+# every tenant's). Both tables hold a row per name once merged: this reads trials, never events.
+STALE = f"""
+SELECT a.Tenant, a.TrialKey, a.Arrived
+FROM (SELECT Tenant, TrialKey, sum(Arrived) AS Arrived FROM trial_arrivals
+      WHERE {AGENT_TENANT_FILTER} GROUP BY Tenant, TrialKey) AS a
+LEFT JOIN (SELECT Tenant, TrialKey, argMax(Arrived, Version) AS Done FROM trial_summarized
+           WHERE {AGENT_TENANT_FILTER} GROUP BY Tenant, TrialKey) AS s
+    ON a.Tenant = s.Tenant AND a.TrialKey = s.TrialKey
+WHERE a.Arrived != s.Done
+ORDER BY a.Tenant, a.TrialKey
+"""
+
+_KEYS = "Tenant = {tenant:String} AND TrialName IN {keys:Array(String)}"
+# The other trial names a change under {keys} may move (see the module): the traces' ids, the trials the
+# records named after their traces or sessions join, and the names those records went by.
+TOUCHED = f"""
+SELECT DISTINCT TraceId FROM agent_events WHERE {_KEYS} AND TraceId != ''
+UNION DISTINCT
+SELECT trial FROM ({renames(_KEYS)}) WHERE trial IS NOT NULL
+UNION DISTINCT
+SELECT trace FROM ({renames(_KEYS)})
+"""
+
+# The (job, trial) rows stored under the given names, whatever their job (to delete those that are gone).
+STORED_NAMES = """
+SELECT job, trial FROM trial_rows FINAL
+WHERE Tenant = {tenant:String} AND trial IN {trials:Array(String)}
+"""
+
+# Stored rows of `jobs` (all when empty) named `trial` (any when ''), in trial-name order after `after`.
+_READ_WHERE = f"""{AGENT_TENANT_FILTER}
+  AND (empty({{jobs:Array(String)}}) OR job IN {{jobs:Array(String)}})
+  AND ({{trial:String}} = '' OR trial = {{trial:String}})
+  AND trial > {{after:String}}"""
+FACTS = f"""
+SELECT Facts, first_seen, last_seen, n_events FROM trial_rows FINAL
+WHERE {_READ_WHERE}
+ORDER BY trial, job
+LIMIT {{limit:UInt32}}
+"""
+ROWS = f"""
+SELECT Row FROM trial_rows FINAL
+WHERE {_READ_WHERE}
+ORDER BY trial, job
+LIMIT {{limit:UInt32}}
+"""
+
+# (job, trial, outcome, reward) of the stored rows named `trials` (what a live watcher is told when they end).
+VERDICTS = """
+SELECT job, trial, outcome, reward FROM trial_rows FINAL
+WHERE Tenant = {tenant:String} AND trial IN {trials:Array(String)}
+"""
+
+# A page of job names, in name order; and the jobs a trial name is in (a trial name should be unique).
+JOB_NAMES = f"""
+SELECT DISTINCT job FROM trial_rows FINAL
+WHERE {AGENT_TENANT_FILTER} AND job > {{after:String}}
+ORDER BY job
+LIMIT {{limit:UInt32}}
+"""
+TRIAL_JOBS = f"""
+SELECT DISTINCT job FROM trial_rows FINAL
+WHERE {AGENT_TENANT_FILTER} AND trial = {{trial:String}}
+ORDER BY job
+LIMIT 100
+"""
+
+# A job's stored rows' generation: it changes whenever any of its trials' rows is derived again.
+GENERATION = f"""
+SELECT count(), max(Version) FROM trial_rows
+WHERE {AGENT_TENANT_FILTER} AND job = {{job:String}}
+"""

@@ -1,0 +1,220 @@
+"""Derives the stored trial rows (trial_rows) again for the trials whose events changed, and the job rows
+(job_rows) of their jobs.
+
+The derivation is harborlight/read/derive/'s (the same trial facts, outcome and timings the events give; the same job
+row from the trials' facts); this module only finds what changed (harborlight/read/statements/trial_summary_sql.py),
+loads those trials' facts from their events (harborlight/read/statements/load_trials.py) and writes the rows. It writes
+the trial rows first, then their jobs' rows, and the arrival counts they were derived at last, so a process
+that dies in between leaves the names stale and the next refresh derives them again: a reader never keeps a
+row older than the events it has seen.
+Readers refresh before they read (a few ms when nothing changed); the server also refreshes after each
+commit (TrialRowsKeeper), so the dashboards' plain SELECTs see fresh rows.
+"""
+
+import json
+import logging
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+
+from clickhouse_connect.driver.client import Client
+
+from harborlight.read.derive.records import LoadedTrial
+from harborlight.read.derive.rows_json import job_row, trial_row
+from harborlight.read.statements.job_rows_sql import UNDERIVED
+from harborlight.read.statements.load_trials import load_trials
+from harborlight.read.statements.stored_jobs import stored_job_rows
+from harborlight.read.statements.stored_trials import facts_json, stored_rows, stored_trials
+from harborlight.read.statements.trial_summary_sql import STALE, STORED_NAMES, TOUCHED
+from harborlight.store import Store
+
+log = logging.getLogger(__name__)
+
+CHUNK = 500  # trial names derived per statement
+REST = 2.0  # the keeper's pause after a refresh, in lengths of that refresh
+MAX_PAUSE_SECONDS = 5.0
+_columns: dict[tuple[int, str], list[str]] = {}  # a table's stored columns, per connection
+
+
+def refresh(client: Client, tenant: str = "") -> int:
+    """Derives again the rows of every trial whose events changed since theirs were derived ({tenant} '':
+    every tenant's). Returns how many trial names were stale. Two refreshes at once (a reader's and the
+    keeper's) may derive the same trial: each writes the same row, the newer version wins."""
+    stale = client.query(STALE, parameters={"tenant": tenant}).result_rows
+    by_tenant: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for owner, key, arrived in stale:
+        by_tenant[owner].append((key, arrived))
+    for owner, keys in by_tenant.items():
+        jobs: set[str] = set()
+        for at in range(0, len(keys), CHUNK):
+            jobs |= _derive(client, owner, keys[at:at + CHUNK])
+        derive_jobs(client, owner, sorted(jobs))
+        for at in range(0, len(keys), CHUNK):
+            client.insert("trial_summarized", [[owner, key, arrived, time.time_ns()] for key, arrived in keys[at:at + CHUNK]],
+                          column_names=["Tenant", "TrialKey", "Arrived", "Version"])
+    return len(stale)
+
+
+def rows_reshaped(client: Client) -> bool:
+    """Whether the stored rows were derived by code whose rows have other fields than today's (a trial row
+    and its job's row, derived again from the stored facts, compared by their fields): a store from before
+    a field was added or removed."""
+    sample = stored_trials(client, "", limit=1)
+    if not sample:
+        return False
+    trial = sample[0].facts
+    stored = stored_rows(client, "", jobs=[trial.job], trial=trial.trial, limit=1)
+    if not stored or set(stored[0]) != set(trial_row(sample[0])):
+        return True
+    job = stored_job_rows(client, "", [trial.job]).get(trial.job)
+    facts = [t.facts for t in stored_trials(client, "", jobs=[trial.job])]
+    return job is not None and set(job) != set(job_row(trial.job, facts))
+
+
+def restale_all(client: Client) -> None:
+    """Marks every trial name stale (derived at zero events), so the next refresh derives every trial row
+    and job row again; the same statement on one engine and on a cluster's tables."""
+    client.command(f"INSERT INTO trial_summarized (Tenant, TrialKey, Arrived, Version) "
+                   f"SELECT DISTINCT Tenant, TrialKey, 0, {time.time_ns()} FROM trial_arrivals")
+
+
+def derive_underived_jobs(client: Client) -> int:
+    """Derives the rows of the jobs whose trials are stored without one (a store from before job rows)."""
+    by_tenant: dict[str, list[str]] = defaultdict(list)
+    for owner, job in client.query(UNDERIVED).result_rows:
+        by_tenant[owner].append(job)
+    for owner, jobs in by_tenant.items():
+        derive_jobs(client, owner, jobs)
+    return sum(len(jobs) for jobs in by_tenant.values())
+
+
+def derive_jobs(client: Client, tenant: str, jobs: Sequence[str], delete_empty: bool = True) -> None:
+    """Derives the rows of `jobs` again from their stored trial rows; a job with none left is deleted
+    (delete_empty), else passed over (a reader asking for a job that never was writes nothing)."""
+    if not jobs:
+        return
+    version = time.time_ns()
+    trials: dict[str, list[LoadedTrial]] = {job: [] for job in jobs}
+    for t in stored_trials(client, tenant, jobs=jobs):
+        trials[t.facts.job].append(t)
+    columns = _stored_columns(client, "job_rows")
+    rows = []
+    for job, loaded in trials.items():
+        if not loaded:
+            if not delete_empty:
+                continue
+            rows.append([{"Tenant": tenant, "Version": version, "Deleted": 1, "job": job}.get(c, _empty(c))
+                         for c in columns])
+            continue
+        row = job_row(job, [t.facts for t in loaded])
+        seen = {"first_seen": min((t.first_seen for t in loaded if t.first_seen is not None), default=None),
+                "last_seen": max((t.last_seen for t in loaded if t.last_seen is not None), default=None)}
+        rows.append(_stored_values(tenant, version, row, columns, seen))
+    if rows:
+        client.insert("job_rows", rows, column_names=columns)
+
+
+def _stored_columns(client: Client, table: str) -> list[str]:
+    key = (id(client), table)
+    if key not in _columns:
+        _columns[key] = [r[0] for r in client.query(f"DESCRIBE TABLE {table}").result_rows if r[2] == ""]  # not ALIAS
+    return _columns[key]
+
+
+def _derive(client: Client, tenant: str, keys: Sequence[tuple[str, int]]) -> set[str]:
+    """Derives the trial rows the changed names touch; returns the jobs those trials are (or were) in."""
+    columns = _stored_columns(client, "trial_rows")
+    version = time.time_ns()  # before the reads: a derivation from newer events always wins
+    names = [key for key, _ in keys]
+    touched = {r[0] for r in client.query(TOUCHED, parameters={"tenant": tenant, "keys": names}).result_rows}
+    trials = sorted((set(names) | touched) - {""})
+    loaded = load_trials(client, tenant, trials=trials) if trials else []
+    present = {(t.facts.job, t.facts.trial) for t in loaded}
+    gone = [(job, trial) for job, trial in client.query(
+        STORED_NAMES, parameters={"tenant": tenant, "trials": trials}).result_rows if (job, trial) not in present]
+    rows = [_stored_row(tenant, version, t, columns) for t in loaded]
+    rows += [[{"Tenant": tenant, "Version": version, "Deleted": 1, "job": job, "trial": trial}.get(c, _empty(c))
+              for c in columns] for job, trial in gone]
+    if rows:
+        client.insert("trial_rows", rows, column_names=columns)
+    log.debug("derived %d trial rows again (%d gone) for %d changed names", len(loaded), len(gone), len(keys))
+    return {t.facts.job for t in loaded} | {job for job, _ in gone}
+
+
+def _empty(column: str) -> object:
+    return {"Facts": "", "Row": "", "is_running": False, "n_events": 0, "counts": {}}.get(column)
+
+
+def _stored_row(tenant: str, version: int, trial: LoadedTrial, columns: list[str]) -> list[object]:
+    """The row the API answers, its fields (else the facts') as the table's columns by the same names."""
+    facts = {c: getattr(trial.facts, c) for c in columns if hasattr(trial.facts, c)}
+    return _stored_values(tenant, version, trial_row(trial), columns, facts, Facts=facts_json(trial.facts))
+
+
+def _stored_values(tenant: str, version: int, row: dict, columns: list[str], other: dict, **extra: object
+                   ) -> list[object]:
+    """A stored row: the API row's fields as the table's columns by the same names (a valued field's value),
+    else `other`'s, and the API row itself as Row."""
+    values = {"Tenant": tenant, "Version": version, "Deleted": 0, "Row": json.dumps(row, separators=(",", ":")),
+              **extra}
+    for column in columns:
+        if column not in values:
+            value = row[column] if column in row else other[column]
+            value = value["value"] if isinstance(value, dict) and "provenance" in value else value
+            values[column] = _empty(column) if value is None else value
+    return [values[c] for c in columns]
+
+
+class TrialRowsKeeper:
+    """Refreshes the stored trial and job rows on a thread and a connection of its own whenever woken (after
+    each commit, and once on start for a store with trials or jobs not derived yet), so every reader finds
+    them fresh."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store.another_connection()
+        self._wake = threading.Event()
+        self._stopping = False
+        self._stopped = threading.Event()
+        self._checked = False  # rows of older code and jobs without rows derived, once after the start
+        self._thread = threading.Thread(target=self._run, name="trial-rows", daemon=True)
+
+    def start(self) -> "TrialRowsKeeper":
+        self._thread.start()
+        self.wake()
+        return self
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._stopped.set()
+        self._wake.set()
+        self._thread.join()
+        if self._store.embedded:
+            self._store.client.close()
+
+    def wake(self, *_: object) -> None:
+        self._wake.set()
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            if self._stopping:
+                return
+            self._wake.clear()
+            began = time.monotonic()
+            try:
+                # Once after the start: rows derived by older code, and jobs without a row, are derived.
+                if not self._checked and rows_reshaped(self._store.client):
+                    log.warning("the stored trial and job rows have other fields than this version derives: "
+                                "deriving every one again")
+                    restale_all(self._store.client)
+                refresh(self._store.client)
+                if not self._checked:
+                    derive_underived_jobs(self._store.client)
+                    self._checked = True
+            except Exception:  # the next wake, or a reader's own refresh, tries again
+                log.exception("could not derive the changed trials' rows")
+            # While trials keep changing, a refresh follows the last one only after a pause of REST times its
+            # length, so it takes the store at most 1 / (1 + REST) of the time the commits also need; the
+            # commits' wakes meanwhile coalesce into one refresh. API reads refresh for themselves first.
+            self._stopped.wait(min(REST * (time.monotonic() - began), MAX_PAUSE_SECONDS))

@@ -1,0 +1,195 @@
+"""What an agent event says, read from its raw attributes (pure): user text, the model's output
+(text, reasoning, tool calls), a tool call's arguments and result. One alias list per piece, first
+present wins, covering GenAI semconv (its latest messages attributes and its 1.30 message events, whose
+log body is the message: `{"content"}`, `{"content", "tool_calls"}`, gen_ai.choice's
+`{"index", "finish_reason", "message": {...}}`), OpenInference, Claude Code, Codex and Gemini CLI."""
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from harborlight.transfer import atif_attributes as A
+from harborlight.transfer.telemetry import Event
+from harborlight.agent.rules import NEW_TURN_MESSAGES
+
+USER_TEXT = ("prompt", "user_prompt", "input.value", "body")
+OUTPUT_TEXT = ("output.value", "response", "response_text", "body")
+GEMINI_RESPONSE = "response_text"  # gemini_cli.api_response: its response chunks as JSON, read as output messages
+REASONING_TEXT = ("metadata.reasoning_content", "reasoning", "reasoning_content")
+ARGUMENTS = (A.TOOL_ARGUMENTS, "tool_input", "arguments", "function_args", "ai.toolCall.args", "tool_arguments",
+             "input.value", "tool_parameters")
+RESULT = (A.TOOL_RESULT, "output.value", "output", "ai.toolCall.result", "tool_result")
+TOOL_OUTPUT_EVENT = ("tool.output", ("output", "content"))
+
+
+@dataclass
+class ModelOutput:
+    text: str | None = None
+    reasoning: str | None = None
+    tool_calls: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)  # (id, name, arguments)
+
+
+def load_json(text: str | None) -> Any:
+    if text is None or text == "":
+        return None
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        return None
+
+
+def _first(attributes: dict[str, str], keys: tuple[str, ...]) -> str | None:
+    return next((attributes[k] for k in keys if attributes.get(k) not in (None, "")), None)
+
+
+def _part_kind(part: dict) -> str | None:
+    """text, reasoning or tool_call: a GenAI part says it in `type`; a Gemini part (Gemini CLI's output
+    messages and response chunks) by its keys: `functionCall`, or `text` with `thought` for reasoning."""
+    if "type" in part:
+        return part["type"]
+    if "functionCall" in part:
+        return "tool_call"
+    if "text" in part:
+        return "reasoning" if part.get("thought") else "text"
+    return None
+
+
+def _parts_text(parts: Any, kinds: tuple[str, ...]) -> str | None:
+    if not isinstance(parts, list):
+        return None
+    texts = [str(p.get("content") if p.get("content") is not None else p.get("text", ""))
+             for p in parts if isinstance(p, dict) and _part_kind(p) in kinds]
+    return "".join(texts) if texts else None
+
+
+def _tool_call(part: dict) -> tuple[str, str, dict[str, Any]]:
+    call = part.get("functionCall") if isinstance(part.get("functionCall"), dict) else part
+    return (str(call.get("id") or ""), str(call.get("name") or ""),
+            as_arguments(call.get("arguments", call.get("args"))))
+
+
+def _output_messages(attributes: dict[str, str]) -> list | None:
+    """The model's output messages: GenAI's, or the contents of the response chunks Gemini CLI logs."""
+    messages = load_json(attributes.get(A.OUTPUT_MESSAGES))
+    if isinstance(messages, list):
+        return messages
+    chunks = load_json(attributes.get(GEMINI_RESPONSE))
+    if isinstance(chunks, list) and chunks and all(isinstance(c, dict) and "candidates" in c for c in chunks):
+        return [candidate.get("content") for chunk in chunks for candidate in chunk.get("candidates") or []
+                if isinstance(candidate, dict)]
+    return None
+
+
+def _content_text(content: Any) -> str | None:
+    """A GenAI 1.30 message's `content`: a string, or parts of which the text ones count."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return _parts_text(content, ("text",))
+    return None
+
+
+def _body_message(event: Event) -> dict | None:
+    """The message a GenAI 1.30 message event's body holds (gen_ai.choice's under `message`), else None."""
+    if event.source != "otel_logs":
+        return None
+    body = load_json(event.attributes.get("body"))
+    if not isinstance(body, dict):
+        return None
+    message = body.get("message") if isinstance(body.get("message"), dict) else body
+    return message if "content" in message or "tool_calls" in message else None
+
+
+def _body_tool_call(call: Any) -> tuple[str, str, dict[str, Any]] | None:
+    """A 1.30 message's tool call: `{"id", "type": "function", "function": {"name", "arguments"}}`."""
+    if not isinstance(call, dict):
+        return None
+    function = call.get("function") if isinstance(call.get("function"), dict) else call
+    return str(call.get("id") or ""), str(function.get("name") or ""), as_arguments(function.get("arguments"))
+
+
+def new_user_turn(event: Event) -> str | None:
+    """The user's new turn a model call carries: the text of its input messages' last message when that is
+    the user's text (harborlight/agent/rules.py NEW_TURN_MESSAGES, the rule the agent views derive its
+    user_message by), else None (a call that answers a tool result, or replays nothing new)."""
+    messages = load_json(event.attributes.get(NEW_TURN_MESSAGES))
+    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+        return None
+    last = messages[-1]
+    if last.get("role") != "user":
+        return None
+    return _parts_text(last.get("parts"), ("text",)) if any(
+        isinstance(p, dict) and p.get("type") == "text" for p in last.get("parts") or []) else None
+
+
+def user_message(event: Event) -> tuple[str, str]:
+    """(role, text) of a user or system message."""
+    body = _body_message(event)
+    if body is not None and (text := _content_text(body.get("content"))) is not None:
+        return "user", text
+    messages = load_json(event.attributes.get(A.INPUT_MESSAGES))
+    if isinstance(messages, list):
+        for message in reversed(messages):
+            if isinstance(message, dict) and message.get("role") in ("user", "system"):
+                return message["role"], _parts_text(message.get("parts"), ("text",)) or str(message.get("content") or "")
+    text = _first(event.attributes, USER_TEXT)
+    return "user", "" if text is None or text == event.name else text
+
+
+def model_output(event: Event) -> ModelOutput:
+    out = ModelOutput()
+    body = _body_message(event)
+    if body is not None:
+        text = _content_text(body.get("content"))
+        out.text = text or None
+        calls = body.get("tool_calls")
+        out.tool_calls = [c for c in map(_body_tool_call, calls if isinstance(calls, list) else []) if c]
+        return out
+    messages = _output_messages(event.attributes)
+    if isinstance(messages, list):
+        for message in messages:
+            if not isinstance(message, dict):
+                continue
+            parts = message.get("parts") or []
+            text = _parts_text(parts, ("text",))
+            reasoning = _parts_text(parts, ("reasoning",))
+            out.text = text if out.text is None else out.text + (text or "")
+            out.reasoning = reasoning if out.reasoning is None else out.reasoning + (reasoning or "")
+            for part in parts:
+                if isinstance(part, dict) and _part_kind(part) == "tool_call":
+                    out.tool_calls.append(_tool_call(part))
+        return out
+    if event.kind in ("llm_request", "output"):
+        text = _first(event.attributes, OUTPUT_TEXT)
+        out.text = None if text == event.name else text
+    out.reasoning = _first(event.attributes, REASONING_TEXT)
+    return out
+
+
+def as_arguments(value: Any) -> dict[str, Any]:
+    """ATIF arguments are an object: JSON objects as they are, anything else under "input"."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        parsed = load_json(value)
+        if isinstance(parsed, dict):
+            return parsed
+        return {"input": value} if value else {}
+    return {} if value is None else {"input": value}
+
+
+def tool_arguments(event: Event) -> dict[str, Any]:
+    return as_arguments(_first(event.attributes, ARGUMENTS))
+
+
+def tool_result(event: Event) -> str | None:
+    text = _first(event.attributes, RESULT)
+    if text is not None:
+        return text
+    name, keys = TOOL_OUTPUT_EVENT
+    for span_event in event.span_events:
+        if span_event.name == name:
+            found = _first(span_event.attributes, keys)
+            if found is not None:
+                return found
+    return None

@@ -1,1 +1,0 @@
-"""Derivations over the store and the HTTP API that serves them."""
