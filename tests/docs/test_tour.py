@@ -1,5 +1,6 @@
 """The README's five-minute tour, run as a newcomer would paste it: against `harborlight serve`, each
-command answers (exit 0, nothing on stderr) about the trial Claude Code recorded in the real-agent tests."""
+command of its block answers (exit 0, nothing on stderr) about the two Harbor jobs shipped in
+examples/harbor-jobs, and the answers show solve rates, pass@k with intervals, and a comparison."""
 
 import os
 import re
@@ -11,6 +12,7 @@ from tests.support.servers import SubprocessServer
 
 ROOT = Path(__file__).resolve().parents[2]
 TOUR_URL = "http://127.0.0.1:4318"
+INTERVAL = r"\[\d+\.\d+%?,\s+\d+\.\d+%?\]"
 
 
 def _tour() -> list[str]:
@@ -24,15 +26,27 @@ def test_the_tour_runs(tmp_path):
     srv = SubprocessServer(tmp_path / "store").start()
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
            "COLUMNS": "200"}  # a terminal wide enough that table cells are not wrapped
+    (tmp_path / "examples").symlink_to(ROOT / "examples")  # run where a clone's root would be, writing here
+    answers: dict[str, str] = {}
     try:
-        answers = {}
         for command in _tour():
-            done = subprocess.run(command.replace(TOUR_URL, srv.http_url), shell=True, cwd=ROOT, env=env,
-                                  capture_output=True, text=True, timeout=300)
+            done = subprocess.run(command.replace(TOUR_URL, srv.http_url), shell=True, cwd=tmp_path, env=env,
+                                  capture_output=True, text=True, timeout=600)
             assert (done.returncode, done.stderr) == (0, ""), f"{command}\n{done.stderr}"
-            answers[command.split()[1]] = done.stdout
+            key = command.split()[1] + (" html" if "--format html" in command else "")
+            answers[key] = answers.get(key, "") + done.stdout
     finally:
         srv.stop()
-    assert "claude-code-three-turn-http" in answers["jobs"] or "fixture-claude-code-three-turn" in answers["jobs"]
-    assert "claude-sonnet-4-5" in answers["trial"]  # the model of its three main turns
-    assert "Write" in answers["spans"] and "Read" in answers["spans"]  # the episode's two tool calls
+    jobs = answers["jobs"]
+    assert "tour-hasty" in jobs and "tour-careful" in jobs and "60.0%" in jobs and "90.0%" in jobs
+    assert re.search(r"k=2 \d\.\d{3}", jobs) and re.search(INTERVAL, jobs)  # pass@k, with intervals
+    report = answers["report"]
+    assert re.search(r"raw solve rate \[95% CI\]\s+│ 60\.0% " + INTERVAL, report)
+    assert re.search(r"pass@k \[95% CI\]\s+│ k=2: \d\.\d{3} " + INTERVAL, report)
+    assert "rate_limited" in report and "ApiRateLimitError" in answers["trial"]
+    assert "harbor.verifier" in answers["trace"] and "execute_tool Bash" in answers["trace"]
+    compare = answers["compare"]
+    assert "10 matched task(s)" in compare and re.search(r"\+\d+\.\d pts \[[+-]\d+\.\d, [+-]\d+\.\d\]", compare)
+    html = (tmp_path / "report.html").read_text()
+    assert html.lower().startswith("<!doctype html")
+    assert "tour-careful" in html and "pass@k" in html
