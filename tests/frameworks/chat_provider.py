@@ -1,6 +1,7 @@
 """A fake model provider: a tool call, then the final answer, in whichever API shape the agent speaks.
 
-Call 1 answers with the tool call read_file(path=FILE_PATH), every later call with ANSWER; each call's usage
+Call 1 answers with the tool call read_file(path=FILE_PATH), every later call with ANSWER (as a call of the
+`final_answer` tool where the request offers one: smolagents' only way to answer); each call's usage
 is distinct, so a test can tell which call a count came from. Shapes: OpenAI chat completions
 (`/v1/chat/completions`, plain or streamed), the OpenAI Responses API (`/v1/responses`, plain or streamed)
 and the Gemini API (`models/{model}:generateContent` / `:streamGenerateContent?alt=sse`). `served` names
@@ -18,6 +19,7 @@ FILE_PATH = "/work/notes.txt"
 FILE_TEXT = "ship it"
 ANSWER = "The file says: ship <it> & \"celebrate\" \u2028 ✓"
 TOOL_CALL_ID = "call_read_1"
+FINAL_CALL_ID = "call_final_1"  # an agent that answers only through a final_answer tool (smolagents) gets it so
 MODEL = "gpt-fake-1"
 USAGES = [{"prompt_tokens": 31, "completion_tokens": 7, "total_tokens": 38},
           {"prompt_tokens": 53, "completion_tokens": 11, "total_tokens": 64}]
@@ -52,15 +54,19 @@ class ChatProvider(FakeProvider):
         usage = USAGES[min(turn, len(USAGES) - 1)]
         body = request.json()
         if api == "chat":
-            return _chat(turn, usage, bool(body.get("stream")))
+            final_tool = any((t.get("function") or {}).get("name") == "final_answer" for t in body.get("tools") or [])
+            return _chat(turn, usage, bool(body.get("stream")), final_tool)
         if api == "responses":
             return _responses(turn, usage, bool(body.get("stream")))
         return _gemini(turn, usage, request.path.endswith(":streamGenerateContent"))
 
 
-def _chat(turn: int, usage: dict, stream: bool) -> Reply:
-    if turn == 0:
+def _chat(turn: int, usage: dict, stream: bool, final_tool: bool = False) -> Reply:
+    if turn == 0 or final_tool:
         call = {"id": TOOL_CALL_ID, "type": "function", "function": {"name": "read_file", "arguments": ARGUMENTS}}
+        if turn:
+            call = {"id": FINAL_CALL_ID, "type": "function",
+                    "function": {"name": "final_answer", "arguments": json.dumps({"answer": ANSWER})}}
         message, finish = {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"
     else:
         message, finish = {"role": "assistant", "content": ANSWER}, "stop"
@@ -69,7 +75,7 @@ def _chat(turn: int, usage: dict, stream: bool) -> Reply:
         return Reply(body={**head, "object": "chat.completion",
                            "choices": [{"index": 0, "message": message, "finish_reason": finish}], "usage": usage})
     chunk = {**head, "object": "chat.completion.chunk"}
-    if turn == 0:
+    if finish == "tool_calls":
         delta = {"role": "assistant", "content": None, "tool_calls": [{"index": 0, **call}]}
     else:
         delta = {"role": "assistant", "content": ANSWER}

@@ -89,7 +89,7 @@ def run(grpc_endpoint: str, http_url: str, name: str, mode: str, service: str, j
     with ChatProvider() as provider, OtlpRelay(grpc_endpoint, http_url) as relay, \
             tempfile.TemporaryDirectory() as home:
         env = {key: value for key, value in os.environ.items() if not key.startswith(("OTEL_", "VIRTUAL_ENV"))}
-        env.update({**framework.modes[mode], "PYTHONPATH": str(ROOT), "HOME": home, "OPENAI_API_KEY": "fake",
+        env.update({**framework.modes[mode], "PYTHONPATH": str(ROOT), "HOME": home, "OPENAI_API_KEY": "fake", "GOOGLE_API_KEY": "fake",
                     "OTEL_RESOURCE_ATTRIBUTES": f"harbor.job.name={job},harbor.trial.name={trial}"})
         done = subprocess.run([str(framework.python), "-m", f"tests.frameworks.{framework.driver}", provider.url,
                                relay.http_endpoint, service], env=env, cwd=ROOT, timeout=300,
