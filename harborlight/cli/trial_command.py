@@ -12,6 +12,7 @@ from harborlight.cli.api_access import Api, add_api_options, run_query, segment
 from harborlight.cli.command_help import add_command
 from harborlight.cli.render import console, counted, print_json, printable_json
 from harborlight.api.routes.display import MISSING, is_valued, plain, seconds, utc
+from harborlight.read.derive.trial_state import NOTES, TrialState, row_state
 
 # The trial row's valued fields, grouped as a reader looks for them; fields the API adds later land
 # in "other" rather than being left out.
@@ -56,6 +57,12 @@ def valued_table(title: str, row: dict[str, Any], names: tuple[str, ...]) -> Tab
     return table
 
 
+def _state(row: dict[str, Any]) -> str:
+    """The trial's state by the one rule (read/derive/trial_state.py); `unknown` says why."""
+    state = row_state(row["is_running"], row["finished_at"])
+    return f"{state.value} ({NOTES[state]})" if state is TrialState.UNKNOWN else state.value
+
+
 def identity_table(row: dict[str, Any]) -> Table:
     table = Table(title=f"trial {row['trial']}", show_header=False, title_justify="left")
     table.add_column("field", style="bold")
@@ -63,7 +70,7 @@ def identity_table(row: dict[str, Any]) -> Table:
     for name, shown in (("job", row["job"]), ("task", f"{row['task'] or MISSING} ({row['source'] or MISSING})"),
                         ("attempt", plain(row["attempt"])),
                         ("agent", f"{row['agent'] or MISSING} {row['agent_version'] or ''}".strip()),
-                        ("model", row["model"] or MISSING), ("state", "running" if row["is_running"] else "finished"),
+                        ("model", row["model"] or MISSING), ("state", _state(row)),
                         ("started / finished", f"{utc(row['started_at'])} / {utc(row['finished_at'])}"),
                         ("agent events", plain(row["n_events"]))):
         table.add_row(name, shown)

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from harborlight.cli.command_help import add_command
 from harborlight.cli.render import console as terminal, printable_json
+from harborlight.read.derive.trial_state import TrialState, trial_state
 from harborlight.transfer.reach import cannot_reach
 
 DEFAULT_SERVER = "http://127.0.0.1:4318"
@@ -33,7 +34,14 @@ class TrialLine:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
-    state: str = "running"
+    phase_ended: bool = False  # a Harbor phase span ended
+    root_ended: bool = False  # the trial's harbor.trial span ended
+    outcome: str = ""  # then: the stored row's outcome (resolved, ...), else the root span's status
+
+    @property
+    def state(self) -> TrialState:
+        """running, finished or unknown: the rule the trial row and the jobs' running counts follow."""
+        return trial_state(self.root_ended, self.phase_ended)
 
 
 class TrialBoard:
@@ -52,7 +60,7 @@ class TrialBoard:
         if kind == "trial_started":
             line.task = data.get("task") or line.task
         elif kind == "phase":
-            line.phase = f"{data['phase']} done"
+            line.phase, line.phase_ended = f"{data['phase']} done", True
         elif kind == "model_call":
             line.model_calls += 1
             line.failed_model_calls += data.get("success") is False
@@ -63,20 +71,21 @@ class TrialBoard:
             line.tool_calls += 1
             line.failed_tool_calls += data.get("success") is False
         elif kind == "trial_finished":
-            line.phase = "finished"
+            line.phase, line.root_ended = "finished", True
             # The stored row's outcome (resolved, failed_verification, ...); the root span's status otherwise.
-            line.state = data.get("outcome") or {True: "ok", False: "error"}.get(data.get("success"), "finished")
+            line.outcome = data.get("outcome") or {True: "ok", False: "error"}.get(data.get("success"), "")
 
     def table(self) -> Table:
         table = Table(title=f"job {self.job}: {len(self.trials)} trials", expand=False)
-        for column in ("trial", "task", "last phase", "model calls", "tool calls", "tokens in/out", "cost $", "state"):
+        for column in ("trial", "task", "last phase", "model calls", "tool calls", "tokens in/out", "cost $", "state", "outcome"):
             table.add_column(column, justify="right" if column[0] in "mtc" and column != "task" else "left")
         for t in sorted(self.trials.values(), key=lambda t: t.trial):
             failed_models = f" ({t.failed_model_calls} failed)" if t.failed_model_calls else ""
             failed_tools = f" ({t.failed_tool_calls} failed)" if t.failed_tool_calls else ""
-            style = {"ok": "green", "resolved": "green", "error": "red"}.get(t.state, "")
+            style = {"ok": "green", "resolved": "green", "error": "red"}.get(t.outcome, "")
             table.add_row(t.trial, t.task, t.phase, f"{t.model_calls}{failed_models}", f"{t.tool_calls}{failed_tools}",
-                          f"{t.input_tokens}/{t.output_tokens}", f"{t.cost_usd:.4f}", t.state, style=style)
+                          f"{t.input_tokens}/{t.output_tokens}", f"{t.cost_usd:.4f}", t.state.value, t.outcome,
+                          style=style)
         return table
 
 

@@ -140,7 +140,7 @@ def test_harborlight_watch_tables_the_running_job(server, streamed):
     assert crashed
     for name, line in crashed.items():  # a trial's end tells its stored row's outcome
         row = httpx.get(f"{server.http_url}/api/trials/{name}", params={"job": streamed["job"]}, timeout=120).json()
-        assert line.state == row["outcome"]["value"] != "resolved", name
+        assert line.outcome == row["outcome"]["value"] != "resolved", name
 
 
 def test_the_streamed_job_is_the_imported_job(server, streamed, tmp_path):

@@ -126,7 +126,7 @@ def test_watch_builds_a_table_of_trials_from_the_live_stream(server, unique):
             break
     line = board.trials[f"{job}-t1"]
     assert (line.task, line.model_calls, line.input_tokens, line.phase) == ("fix-bug", 1, 100, "finished")
-    assert line.state == "failed_verification"  # the trial's outcome, not only that its root span ended
+    assert (line.state, line.outcome) == ("finished", "failed_verification")  # its outcome, not only its end
     assert board.table().row_count == 1
 
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from clickhouse_connect.driver.client import Client
 
 from harborlight.read.derive.records import Interval, LoadedTrial, TrialFacts, VerifierReport
+from harborlight.read.derive.trial_state import TrialState, trial_state
 from harborlight.read.statements.trial_rows_sql import (REPORT_PREFIX, REWARD_PREFIX, TRIAL_EVENTS, TRIAL_LIFECYCLE,
                                   TRIAL_FORM)
 from harborlight.agent import identity as agent_identity
@@ -72,7 +73,7 @@ def _facts(events: dict, life: dict | None) -> TrialFacts:
         started_at=root.start if root else None,
         finished_at=root.end if root else None,
         job_n_planned=life.get("job_n_planned"),
-        is_running=root is None and any(phases.values()),
+        is_running=trial_state(root is not None, any(phases.values())) is TrialState.RUNNING,
         **phases,
         rewards=_rewards(life.get("rewards") or {}),
         exception_type=exception[0],
