@@ -43,7 +43,7 @@ def _ensure_view(client: Client, view: Statement) -> bool:
     if reclassified:
         _reclassify(client, view.name, without_comment(view.sql))
     if current is not None and view.name == _NAMES_VIEW:
-        _name_again(client)  # by the new statement, before the view is swapped
+        _name_again(client, fresh=False)  # by the new statement, before the view is swapped
     client.command(f"DROP VIEW IF EXISTS {view.name}")
     client.command(view.sql)
     return reclassified
@@ -69,29 +69,31 @@ def _reclassify(client: Client, view: str, sql: str) -> None:
     client.command(f"INSERT INTO agent_events ({', '.join(columns)}) {select}", settings={"insert_deduplicate": 0})
 
 
-def _count_arrivals(client: Client) -> None:
+def _count_arrivals(client: Client, fresh: bool) -> None:
     """trial_arrivals counted again from the stored agent events, and every trial's row marked for deriving
     again: for a store from before trial summaries, and after agent events were derived again (their
     DELETE and INSERT moved the counts). It runs on start, before ingest does, and repeats whole after a
     start that died half-way (the version is recorded after it)."""
-    log.warning("counting the stored agent events per trial: every trial's row will be derived again")
+    if not fresh:  # a new store has no rows to count: nothing to say
+        log.warning("counting the stored agent events per trial: every trial's row will be derived again")
     client.command("TRUNCATE TABLE trial_arrivals")
     client.command("TRUNCATE TABLE trial_summarized")
     select = statement("trial_arrivals_mv").split(" AS\n", 1)[1]
     client.command(f"INSERT INTO trial_arrivals {select}", settings={"insert_deduplicate": 0})
 
 
-def _name_again(client: Client) -> None:
+def _name_again(client: Client, fresh: bool) -> None:
     """agent_names taken again from the stored agent events, as its view writes them: for a store from before
     the names table, after agent events were derived again (their DELETE left their names), and when the
     naming rule changed. It runs on start, before ingest does, and repeats whole after a start that died
     half-way (the version is recorded after it, the view swapped after it)."""
-    log.warning("taking the names of the stored agent events (who names the records named after a trace or session)")
+    if not fresh:
+        log.warning("taking the names of the stored agent events (who names the records named after a trace or session)")
     client.command("TRUNCATE TABLE agent_names")
     client.command(names_backfill(), settings={"insert_deduplicate": 0})
 
 
-def _tenant_parts_made(client: Client, views: list[Statement]) -> None:
+def _tenant_parts_made(client: Client, views: list[Statement], fresh: bool) -> None:
     """After the tables with a tenant were made again with the tenant leading their partition keys: each view
     made again (this engine's views follow their tables by name across EXCHANGE TABLES, not every ClickHouse
     version's do), and the trace-id index derived again from the stored spans, each row with its tenant. It runs
@@ -100,7 +102,8 @@ def _tenant_parts_made(client: Client, views: list[Statement]) -> None:
     for view in views:
         client.command(f"DROP VIEW IF EXISTS {view.name}")
         client.command(view.sql)
-    log.warning("deriving the trace-id index again from the stored spans, each row with its tenant")
+    if not fresh:
+        log.warning("deriving the trace-id index again from the stored spans, each row with its tenant")
     client.command("TRUNCATE TABLE otel_traces_trace_id_ts")
     client.command(TRACE_INDEX_FILL, settings={"insert_deduplicate": 0})
 
@@ -123,6 +126,9 @@ def ensure_schema(client: Client, retention_days: int | None = None) -> int:
     client.command(version_table.sql)
     applied = {row[0] for row in client.query(f"SELECT Version FROM {VERSION_TABLE}").result_rows}
     rederived = False
+    fresh = not applied  # a new store: its catch-up steps run over no rows, nothing worth a warning
+    if fresh:
+        log.info("a new store: making its schema (version %d)", SCHEMA_VERSION)
     for version, statements in groupby(schema, key=lambda s: s.version):
         for s in statements:
             if s.kind == "view":
@@ -134,14 +140,14 @@ def ensure_schema(client: Client, retention_days: int | None = None) -> int:
             elif s.kind != "setting" or _needs_setting(client, s):
                 client.command(s.sql)
         if version == _ARRIVALS_VERSION and (rederived or version not in applied):
-            _count_arrivals(client)
+            _count_arrivals(client, fresh)
         if version in REBUILT and version not in applied:
             for name in REBUILT[version]:
                 rebuild(client, name, statement(name, retention_days), version)
         if version == TENANT_PARTS_VERSION and version not in applied:
-            _tenant_parts_made(client, [s for s in schema if s.kind == "view"])
+            _tenant_parts_made(client, [s for s in schema if s.kind == "view"], fresh)
         if version == NAMES_VERSION and (rederived or version not in applied):
-            _name_again(client)
+            _name_again(client, fresh)
             applied.discard(version)  # recorded again below: a re-derivation took its record back
         if version and version not in applied:
             client.command(f"INSERT INTO {VERSION_TABLE} (Version) VALUES ({{v:UInt32}})", parameters={"v": version})
