@@ -18,8 +18,8 @@ from itertools import groupby
 
 from harborlight.ingest.errors import brief
 from harborlight.ingest.memory_guard import MemoryGuard
-from harborlight.wal import Record
 from harborlight.store import Signal, Store, insert_requests, owned_requests, record_digests, stored_digests
+from harborlight.wal import Record
 
 log = logging.getLogger(__name__)
 

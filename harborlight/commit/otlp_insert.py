@@ -12,12 +12,11 @@ import tempfile
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
 
 from harborlight.commit import ingest_sql
-from harborlight.store.client import COMMIT_PRIORITY, Store
 from harborlight.commit.ingest_sql import DECODING, Decoding
 from harborlight.commit.nested_values import may_hold_nested_values
-from harborlight.store.signal import Signal
 from harborlight.commit.structured_values import flatten_structured_values, with_structured_values_as_text
-
+from harborlight.store.client import COMMIT_PRIORITY, Store
+from harborlight.store.signal import Signal
 
 _STRUCTURE = {
     Signal.traces: lambda d: d.traces_structure,

@@ -12,10 +12,10 @@ import asyncio
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
-from harborlight.commit.committer import Committer, CommitStats
+from harborlight.commit.committer import CommitStats, Committer
 from harborlight.ingest.errors import StoreDown
-from harborlight.wal import Depth, LogReport, Record, WriteAheadLog
 from harborlight.store import Signal
+from harborlight.wal import Depth, LogReport, Record, WriteAheadLog
 
 REMEMBERED_DIGESTS = 100_000
 

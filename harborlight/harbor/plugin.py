@@ -35,13 +35,22 @@ from harbor.models.job.plugin import BaseJobPlugin
 from harbor.models.job.result import JobResult
 from harbor.trial.hooks import TrialEvent, TrialHookEvent
 
+from harborlight.harbor.sender import (
+    DEFAULT_END_TIMEOUT,
+    DEFAULT_QUEUE_SIZE,
+    GRPC,
+    PROBE_TIMEOUT,
+    Batch,
+    Sender,
+    Target,
+    parse_headers,
+    targets,
+)
+from harborlight.store import Signal
 from harborlight.transfer.harbor_files import TrialResult
 from harborlight.transfer.harbor_import import attempts, context_of, job_context, job_log_requests, trial_log_requests
 from harborlight.transfer.harbor_read import LogFile, read_job, read_job_head, read_trial
-from harborlight.harbor.sender import (DEFAULT_END_TIMEOUT, DEFAULT_QUEUE_SIZE, GRPC, PROBE_TIMEOUT, Batch, Sender,
-                                     Target, parse_headers, targets)
 from harborlight.transfer.harbor_spans import finished_stages, trial_requests
-from harborlight.store import Signal
 
 log = logging.getLogger(__name__)
 

@@ -15,6 +15,7 @@ job directory stores nothing again); OTLP/HTTP through httpx.
 """
 
 import asyncio
+import contextlib
 import gzip
 import logging
 import os
@@ -287,13 +288,11 @@ class Sender:
         waited = asyncio.run_coroutine_threadsafe(self._wait_idle(), self._loop)
         try:
             await asyncio.wait_for(asyncio.wrap_future(waited), max(0.0, float(end_timeout)))
-        except (TimeoutError, asyncio.TimeoutError):
+        except TimeoutError:
             waited.cancel()
         stopped = asyncio.run_coroutine_threadsafe(self._stop(), self._loop)
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.wrap_future(stopped), 10)
-        except (TimeoutError, asyncio.TimeoutError):
-            pass
         with self._lock:
             self.counts.dropped_end += self._pending
             self._pending = 0
@@ -338,7 +337,7 @@ class Sender:
             return None
 
         reasons = await asyncio.gather(*(ask(signal, target) for signal, target in distinct.values()))
-        return [(target, reason) for (_, target), reason in zip(distinct.values(), reasons) if reason is not None]
+        return [(target, reason) for (_, target), reason in zip(distinct.values(), reasons, strict=True) if reason is not None]
 
     async def _wait_idle(self) -> None:
         while True:
@@ -401,7 +400,5 @@ class Sender:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         for transport in self._transports.values():
-            try:
+            with contextlib.suppress(Exception):
                 await transport.close()
-            except Exception:
-                pass

@@ -3,6 +3,7 @@
 import hashlib
 from dataclasses import dataclass
 
+from harborlight.commit.writer import Writer
 from harborlight.ingest.accounting import IngestCounters
 from harborlight.ingest.auth import Caller
 from harborlight.ingest.errors import IngestError
@@ -10,7 +11,6 @@ from harborlight.ingest.limits import Limits
 from harborlight.ingest.memory_guard import MemoryGuard
 from harborlight.ingest.signals import SIGNALS, SignalSpec
 from harborlight.ingest.validate import check_request
-from harborlight.commit.writer import Writer
 from harborlight.store import Signal
 
 

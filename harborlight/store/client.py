@@ -13,7 +13,6 @@ from urllib.parse import unquote, urlparse
 import clickhouse_connect
 from clickhouse_connect.driver.client import Client
 
-
 # ClickHouse's `priority` setting: a query pauses while one with a smaller number runs (0 takes no part).
 # Commits come first, so a heavy read never takes ingest's CPU; readers that anyone may make heavy (the SQL
 # interface) run at READ_PRIORITY.

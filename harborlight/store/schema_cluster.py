@@ -11,10 +11,19 @@ from clickhouse_connect.driver.client import Client
 
 from harborlight.agent.identity import names_backfill
 from harborlight.store.client import Store, StoreUnavailable
-
 from harborlight.store.schema_ddl import (
-    NAMES_VERSION, REBUILT, TENANT_PARTS_VERSION, TRACE_INDEX_FILL, VERSION_TABLE, Cluster, Statement,
-    cluster_schema, comment_of, local_name, plain_schema, statement,
+    NAMES_VERSION,
+    REBUILT,
+    TENANT_PARTS_VERSION,
+    TRACE_INDEX_FILL,
+    VERSION_TABLE,
+    Cluster,
+    Statement,
+    cluster_schema,
+    comment_of,
+    local_name,
+    plain_schema,
+    statement,
 )
 from harborlight.store.schema_rebuild import rebuild_on_cluster
 

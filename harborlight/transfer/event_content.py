@@ -8,9 +8,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from harborlight.agent.rules import NEW_TURN_MESSAGES
 from harborlight.transfer import atif_attributes as A
 from harborlight.transfer.telemetry import Event
-from harborlight.agent.rules import NEW_TURN_MESSAGES
 
 USER_TEXT = ("prompt", "user_prompt", "input.value", "body")
 OUTPUT_TEXT = ("output.value", "response", "response_text", "body")

@@ -7,14 +7,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harborlight.store import Signal
 from harborlight.transfer import harbor_logs
-from harborlight.transfer.harbor_files import JobResult
 from harborlight.transfer.confined_files import FileLimits
+from harborlight.transfer.harbor_files import JobResult
 from harborlight.transfer.harbor_read import HarborJob, HarborTrial, LogFile, read_job, read_job_head, trial_names
 from harborlight.transfer.harbor_spans import JobContext, config_facts, trial_identity, trial_requests
 from harborlight.transfer.pump import Pump, Tally
 from harborlight.transfer.sink import Sink
-from harborlight.store import Signal
 
 
 @dataclass

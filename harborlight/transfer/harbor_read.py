@@ -14,9 +14,9 @@ from pydantic import ValidationError
 
 from harborlight.transfer.atif import Trajectory
 from harborlight.transfer.confined_files import ConfinedDir, FileLimits, FileRead, Refused
+from harborlight.transfer.dir_names import trial_directory
 from harborlight.transfer.errors import TransferError
 from harborlight.transfer.harbor_files import JobResult, TrialResult
-from harborlight.transfer.dir_names import trial_directory
 
 
 @dataclass(frozen=True)

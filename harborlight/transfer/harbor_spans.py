@@ -23,13 +23,13 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, Sp
 from opentelemetry.sdk.trace.id_generator import IdGenerator
 
 from harborlight.harbor.harness import TrialIdentity, trial_spans
+from harborlight.read.derive.timestamps import stamp_ns
 from harborlight.transfer import atif_attributes
 from harborlight.transfer.gold_patch import GOLD_PATCH, gold_patch
 from harborlight.transfer.harbor_files import TimingInfo, TrialResult
 from harborlight.transfer.harbor_read import HarborTrial
 from harborlight.transfer.trajectory_spans import emit_trajectory
 from harborlight.transfer.verifier_report import report_attributes
-from harborlight.read.derive.timestamps import stamp_ns
 
 MAX_SPANS_PER_REQUEST = 2_000
 SETUP_SPANS = ("harbor.environment_setup", "harbor.agent_setup")

@@ -21,8 +21,8 @@ from harborlight.ingest.errors import InvalidRequest, TooLarge
 from harborlight.ingest.otlp_json import json_to_protobuf
 from harborlight.ingest.request_body import GZIP_MAGIC, inflate
 from harborlight.ingest.signals import SIGNALS
-from harborlight.transfer.errors import FileTooLarge, TransferError
 from harborlight.store import Signal
+from harborlight.transfer.errors import FileTooLarge, TransferError
 
 _JSON_KEYS = {"resourceSpans": Signal.traces, "resource_spans": Signal.traces,
               "resourceLogs": Signal.logs, "resource_logs": Signal.logs,

@@ -7,8 +7,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from harborlight.transfer.sink import Sent, Sink
 from harborlight.store import Signal
+from harborlight.transfer.sink import Sent, Sink
 
 IN_FLIGHT = 32  # bigger group commits; more bought little (8: 15.3, 32: 19.2, 64: 21.6 trials/s in bench/export)
 

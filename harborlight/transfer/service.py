@@ -4,6 +4,7 @@ composition root puts on app.state for the API routes (harborlight/api/routes/tr
 from dataclasses import asdict, dataclass
 
 from harborlight.ingest.receiver import Receiver
+from harborlight.store import Store
 from harborlight.transfer.atif import to_json
 from harborlight.transfer.errors import UnknownTrial
 from harborlight.transfer.job_dir_write import tarball
@@ -12,7 +13,6 @@ from harborlight.transfer.otlp_import import NamedData, import_otlp
 from harborlight.transfer.sink import ReceiverSink
 from harborlight.transfer.store_read import read_job, read_logs, read_trial
 from harborlight.transfer.trial_build import build_trial
-from harborlight.store import Store
 
 
 def export_files(store: Store, job: str, jobs_dir: str, tenant: str = "", snapshot: bool = False) -> dict[str, bytes]:

@@ -15,14 +15,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
-from harborlight.transfer import harbor_logs
-from harborlight.transfer.errors import TransferError, UnknownJob, UnknownTrial
-from harborlight.transfer.telemetry import Event, SpanEvent, TrialTelemetry
-from harborlight.store import Store
 from harborlight.agent import twins as agent_twins
 from harborlight.agent.identity import named
 from harborlight.agent.sources import log_event_id_sql
 from harborlight.commit.ingest_sql import TENANT_ATTRIBUTE
+from harborlight.store import Store
+from harborlight.transfer import harbor_logs
+from harborlight.transfer.errors import TransferError, UnknownJob, UnknownTrial
+from harborlight.transfer.telemetry import Event, SpanEvent, TrialTelemetry
 
 _AGENT_TENANT = "({tenant:String} = '' OR Tenant = {tenant:String})"
 _RAW_TENANT = f"({{tenant:String}} = '' OR ResourceAttributes['{TENANT_ATTRIBUTE}'] = {{tenant:String}})"
@@ -244,7 +244,7 @@ def _event(r: tuple, spans: dict, logs: dict, twin: dict[str, str]) -> Event:
         raw = spans.get((r[1], r[2]))
         if raw is not None:
             attributes, resource, status = dict(raw[2]), dict(raw[3]), raw[4]
-            span_events = tuple(SpanEvent(n, t, dict(a)) for t, n, a in zip(raw[5], raw[6], raw[7]))
+            span_events = tuple(SpanEvent(n, t, dict(a)) for t, n, a in zip(raw[5], raw[6], raw[7], strict=True))
     else:
         raw_log = logs.get(r[0])
         if raw_log is not None:

@@ -18,10 +18,25 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from harborlight.transfer import atif_attributes as A
-from harborlight.transfer.atif import (Agent, FinalMetrics, Metrics, Observation, ObservationResult, Step, SubagentRef,
-                            ToolCall, Trajectory)
-from harborlight.transfer.event_content import (as_arguments, load_json, model_output, new_user_turn, tool_arguments,
-                                     tool_result, user_message)
+from harborlight.transfer.atif import (
+    Agent,
+    FinalMetrics,
+    Metrics,
+    Observation,
+    ObservationResult,
+    Step,
+    SubagentRef,
+    ToolCall,
+    Trajectory,
+)
+from harborlight.transfer.event_content import (
+    load_json,
+    model_output,
+    new_user_turn,
+    tool_arguments,
+    tool_result,
+    user_message,
+)
 from harborlight.transfer.telemetry import Event
 
 STEP_KINDS = ("user_message", "llm_request", "output", "reasoning", "tool", "group")

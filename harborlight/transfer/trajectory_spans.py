@@ -14,9 +14,9 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.trace import Span
 
+from harborlight.read.derive.timestamps import stamp_ns
 from harborlight.transfer import atif_attributes as A
 from harborlight.transfer.atif import Step, Trajectory
-from harborlight.read.derive.timestamps import stamp_ns
 
 MS = 1_000_000
 US = 1_000

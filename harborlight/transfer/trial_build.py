@@ -17,8 +17,15 @@ from typing import Any
 from harborlight.transfer import harbor_spans as H
 from harborlight.transfer.atif import Trajectory
 from harborlight.transfer.event_content import load_json
-from harborlight.transfer.harbor_files import (AgentContext, AgentInfo, ExceptionInfo, ModelInfo, TimingInfo, TrialResult,
-                                    VerifierResult)
+from harborlight.transfer.harbor_files import (
+    AgentContext,
+    AgentInfo,
+    ExceptionInfo,
+    ModelInfo,
+    TimingInfo,
+    TrialResult,
+    VerifierResult,
+)
 from harborlight.transfer.telemetry import Event, TrialTelemetry
 from harborlight.transfer.trajectory_build import AgentDefaults, build_trajectory
 

@@ -22,6 +22,7 @@ stored, on a disk with no free byte. Opening needs no new space either: the last
 again, and a new one is created at the first append that needs it.
 """
 
+import contextlib
 import fcntl
 import logging
 import os
@@ -33,8 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harborlight.ingest.errors import LogFull, LogUnwritable, no_space
-from harborlight.wal import checkpoint
-from harborlight.wal import segment
+from harborlight.wal import checkpoint, segment
 from harborlight.wal.checkpoint import Checkpoint
 from harborlight.wal.durability import Flusher, FsyncPolicy, fsync_path
 from harborlight.wal.record import BadBody, Parsed, Record, encode, framed_size
@@ -508,10 +508,8 @@ class WriteAheadLog:
         rejected = [p for _, p in segment.listed(self.rejected_dir)] if self.rejected_dir.is_dir() else []
         rejected_bytes = 0
         for path in rejected:
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 rejected_bytes += path.stat().st_size - len(MAGIC)
-            except FileNotFoundError:
-                pass
         return LogReport(depth.bytes, depth.requests, depth.oldest_age_seconds, self.max_bytes, str(self.policy),
                          self.stats.appended_requests, self.stats.refused_full, self.stats.deleted_segments,
                          [str(d) for d in self.stats.damage], self.stats.refused_disk, free, total,

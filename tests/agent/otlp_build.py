@@ -96,7 +96,7 @@ def events(server, service: str, columns: str = EVENT_COLUMNS, order: str = "Tim
     names = [c.strip() for c in columns.split(",")]
     rows = server.sql(f"SELECT {columns} FROM agent_events WHERE ServiceName = {{s:String}} "
                       f"ORDER BY {order}", s=service)
-    return [dict(zip(names, row)) for row in rows]
+    return [dict(zip(names, row, strict=True)) for row in rows]
 
 
 def of_kind(rows: list[dict], kind: str) -> list[dict]:

@@ -13,9 +13,9 @@ import pytest
 from harbor.models.trajectories import Trajectory
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-from harborlight.settings import Settings
 from harborlight.harbor.harness import TrialIdentity, trial_spans
 from harborlight.harbor.harness.lifecycle import tracer_provider
+from harborlight.settings import Settings
 from tests.agent.otlp_build import MS, T0, Logs, Traces
 from tests.importers.cli import run
 from tests.importers.exported import validate_job

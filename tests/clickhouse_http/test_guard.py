@@ -3,7 +3,14 @@
 import pytest
 
 from harborlight.sqlport.clickhouse_guard import (
-    Bound, Refused, check, check_setting, check_tenant_columns, check_tenant_tables, read_columns, tenant_filters,
+    Bound,
+    Refused,
+    check,
+    check_setting,
+    check_tenant_columns,
+    check_tenant_tables,
+    read_columns,
+    tenant_filters,
     url_settings,
 )
 

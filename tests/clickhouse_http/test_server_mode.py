@@ -10,8 +10,8 @@ from clickhouse_connect.driver.exceptions import DatabaseError
 
 from harborlight.settings import Settings
 from tests.clickhouse_http.conftest import TOKENS
-from tests.support.clickhouse_go import open_grafana_connection
 from tests.storage.test_server_mode import clickhouse_url  # noqa: F401  (the stand-in fixture)
+from tests.support.clickhouse_go import open_grafana_connection
 from tests.support.otlp import traces_request
 from tests.support.servers import InProcessServer
 

@@ -14,11 +14,11 @@ import uuid
 
 import httpx
 import pytest
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from tests.storage.test_metrics_types import every_type_request
 from tests.support.otlp import attrs
-from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 T0 = 1_700_000_000_000_000_000
 RAW_TENANT = "ResourceAttributes['harborlight.tenant']"

@@ -13,7 +13,13 @@ from harborlight.settings import Settings
 from harborlight.store.schema_ddl import TENANT_KEYS, Cluster, local_name
 from tests.clickhouse_http.conftest import TOKENS
 from tests.clickhouse_http.test_tenant_merged_parts import (
-    ORACLES, TABLES, _answer, _ask, _logs, _statement, _traces,
+    ORACLES,
+    TABLES,
+    _answer,
+    _ask,
+    _logs,
+    _statement,
+    _traces,
 )
 from tests.storage.test_metrics_types import every_type_request
 from tests.support.servers import InProcessServer

@@ -6,10 +6,10 @@ import asyncio
 import pytest
 
 from harborlight.commit.committer import CommitLimits, Committer
+from harborlight.store import Signal
 from harborlight.wal import FsyncPolicy, Record, WriteAheadLog
 from harborlight.wal.record import framed_size
 from harborlight.wal.segment import MAGIC, listed
-from harborlight.store import Signal
 from tests.collector.recording_store import RecordingStore
 from tests.collector.wal.dying import run_and_die
 

@@ -13,7 +13,6 @@ from harborlight.ingest.errors import IngestError
 from harborlight.ingest.otlp_json import json_to_protobuf
 from harborlight.ingest.signals import SIGNALS
 from harborlight.ingest.validate import check_request
-from harborlight.store import Signal
 from tests.support.otlp import logs_request, traces_request
 
 SPECS = list(SIGNALS.values())

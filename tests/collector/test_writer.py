@@ -8,10 +8,10 @@ import grpc
 import pytest
 
 from harborlight.commit.committer import CommitLimits, Committer
-from harborlight.ingest.errors import LogFull, StoreDown
-from harborlight.wal import FsyncPolicy, WriteAheadLog
 from harborlight.commit.writer import Writer
+from harborlight.ingest.errors import LogFull, StoreDown
 from harborlight.store import Signal
+from harborlight.wal import FsyncPolicy, WriteAheadLog
 from tests.collector.recording_store import RecordingStore
 
 QUICK = CommitLimits(retry_backoff_seconds=0.01, max_backoff_seconds=0.05)

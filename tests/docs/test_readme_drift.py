@@ -58,8 +58,8 @@ def _commands(text: str) -> list[str]:
 def _served_routes() -> set[str]:
     from fastapi import FastAPI
 
-    from harborlight.ingest.http_routes import otlp_router
     from harborlight.api.router import api_router
+    from harborlight.ingest.http_routes import otlp_router
 
     app = FastAPI()
     app.include_router(api_router())

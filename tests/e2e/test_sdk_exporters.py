@@ -23,15 +23,15 @@ def _send_trace(exporter, service: str) -> tuple[str, str]:
     provider = TracerProvider(resource=Resource.create({"service.name": service, "harbor.job.name": f"job-{service}"}))
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     tracer = provider.get_tracer("agent", "1.2.3")
-    with tracer.start_as_current_span("invoke_agent", kind=SpanKind.SERVER) as root:
-        with tracer.start_as_current_span("chat claude-sonnet-4", kind=SpanKind.CLIENT) as child:
-            child.set_attribute("gen_ai.usage.input_tokens", 1200)
-            child.set_attribute("gen_ai.request.model", "claude-sonnet-4")
-            child.set_attribute("retry", True)
-            child.set_attribute("temperature", 0.5)
-            child.set_attribute("tags", ["a", "b"])
-            child.add_event("exception", {"exception.type": "RateLimitError"})
-            child.set_status(Status(StatusCode.ERROR, "429 Too Many Requests"))
+    with (tracer.start_as_current_span("invoke_agent", kind=SpanKind.SERVER) as root,
+          tracer.start_as_current_span("chat claude-sonnet-4", kind=SpanKind.CLIENT) as child):
+        child.set_attribute("gen_ai.usage.input_tokens", 1200)
+        child.set_attribute("gen_ai.request.model", "claude-sonnet-4")
+        child.set_attribute("retry", True)
+        child.set_attribute("temperature", 0.5)
+        child.set_attribute("tags", ["a", "b"])
+        child.add_event("exception", {"exception.type": "RateLimitError"})
+        child.set_status(Status(StatusCode.ERROR, "429 Too Many Requests"))
     provider.shutdown()
     return format(root.get_span_context().trace_id, "032x"), format(root.get_span_context().span_id, "016x")
 

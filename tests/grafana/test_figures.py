@@ -81,9 +81,9 @@ def test_graded_trials_show_the_apis_outcome_and_reward(server, grafana, unique)
                "half": {"harbor.reward.reward": 0.5}}
     for name, attrs in rewards.items():
         harness = Traces({"service.name": "harness", "harbor.job.name": job, "harbor.trial.name": f"{job}-{name}"})
-        root = harborlight.harbor.harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
-        harborlight.harbor.harness.span("harbor.verifier", attrs, parent=root, start_ms=5_000, dur_ms=3_000)
-        harborlight.harbor.harness.send(server)
+        root = harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
+        harness.span("harbor.verifier", attrs, parent=root, start_ms=5_000, dur_ms=3_000)
+        harness.send(server)
     api_rows = {r["trial"]: values(r) for r in api(server, f"/api/jobs/{job}/trials")["items"]}
     shown = {r["trial"]: r for r in grafana.panel(JOB, "Trials", {"job": job}).dicts()}
     assert {t: (r["outcome"], r["reward"]) for t, r in shown.items()} == {
@@ -206,7 +206,7 @@ def test_model_call_rows_equal_the_apis_per_call_rows(server, grafana, job):
         shown = grafana.panel(TRIAL, "Model calls", {"job": job.job, "trial": trial}).dicts()
         listed = api_calls(server, job.job, trial, "llm_request")
         assert len(shown) == len(listed), trial
-        for mine, call in zip(shown, listed):
+        for mine, call in zip(shown, listed, strict=True):
             assert _micros(mine["time"]) == call["start_unix_nano"] // 1000, trial
             tokens = call["tokens"]
             assert (mine["model"], mine["http_status"], mine["error"], mine["input_tokens"], mine["cached_tokens"],
@@ -227,7 +227,7 @@ def test_tool_call_rows_equal_the_apis_per_call_rows(server, grafana, job):
         shown = grafana.panel(TRIAL, "Tool calls", {"job": job.job, "trial": trial}).dicts()
         listed = [c for c in api_calls(server, job.job, trial, "tool") if (c["tool"] or {}).get("name")]
         assert len(shown) == len(listed), trial
-        for mine, call in zip(shown, listed):
+        for mine, call in zip(shown, listed, strict=True):
             tool = call["tool"]
             assert _micros(mine["time"]) == call["start_unix_nano"] // 1000, trial
             assert (mine["tool"], mine["category"], mine["call_id"], mine["paths"], mine["failed"], mine["error"]) == (

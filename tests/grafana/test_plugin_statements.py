@@ -8,7 +8,14 @@ import pytest
 
 from tests.grafana.macros import expand
 from tests.grafana.plugin_statements import (
-    LOG_VOLUME, LOGS_LIST, METADATA, TRACE_ID_LOOKUP_4_20, TRACE_ID_LOOKUP_MAIN, TRACE_SEARCH, ad_hoc, ad_hoc_filter,
+    LOG_VOLUME,
+    LOGS_LIST,
+    METADATA,
+    TRACE_ID_LOOKUP_4_20,
+    TRACE_ID_LOOKUP_MAIN,
+    TRACE_SEARCH,
+    ad_hoc,
+    ad_hoc_filter,
 )
 
 

@@ -6,6 +6,7 @@ Harbor reads them in place) and every other absolute path Harbor names (/tests, 
 /logs) under the trial's sandbox directory. Commands run with bash; their paths, and those in the files copied in, are rewritten."""
 
 import asyncio
+import contextlib
 import re
 import shutil
 from pathlib import Path
@@ -64,10 +65,8 @@ class HostEnvironment(BaseEnvironment):
         """A file copied in, a script's container paths mapped as a command's are."""
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(source, target)
-        try:
+        with contextlib.suppress(UnicodeDecodeError):
             target.write_text(self._rewrite(source.read_text()))
-        except UnicodeDecodeError:
-            pass
 
     async def upload_file(self, source_path, target_path: str) -> None:
         self._copy_in(Path(source_path), Path(self.host_path(target_path)))

@@ -12,8 +12,16 @@ from pathlib import Path
 
 from harbor.agents.base import BaseAgent
 from harbor.models.agent.context import AgentContext
-from harbor.models.trajectories import (Agent, FinalMetrics, Metrics, Observation, ObservationResult, Step,
-                                        ToolCall, Trajectory)
+from harbor.models.trajectories import (
+    Agent,
+    FinalMetrics,
+    Metrics,
+    Observation,
+    ObservationResult,
+    Step,
+    ToolCall,
+    Trajectory,
+)
 
 MODEL = "scripted-model-1"
 PROMPT_TOKENS, COMPLETION_TOKENS, COST = 1200, 80, 0.0123

@@ -16,7 +16,6 @@ OpenTelemetry exporter's variables name.
 
 import asyncio
 import logging
-import os
 import socket
 import subprocess
 import sys

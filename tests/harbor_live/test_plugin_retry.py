@@ -13,8 +13,8 @@ import httpx
 from harbor.cli.job_plugins import PluginConfig
 from harbor.models.job.config import JobConfig, RetryConfig
 from harbor.models.job.result import JobResult
-from harbor.models.trial.result import TrialResult
 from harbor.models.trial.config import AgentConfig, EnvironmentConfig, TaskConfig
+from harbor.models.trial.result import TrialResult
 
 from tests.harbor_live.harbor_run import make_task, run_job
 from tests.harbor_live.host_environment import HostEnvironment

@@ -36,4 +36,4 @@ def test_the_tour_jobs_hold_what_the_tour_shows():
     for trials in (hasty, careful):
         assert set(Counter(t.task_name for t in trials).values()) == {2}  # two attempts per task
     assert {t.task_name for t in hasty} == {t.task_name for t in careful}
-    assert sum((p.stat().st_size for p in JOBS.rglob("*") if p.is_file())) < 600_000
+    assert sum(p.stat().st_size for p in JOBS.rglob("*") if p.is_file()) < 600_000

@@ -8,15 +8,24 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from harbor.job_plan import JobPlan
+from harbor.models.agent.context import AgentContext
 from harbor.models.job.config import JobConfig
 from harbor.models.job.result import JobResult
+from harbor.models.task.id import LocalTaskId
+from harbor.models.trajectories import (
+    Agent,
+    FinalMetrics,
+    Metrics,
+    Observation,
+    ObservationResult,
+    Step,
+    SubagentTrajectoryRef,
+    ToolCall,
+    Trajectory,
+)
 from harbor.models.trial.config import AgentConfig, TaskConfig
 from harbor.models.trial.result import AgentInfo, ExceptionInfo, ModelInfo, TimingInfo, TrialResult
-from harbor.models.agent.context import AgentContext
 from harbor.models.verifier.result import VerifierResult
-from harbor.models.task.id import LocalTaskId
-from harbor.models.trajectories import (Agent, FinalMetrics, Metrics, Observation, ObservationResult, Step,
-                                        SubagentTrajectoryRef, ToolCall, Trajectory)
 
 from harborlight.transfer.harbor_stats import job_stats  # noqa: F401  (imported by tests alongside)
 from tests.importers.cli import run
@@ -117,7 +126,7 @@ def write_job(root: Path, name: str) -> Path:
     planned = JobPlan.build_trial_configs(config, [TaskConfig(path=t) for t in tasks], job_id=job_id)
     outcomes = ["solved", "timeout", "subagent", "running"]
     results = []
-    for index, (trial_config, outcome) in enumerate(zip(planned, outcomes)):
+    for index, (trial_config, outcome) in enumerate(zip(planned, outcomes, strict=True)):
         trial_config.trial_name = f"{Path(trial_config.task.path).name}__{outcome}{index}"
         trial_dir = job_dir / trial_config.trial_name
         (trial_dir / "agent").mkdir(parents=True)

@@ -6,13 +6,12 @@ Harbor's models, its viewer and its resume logic (lock check included)."""
 import json
 
 import httpx
-
+from harbor.metrics.mean import Mean
 from harbor.models.job.result import JobResult, JobStats
 from harbor.models.trajectories import Trajectory
 from harbor.models.trial.config import TrialConfig
 from harbor.models.trial.result import TrialResult
 from harbor.utils.pass_at_k import compute_pass_at_k_by_evals
-from harbor.metrics.mean import Mean
 
 from tests.importers.cli import run
 from tests.importers.exported import resume_plan, validate_job, view
@@ -54,7 +53,7 @@ def test_harbor_job_round_trips_field_by_field(server, unique, tmp_path, capsys)
         assert result.config == original.config  # TrialConfig equality: task, agent, environment, verifier...
         before, after = _trajectory(source / name), _trajectory(exported / name)
         assert len(after.steps) == len(before.steps)
-        for old, new in zip(before.steps, after.steps):
+        for old, new in zip(before.steps, after.steps, strict=True):
             for field in STEP_FIELDS:
                 assert getattr(new, field) == getattr(old, field), (name, old.step_id, field)
         assert after.final_metrics == before.final_metrics and after.agent == before.agent

@@ -88,7 +88,7 @@ def _job_dir(root, job: str, agent: str, calls: list[dict], session: str):
     steps += [Step(step_id=i + 2, timestamp=t.isoformat(), source="agent", model_name=c["model"], message=f"turn {i}",
                    metrics=Metrics(prompt_tokens=c["tokens"]["input"], completion_tokens=c["tokens"]["output"],
                                    cached_tokens=c["tokens"]["cached"], cost_usd=c["cost_usd"]))
-              for i, (c, t) in enumerate(zip(calls, times))]
+              for i, (c, t) in enumerate(zip(calls, times, strict=True))]
     trajectory = Trajectory(schema_version="ATIF-v1.6", session_id=session, steps=steps,
                             agent=Agent(name=agent, version=version, model_name=model))
     (trial_dir / "agent" / "trajectory.json").write_text(trajectory.model_dump_json(indent=2, exclude_none=True))

@@ -3,8 +3,8 @@ by its traces' first to last second (otel_traces_trace_id_ts), which otel_traces
 trace-id bloom check of every granule of the table (which grew with the store: issue 18). Read on Harbor's own
 fixture job, imported with `harborlight import harbor`."""
 
-from harborlight.transfer import store_read
 from harborlight.agent import twins as agent_twins
+from harborlight.transfer import store_read
 from tests.importers.harbor_job import import_job
 
 

@@ -7,9 +7,9 @@ import uuid
 
 import pytest
 
+from harborlight.agent import twins as agent_twins
 from harborlight.transfer import store_read
 from harborlight.transfer.errors import UnknownJob
-from harborlight.agent import twins as agent_twins
 from tests.agent.otlp_build import Logs
 from tests.live.twin_job import send_twin_job, trial_names
 

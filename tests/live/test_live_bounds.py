@@ -10,10 +10,8 @@ stream gives its slot back.
 A real `harborlight serve` process, 200 raw-socket streams that never read (100 for each of two tenants,
 whose agents send tool calls meanwhile), a third tenant's ingest asked throughout; RSS read from /proc."""
 
-import os
 import socket
 import threading
-import time
 
 import httpx
 import pytest

@@ -4,12 +4,12 @@ whatever the batches; over /api/live, the events those rows mean."""
 
 import pytest
 
+from harborlight.agent import twins as agent_twins
 from harborlight.api.live import history as live_history
 from harborlight.api.live.events import COLUMNS, LiveRow, to_events
 from harborlight.api.live.history import TrialBatch, plan, read_history, settle
 from harborlight.read.statements.stored_trials import verdicts
 from harborlight.summaries.refresh import refresh
-from harborlight.agent import twins as agent_twins
 from tests.live.test_live import SseClient
 from tests.live.twin_job import send_twin_job, trial_names
 
@@ -41,7 +41,7 @@ def test_the_twin_job_has_twins_in_several_trials_and_rows_without_a_trial(serve
     assert {r.trial for r in rows} == {*trial_names(twin_job), None}
     # The trials overlap in time: the feed's order interleaves them.
     order = [r.trial for r in rows if r.trial]
-    assert sum(a != b for a, b in zip(order, order[1:])) > len(trial_names(twin_job))
+    assert sum(a != b for a, b in zip(order, order[1:], strict=False)) > len(trial_names(twin_job))
 
 
 @pytest.mark.parametrize("first, most", [(1, 1), (30, 60), (live_history.FIRST_ROWS, live_history.MOST_ROWS)],

@@ -22,7 +22,7 @@ def trial_names(job: str) -> list[str]:
 
 def send_twin_job(server, job: str) -> None:
     start_ms = random.Random(job).randrange(1, 10**9)
-    for i, (trial, mode) in enumerate(zip(trial_names(job), MODES)):
+    for i, (trial, mode) in enumerate(zip(trial_names(job), MODES, strict=True)):
         _send_trial(server, job, trial, mode, start_ms=start_ms + i * 700)
     unnamed = Logs({"service.name": "claude-code", "harbor.job.name": job}, scope=LOGGER)
     unnamed.event({"event.name": "api_request", "model": "claude-haiku-4-5", "input_tokens": 5, "output_tokens": 1,
@@ -34,8 +34,8 @@ def _send_trial(server, job: str, trial: str, mode: str, start_ms: int) -> None:
     resource = {"service.name": "claude-code", "harbor.job.name": job, "harbor.trial.name": trial,
                 "harbor.task.name": "fix-bug"}
     harness = Traces({**resource, "service.name": "harness"})
-    root = harborlight.harbor.harness.span("harbor.trial", {}, start_ms=start_ms, dur_ms=4_000)
-    harborlight.harbor.harness.span("harbor.agent_execution", {}, parent=root, start_ms=start_ms + 100, dur_ms=3_500)
+    root = harness.span("harbor.trial", {}, start_ms=start_ms, dur_ms=4_000)
+    harness.span("harbor.agent_execution", {}, parent=root, start_ms=start_ms + 100, dur_ms=3_500)
     spans, events = Traces(resource, scope=TRACER), Logs(resource, scope=LOGGER)
     session = {"session.id": f"{trial}-session"}
     turn = spans.span("claude_code.interaction", {**session, "user_prompt": "Fix the failing test"},
@@ -59,7 +59,7 @@ def _send_trial(server, job: str, trial: str, mode: str, start_ms: int) -> None:
             events.event({**session, "event.name": "tool_result", "tool_name": "Read",
                           "tool_use_id": f"{trial}-tool{k}", "success": "false" if k == 2 else "true",
                           "duration_ms": 100}, at_ms=at + 500, body="claude_code.tool_result")
-    harborlight.harbor.harness.send(server)
+    harness.send(server)
     if mode != "events_only":
         spans.send(server)
     if mode != "spans_only":

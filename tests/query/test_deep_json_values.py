@@ -98,4 +98,4 @@ def test_the_cli_on_its_own_store_answers_in_one_line(tmp_path):
     assert imported.returncode == 0, imported.stderr
     exported = process("export-job", "deep-job", "--out", str(tmp_path / "jobs"), "--data-dir", store, timeout=300)
     assert "Traceback" not in exported.stdout + exported.stderr, exported.stderr[-2000:]
-    assert exported.returncode == 0 or len([l for l in exported.stderr.splitlines() if "WARNING" not in l]) == 1
+    assert exported.returncode == 0 or len([line for line in exported.stderr.splitlines() if "WARNING" not in line]) == 1

@@ -56,7 +56,7 @@ def test_trace_rows_every_span_at_its_depth(server, chain):
     assert trace["kinds"] == {"llm_request": DEPTH // 2, "tool": DEPTH // 2}
     rows = trace["rows"]
     assert [r["depth"] for r in rows] == list(range(DEPTH))
-    assert all(r["parent_event_id"] == p["event_id"] for p, r in zip(rows, rows[1:]))
+    assert all(r["parent_event_id"] == p["event_id"] for p, r in zip(rows, rows[1:], strict=False))
     assert rows[-1]["width_pct"] == pytest.approx(100 * 2 / (2 * DEPTH))  # the deepest span: 2 ms of 40 s
     # `roots` nests MAX_NESTING levels; the span there names the rest as `rows` holds them
     node, levels = trace["roots"][0], 1

@@ -60,7 +60,7 @@ def test_a_jobs_bins_are_its_trials_summed(server, streamed):
     for t in trials:
         chart = _get(server, f"/api/trials/{t['trial']}/durations").json()
         for kind, row in (chart["by_kind"]["value"] or {}).items():
-            total[kind] = [a + b for a, b in zip(total[kind], row["count"])]
+            total[kind] = [a + b for a, b in zip(total[kind], row["count"], strict=True)]
     assert {k: r["count"] for k, r in job["by_kind"]["value"].items()} == dict(total)
 
 

@@ -9,14 +9,10 @@ import uuid
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
-from harborlight.read.statements import behavior_sql
-
-from harborlight.read.statements import producer_totals_sql
-
-from harborlight.read.statements import trial_rows_sql
+from harborlight.agent import identity as agent_identity
+from harborlight.read.statements import behavior_sql, producer_totals_sql, trial_rows_sql
 from harborlight.read.statements.load_trials import load_trials
 from harborlight.store import Signal, ensure_schema, insert_requests, open_client
-from harborlight.agent import identity as agent_identity
 
 T0 = 1_764_547_200_000_000_000
 S = 1_000_000_000

@@ -3,7 +3,6 @@ whose verifier scored parts: result.json's verifier_result.rewards with several 
 TrialResult model (tests/importers/harbor_job.py), imported with `harborlight import harbor`."""
 
 import httpx
-
 from harbor.models.trial.result import TrialResult
 
 from tests.importers.cli import run

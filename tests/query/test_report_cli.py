@@ -34,7 +34,7 @@ def test_table_through_a_server_shows_rates_outcomes_and_trials(server, streamed
     assert streamed.resolved in out and "EnvironmentStartTimeoutError" in out
     # where the agent time went, the 4 finished trials summed (GET /api/jobs/{job}/time)
     assert "where the agent time went (4 finished trials)" in out
-    (model,) = [l for l in out.splitlines() if l.startswith("│ model calls ")]
+    (model,) = [line for line in out.splitlines() if line.startswith("│ model calls ")]
     assert [c.strip() for c in model.strip("│").split("│")][:3] == ["model calls", "3.40 s", "2.3%"]
 
 

@@ -4,9 +4,9 @@ import dataclasses
 
 from harborlight.read.derive.behavior import derive_behavior
 from harborlight.read.derive.provenance import derived, unavailable
-from harborlight.read.derive.trajectory_steps import StepDuration
 from harborlight.read.derive.records import AgentCall, LoadedTrial, ToolCategory
 from harborlight.read.derive.rows_json import behavior_row, job_row, trial_row
+from harborlight.read.derive.trajectory_steps import StepDuration
 from tests.query.derive.builders import trial
 from tests.query.derive.test_field_guide import documented
 

@@ -58,7 +58,7 @@ def test_harbor_trajectory_steps_last_until_the_next_step_opened(server, unique,
     row = _behavior(server, trial_dir.name, job)
     steps = row["steps"]["value"]
     assert [s["step_id"] for s in steps] == [s.step_id for s in harbor.steps]
-    assert [s["dur"]["value"] for s in steps[:-1]] == [b - a for a, b in zip(opened, opened[1:])]
+    assert [s["dur"]["value"] for s in steps[:-1]] == [b - a for a, b in zip(opened, opened[1:], strict=False)]
     assert {s["dur"]["provenance"] for s in steps[:-1]} == {"derived"}
     assert steps[-1]["dur"] == {"value": None, "provenance": "unavailable", "note": "the last step: no next step opened"}
 

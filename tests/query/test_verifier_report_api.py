@@ -10,7 +10,6 @@ import shutil
 from pathlib import Path
 
 import httpx
-
 from harbor.models.trial.result import TrialResult
 
 from tests.importers.cli import run

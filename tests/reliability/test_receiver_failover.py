@@ -122,7 +122,7 @@ def test_retries_across_two_receivers_one_killed_store_every_acknowledged_span_o
         # The request a's death left unanswered: the exporter sends it again, the load balancer gives it to b.
         assert not _export(a, held[-1]) and _export(b, held[-1])
         retried_elsewhere += 1
-    for i, body in enumerate(sends[half + 3:]):
+    for body in sends[half + 3:]:
         assert _export(b, body)
     a.start()  # its log drains into the store before it serves
     for receiver in receivers:

@@ -12,9 +12,8 @@ import dataclasses
 import clickhouse_connect
 import pytest
 
-from harborlight.store import Signal, ensure_schema, insert_requests
-
 from harborlight.agent import identity as agent_identity
+from harborlight.store import Signal, ensure_schema, insert_requests
 from harborlight.store.schema import statement
 from tests.agent.test_trace_identity import _converted
 from tests.support.dies_at_insert import DiesAtInsert
@@ -96,8 +95,8 @@ def test_events_derived_again_take_their_names_again(trial_store):
     client = store.client
     before = _answers(client, params)
     # a stale namer: a name the stored events do not give, as rows deleted by a re-derivation would leave
-    client.command(f"INSERT INTO agent_names SELECT Tenant, Name, Job, argMinState((toNullable('other-job'), toNullable('other-trial')), "
-                   f"(toUInt8(0), toUInt8(0), toDateTime64('2000-01-01', 9), '')) FROM agent_names GROUP BY ALL")
+    client.command("INSERT INTO agent_names SELECT Tenant, Name, Job, argMinState((toNullable('other-job'), toNullable('other-trial')), "
+                   "(toUInt8(0), toUInt8(0), toDateTime64('2000-01-01', 9), '')) FROM agent_names GROUP BY ALL")
     assert _answers(client, params) != before
     client.command("DROP VIEW agent_events_traces_mv")  # an older harborlight's view: another statement
     client.command(statement("agent_events_traces_mv").replace("'llm_request'", "'group'"))

@@ -49,13 +49,13 @@ def test_a_trial_sent_to_serve_on_the_cluster_lands_on_the_local_tables_and_is_s
         job, trial = f"job-{unique}", f"{unique}-on-cluster"
         harness = Traces({"service.name": "harness", "harbor.job.name": job, "harbor.trial.name": trial,
                           "harbor.task.name": "fix-bug"})
-        root = harborlight.harbor.harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
-        harborlight.harbor.harness.span("harbor.agent_execution", parent=root, start_ms=100, dur_ms=5_000)
-        harborlight.harbor.harness.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5",
+        root = harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
+        harness.span("harbor.agent_execution", parent=root, start_ms=100, dur_ms=5_000)
+        harness.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5",
                                     "gen_ai.usage.input_tokens": 1000}, parent=root, start_ms=200, dur_ms=100)
-        harborlight.harbor.harness.span("harbor.verifier", {"harbor.reward.reward": 1.0}, parent=root, start_ms=5_200, dur_ms=3_000)
-        harborlight.harbor.harness.send(srv)
-        harborlight.harbor.harness.send(srv)  # an exporter's retry: stored once
+        harness.span("harbor.verifier", {"harbor.reward.reward": 1.0}, parent=root, start_ms=5_200, dur_ms=3_000)
+        harness.send(srv)
+        harness.send(srv)  # an exporter's retry: stored once
         srv.caught_up()
         reply = httpx.get(f"{srv.http_url}/api/trials/{trial}", timeout=60)
         assert reply.status_code == 200, reply.text

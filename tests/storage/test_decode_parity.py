@@ -78,9 +78,9 @@ def test_engine_rows_equal_the_reference_decoder(server, unique, nested):
         f"SELECT {cols}, toUnixTimestamp64Nano(Timestamp), arrayMap(t -> toUnixTimestamp64Nano(t), `Events.Timestamp`) "
         "FROM otel_traces WHERE ServiceName = {s:String} ORDER BY SpanId", s=unique,
     )
-    got = [dict(zip(COLUMNS + ["ts", "Events.ts"], row)) for row in rows]
+    got = [dict(zip(COLUMNS + ["ts", "Events.ts"], row, strict=True)) for row in rows]
     expected = sorted(span_rows(request), key=lambda r: r["SpanId"])
     assert len(got) == len(expected) == 6
-    for g, e in zip(got, expected):
+    for g, e in zip(got, expected, strict=True):
         for key in e:
             assert g[key] == e[key], key

@@ -8,7 +8,7 @@ import base64
 import json
 import os
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import clickhouse_connect
@@ -18,7 +18,8 @@ from google.protobuf import json_format
 from opentelemetry.exporter.otlp.proto.common._internal.metrics_encoder import encode_metrics
 from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
-    ExportMetricsServiceRequest, ExportMetricsServiceResponse,
+    ExportMetricsServiceRequest,
+    ExportMetricsServiceResponse,
 )
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue
 from opentelemetry.proto.metrics.v1 import metrics_pb2
@@ -28,8 +29,7 @@ from opentelemetry.sdk.metrics.view import ExponentialBucketHistogramAggregation
 from opentelemetry.sdk.resources import Resource
 
 from harborlight.settings import Settings
-from harborlight.store import SCHEMA_VERSION, ensure_schema
-from harborlight.store import schema_ddl
+from harborlight.store import SCHEMA_VERSION, ensure_schema, schema_ddl
 from harborlight.store.schema import statement
 from harborlight.store.schema_ddl import METRICS_FORM_VERSION, Cluster, cluster_table
 from harborlight.store.schema_rebuild import keeper_path_statement
@@ -348,8 +348,8 @@ def test_the_trace_api_totals_a_counter_sent_as_an_exponential_histogram(server,
     job, trial = f"job-{unique}", f"{unique}-exp"
     resource = {"service.name": unique, "harbor.job.name": job, "harbor.trial.name": trial}
     harness = Traces(resource)
-    harborlight.harbor.harness.span("harbor.trial", start_ms=0, dur_ms=1_000)
-    harborlight.harbor.harness.send(server)
+    harness.span("harbor.trial", start_ms=0, dur_ms=1_000)
+    harness.send(server)
     request = ExportMetricsServiceRequest()
     rm = request.resource_metrics.add()
     rm.resource.attributes.extend(kv(resource))
@@ -421,8 +421,8 @@ def test_sdk_exponential_histogram_points_are_stored_and_read_back(server, uniqu
 
 # --- a store of the form before ------------------------------------------------------------------------------
 
-_WHEN = datetime(2025, 12, 1, 0, 1, 0, 999_999, tzinfo=timezone.utc)
-_DAY_AFTER = datetime(2025, 12, 2, 0, 1, 0, 999_999, tzinfo=timezone.utc)
+_WHEN = datetime(2025, 12, 1, 0, 1, 0, 999_999, tzinfo=UTC)
+_DAY_AFTER = datetime(2025, 12, 2, 0, 1, 0, 999_999, tzinfo=UTC)
 _SUM_COLUMNS = ["ResourceAttributes", "ServiceName", "MetricName", "Attributes", "StartTimeUnix", "TimeUnix", "Value",
                 "AggregationTemporality", "IsMonotonic"]
 

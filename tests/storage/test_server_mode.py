@@ -84,11 +84,11 @@ def test_sdk_spans_land_with_the_exporters_values_and_are_served(server, ch, uni
     provider = TracerProvider(resource=Resource.create({"service.name": unique, "harbor.job.name": f"job-{unique}"}))
     provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=server.grpc_endpoint, insecure=True)))
     tracer = provider.get_tracer("agent", "1.2.3")
-    with tracer.start_as_current_span("invoke_agent", kind=SpanKind.SERVER) as root:
-        with tracer.start_as_current_span("chat claude-sonnet-4", kind=SpanKind.CLIENT) as child:
-            child.set_attribute("gen_ai.usage.input_tokens", 1200)
-            child.add_event("exception", {"exception.type": "RateLimitError"})
-            child.set_status(Status(StatusCode.ERROR, "429 Too Many Requests"))
+    with (tracer.start_as_current_span("invoke_agent", kind=SpanKind.SERVER) as root,
+          tracer.start_as_current_span("chat claude-sonnet-4", kind=SpanKind.CLIENT) as child):
+        child.set_attribute("gen_ai.usage.input_tokens", 1200)
+        child.add_event("exception", {"exception.type": "RateLimitError"})
+        child.set_status(Status(StatusCode.ERROR, "429 Too Many Requests"))
     provider.shutdown()
     server.caught_up()  # acknowledged once in the write-ahead log: our own client reads once it is stored
     trace_id = format(root.get_span_context().trace_id, "032x")

@@ -42,11 +42,11 @@ def _counts(data_dir) -> list[int]:
 def _trial(job: str, trial: str, reward: float) -> Traces:
     harness = Traces({"service.name": "harness", "harbor.job.name": job, "harbor.trial.name": trial,
                       "harbor.task.name": "fix-bug"})
-    root = harborlight.harbor.harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
-    harborlight.harbor.harness.span("harbor.agent_execution", parent=root, start_ms=100, dur_ms=5_000)
-    harborlight.harbor.harness.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 100}, parent=root,
+    root = harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
+    harness.span("harbor.agent_execution", parent=root, start_ms=100, dur_ms=5_000)
+    harness.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 100}, parent=root,
                  start_ms=200, dur_ms=100)
-    harborlight.harbor.harness.span("harbor.verifier", {"harbor.reward.reward": reward}, parent=root, start_ms=5_200, dur_ms=3_000)
+    harness.span("harbor.verifier", {"harbor.reward.reward": reward}, parent=root, start_ms=5_200, dur_ms=3_000)
     return harness
 
 

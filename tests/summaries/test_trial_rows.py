@@ -5,7 +5,7 @@ the events themselves."""
 import httpx
 
 from harborlight.read.statements.load_trials import load_trials
-from tests.agent.otlp_build import Logs, Traces
+from tests.agent.otlp_build import Traces
 from tests.live.twin_job import N_CALLS, send_twin_job, trial_names
 
 STORED = ("SELECT outcome, reward, n_input_tokens, n_steps, n_tool_calls, cost_usd FROM trial_rows FINAL "
@@ -26,13 +26,13 @@ def _harness(job: str, trial: str) -> Traces:
 def test_a_late_reward_changes_the_stored_trial_row(server, unique):
     job, trial = f"job-{unique}", f"{unique}-late-reward"
     harness = _harness(job, trial)
-    root = harborlight.harbor.harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
-    harborlight.harbor.harness.span("harbor.agent_execution", parent=root, start_ms=100, dur_ms=5_000)
-    harborlight.harbor.harness.send(server)
+    root = harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
+    harness.span("harbor.agent_execution", parent=root, start_ms=100, dur_ms=5_000)
+    harness.send(server)
     assert _api_row(server, trial)["outcome"]["value"] == "unknown"
     assert server.sql(STORED, j=job, t=trial)[0][:2] == ("unknown", None)
 
-    late = Traces(harborlight.harbor.harness.resource, trace_id=harborlight.harbor.harness.trace_id)  # the verifier's span, exported after the root
+    late = Traces(harness.resource, trace_id=harness.trace_id)  # the verifier's span, exported after the root
     late.span("harbor.verifier", {"harbor.reward.reward": 1.0}, parent=root, start_ms=5_200, dur_ms=3_000)
     late.send(server)
     row = _api_row(server, trial)
@@ -43,17 +43,17 @@ def test_a_late_reward_changes_the_stored_trial_row(server, unique):
 def test_a_late_model_call_changes_the_stored_trial_row(server, unique):
     job, trial = f"job-{unique}", f"{unique}-late-span"
     harness = _harness(job, trial)
-    root = harborlight.harbor.harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
-    harborlight.harbor.harness.span("harbor.agent_execution", parent=root, start_ms=100, dur_ms=5_000)
-    agent = Traces({**harborlight.harbor.harness.resource, "service.name": f"agent-{unique}"}, trace_id=harborlight.harbor.harness.trace_id)
+    root = harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
+    harness.span("harbor.agent_execution", parent=root, start_ms=100, dur_ms=5_000)
+    agent = Traces({**harness.resource, "service.name": f"agent-{unique}"}, trace_id=harness.trace_id)
     call = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5", "gen_ai.usage.input_tokens": 1000,
             "gen_ai.usage.output_tokens": 10}
     agent.span("chat gpt-5", call, parent=root, start_ms=200, dur_ms=100)
-    harborlight.harbor.harness.send(server)
+    harness.send(server)
     agent.send(server)
     assert _api_row(server, trial)["n_input_tokens"]["value"] == 1000
 
-    late = Traces(agent.resource, trace_id=harborlight.harbor.harness.trace_id)
+    late = Traces(agent.resource, trace_id=harness.trace_id)
     late.span("chat gpt-5", call | {"gen_ai.usage.input_tokens": 500}, parent=root, start_ms=400, dur_ms=100)
     late.send(server)
     assert _api_row(server, trial)["n_input_tokens"]["value"] == 1500

@@ -99,7 +99,7 @@ class Engine:
         bound = {k[6:]: v for k, v in params.items() if k.startswith("param_")}
         settings = {k: v for k, v in params.items() if k not in NOT_SETTINGS and not k.startswith("param_")}
         data = None
-        if query and body and _INSERT_HEAD.match(harborlight.read.encode()) and _TRAILING_FORMAT.search(query):
+        if query and body and _INSERT_HEAD.match(query.encode()) and _TRAILING_FORMAT.search(query):
             text, data = query, body
         elif query:
             text = query + ("\n" + body.decode() if body else "")

@@ -138,7 +138,7 @@ def kill_loop(data_dir: Path, kills: int, spans: int = 50, seed: int = 1) -> Kil
         stop = threading.Event()
         acked: list[str] = []
 
-        def send(endpoint: str = server.grpc_endpoint) -> None:
+        def send(endpoint: str = server.grpc_endpoint, stop: threading.Event = stop, acked: list[str] = acked) -> None:
             nonlocal counter
             with grpc.insecure_channel(endpoint) as channel:
                 export = channel.unary_unary(METHOD)

@@ -14,7 +14,6 @@ import uuid
 from decimal import Decimal
 
 import numpy
-
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 

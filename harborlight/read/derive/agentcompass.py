@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from harborlight.read.derive.agentcompass_attempts import (
-    CONTRACTS, Kind, MetricDecl, TaskAttempts, plan_k, primary_for, task_attempts,
+    CONTRACTS,
+    Kind,
+    MetricDecl,
+    TaskAttempts,
+    plan_k,
+    primary_for,
+    task_attempts,
 )
 from harborlight.read.derive.agentcompass_hierarchy import Breakdown, Counts, HierarchyNode, evaluate, parse_hierarchy
 from harborlight.read.derive.records import TrialFacts
@@ -121,7 +127,7 @@ def category_of(raw: object) -> str:
 def _series(plan: SeriesPlan, reductions: list[TaskReduction], cats: list[str], aggregation: str,
             root: HierarchyNode | None) -> dict[str, Any]:
     grouped: dict[str, list[TaskReduction]] = {}
-    for cat, red in zip(cats, reductions):
+    for cat, red in zip(cats, reductions, strict=True):
         grouped.setdefault(cat, []).append(red)
     categories = {c: Breakdown(_mean(evaluated_values(g)), _counts(g), float(_counts(g).evaluated))
                   for c, g in sorted(grouped.items())}

@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from harborlight.read.derive.outcomes import (
-    CANCELLED, EXCEPTION_CLASSES, VERDICT_OUTCOMES, Outcome, classify, graded_score, main_reward,
+    CANCELLED,
+    EXCEPTION_CLASSES,
+    VERDICT_OUTCOMES,
+    Outcome,
+    classify,
+    graded_score,
+    main_reward,
 )
 from harborlight.read.derive.records import TrialFacts
 

@@ -19,7 +19,7 @@ class Counts:
     unavailable: int
     invalidated: int = 0
 
-    def __add__(self, other: "Counts") -> "Counts":
+    def __add__(self, other: Counts) -> Counts:
         return Counts(self.total + other.total, self.evaluated + other.evaluated, self.error + other.error,
                       self.unavailable + other.unavailable, self.invalidated + other.invalidated)
 
@@ -46,7 +46,7 @@ class HierarchyNode:
     path: str
     aggregation: str
     weight: float | None
-    children: tuple["HierarchyNode", ...]
+    children: tuple[HierarchyNode, ...]
 
 
 def _segment(name: str) -> str:
@@ -114,13 +114,13 @@ def _combine(node: HierarchyNode, valid: list[tuple[HierarchyNode, Breakdown]]) 
             raise ValueError(f"weighted hierarchy node '{node.path}' has no positive weight among valid children")
         scaled = [w / scale for w in weights]
         denominator = math.fsum(scaled)
-        return math.fsum(v * (w / denominator) for v, w in zip(values, scaled))
+        return math.fsum(v * (w / denominator) for v, w in zip(values, scaled, strict=True))
     weights = [b.aggregation_weight if b.aggregation_weight is not None else float(b.counts.evaluated)
                for _, b in valid]
     denominator = math.fsum(weights)
     if denominator <= 0:
         return 0.0
-    return math.fsum(v * (w / denominator) for v, w in zip(values, weights))
+    return math.fsum(v * (w / denominator) for v, w in zip(values, weights, strict=True))
 
 
 def evaluate(root: HierarchyNode, categories: Mapping[str, Breakdown]) -> tuple[Breakdown, dict[str, Breakdown]]:

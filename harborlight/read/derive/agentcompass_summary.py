@@ -20,7 +20,7 @@ def github_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[
     widths = [max([len(h) + 2, *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
 
     def line(cells: Sequence[str]) -> str:
-        return "|" + "|".join(f" {c.ljust(w)} " for c, w in zip(cells, widths)) + "|"
+        return "|" + "|".join(f" {c.ljust(w)} " for c, w in zip(cells, widths, strict=True)) + "|"
     return [line(headers), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *(line(r) for r in rows)]
 
 

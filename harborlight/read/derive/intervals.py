@@ -19,7 +19,6 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import TypeVar
 
 import numpy as np
 
@@ -30,7 +29,6 @@ RESAMPLES = 4000
 SEED = 0
 MIN_BOOTSTRAP_TASKS = 10
 _CHUNK = 500  # resamples drawn at a time, to bound memory on large jobs
-K = TypeVar("K")
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +87,7 @@ def _unresampled(numerators: Sequence[float], denominators: Sequence[float],
     n = len(numerators)
     if n == 0:
         return unavailable("no task behind the value")
-    ratios = [v / d for v, d in zip(numerators, denominators)]
+    ratios = [v / d for v, d in zip(numerators, denominators, strict=True)]
     passed = sum(r == 1 for r in ratios)
     if wilson_allowed and all(r in (0, 1) for r in ratios) and math.isclose(
             math.fsum(numerators) / math.fsum(denominators), passed / n):
@@ -119,7 +117,7 @@ def mean_interval(values: Sequence[float]) -> Valued[ConfidenceInterval]:
     return task_interval(values, [1] * len(values))
 
 
-def mean_intervals(columns: Mapping[K, Sequence[float]]) -> dict[K, Valued[ConfidenceInterval]]:
+def mean_intervals[K](columns: Mapping[K, Sequence[float]]) -> dict[K, Valued[ConfidenceInterval]]:
     """mean_interval of each column, the columns being values of the same tasks (pass@k for each k):
     the same answers, from one resampling of the tasks."""
     out: dict[K, Valued[ConfidenceInterval] | None] = {k: _unresampled(v, [1] * len(v)) for k, v in columns.items()}
@@ -127,7 +125,7 @@ def mean_intervals(columns: Mapping[K, Sequence[float]]) -> dict[K, Valued[Confi
     if pending:
         n = len(columns[pending[0]])
         bounds = bootstrap_columns(np.column_stack([columns[k] for k in pending]), [1] * n)
-        out |= {k: _bootstrapped(b, n) for k, b in zip(pending, bounds)}
+        out |= {k: _bootstrapped(b, n) for k, b in zip(pending, bounds, strict=True)}
     return out  # type: ignore[return-value]
 
 

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Generic, TypeVar
-
-T = TypeVar("T")
 
 
 class Provenance(StrEnum):
@@ -24,7 +21,7 @@ class Provenance(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Valued(Generic[T]):
+class Valued[T]:
     """One derived value with its provenance. `value is None` always means "no evidence"."""
 
     value: T | None
@@ -44,19 +41,19 @@ class Valued(Generic[T]):
         return {"value": _jsonable(self.value), "provenance": self.provenance.value, "note": self.note}
 
 
-def measured(value: T | None, note: str | None = None) -> Valued[T]:
+def measured[T](value: T | None, note: str | None = None) -> Valued[T]:
     return Valued(value, Provenance.MEASURED, note)
 
 
-def derived(value: T | None, note: str | None = None) -> Valued[T]:
+def derived[T](value: T | None, note: str | None = None) -> Valued[T]:
     return Valued(value, Provenance.DERIVED, note)
 
 
-def inferred(value: T | None, note: str | None = None) -> Valued[T]:
+def inferred[T](value: T | None, note: str | None = None) -> Valued[T]:
     return Valued(value, Provenance.INFERRED, note)
 
 
-def unavailable(note: str) -> Valued[T]:
+def unavailable[T](note: str) -> Valued[T]:
     return Valued(None, Provenance.UNAVAILABLE, note)
 
 

@@ -53,7 +53,7 @@ def step_durations(trajectory: dict[str, Any] | None, missing: str = "no traject
     times = [stamp_ns(s.get("timestamp")) for s in steps]
     clock = clock_usable([t.value / 1e9 for t in times if t.value is not None])
     rows = []
-    for i, (step, at) in enumerate(zip(steps, times)):
+    for i, (step, at) in enumerate(zip(steps, times, strict=True)):
         nxt = times[i + 1] if i + 1 < len(steps) else None
         if clock is False:
             dur: Valued[float] = unavailable(f"flat step clock: the step timestamps span under {STEP_CLOCK_MIN_SPAN_S:g} s")

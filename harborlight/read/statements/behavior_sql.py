@@ -7,11 +7,11 @@ by a span and by a log event is read once (harborlight/agent/twins.py): TOOL_CAL
 a form for each of agent_twins.FORMS (asked first: FORM).
 """
 
-from harborlight.api.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
-from harborlight.read.statements.trial_rows_sql import LIFECYCLE_SPANS, within_trials
 from harborlight.agent import twins as agent_twins
 from harborlight.agent.rules import FACTS
 from harborlight.agent.sources import log_event_id_sql
+from harborlight.api.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
+from harborlight.read.statements.trial_rows_sql import LIFECYCLE_SPANS, within_trials
 
 ARGUMENT_KEYS = next(f for f in FACTS if f.name == "arguments").aliases
 

@@ -3,11 +3,11 @@
   job and trial it belongs to, read with the same aliases in the same order as the agent views do;
 - SPAN_DECISIONS: child spans of given tool spans that carry their decision (TOOL_DECISION_SPANS)."""
 
-from harborlight.api.tenancy import RAW_TENANT_FILTER
 from harborlight.agent.compile import alias_sql  # how the agent views read one alias of a record
 from harborlight.agent.rules import FACTS, TOOL_DECISION_SPANS, TOOL_DECISIONS
 from harborlight.agent.sources import LOGS
 from harborlight.agent.sql_parts import lit, one_of
+from harborlight.api.tenancy import RAW_TENANT_FILTER
 
 
 def _string_fact(name: str) -> str:

@@ -7,8 +7,8 @@ a same-named child and are charged no time (the field guide), and derived record
 reasoning or output), which carry their call's clock and are not spans of their own.
 """
 
-from harborlight.api.tenancy import AGENT_TENANT_FILTER
 from harborlight.agent import twins as agent_twins
+from harborlight.api.tenancy import AGENT_TENANT_FILTER
 
 _SCOPE = f"""{AGENT_TENANT_FILTER}
       AND JobName = {{job:String}} AND ({{trial:String}} = '' OR TrialName = {{trial:String}})"""

@@ -5,9 +5,9 @@ from dataclasses import dataclass
 
 from clickhouse_connect.driver.client import Client
 
+from harborlight.agent import twins as agent_twins
 from harborlight.read.derive.records import AgentCall, ModelCall, ToolCategory
 from harborlight.read.statements.behavior_sql import FORM, GOLD_PATCH, MODEL_CALLS, TOOL_CALLS
-from harborlight.agent import twins as agent_twins
 
 MAX_CALLS = 100_000
 _NS = 1e-9

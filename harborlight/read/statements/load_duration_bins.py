@@ -3,9 +3,9 @@ harborlight/read/derive/duration_bins.py shapes)."""
 
 from clickhouse_connect.driver.client import Client
 
+from harborlight.agent import twins as agent_twins
 from harborlight.read.derive.duration_bins import BinCount, DurationChart, duration_chart, edges_ns
 from harborlight.read.statements.duration_bins_sql import BINS, FORM, WITHOUT_CLOCK
-from harborlight.agent import twins as agent_twins
 
 
 def load_duration_chart(client: Client, tenant: str, job: str, trial: str = "") -> DurationChart:

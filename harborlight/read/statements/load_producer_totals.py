@@ -2,7 +2,12 @@
 
 from clickhouse_connect.driver.client import Client
 
-from harborlight.read.derive.producer_totals import CounterTotal, FinalMetrics, Totals, final_metrics_of, producer_totals
+from harborlight.read.derive.producer_totals import (
+    CounterTotal,
+    Totals,
+    final_metrics_of,
+    producer_totals,
+)
 from harborlight.read.derive.provenance import Valued
 from harborlight.read.statements.producer_totals_sql import COUNTER_TOTALS, FINAL_METRICS
 

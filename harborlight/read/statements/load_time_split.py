@@ -5,12 +5,12 @@ from collections.abc import Mapping
 
 from clickhouse_connect.driver.client import Client
 
+from harborlight.agent import twins as agent_twins
 from harborlight.read.derive.critical_path import SpanNode
 from harborlight.read.derive.time_split import CallTotals
 from harborlight.read.statements.time_split_sql import FORM, SPLITS
 from harborlight.read.statements.trace_tree import TraceNode
 from harborlight.read.statements.trial_rows_sql import LIFECYCLE_SPANS
-from harborlight.agent import twins as agent_twins
 
 
 def call_totals(client: Client, tenant: str, job: str, bounds: Mapping[str, tuple[int, int]], trial: str = ""

@@ -10,8 +10,8 @@ per trial ({trials}, {lo}, {hi}: UNIX nanoseconds, the harness's agent_execution
 A call has a clock when it has an end and its timing is not `unknown`. Times are UNIX nanoseconds.
 """
 
-from harborlight.api.tenancy import AGENT_TENANT_FILTER
 from harborlight.agent import twins as agent_twins
+from harborlight.api.tenancy import AGENT_TENANT_FILTER
 
 # The identity part (harborlight/agent/identity.py: records named after their trace take its trial), then the kinds.
 _SCOPE = f"""{AGENT_TENANT_FILTER}

@@ -10,10 +10,10 @@ Two statements, merged by trial name in harborlight/read/statements/load_trials.
 Nothing here loops over spans in Python: a job of thousands of trials is two GROUP BYs.
 """
 
-from harborlight.api.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
 from harborlight.agent import identity as agent_identity
 from harborlight.agent import twins as agent_twins
 from harborlight.agent.identity import LIFECYCLE_SPANS
+from harborlight.api.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
 
 # The job's planned trial count as the run record gave it (Harbor's JobResult.n_total_trials).
 PLANNED_KEY = "harbor.job.n_total_trials"

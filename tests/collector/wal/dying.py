@@ -18,8 +18,8 @@ log = WriteAheadLog(Path(sys.argv[1]), FsyncPolicy.parse("never"), 1 << 20)
 
 
 def record(i: int):
-    from harborlight.wal import Record
     from harborlight.store import Signal
+    from harborlight.wal import Record
 
     return Record(Signal.traces, None, i.to_bytes(16, "big"), 1, b"r%d" % i)
 

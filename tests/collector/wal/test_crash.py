@@ -11,8 +11,8 @@ import threading
 import time
 from pathlib import Path
 
-from harborlight.wal import FsyncPolicy, Record, WriteAheadLog
 from harborlight.store import Signal
+from harborlight.wal import FsyncPolicy, Record, WriteAheadLog
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -10,10 +10,10 @@ import pytest
 
 from harborlight.commit.committer import CommitLimits, Committer
 from harborlight.ingest.errors import LogUnwritable
+from harborlight.store import Signal
 from harborlight.wal import FsyncPolicy, Record, WriteAheadLog
 from harborlight.wal.record import framed_size
 from harborlight.wal.segment import MAGIC, listed
-from harborlight.store import Signal
 from tests.collector.recording_store import RecordingStore
 from tests.support.full_disk import fill, free, small_tmpfs
 

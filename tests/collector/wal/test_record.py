@@ -3,8 +3,8 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harborlight.wal.record import BadBody, BadHeader, Parsed, Record, Truncated, encode, parse
 from harborlight.store import Signal
+from harborlight.wal.record import BadBody, BadHeader, Parsed, Record, Truncated, encode, parse
 
 records = st.builds(
     Record,

@@ -88,8 +88,8 @@ def test_replay_refuses_while_a_server_holds_the_log(tmp_path, capsys):
 
 
 def _entry(log):
-    from harborlight.wal import Record
     from harborlight.store import Signal
+    from harborlight.wal import Record
 
     log.append(Record(Signal.traces, None, bytes(16), 1, b"\x0a\x00"))
     return log.take(10, 10**9)[0]

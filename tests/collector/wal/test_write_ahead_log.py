@@ -8,10 +8,10 @@ import grpc
 import pytest
 
 from harborlight.ingest.errors import LogFull
+from harborlight.store import Signal
 from harborlight.wal import Entry, FsyncPolicy, LogInUse, Record, WriteAheadLog
 from harborlight.wal.record import framed_size
 from harborlight.wal.segment import MAGIC
-from harborlight.store import Signal
 from tests.collector.wal.dying import run_and_die
 
 ALWAYS, NEVER = FsyncPolicy.parse("always"), FsyncPolicy.parse("never")
@@ -90,9 +90,8 @@ def test_a_crash_after_a_commit_but_before_the_next_one_begins_replays_that_comm
 
 
 def test_a_second_log_on_the_same_directory_is_refused_in_one_line(tmp_path):
-    with WriteAheadLog(tmp_path, NEVER, 1 << 20):
-        with pytest.raises(LogInUse, match="in use by another harborlight"):
-            WriteAheadLog(tmp_path, NEVER, 1 << 20)
+    with WriteAheadLog(tmp_path, NEVER, 1 << 20), pytest.raises(LogInUse, match="in use by another harborlight"):
+        WriteAheadLog(tmp_path, NEVER, 1 << 20)
 
 
 def test_tokens_are_never_reused_by_a_log_whose_segments_are_gone_or_by_another_log(tmp_path):

@@ -5,10 +5,10 @@ import json
 import math
 
 import pytest
-
 from agentcompass.runtime.metrics.contract import make_metric_contract
 from agentcompass.runtime.metrics.report_aggregation import aggregate_metric_report
 from agentcompass.runtime.results.render import render_summary_markdown
+
 from harborlight.read.derive.agentcompass import agentcompass_report, build_report, metrics_json_text, to_json
 from harborlight.read.derive.agentcompass_attempts import CONTRACTS, plan_k, task_attempts, to_details
 from harborlight.read.derive.agentcompass_summary import render_summary
@@ -37,7 +37,7 @@ def assert_close(ours, theirs, path="$"):
             assert_close(ours[key], theirs[key], f"{path}.{key}")
     elif isinstance(theirs, list):
         assert isinstance(ours, list) and len(ours) == len(theirs), f"{path}: length"
-        for i, (a, b) in enumerate(zip(ours, theirs)):
+        for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
             assert_close(a, b, f"{path}[{i}]")
     else:
         assert ours == theirs and type(ours) is type(theirs), f"{path}: {ours!r} != {theirs!r}"

@@ -1,7 +1,8 @@
 """Behaviour metrics over tool calls and model calls."""
 
 from harborlight.read.derive.behavior import derive_behavior
-from harborlight.read.derive.records import AgentCall, ModelCall, ToolCategory as C
+from harborlight.read.derive.records import AgentCall, ModelCall
+from harborlight.read.derive.records import ToolCategory as C
 from tests.query.derive.builders import T0
 
 

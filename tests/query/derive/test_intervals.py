@@ -8,7 +8,14 @@ import pytest
 from scipy.stats import bootstrap
 from statsmodels.stats.proportion import proportion_confint
 
-from harborlight.read.derive.intervals import LEVEL, MIN_BOOTSTRAP_TASKS, RESAMPLES, bootstrap_ratio, mean_interval, wilson
+from harborlight.read.derive.intervals import (
+    LEVEL,
+    MIN_BOOTSTRAP_TASKS,
+    RESAMPLES,
+    bootstrap_ratio,
+    mean_interval,
+    wilson,
+)
 from harborlight.read.derive.job_metrics import derive_job
 from harborlight.read.derive.pass_at_k import derive_pass_at_k, pass_at, pass_hat
 from harborlight.read.derive.records import ScorePart

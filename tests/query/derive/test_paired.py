@@ -44,9 +44,9 @@ def test_a_clear_gain_on_pass_fail_tasks_is_called_better_with_mcnemar():
     b = [x or rng.random() < 0.25 for x in a]  # B keeps A's solves and adds some
     b[0], a[0] = False, True  # and loses one
     p = compare(binary_jobs(a, b)).paired["B"]
-    both = sum(x and y for x, y in zip(a, b))
-    gained = sum(y and not x for x, y in zip(a, b))
-    lost = sum(x and not y for x, y in zip(a, b))
+    both = sum(x and y for x, y in zip(a, b, strict=True))
+    gained = sum(y and not x for x, y in zip(a, b, strict=True))
+    lost = sum(x and not y for x, y in zip(a, b, strict=True))
     table = [[both, lost], [gained, 200 - both - gained - lost]]
     assert p.measure == "solved" and p.test == "mcnemar_exact" and p.n_tasks.value == 200
     assert (p.n_better.value, p.n_worse.value) == (gained, lost)
@@ -54,7 +54,7 @@ def test_a_clear_gain_on_pass_fail_tasks_is_called_better_with_mcnemar():
     assert p.mean_difference.value == pytest.approx((gained - lost) / 200)
     ci = p.difference_ci.value
     assert ci.method == "bootstrap" and ci.n_tasks == 200
-    differences = [float(y) - float(x) for x, y in zip(a, b)]
+    differences = [float(y) - float(x) for x, y in zip(a, b, strict=True)]
     assert (ci.low, ci.high) == pytest.approx(scipy_interval(differences), abs=MC_TOLERANCE)
     assert [t.task for t in p.worse_tasks] == ["t0"] and len(p.better_tasks) == gained
     assert p.verdict == (f"B is better than A on these 200 tasks: solve rate {(gained - lost) / 2:+.1f} points, "
@@ -84,7 +84,7 @@ def test_graded_jobs_use_the_sign_test_on_per_task_scores():
     jobs = {"A": [trial(f"t{i}", job="A", reward=0.5, parts=(ScorePart(s),)) for i, s in enumerate(base)],
             "B": [trial(f"t{i}", job="B", reward=0.5, parts=(ScorePart(s),)) for i, s in enumerate(other)]}
     p = compare(jobs).paired["B"]
-    differences = [y - x for x, y in zip(base, other)]
+    differences = [y - x for x, y in zip(base, other, strict=True)]
     assert p.measure == "score" and p.test == "sign"
     _, theirs = sign_test(np.array(differences), mu0=0)
     assert p.p_value.value == pytest.approx(theirs, rel=1e-9)

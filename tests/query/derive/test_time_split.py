@@ -5,7 +5,14 @@ themselves are the engine's: tests/query/test_time_api.py checks them against a 
 from harborlight.read.derive.critical_path import SpanNode
 from harborlight.read.derive.records import Interval
 from harborlight.read.derive.time_split import (
-    NS, UNBOUNDED, CallTotals, agent_window, clip_bounds, derive_time_split, longest_calls, sum_time_splits,
+    NS,
+    UNBOUNDED,
+    CallTotals,
+    agent_window,
+    clip_bounds,
+    derive_time_split,
+    longest_calls,
+    sum_time_splits,
 )
 
 T0 = 1_764_547_200  # UNIX seconds
