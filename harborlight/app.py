@@ -37,6 +37,7 @@ from harborlight.api.router import api_router
 from harborlight.api.live.route import LiveLimits
 from harborlight.summaries.refresh import TrialRowsKeeper
 from harborlight.sqlport.clickhouse_http import QueryLimits, optional_clickhouse_http_server
+from harborlight.sqlport.native_tcp import optional_clickhouse_tcp_server
 from harborlight.store import Store, StoreUnavailable, ensure_schema, open_client, recent_digests
 from harborlight.store.schema_cluster import use_cluster
 from harborlight.store.broken_parts import broken_parts, describe
@@ -51,6 +52,7 @@ class Running:
     grpc_port: int
     http_port: int
     clickhouse_http_port: int | None = None
+    clickhouse_tcp_port: int | None = None
 
 
 def open_store(settings: Settings) -> Store:
@@ -192,8 +194,12 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
                 clickhouse_limits(settings),
                 lambda app: FreshReads(app, writer.caught_up, settings.max_commit_lag_seconds),
                 connection_guard(settings),
-            ) as clickhouse_http_port:
-                yield Running(store, writer, grpc_port, http_port, clickhouse_http_port)
+            ) as clickhouse_http_port, optional_clickhouse_tcp_server(
+                store, authenticator, settings.host, settings.clickhouse_tcp_port, clickhouse_limits(settings),
+                lambda: writer.caught_up(settings.max_commit_lag_seconds), settings.read_timeout_seconds,
+                settings.max_connections,
+            ) as clickhouse_tcp_port:
+                yield Running(store, writer, grpc_port, http_port, clickhouse_http_port, clickhouse_tcp_port)
         finally:
             await grpc_server.stop(grace=5)
             if (live := getattr(http_app.state, "live", None)) is not None:

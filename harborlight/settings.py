@@ -67,6 +67,10 @@ class Settings:
     clickhouse_http_port: int | None = _setting(
         None, "serve a read-only ClickHouse-compatible HTTP interface (for Grafana) on this port; off when unset"
     )
+    clickhouse_tcp_port: int | None = _setting(
+        None, "serve ClickHouse's native TCP protocol (Grafana's default, clickhouse-client, clickhouse-driver) on this "
+        "port, read-only like the HTTP interface; off when unset (9000 is ClickHouse's own port)"
+    )
     clickhouse_http_query_seconds: int = _setting(
         300, "longest a statement on the ClickHouse HTTP interface runs (its max_execution_time; callers may lower it)"
     )

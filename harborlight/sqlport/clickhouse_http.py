@@ -109,6 +109,19 @@ class _Engine:
     table_functions: list[str]
 
 
+@dataclass(frozen=True)
+class Answer:
+    """A statement's answer in `output_format`; `ran` is False for SET and USE (answered without running)."""
+
+    body: bytes
+    output_format: str
+    read_rows: int = 0
+    read_bytes: int = 0
+    elapsed_ns: int = 0
+    ran: bool = True
+    names_and_types: bytes = b""  # with native_blocks and no rows: the columns, as JSONCompactEachRowWithNamesAndTypes
+
+
 def _content_type(fmt: str) -> str:
     if fmt.startswith("JSON"):
         return "application/json; charset=UTF-8"
@@ -156,6 +169,7 @@ class ClickHouseInterface:
         self._authenticator = authenticator
         self.limits = limits
         self._engine: _Engine | None = None
+        self._cancelled: set[str] = set()  # run ids cancelled before their statement started
 
     def authenticate(self, headers: Mapping[str, str], params: Mapping[str, str]) -> Caller | None:
         """The caller, from the request's headers and URL alone; None for a missing or unknown token."""
@@ -163,6 +177,13 @@ class ClickHouseInterface:
             return self._authenticator.authenticate(token_of(headers, params))
         except Exception:  # harborlight.ingest.auth.Unauthorized: no token, or not one this server knows
             return None
+
+    def engine(self) -> _Engine:
+        """The engine's version, time zone and table functions (asked once)."""
+        if self._engine is None:
+            with sql_session(self._store) as session:
+                return self._describe_engine(session)
+        return self._engine
 
     def _describe_engine(self, session: SqlSession) -> _Engine:
         if self._engine is None:
@@ -183,6 +204,7 @@ class ClickHouseInterface:
     def cancel(self, run_id: str) -> None:
         """Stops the statement tagged `run_id` (its client has gone), as ClickHouse does for a read-only HTTP
         query with cancel_http_readonly_queries_on_client_close: the engine's own KILL QUERY."""
+        self._cancelled.add(run_id)  # a statement still being checked does not start
         with sql_session(self._store) as session:
             session.run(f"KILL QUERY WHERE startsWith(query, {_run_tag(run_id)!r}) ASYNC", "TabSeparated")
 
@@ -193,16 +215,11 @@ class ClickHouseInterface:
             revision = protocol_revision(params)
             sql = _statement_text(params.get("query", ""), decoded_body(
                 body, headers.get("content-encoding", ""), self.limits.max_request_bytes))
-            if not sql.strip():
-                raise Refused(CODES["SYNTAX_ERROR"], "Empty query")
-            with sql_session(self._store) as session:
-                engine = self._describe_engine(session)
-                version = engine.version
-                return self._run(session, engine, caller, params, sql, revision, run_id)
+            answer = self.answer(caller, params, sql, revision, run_id)
         except Refused as exc:
-            return error_reply(exc.code, str(exc), version)
+            return error_reply(exc.code, str(exc), self.version)
         except EngineError as exc:
-            reply = error_reply(exc.code, str(exc), version)
+            reply = error_reply(exc.code, str(exc), self.version)
             if " for query parameter '" in str(exc):  # a param_ value not of its type (457, 130, ...): malformed
                 reply.status = 400
             return reply
@@ -212,11 +229,40 @@ class ClickHouseInterface:
             return error_reply(CODES["NOT_IMPLEMENTED"], str(exc), version)
         except BadBody as exc:  # ClickHouse's inflating read buffers raise ZLIB_INFLATE_FAILED and the like
             return error_reply(CODES["ZLIB_INFLATE_FAILED"], str(exc), version)
+        if not answer.ran:
+            return Reply(200, b"", {"X-ClickHouse-Summary": "{}"})
+        summary = {"read_rows": str(answer.read_rows), "read_bytes": str(answer.read_bytes), "written_rows": "0",
+                   "written_bytes": "0", "total_rows_to_read": str(answer.read_rows), "result_rows": "0",
+                   "result_bytes": str(len(answer.body)), "elapsed_ns": str(answer.elapsed_ns)}
+        return Reply(200, answer.body, {
+            "X-ClickHouse-Format": answer.output_format, "X-ClickHouse-Summary": json.dumps(summary),
+            "Content-Type": _content_type(answer.output_format),
+        })
+
+    @property
+    def version(self) -> str:
+        """The engine's version, once a statement has asked it ("" before)."""
+        return self._engine.version if self._engine else ""
+
+    def answer(self, caller: Caller, params: Mapping[str, str], sql: str, revision: int = 0, run_id: str = "",
+               native_blocks: bool = False) -> Answer:
+        """One statement's answer under the guard, for any wire: `params` as ClickHouse's HTTP interface names
+        them (database, default_format, param_*, settings). `native_blocks`: the answer is revision-0 Native
+        whatever the statement's FORMAT clause says, for a wire that frames each block itself for `revision`
+        (the native TCP protocol); else Native is written for `revision` here. Raises Refused and EngineError."""
+        if not sql.strip():
+            raise Refused(CODES["SYNTAX_ERROR"], "Empty query")
+        try:
+            with sql_session(self._store) as session:
+                engine = self._describe_engine(session)
+                return self._run(session, engine, caller, params, sql, revision, run_id, native_blocks)
+        finally:
+            self._cancelled.discard(run_id)
 
     def _run(self, session: SqlSession, engine: _Engine, caller: Caller, params: Mapping[str, str], sql: str,
-             revision: int, run_id: str) -> Reply:
+             revision: int, run_id: str, native_blocks: bool) -> Answer:
         database = params.get("database") or "default"
-        fmt = params.get("default_format") or "TabSeparated"
+        fmt = "Native" if native_blocks else params.get("default_format") or "TabSeparated"
         if self._store.embedded and database != "default":
             session.run(f"USE `{database.replace('`', '``')}`", "TabSeparated")
         bound = {k[6:]: v for k, v in params.items() if k.startswith("param_")}
@@ -227,7 +273,7 @@ class ClickHouseInterface:
             for name in set_names(canonical) if statement.kind == "Set" else []:
                 if is_denied_setting(name):
                     raise Refused(CODES["READONLY"], f"Cannot modify '{name}' setting in readonly mode")
-            return Reply(200, b"", {"X-ClickHouse-Summary": "{}"})
+            return Answer(b"", "", ran=False)
         bounds = self.limits.bounds(tenant=caller.tenant is not None)
         settings = url_settings(params)
         for name, value in settings.items():
@@ -239,7 +285,7 @@ class ClickHouseInterface:
         canonical = checked_clauses(session, canonical, ast, statement, bounds, tenant, database)
         session.apply({name: str(bound.value) for name, bound in bounds.items()})
         session.apply({k: v for k, v in settings.items() if k != TABLE_FILTERS})
-        if self._store.embedded:
+        if self._store.embedded or native_blocks:
             session.apply(settings_for(revision))
         elif revision:  # a ClickHouse server writes that revision's Native itself
             session.apply({"client_protocol_version": str(revision)})
@@ -252,22 +298,32 @@ class ClickHouseInterface:
         session.apply({"readonly": "2"})
         if caller.tenant is not None:
             check_tenant_reads(session, canonical, statement, bound, tenant)
-        out = session.run(f"{_run_tag(run_id)} {canonical}" if run_id else canonical, fmt, bound)
-        output_format = statement.output_format or fmt
+        if native_blocks and statement.output_format:  # the wire's client formats the blocks itself
+            canonical = _without_format(canonical, statement.output_format)
+        tagged = f"{_run_tag(run_id)} {canonical}" if run_id else canonical
+        if run_id in self._cancelled:
+            raise Refused(CODES["QUERY_WAS_CANCELLED"], "Query was cancelled")
+        out = session.run(tagged, fmt, bound)
+        output_format = fmt if native_blocks else statement.output_format or fmt
         body = out.body
-        if self._store.embedded and revision and output_format.lower() == "native":
+        header = b""
+        if native_blocks and not body:  # the engine writes no block for no rows; a TCP client needs the header
+            header = session.run(tagged, "JSONCompactEachRowWithNamesAndTypes", bound).body
+        elif not native_blocks and self._store.embedded and revision and output_format.lower() == "native":
             try:
                 body = reframe(body, revision)
             except UnsupportedType as exc:
                 raise Refused(CODES["NOT_IMPLEMENTED"], f"harborlight cannot write a {exc} column as Native for "
                               f"client revision {revision}; cast it (for example toString(...))") from None
-        summary = {"read_rows": str(out.read_rows), "read_bytes": str(out.read_bytes), "written_rows": "0",
-                   "written_bytes": "0", "total_rows_to_read": str(out.read_rows), "result_rows": "0",
-                   "result_bytes": str(len(body)), "elapsed_ns": str(out.elapsed_ns)}
-        return Reply(200, body, {
-            "X-ClickHouse-Format": output_format, "X-ClickHouse-Summary": json.dumps(summary),
-            "Content-Type": _content_type(output_format),
-        })
+        return Answer(body, output_format, out.read_rows, out.read_bytes, out.elapsed_ns, names_and_types=header)
+
+
+def _without_format(canonical: str, output_format: str) -> str:
+    """The formatted statement without its FORMAT clause (the formatter writes it last)."""
+    suffix = f" FORMAT {output_format}"
+    if not canonical.endswith(suffix):
+        raise Refused(CODES["SYNTAX_ERROR"], "cannot read the statement's FORMAT clause")
+    return canonical[:-len(suffix)]
 
 
 def _run_tag(run_id: str) -> str:

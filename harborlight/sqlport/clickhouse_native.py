@@ -240,3 +240,57 @@ def settings_for(revision: int) -> dict[str, str]:
     if 0 < revision < LOW_CARDINALITY:
         return {"low_cardinality_allow_in_native_format": "0"}
     return {}
+
+
+def split_blocks(data: bytes) -> list[bytes]:
+    """Revision-0 Native cut into its blocks, each still revision-0 Native (the native TCP protocol sends a
+    packet per block). Raises UnsupportedType for a column whose layout is not read here."""
+    blocks, pos = [], 0
+    while pos < len(data):
+        start = pos
+        columns, pos = _varint(data, pos)
+        rows, pos = _varint(data, pos)
+        for _ in range(columns):
+            type_start = _string_end(data, pos)
+            type_end = _string_end(data, type_start)
+            if rows:
+                column = _Type(data[_varint(data, type_start)[1]:type_end].decode())
+                pos = _skip_data(column, rows, data, _skip_prefix(column, data, type_end))
+            else:
+                pos = type_end
+        blocks.append(data[start:pos])
+    return blocks
+
+
+def empty_block(columns: list[tuple[str, str]]) -> bytes:
+    """A revision-0 Native block of no rows with these (name, type) columns: what a client is told of an
+    answer's columns before (or without) its rows."""
+    out = bytearray(_varint_bytes(len(columns)) + b"\x00")
+    for name, type_name in columns:
+        for text in (name.encode(), type_name.encode()):
+            out += _varint_bytes(len(text)) + text
+    return bytes(out)
+
+
+def header_of(block: bytes) -> bytes:
+    """The no-rows block with the columns of a revision-0 Native block."""
+    columns, pos = _varint(block, 0)
+    rows, pos = _varint(block, pos)
+    names = []
+    for _ in range(columns):
+        name_end = _string_end(block, pos)
+        type_end = _string_end(block, name_end)
+        type_name = block[_varint(block, name_end)[1]:type_end].decode()
+        names.append((block[_varint(block, pos)[1]:name_end].decode(), type_name))
+        column = _Type(type_name)
+        pos = _skip_data(column, rows, block, _skip_prefix(column, block, type_end)) if rows else type_end
+    return empty_block(names)
+
+
+def _varint_bytes(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)

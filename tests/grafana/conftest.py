@@ -17,6 +17,7 @@ import pytest
 
 from harborlight.settings import Settings
 from tests.grafana.macros import TimeRange, Value, expand
+from tests.support.clickhouse_go_tcp import ClickHouseGoNative, open_grafana_native
 from tests.support.clickhouse_go import ClickHouseGo, open_grafana_connection
 from tests.query.job_stream import StreamedJob, stream_job
 from tests.support.otlp import logs_request, traces_request
@@ -175,23 +176,48 @@ PLUGIN_TENANTS = ("acme", "globex")
 
 @dataclass
 class PluginTenants:
-    connections: dict[str, ClickHouseGo]  # tenant -> the data source of that tenant's token
+    connections: dict[str, ClickHouseGo | ClickHouseGoNative]  # tenant -> the data source of that tenant's token
+    traces: dict[str, PluginTrace]
+    time_range: TimeRange
+
+
+@dataclass
+class PluginServer:
+    server: InProcessServer
+    tokens: dict[str, str]  # token -> tenant
     traces: dict[str, PluginTrace]
     time_range: TimeRange
 
 
 @pytest.fixture(scope="module")
-def plugin_tenants(store_dir, tmp_path_factory) -> PluginTenants:
-    """A harborlight with tenants on (tenant names of this module only) and a trace of each tenant."""
+def plugin_server(store_dir, tmp_path_factory) -> PluginServer:
+    """A harborlight with tenants on (tenant names of this module only), both ClickHouse ports (HTTP and native
+    TCP) on, and a trace of each tenant."""
     run = uuid.uuid4().hex[:8]
     tokens = {f"grafana-{tenant}-{run}": f"{tenant}-{run}" for tenant in PLUGIN_TENANTS}
     tokens_file = tmp_path_factory.mktemp("grafana-auth") / "tokens"
     tokens_file.write_text("".join(f"{t} {n}\n" for t, n in tokens.items()))
-    srv = InProcessServer(Settings(data_dir=store_dir, tokens_file=tokens_file, clickhouse_http_port=0)).start()
+    srv = InProcessServer(Settings(data_dir=store_dir, tokens_file=tokens_file, clickhouse_http_port=0,
+                                   clickhouse_tcp_port=0)).start()
     start = datetime.now(UTC) - timedelta(minutes=5)
     traces = {tenant.split("-")[0]: send_plugin_trace(srv.http_url, token, f"plugin-{tenant}")
               for token, tenant in tokens.items()}
-    connections = {tenant.split("-")[0]: open_grafana_connection(srv.run.clickhouse_http_port, token)
-                   for token, tenant in tokens.items()}
-    yield PluginTenants(connections, traces, TimeRange(start, datetime.now(UTC) + timedelta(minutes=5), interval_s=60))
+    yield PluginServer(srv, tokens, traces, TimeRange(start, datetime.now(UTC) + timedelta(minutes=5), interval_s=60))
     srv.stop()
+
+
+@pytest.fixture(scope="module", params=["http", "native"])
+def plugin_tenants(request, plugin_server) -> PluginTenants:
+    """The plugin's data source of each tenant, over the protocol of the parameter: HTTP (port 8123's interface)
+    or native (its default, port 9000's)."""
+    run = plugin_server.server.run
+    if request.param == "http":
+        connections = {tenant.split("-")[0]: open_grafana_connection(run.clickhouse_http_port, token)
+                       for token, tenant in plugin_server.tokens.items()}
+    else:
+        connections = {tenant.split("-")[0]: open_grafana_native(run.clickhouse_tcp_port, token)
+                       for token, tenant in plugin_server.tokens.items()}
+    yield PluginTenants(connections, plugin_server.traces, plugin_server.time_range)
+    if request.param == "native":
+        for connection in connections.values():
+            connection.close()

@@ -229,6 +229,31 @@ class Result:
         return [dict(zip(self.columns, r)) for r in self.rows]
 
 
+def decode_block(r: _Reader, revision: int, server_tz: dt.tzinfo) -> Result:
+    """Block.Decode: one block (BlockInfo at a revision above 0, then its columns)."""
+    if revision > 0:  # decodeBlockInfo
+        r.uvarint()
+        r.boolean()
+        r.uvarint()
+        r.unpack("i", 1)
+        r.uvarint()
+    num_columns, num_rows = r.uvarint(), r.uvarint()
+    values, names, block_types = [], [], []
+    for _ in range(num_columns):
+        name, type_name = r.str(), r.str()
+        if revision >= MIN_REVISION_WITH_CUSTOM_SERIALIZATION and r.boolean():
+            raise DriverError(f"custom serialization for column {name}. not supported by clickhouse-go driver")
+        column = _Column(type_name, server_tz)
+        if num_rows:
+            column.prefix(r)
+            values.append(column.decode(r, num_rows))
+        else:
+            values.append([])
+        names.append(name)
+        block_types.append(type_name)
+    return Result(names, block_types, list(zip(*values)) if values else [])
+
+
 def decode_blocks(body: bytes, revision: int, server_tz: dt.tzinfo) -> Result:
     """Block.Decode, block after block, as readData does while rows are read."""
     r = _Reader(body)
@@ -236,29 +261,10 @@ def decode_blocks(body: bytes, revision: int, server_tz: dt.tzinfo) -> Result:
     types: list[str] = []
     rows: list[tuple] = []
     while not r.at_end():
-        if revision > 0:  # decodeBlockInfo
-            r.uvarint()
-            r.boolean()
-            r.uvarint()
-            r.unpack("i", 1)
-            r.uvarint()
-        num_columns, num_rows = r.uvarint(), r.uvarint()
-        values, names, block_types = [], [], []
-        for _ in range(num_columns):
-            name, type_name = r.str(), r.str()
-            if revision >= MIN_REVISION_WITH_CUSTOM_SERIALIZATION and r.boolean():
-                raise DriverError(f"custom serialization for column {name}. not supported by clickhouse-go driver")
-            column = _Column(type_name, server_tz)
-            if num_rows:
-                column.prefix(r)
-                values.append(column.decode(r, num_rows))
-            else:
-                values.append([])
-            names.append(name)
-            block_types.append(type_name)
+        block = decode_block(r, revision, server_tz)
         if not columns:
-            columns, types = names, block_types
-        rows.extend(zip(*values) if values else [])
+            columns, types = block.columns, block.types
+        rows.extend(block.rows)
     return Result(columns, types, rows)
 
 
