@@ -32,7 +32,13 @@ from harborlight.agent.identity import named  # noqa: E402
 SQL = HERE / "sql"
 OUT = HERE / "dashboards"
 DATASOURCE = {"type": "grafana-clickhouse-datasource", "uid": "harborlight"}
-FORMATS = {"timeseries": (0, "timeSeries"), "table": (1, "table"), "traces": (3, "traces")}
+# (format, queryType) of a target: the plugin's QueryType values (src/types/queryBuilder.ts) and the format each one
+# maps to (mapQueryTypeToGrafanaFormat, src/data/utils.ts)
+FORMATS = {"timeseries": (0, "timeseries"), "table": (1, "table"), "traces": (3, "traces")}
+# A target without pluginVersion is a v3 query to the plugin's editor, which rewrites it on edit (migrateCHQuery,
+# src/data/migration.ts); the version the dashboards are written for (tests/grafana check the targets against its
+# query model).
+PLUGIN_VERSION = "4.20.0"
 NOTE = ("A trial's figures are its stored row, the one GET /api/trials/{trial} answers, and a job's the one "
         "GET /api/jobs/{job} answers; a trial or a job belongs to the time range when its first event does.")
 OUTCOME_SETS = {"infra_outcomes": INFRA_OUTCOMES}
@@ -117,7 +123,8 @@ def explore_trace_link() -> dict:
     sql = panel_sql("trial_trace.sql").replace("${trace:sqlstring}", "'${__value.raw}'")
     return {"title": "Open the trace view", "url": "", "internal": {
         "datasourceUid": DATASOURCE["uid"], "datasourceName": "harborlight",
-        "query": {"editorType": "sql", "queryType": "traces", "format": 3, "rawSql": sql},
+        "query": {"pluginVersion": PLUGIN_VERSION, "editorType": "sql", "queryType": "traces", "format": 3,
+                  "rawSql": sql},
     }}
 
 
@@ -134,8 +141,8 @@ def panel_json(panel: Panel, index: int, pos: dict) -> dict:
         "description": description(panel.sql),
         "datasource": DATASOURCE,
         "gridPos": pos,
-        "targets": [{"refId": "A", "datasource": DATASOURCE, "editorType": "sql", "queryType": query_type,
-                     "format": fmt, "rawSql": panel_sql(panel.sql)}],
+        "targets": [{"refId": "A", "datasource": DATASOURCE, "pluginVersion": PLUGIN_VERSION, "editorType": "sql",
+                     "queryType": query_type, "format": fmt, "rawSql": panel_sql(panel.sql)}],
         "fieldConfig": {"defaults": {}, "overrides": overrides},
         "transformations": [{"id": "organize", "options": {
             "indexByName": {col: i for i, col in enumerate(panel.columns)}}}],

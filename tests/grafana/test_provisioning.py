@@ -34,8 +34,10 @@ def test_the_data_source_reads_harborlights_interface_with_the_token():
         "127.0.0.1", 8123, "http", "default")
     assert source["secureJsonData"]["password"] == "s3cret"
     # the plugin's OTel version for new queries: `otelEnabled ? otelVersion : undefined` (src/data/CHDatasource.ts)
+    # "Show context" needs a context column the log line has ("Unable to match any log context columns" else)
     assert data["logs"] == {"defaultDatabase": "default", "defaultTable": "otel_logs", "otelEnabled": True,
-                            "otelVersion": "latest"}
+                            "otelVersion": "latest", "selectContextColumns": True,
+                            "contextColumns": ["ServiceName", "ResourceAttributes['harbor.trial.name']"]}
     assert data["traces"] == {"defaultDatabase": "default", "defaultTable": "otel_traces", "otelEnabled": True,
                               "otelVersion": "latest", "durationUnit": "nanoseconds"}
 
