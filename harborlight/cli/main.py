@@ -1,28 +1,37 @@
 """`harborlight ...`: the command line. Bad input is one line on stderr and a non-zero exit."""
 
 import argparse
-import asyncio
 import logging
-import signal
 import sys
 from dataclasses import fields
+from importlib import import_module
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from harborlight.cli.command_help import add_command
-from harborlight.cli.compare_command import add_compare_command
-from harborlight.cli.export_command import add_export_command
-from harborlight.cli.import_command import add_import_command
-from harborlight.cli.jobs_command import add_jobs_command
-from harborlight.cli.report_command import add_report_command
-from harborlight.cli.schema_command import add_schema_command
 from harborlight.settings import Settings, env_name, flag_name
-from harborlight.cli.spans_command import add_spans_command
-from harborlight.cli.trace_command import add_trace_command
-from harborlight.cli.trial_command import add_trial_command
-from harborlight.cli.wal_command import add_wal_command
-from harborlight.cli.watch_command import add_watch_command
 
+# Every command but serve: the module that registers it and its summary. `harborlight --help` lists the
+# summaries without importing any command module, and a command's module (with what it imports: the store,
+# the server, ...) is imported only when that command is asked for. tests/cli check that each summary here is
+# the one its module registers.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "report": ("report_command", "a job's metrics: a table, metrics.json, summary.md or an HTML page"),
+    "spans": ("spans_command",
+              "agent events (model calls, tool calls, ...) by job, trial, kind, tool category, model, status, time"),
+    "trial": ("trial_command",
+              "one trial: outcome, reward, phase timings, tokens, cost, behaviour, where the time went"),
+    "trace": ("trace_command", "a trial's span tree: kinds, names, durations, timing quality"),
+    "jobs": ("jobs_command", "job rows: solve rates, pass@k / pass^k, tokens, cost"),
+    "compare": ("compare_command", "jobs on their matched tasks: rates, differences, paired test, flips"),
+    "watch": ("watch_command",
+              "a live table of a job's trials, from a running server (without a terminal: one line per event)"),
+    "import": ("import_command", "store OpenTelemetry files or Harbor job directories"),
+    "export-job": ("export_command", "write a job as a Harbor job directory (DIR/<job>/)"),
+    "schema": ("schema_command", "print or apply the store's DDL, for one server or a cluster"),
+    "wal": ("wal_command", "the write-ahead log: commit again the requests the store refused"),
+}
+SERVE_SUMMARY = "receive OTLP and answer the API"
 
 class OneLineParser(argparse.ArgumentParser):
     """A bad flag is one line on stderr (argparse would print the usage block first); exit 2."""
@@ -42,6 +51,9 @@ def _add_settings(parser: argparse.ArgumentParser, names: list[str]) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+    import signal
+
     from harborlight.app import running
     from harborlight.store import StoreUnavailable
 
@@ -69,33 +81,42 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+def register(commands: Any, name: str) -> None:
+    """The command `name` with its flags and examples, from its module (imported now)."""
+    module, _ = COMMANDS[name]
+    getattr(import_module(f"harborlight.cli.{module}"), f"add_{module}")(commands)
+
+
+def asked_for(argv: list[str]) -> str | None:
+    """The command named on the command line (the first word that is not a flag), if any."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """Every command's parser; given `argv`, only the command it names is registered whole (the others by
+    name and summary, enough for `harborlight --help`)."""
     parser = OneLineParser(prog="harborlight", description="Observability backend for AI agents.")
     commands = parser.add_subparsers(dest="command", required=True)
-    serve = add_command(commands, "serve", "receive OTLP and answer the API", [
+    serve = add_command(commands, "serve", SERVE_SUMMARY, [
         "harborlight serve",
         "harborlight serve --host 0.0.0.0 --data-dir /var/lib/harborlight --tokens-file tokens   # lines: TOKEN TENANT",
         "harborlight serve --clickhouse-url http://default:secret@clickhouse:8123/otel --clickhouse-http-port 8124",
     ])
     _add_settings(serve, [f.name for f in fields(Settings)])
     serve.set_defaults(run=_serve)
-    add_report_command(commands)
-    add_spans_command(commands)
-    add_trial_command(commands)
-    add_trace_command(commands)
-    add_jobs_command(commands)
-    add_compare_command(commands)
-    add_watch_command(commands)
-    add_import_command(commands)
-    add_export_command(commands)
-    add_schema_command(commands)
-    add_wal_command(commands)
+    chosen = None if argv is None else asked_for(argv)
+    for name, (_, summary) in COMMANDS.items():
+        if argv is None or name == chosen:
+            register(commands, name)
+        else:
+            commands.add_parser(name, help=summary)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv).parse_args(argv)
     try:
         return args.run(args)
     except ValueError as exc:
