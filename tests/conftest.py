@@ -14,10 +14,9 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 for _name in ("COLUMNS", "LINES"):
     os.environ.pop(_name, None)
 
-import httpx
+import httpx  # noqa: E402 (after the environment above)
 
-from harborlight.settings import Settings
-from tests.support.servers import InProcessServer
+from harborlight.settings import Settings  # noqa: E402
 
 # httpx gives up after 5 s unless told otherwise; on a loaded machine a commit or a first read may take
 # longer. A test that wants a bound passes its own timeout; every other wait is patient, so load makes the
@@ -45,6 +44,9 @@ def store_dir(tmp_path_factory):
 @pytest.fixture(scope="session")
 def server(store_dir):
     """A running in-process harborlight on the session store."""
+    # imported here, not at the top: the server brings the engine (chDB), which the unit tier never loads
+    from tests.support.servers import InProcessServer
+
     srv = InProcessServer(Settings(data_dir=store_dir)).start()
     yield srv
     srv.stop()

@@ -2,11 +2,11 @@
 the schema or to its cluster form that leaves the page behind fails here."""
 
 import re
-from pathlib import Path
 
 from harborlight.store.schema_ddl import Cluster, cluster_schema
+from tests.support.paths import REPO
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "operating.md"
+PAGE = REPO / "docs" / "operating.md"
 MARK = re.compile(r"<!-- generated: harborlight schema --cluster (\w+) --replicated print \((\w+)\) -->\n```sql\n"
                   r"(.*?)\n```", re.S)
 

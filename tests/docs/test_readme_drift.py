@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from harborlight.cli.main import build_parser
+from tests.support.paths import REPO
 from tests.support.shell import command_words
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 _FENCE = re.compile(r"^\s*```(\w*)")
 _INLINE = re.compile(r"`([^`\n]+)`")

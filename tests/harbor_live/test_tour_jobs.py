@@ -4,15 +4,15 @@ a retry, an infrastructure error, two attempts per task, and a second job on the
 
 import json
 from collections import Counter
-from pathlib import Path
 
 from harbor.models.job.result import JobResult
 from harbor.models.trajectories import Trajectory
 from harbor.models.trial.result import TrialResult
 
 from tests.importers.exported import view
+from tests.support.paths import REPO
 
-JOBS = Path(__file__).resolve().parents[2] / "examples" / "harbor-jobs"
+JOBS = REPO / "examples" / "harbor-jobs"
 
 
 def _trials(job: str) -> list[TrialResult]:

@@ -2,7 +2,6 @@
 
 import dataclasses
 import re
-from pathlib import Path
 
 from harborlight.read.derive.agentcompass import build_report, to_json
 from harborlight.read.derive.agentcompass_attempts import CONTRACTS, task_attempts
@@ -18,8 +17,9 @@ from harborlight.read.derive.producer_totals import CounterTotal, FinalMetrics, 
 from harborlight.read.derive.time_split import JobTimeSplit, LongCall, TimeSplit
 from harborlight.read.derive.timings import TrialTimings
 from tests.query.derive.builders import trial
+from tests.support.paths import REPO
 
-GUIDE = Path(__file__).resolve().parents[3] / "docs" / "field-guide.md"
+GUIDE = REPO / "docs" / "field-guide.md"
 RECORDS = (TrialOutcome, TrialTimings, Behavior, TokenPoint, JobMetrics, PassAtK, Comparison, TaskRow,
            ConfidenceInterval, PairedComparison, TaskPair, TimeSplit, LongCall, JobTimeSplit, CriticalPath,
            PathStep, Totals, FinalMetrics, CounterTotal)
