@@ -10,13 +10,20 @@ can be made again on any machine. Its model name picks the script (`scripted/has
 Runs are counted per job and task in a state directory beside the jobs (`.tour-state/`)."""
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 from harbor.agents.base import BaseAgent
 from harbor.agents.installed.base import ApiRateLimitError
 from harbor.models.agent.context import AgentContext
-from harbor.models.trajectories import (Agent, FinalMetrics, Metrics, Observation, ObservationResult, Step,
-                                        ToolCall, Trajectory)
+from harbor.models.trajectories import (
+    Agent,
+    FinalMetrics,
+    Metrics,
+    Observation,
+    ObservationResult,
+    Step,
+    ToolCall,
+    Trajectory,
+)
 
 SCRIPTS: dict[str, dict[str, tuple[str, ...]]] = {
     "hasty-1": {
