@@ -8,7 +8,7 @@ from harborlight.read.derive.records import AgentCall, LoadedTrial, ToolCategory
 from harborlight.read.derive.rows_json import behavior_row, job_row, trial_row
 from harborlight.read.derive.trajectory_steps import StepDuration
 from tests.query.derive.builders import trial
-from tests.query.derive.test_field_guide import documented
+from tests.unit.read.derive.test_field_guide import documented
 
 
 def test_trial_job_and_behavior_row_keys_are_documented():
