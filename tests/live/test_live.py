@@ -231,7 +231,7 @@ def test_watch_of_an_unknown_job_is_one_line_and_exit_1_unless_told_to_wait(serv
 
 def test_watch_says_why_when_the_server_drops_its_stream(server, capsys, monkeypatch):
     """The server's final `dropped` event (a stream that fell behind) ends watch with its reason."""
-    from harborlight.cli.main import watch_command
+    from harborlight.cli import watch_command
     from harborlight.cli.main import main
 
     dropped = {"type": "dropped", "job": "j", "trial": None, "at_unix_nano": 0,
