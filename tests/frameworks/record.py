@@ -56,7 +56,6 @@ class Framework:
         return found[1]
 
 
-CONTENT = {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true"}
 FRAMEWORKS = {f.name: f for f in [
     Framework("openai-agents", "openai-agents", "openai_agents_run",
               {"": {}, "with-openai-client": {"WITH_OPENAI_CLIENT_INSTRUMENTATION": "1"}}),
@@ -64,7 +63,8 @@ FRAMEWORKS = {f.name: f for f in [
     Framework("langgraph", "langgraph", "langgraph_run"),
     Framework("strands", "strands-agents", "strands_run",
               {"": {}, "latest-experimental": {"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}}),
-    Framework("google-adk", "google-adk", "google_adk_run"),
+    Framework("google-adk", "google-adk", "google_adk_run",
+              {"": {}, "content": {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_AND_EVENT"}}),
     Framework("smolagents", "smolagents", "smolagents_run"),
     Framework("traceloop", "traceloop-sdk", "traceloop_run"),
 ]}
@@ -89,7 +89,8 @@ def run(grpc_endpoint: str, http_url: str, name: str, mode: str, service: str, j
     with ChatProvider() as provider, OtlpRelay(grpc_endpoint, http_url) as relay, \
             tempfile.TemporaryDirectory() as home:
         env = {key: value for key, value in os.environ.items() if not key.startswith(("OTEL_", "VIRTUAL_ENV"))}
-        env.update({**framework.modes[mode], "PYTHONPATH": str(ROOT), "HOME": home, "OPENAI_API_KEY": "fake", "GOOGLE_API_KEY": "fake",
+        env.update({**framework.modes[mode], "PYTHONPATH": str(ROOT), "HOME": home,
+                    "OPENAI_API_KEY": "fake", "GOOGLE_API_KEY": "fake",
                     "OTEL_RESOURCE_ATTRIBUTES": f"harbor.job.name={job},harbor.trial.name={trial}"})
         done = subprocess.run([str(framework.python), "-m", f"tests.frameworks.{framework.driver}", provider.url,
                                relay.http_endpoint, service], env=env, cwd=ROOT, timeout=300,

@@ -6,9 +6,11 @@ Traceloop.init with the plain OTel exporter (no Traceloop account, its telemetry
 """
 
 import json
+import os
 import sys
 
 import openai
+from opentelemetry import trace
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from traceloop.sdk import Traceloop
 from traceloop.sdk.decorators import agent, tool
@@ -40,12 +42,13 @@ def reader(client: openai.OpenAI) -> str:
 
 
 def main(provider_url: str, otlp_endpoint: str, service: str) -> None:
+    # Traceloop.init builds its resource from app_name and resource_attributes only: it does not read
+    # OTEL_RESOURCE_ATTRIBUTES, so the harness's names are passed on by hand.
+    harness = dict(kv.split("=", 1) for kv in os.environ.get("OTEL_RESOURCE_ATTRIBUTES", "").split(",") if "=" in kv)
     Traceloop.init(app_name=service, exporter=OTLPSpanExporter(endpoint=f"{otlp_endpoint}/v1/traces"),
-                   telemetry_enabled=False)
+                   resource_attributes=harness, telemetry_enabled=False)
     answer = reader(openai.OpenAI(base_url=f"{provider_url}/v1", api_key="fake"))
     assert answer == ANSWER, answer
-    Traceloop.flush() if hasattr(Traceloop, "flush") else None
-    from opentelemetry import trace
     trace.get_tracer_provider().shutdown()
 
 
