@@ -36,7 +36,7 @@ class Framing:
         Raises UnsupportedType (before any packet) for a column whose layout is not read."""
         blocks = split_blocks(body)
         header = header_of(blocks[0]) if blocks else empty_block(columns_of(names_and_types))
-        head = packets.data(header, self.revision)
+        head = packets.data_head(self.revision)
         yield head + self.block(header), 0
         for native in blocks:
             rows = _rows(native)

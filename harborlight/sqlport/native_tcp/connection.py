@@ -239,13 +239,13 @@ class NativeConnection:
             await self._send(packets.end_of_stream())
             return
         framing = self._framing(query)
-        rows = blocks = sent = 0
+        rows = blocks = 0
         try:
-            for packet, block_rows in framing.packets(answer.body, answer.names_and_types):
-                await self._send(packet)
+            for data, block_rows in framing.packets(answer.body, answer.names_and_types):
+                await self._send(data)
                 if self._pending is not None and self._pending.done():  # a Cancel arrived while blocks went out
                     break
-                rows, blocks, sent = rows + block_rows, blocks + (block_rows > 0), sent + len(packet)
+                rows, blocks = rows + block_rows, blocks + (block_rows > 0)
         except UnsupportedType as exc:
             await self._refuse(CODES["NOT_IMPLEMENTED"], f"harborlight cannot send a {exc} column over the native "
                                "protocol; cast it (for example toString(...))")

@@ -63,7 +63,7 @@ def server_hello(name: str, version: tuple[int, int, int], revision: int, timezo
 
 async def read_addendum(reader: Reader, revision: int) -> str:
     """The quota key a client sends after the hellos, from revision 54458."""
-    return await reader.string() if revision >= p.QUOTA_KEY_IN_CLIENT_INFO and revision >= p.ADDENDUM else ""
+    return await reader.string() if revision >= p.ADDENDUM else ""
 
 
 async def _read_client_info(reader: Reader, revision: int) -> str:
@@ -135,7 +135,7 @@ async def read_query(reader: Reader, revision: int) -> Query:
     return Query(query_id, text, bool(compression), stage, settings, parameters, client_name)
 
 
-def data(block: bytes, revision: int, packet: int = p.SERVER_DATA) -> bytes:
+def data_head(revision: int, packet: int = p.SERVER_DATA) -> bytes:
     """A data (or totals, extremes) packet's head: its type and external table name; the block follows,
     compressed or not."""
     return varint(packet) + (string("") if revision >= p.TEMPORARY_TABLES else b"")

@@ -31,6 +31,7 @@ async def clickhouse_tcp_server(
             writer.close()
             return
         task = asyncio.current_task()
+        assert task is not None  # a connection is served in a task of its own
         open_connections.add(task)
         try:
             await NativeConnection(interface, stream, writer, hello_timeout, idle_timeout, before_read).serve()
