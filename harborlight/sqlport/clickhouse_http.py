@@ -47,6 +47,7 @@ from harborlight.sqlport.clickhouse_native import UnsupportedType, reframe, sett
 from harborlight.sqlport.clickhouse_statement import (
     check_tenant_reads, checked_clauses, combined, set_names, tenant_filters_of, url_filter_entries,
 )
+from harborlight.sqlport.clickhouse_totals import asks_totals, run_with_totals
 from harborlight.sqlport.sql_threads import run_statement
 from harborlight.store.client import READ_PRIORITY, Store
 from harborlight.sqlport.sql_session import EngineError, SqlSession, format_single_statement, sql_session
@@ -120,6 +121,8 @@ class Answer:
     elapsed_ns: int = 0
     ran: bool = True
     names_and_types: bytes = b""  # with native_blocks and no rows: the columns, as JSONCompactEachRowWithNamesAndTypes
+    totals: bytes = b""  # with native_blocks: the totals row and the extremes rows, revision-0 Native, if asked
+    extremes: bytes = b""
 
 
 def _content_type(fmt: str) -> str:
@@ -303,6 +306,11 @@ class ClickHouseInterface:
         tagged = f"{_run_tag(run_id)} {canonical}" if run_id else canonical
         if run_id in self._cancelled:
             raise Refused(CODES["QUERY_WAS_CANCELLED"], "Query was cancelled")
+        if native_blocks and asks_totals(canonical, settings):
+            parts = run_with_totals(session, tagged, bound)
+            out = parts.output
+            return Answer(parts.body, fmt, out.read_rows, out.read_bytes, out.elapsed_ns,
+                          names_and_types=parts.names_and_types, totals=parts.totals, extremes=parts.extremes)
         out = session.run(tagged, fmt, bound)
         output_format = fmt if native_blocks else statement.output_format or fmt
         body = out.body

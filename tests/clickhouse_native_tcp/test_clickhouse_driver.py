@@ -37,6 +37,13 @@ def test_server_side_parameters_are_bound(driver):
         ("it's \\ 'q'", 42)]
 
 
+def test_totals_and_extremes_follow_the_rows(driver):
+    """clickhouse-driver appends the rows of Totals and Extremes packets to the answer's."""
+    rows = driver(ACME).execute("SELECT number % 3 AS k, sum(number) AS s FROM numbers(10) GROUP BY k WITH TOTALS "
+                                "ORDER BY k SETTINGS extremes = 1")
+    assert rows == [(0, 18), (1, 12), (2, 15), (0, 45), (0, 12), (2, 18)]
+
+
 def test_an_empty_answer_still_names_its_columns(driver):
     rows, columns = driver().execute("SELECT number AS n, toString(number) AS s FROM numbers(10) WHERE n > 100",
                                      with_column_types=True)

@@ -12,8 +12,8 @@ import pytest
 
 from tests.clickhouse_http.test_clickhouse_go import TYPED
 from tests.support.clickhouse_go_tcp import (
-    SERVER_DATA, SERVER_END_OF_STREAM, SERVER_PROFILE_INFO, SERVER_PROGRESS, ClickHouseGoNative, ServerError,
-    open_grafana_native,
+    SERVER_DATA, SERVER_END_OF_STREAM, SERVER_EXTREMES, SERVER_PROFILE_INFO, SERVER_PROGRESS, SERVER_TOTALS,
+    ClickHouseGoNative, ServerError, open_grafana_native,
 )
 
 ACME = "tcp-acme"
@@ -70,6 +70,18 @@ def test_network_compression_method_picks_the_answers_frames(go):
     connection = go(compression="lz4")
     connection.run("SELECT 1", settings={"network_compression_method": "zstd"})
     assert set(connection._reader.frame_methods) == {0x90}
+
+
+def test_totals_and_extremes_come_in_their_own_packets_when_asked(go):
+    answer = go(compression="lz4").run(
+        "SELECT number % 3 AS k, sum(number) AS s, toString(k) AS t FROM numbers(10) GROUP BY k WITH TOTALS "
+        "ORDER BY k", settings={"extremes": "1"})
+    assert answer.result.rows == [(0, 18, "0"), (1, 12, "1"), (2, 15, "2")]
+    assert answer.totals == [(0, 45, "0")] and answer.extremes == [(0, 12, "0"), (2, 18, "2")]
+    after_rows = [p for p in answer.packets if p not in (SERVER_DATA, SERVER_PROGRESS)]
+    assert after_rows == [SERVER_TOTALS, SERVER_EXTREMES, SERVER_PROFILE_INFO, SERVER_END_OF_STREAM]
+    plain = go().run("SELECT 1")
+    assert SERVER_TOTALS not in plain.packets and SERVER_EXTREMES not in plain.packets
 
 
 def test_parameters_travel_as_field_dumps(go):

@@ -128,6 +128,8 @@ class Answer:
     progress: list[tuple] = field(default_factory=list)
     profile_info: tuple | None = None
     packets: list[int] = field(default_factory=list)
+    totals: list[tuple] = field(default_factory=list)  # the blocks of Totals and Extremes packets (on.data)
+    extremes: list[tuple] = field(default_factory=list)
 
 
 class ServerError(DriverError):
@@ -260,6 +262,8 @@ class ClickHouseGoNative:
                         answer.result.columns, answer.result.types = block.columns, block.types
                     answer.result.rows.extend(block.rows)
                     answer.blocks += bool(block.rows)
+                else:
+                    (answer.totals if packet == SERVER_TOTALS else answer.extremes).extend(block.rows)
             elif packet == SERVER_EXCEPTION:
                 raise self._exception()
             elif packet == SERVER_PROFILE_INFO:

@@ -31,6 +31,11 @@ class Framing:
         framed = reframe(native, self.revision) if self.revision >= BLOCK_INFO else native
         return compress(framed, self.method, self.level) if self.method is not None else framed
 
+    def extra(self, native: bytes, packet: int) -> bytes:
+        """A totals or extremes packet of a revision-0 Native block; b"" without one."""
+        blocks = split_blocks(native)
+        return packets.data_head(self.revision, packet) + self.block(blocks[0]) if blocks else b""
+
     def packets(self, body: bytes, names_and_types: bytes) -> Iterator[tuple[bytes, int]]:
         """(packet, rows) for each data packet of an answer: the header first, then each block with rows.
         Raises UnsupportedType (before any packet) for a column whose layout is not read."""

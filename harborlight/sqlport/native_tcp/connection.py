@@ -256,6 +256,8 @@ class NativeConnection:
             if packet != p.CLIENT_CANCEL:
                 raise ProtocolError(f"packet {packet} while a query's answer is sent")
         else:
+            await self._send(framing.extra(answer.totals, p.SERVER_TOTALS) + framing.extra(answer.extremes,
+                                                                                        p.SERVER_EXTREMES))
             await self._send(packets.profile_info(rows, blocks, len(answer.body)))
             await self._send(packets.progress(self._revision, answer.read_rows, answer.read_bytes, answer.read_rows,
                                               answer.elapsed_ns or int((time.monotonic() - started) * 1e9)))
