@@ -120,9 +120,53 @@ def _gemini_cli(name: str, ws: Path) -> Episode:
     return Episode(name, {"edit": EDIT, "failing-command": FAILING}.get(name, THREE_TURN), turns)
 
 
-_BY_AGENT = {"claude-code": _claude_code, "codex": _codex, "gemini-cli": _gemini_cli}
+def _qwen_code(name: str, ws: Path) -> Episode:
+    hello = str(ws / "hello.txt")
+    write = ToolCall("write_file", {"file_path": hello, "content": "hello\n"}, "call_01WriteHello", "edit", (hello,))
+    read = ToolCall("read_file", {"file_path": hello}, "call_02ReadHello", "read", (hello,))
+    edit = ToolCall("edit", {"file_path": hello, "old_string": "hello", "new_string": "goodbye"}, "call_03EditHello",
+                    "edit", (hello,))
+    shell = ToolCall("run_shell_command", {"command": "cat missing.txt", "description": "Show missing.txt"},
+                     "call_04CatMissing", "execute", fails=True)
+    first = Turn(Usage(input=4101, output=43, cached=1501, reasoning=23), "I'll write the file.", (write,),
+                 reasoning="The user wants hello.txt with hello in it.")
+    turns = _variants(
+        name,
+        [first, Turn(Usage(input=4202, output=34, cached=1602, reasoning=14), calls=(read,)),
+         Turn(Usage(input=4303, output=25, cached=1703, reasoning=5), ANSWER)],
+        [first, Turn(Usage(input=4212, output=54, cached=1612, reasoning=17), calls=(edit,)),
+         Turn(Usage(input=4313, output=15, cached=1713, reasoning=7), EDITED)],
+        [Turn(Usage(input=4121, output=63, cached=1521, reasoning=26), calls=(shell,)),
+         Turn(Usage(input=4222, output=24, cached=1622, reasoning=8), FAILED)])
+    return Episode(name, {"edit": EDIT, "failing-command": FAILING}.get(name, THREE_TURN), turns)
+
+
+def _opencode(name: str, ws: Path) -> Episode:
+    hello = str(ws / "hello.txt")
+    write = ToolCall("write", {"filePath": hello, "content": "hello\n"}, "call_01WriteHello", "edit", (hello,))
+    read = ToolCall("read", {"filePath": hello}, "call_02ReadHello", "read", (hello,))
+    edit = ToolCall("edit", {"filePath": hello, "oldString": "hello", "newString": "goodbye"}, "call_03EditHello",
+                    "edit", (hello,))
+    bash = ToolCall("bash", {"command": "cat missing.txt", "description": "Show missing.txt"}, "call_04CatMissing",
+                    "execute", fails=True)
+    first = Turn(Usage(input=6101, output=46, cached=1801, reasoning=27), "I'll write the file.", (write,),
+                 reasoning="The user wants hello.txt with hello in it.")
+    turns = _variants(
+        name,
+        [first, Turn(Usage(input=6202, output=37, cached=1902, reasoning=18), calls=(read,)),
+         Turn(Usage(input=6303, output=28, cached=2003, reasoning=9), ANSWER)],
+        [first, Turn(Usage(input=6212, output=57, cached=1912, reasoning=19), calls=(edit,)),
+         Turn(Usage(input=6313, output=18, cached=2013, reasoning=10), EDITED)],
+        [Turn(Usage(input=6121, output=66, cached=1821, reasoning=29), calls=(bash,)),
+         Turn(Usage(input=6222, output=27, cached=1922, reasoning=11), FAILED)])
+    return Episode(name, {"edit": EDIT, "failing-command": FAILING}.get(name, THREE_TURN), turns)
+
+
+_BY_AGENT = {"claude-code": _claude_code, "codex": _codex, "gemini-cli": _gemini_cli,
+             "qwen-code": _qwen_code, "opencode": _opencode}
 _COMMON = ("three-turn", "edit", "failing-command", "rate-limited")
-EPISODES = {"claude-code": (*_COMMON, "subagent"), "codex": _COMMON, "gemini-cli": _COMMON}
+EPISODES = {"claude-code": (*_COMMON, "subagent"), "codex": _COMMON, "gemini-cli": _COMMON, "qwen-code": _COMMON,
+            "opencode": _COMMON}
 
 
 def episode(agent: str, name: str, workspace: Path) -> Episode:

@@ -25,9 +25,10 @@ PROTOCOLS = ("grpc", "http")
 
 def runs(agent: str) -> list[tuple[str, str, bool]]:
     """(episode, protocol, traces) of every recording of the agent."""
-    every = [(name, protocol, True) for name in EPISODES[agent] for protocol in PROTOCOLS]
+    protocols = getattr(AGENTS[agent], "PROTOCOLS", PROTOCOLS)  # opencode exports over HTTP only
+    every = [(name, protocol, True) for name in EPISODES[agent] for protocol in protocols]
     if AGENTS[agent].TRACES_OPTIONAL:
-        every += [("three-turn", protocol, False) for protocol in PROTOCOLS]
+        every += [("three-turn", protocol, False) for protocol in protocols]
     return every
 
 

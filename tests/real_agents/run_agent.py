@@ -11,14 +11,14 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.real_agents.agents import claude_code, codex, gemini_cli
+from tests.real_agents.agents import claude_code, codex, gemini_cli, opencode, qwen_code
 from tests.real_agents.agents.base import Telemetry, missing_reason, pinned_version
 from tests.real_agents.episodes import Episode, episode
 from tests.real_agents.otlp_relay import OtlpRelay
 from tests.real_agents.providers.script import Script
 from tests.real_agents.recordings import Recording, ServedCall
 
-AGENTS = {module.NAME: module for module in (claude_code, codex, gemini_cli)}
+AGENTS = {module.NAME: module for module in (claude_code, codex, gemini_cli, qwen_code, opencode)}
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,8 @@ class Run:
 
 def skip_reason(agent: str) -> str | None:
     module = AGENTS[agent]
+    if hasattr(module, "skip_reason"):  # an agent that needs more than its package (Qwen Code: Node 22)
+        return module.skip_reason()
     return missing_reason(module.PACKAGE, module.BINARY)
 
 
