@@ -24,7 +24,8 @@ import pytest
 
 from harborlight.cli.main import main
 from tests.frameworks.chat_provider import ANSWER, FILE_PATH, FINAL_CALL_ID, MODEL, PROMPT, TOOL_CALL_ID, USAGES
-from tests.frameworks.record import CASES, FRAMEWORKS, case_id, fixture_names, fixture_path, run
+from tests.frameworks.frameworks import CASES, FRAMEWORKS, case_id, fixture_names, fixture_path
+from tests.frameworks.record import run
 from tests.real_agents.answers import Answers
 
 HOWS = ("live", "replayed")

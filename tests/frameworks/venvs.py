@@ -13,7 +13,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from tests.frameworks.record import FRAMEWORKS, REQUIREMENTS, VENVS, Framework
+from tests.frameworks.frameworks import FRAMEWORKS, REQUIREMENTS, VENVS, Framework
 
 
 def build(framework: Framework) -> str:
