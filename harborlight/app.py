@@ -14,11 +14,9 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 import uvicorn
-from fastapi import FastAPI, HTTPException, Request
-from fastapi_offline import FastAPIOffline
+from fastapi import FastAPI, Request
 
 from harborlight.ingest.auth import Authenticator, Unauthorized
-from harborlight.ingest.errors import IngestError
 from harborlight.ingest.grpc_server import build_grpc_server
 from harborlight.ingest.http_routes import otlp_router
 from harborlight.ingest.limits import Limits
@@ -33,7 +31,9 @@ from harborlight.read.fresh_reads import FreshReads
 from harborlight.api.http_connections import guarded_protocol
 from harborlight.settings import Settings
 from harborlight.transfer.service import Transfers
-from harborlight.api.router import api_router
+from harborlight.api.build import build_api
+from harborlight.api.deps import Services
+from harborlight.api.errors import Unauthenticated
 from harborlight.api.live.route import LiveLimits
 from harborlight.summaries.refresh import TrialRowsKeeper
 from harborlight.sqlport.clickhouse_http import QueryLimits, optional_clickhouse_http_server
@@ -111,20 +111,18 @@ def api_authenticator(authenticator: Authenticator):
         try:
             return authenticator.authenticate(authorization).tenant or ""
         except Unauthorized as exc:
-            raise HTTPException(401, str(exc), headers={"WWW-Authenticate": "Bearer"}) from exc
+            raise Unauthenticated(str(exc)) from exc
 
     return authenticate
 
 
 def api_body_reader(max_bytes: int):
-    """The API's view of a request body: read and inflated within the request limit, or the 4xx it earns."""
+    """The API's view of a request body: read and inflated within the request limit, or the IngestError (a 4xx
+    in the API's error map) it earns."""
 
     async def read(request: Request) -> bytes:
-        try:
-            body = await read_limited(request.headers.get("content-length"), request.stream(), max_bytes)
-            return inflate(body, request.headers.get("content-encoding", ""), max_bytes)
-        except IngestError as exc:
-            raise HTTPException(exc.http_status, str(exc)) from None
+        body = await read_limited(request.headers.get("content-length"), request.stream(), max_bytes)
+        return inflate(body, request.headers.get("content-encoding", ""), max_bytes)
 
     return read
 
@@ -132,20 +130,14 @@ def api_body_reader(max_bytes: int):
 def build_http_app(
     store: Store, writer: Writer, receiver: Receiver, authenticator: Authenticator, settings: Settings
 ) -> FastAPI:
-    # The API's reference pages load Swagger UI and ReDoc from the package, not a CDN: they work offline.
-    app = FastAPIOffline(title="harborlight", summary="OTLP in, agent behaviour out", version="0.1.0")
-    app.state.store = store
-    app.state.counters = receiver.counters
-    app.state.memory = receiver.memory
-    app.state.writer = writer
-    app.state.max_commit_lag_seconds = settings.max_commit_lag_seconds
-    app.state.authenticate = api_authenticator(authenticator)
-    app.state.read_body = api_body_reader(settings.max_request_bytes)
-    app.state.transfers = Transfers(store, receiver, settings.max_request_bytes)
-    app.state.live_limits = LiveLimits.of(settings)
-    app.include_router(otlp_router(receiver, authenticator, settings.max_request_bytes))
-    app.include_router(api_router())
-    return app
+    services = Services(
+        store=store, authenticate=api_authenticator(authenticator),
+        transfers=Transfers(store, receiver, settings.max_request_bytes),
+        read_body=api_body_reader(settings.max_request_bytes), writer=writer, counters=receiver.counters,
+        memory=receiver.memory, max_commit_lag_seconds=settings.max_commit_lag_seconds,
+        live_limits=LiveLimits.of(settings),
+    )
+    return build_api(services, otlp_router(receiver, authenticator, settings.max_request_bytes))
 
 
 @asynccontextmanager
@@ -202,7 +194,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
                 yield Running(store, writer, grpc_port, http_port, clickhouse_http_port, clickhouse_tcp_port)
         finally:
             await grpc_server.stop(grace=5)
-            if (live := getattr(http_app.state, "live", None)) is not None:
+            if (live := http_app.state.services.live) is not None:
                 live.close()  # open /api/live streams end now rather than hold the HTTP server's shutdown
             http_server.should_exit = True
             await http_task

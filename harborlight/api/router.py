@@ -2,6 +2,7 @@
 
 from fastapi import APIRouter, Depends
 
+from harborlight.api.deps import caller_tenant
 from harborlight.api.live.route import live_router
 from harborlight.api.routes.health import health_router
 from harborlight.api.routes.home import home_router
@@ -14,7 +15,6 @@ from harborlight.api.routes.time_routes import time_router
 from harborlight.api.routes.trace_routes import trace_router
 from harborlight.api.routes.transfer_routes import transfer_router
 from harborlight.api.routes.trial_routes import trials_router
-from harborlight.api.tenancy import require_caller
 
 
 def api_router() -> APIRouter:
@@ -23,7 +23,7 @@ def api_router() -> APIRouter:
     router = APIRouter()
     router.include_router(home_router())
     router.include_router(health_router())
-    guarded = APIRouter(dependencies=[Depends(require_caller)])
+    guarded = APIRouter(dependencies=[Depends(caller_tenant)])
     guarded.include_router(spans_router())
     guarded.include_router(trace_router())
     guarded.include_router(ingest_router())

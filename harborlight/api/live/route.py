@@ -13,7 +13,7 @@ at most `buffer_bytes` of them; a reader so slow (or stalled) that its stream fa
 dropped, its backlog freed and a final `dropped` event, saying why, queued after what it was sent. A
 tenant (everyone, without tenants) holds at most `streams_per_tenant` streams; one more is answered 429.
 A stream counts until its response ends, so a stalled connection keeps its slot until its client goes.
-The composition root puts `LiveLimits.of(settings)` on `app.state.live_limits`; without it the feed reads
+The composition root gives `LiveLimits.of(settings)` to build_api (Services.live_limits); without it the feed reads
 the settings from the HARBORLIGHT_LIVE_* variables and the defaults.
 """
 
@@ -28,18 +28,19 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from harborlight.agent import twins as agent_twins
+from harborlight.api.deps import Services, Svc, Tenant, WriterDep
 from harborlight.api.live.events import COLUMNS, TRIAL_SPAN, LiveEvent, LiveRow, Verdicts, to_events
 from harborlight.api.live.history import read_history, read_rows
+from harborlight.commit.writer import Writer
 from harborlight.read.statements.stored_trials import verdicts
-from harborlight.api.tenancy import tenant_of
-from harborlight.summaries.refresh import refresh
 from harborlight.store import Store
-from harborlight.agent import twins as agent_twins
+from harborlight.summaries.refresh import refresh
 
 log = logging.getLogger(__name__)
 
@@ -358,13 +359,12 @@ def _limits() -> LiveLimits:
     return LiveLimits.of(Settings.resolve({}, os.environ))
 
 
-def _feed(request: Request) -> LiveFeed:
+def _feed(services: Services, writer: Writer) -> LiveFeed:
     """The app's feed, attached to its writer by the first watcher."""
-    state = request.app.state
-    if getattr(state, "live", None) is None:
-        state.live = LiveFeed(state.store, getattr(state, "live_limits", None) or _limits())
-        state.writer.on_commit.append(state.live.committed)
-    return state.live
+    if services.live is None:
+        services.live = LiveFeed(services.store, services.live_limits or _limits())
+        writer.on_commit.append(services.live.committed)
+    return services.live
 
 
 def live_router() -> APIRouter:
@@ -372,12 +372,15 @@ def live_router() -> APIRouter:
 
     @router.get("/api/live", summary="Server-sent events of running trials: started, phase, model call, tool call, "
                 "finished (and `dropped` when a stream falls too far behind)", response_class=StreamingResponse,
-                responses={429: {"description": "the tenant holds its most live streams"}})
+                responses={200: {"content": {"text/event-stream": {}}, "description": "server-sent events"},
+                           429: {"description": "the tenant holds its most live streams"}})
     async def live(
-        request: Request,
+        services: Svc,
+        writer: WriterDep,
+        tenant: Tenant,
         job: str = "",
         history: Annotated[bool, Query(description="first replay the job's stored events")] = False,
     ) -> Response:
-        return LiveStream(_feed(request), job, tenant_of(request), history)
+        return LiveStream(_feed(services, writer), job, tenant, history)
 
     return router

@@ -4,7 +4,7 @@ import base64
 import binascii
 import json
 
-from fastapi import HTTPException
+from harborlight.api.errors import BadRequest
 
 
 def encode(key: list) -> str:
@@ -19,5 +19,5 @@ def decode(cursor: str | None, arity: int) -> list | None:
     except (binascii.Error, ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: nested too deep
         key = None
     if not isinstance(key, list) or len(key) != arity:
-        raise HTTPException(400, "cursor is not one this server issued; pass next_cursor from the previous page")
+        raise BadRequest("cursor is not one this server issued; pass next_cursor from the previous page")
     return key

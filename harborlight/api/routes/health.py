@@ -7,9 +7,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
+from harborlight.api.deps import Services, Svc, WriterDep
+from harborlight.api.models import Health
 from harborlight.store import SCHEMA_VERSION, Store
 from harborlight.store.broken_parts import broken_parts
 
@@ -51,10 +53,11 @@ def _server_disk(store: Store) -> Disk | None:
     return Disk("store", int(rows[0][0]), int(rows[0][1])) if rows else None
 
 
-def disks(state) -> list[Disk]:
+def disks(state: Services) -> list[Disk]:
     """The file systems of the write-ahead log, the store's data, and (embedded) the spool the commits stage
     their requests in, with their free bytes."""
     store: Store = state.store
+    assert state.writer is not None  # (deps.WriterDep: a 503 where there is none)
     log = state.writer.log_report()
     found = []
     if log.disk_free_bytes is not None and log.disk_total_bytes is not None:
@@ -79,13 +82,14 @@ def commit_state(stats) -> dict:
 def health_router() -> APIRouter:
     router = APIRouter(tags=["health"])
 
-    @router.get("/healthz", summary="Liveness, store reachability, commit lag and failures, full disks, damaged parts")
-    def healthz(request: Request) -> JSONResponse:
-        store: Store = request.app.state.store
-        log = request.app.state.writer.log_report()
+    @router.get("/healthz", response_model=Health, responses={503: {"model": Health}},
+                summary="Liveness, store reachability, commit lag and failures, full disks, damaged parts")
+    def healthz(services: Svc, writer: WriterDep) -> JSONResponse:
+        store = services.store
+        log = writer.log_report()
         lag = {"commit_lag_seconds": log.oldest_age_seconds, "unstored_requests": log.requests}
-        commits = commit_state(request.app.state.writer.stats)
-        found = disks(request.app.state)
+        commits = commit_state(writer.stats)
+        found = disks(services)
         facts = {**lag, "commits": commits,
                  "disks": {d.name: {"free_bytes": d.free_bytes, "total_bytes": d.total_bytes,
                                     "nearly_full": d.nearly_full} for d in found}}
@@ -97,7 +101,7 @@ def health_router() -> APIRouter:
         # How many only: without a token, no row counts (a part holds every tenant's); GET /api/ingest has them.
         parts = {"broken_parts": None if broken is None else len(broken)}
         reasons = []
-        bound = request.app.state.max_commit_lag_seconds
+        bound = services.max_commit_lag_seconds
         if log.oldest_age_seconds is not None and log.oldest_age_seconds > bound:
             reasons.append(f"acknowledged requests wait more than {bound} s to be stored")
         if commits["failing"] and commits["failing_seconds"] >= FAILING_SECONDS:

@@ -3,9 +3,11 @@ the write-ahead log holds for the store (its depth and the commit lag)."""
 
 from dataclasses import asdict
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
-from harborlight.api.tenancy import RAW_TENANT_FILTER, tenant_of
+from harborlight.api.deps import Counters, StoreDep, Tenant, WriterDep
+from harborlight.api.models import IngestReport
+from harborlight.api.tenancy import RAW_TENANT_FILTER
 from harborlight.store import Store
 from harborlight.store.broken_parts import broken_parts, rows_of
 
@@ -24,18 +26,18 @@ ORDER BY 1, 2, 3
 def ingest_router() -> APIRouter:
     router = APIRouter(tags=["ingest"])
 
-    @router.get("/api/ingest", summary="Ingest accounting: counters since start and rows stored per service and job")
-    def ingest(request: Request, service: str = "") -> dict:
-        store: Store = request.app.state.store
-        rows = store.client.query(_STORED, parameters={"tenant": tenant_of(request), "service": service}).result_rows
+    @router.get("/api/ingest", response_model=IngestReport,
+                summary="Ingest accounting: counters since start and rows stored per service and job")
+    def ingest(store: StoreDep, tenant: Tenant, writer: WriterDep, counters: Counters, service: str = "") -> dict:
+        rows = store.client.query(_STORED, parameters={"tenant": tenant, "service": service}).result_rows
         stored = [{"signal": signal, "service": svc, "job": job or None, "items": n} for signal, svc, job, n in rows]
-        operator = not tenant_of(request)
+        operator = not tenant
         return {
-            "since_start": request.app.state.counters.snapshot(tenant_of(request) or None),
+            "since_start": counters.snapshot(tenant or None),
             # The writer commits every tenant's requests together, the log holds them all, and a damaged part holds
             # every tenant's rows: the operator's to see.
-            "writer": asdict(request.app.state.writer.stats) if operator else None,
-            "log": asdict(request.app.state.writer.log_report()) if operator else None,
+            "writer": asdict(writer.stats) if operator else None,
+            "log": asdict(writer.log_report()) if operator else None,
             "stored": stored,
             "broken_parts": _broken(store) if operator else None,
         }

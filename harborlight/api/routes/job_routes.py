@@ -3,28 +3,23 @@ trial_rows, derived again first for the trials whose events changed: harborlight
 
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
+from harborlight.api.deps import FreshStore, Tenant
+from harborlight.api.errors import NotFound
+from harborlight.api.models import JobPage, JobRow, TrialPage
 from harborlight.api.routes import cursor
 from harborlight.api.routes.job_memo import job_answer
 from harborlight.api.routes.params import bounded_int
+from harborlight.read.derive.records import TrialFacts
 from harborlight.read.statements.stored_jobs import stored_job_rows
 from harborlight.read.statements.stored_trials import job_names, stored_rows, stored_trials
-from harborlight.api.tenancy import tenant_of
-from harborlight.summaries.refresh import derive_jobs, refresh
 from harborlight.store import Store
+from harborlight.summaries.refresh import derive_jobs
 
 MAX_JOBS = 200
 MAX_TRIAL_PAGE = 5000
-
-
-def fresh_store(request: Request) -> tuple[Store, str]:
-    """The store, its trial rows fresh for the caller's tenant, and that tenant."""
-    store: Store = request.app.state.store
-    tenant = tenant_of(request)
-    refresh(store.client, tenant)
-    return store, tenant
 
 
 def job_rows(store: Store, tenant: str, jobs: list[str]) -> dict[str, dict]:
@@ -37,24 +32,24 @@ def job_rows(store: Store, tenant: str, jobs: list[str]) -> dict[str, dict]:
     return rows
 
 
-def job_trials(request: Request, job: str) -> list:
-    """Every trial of `job` for the caller, or 404."""
-    store, tenant = fresh_store(request)
+def job_trials(store: Store, tenant: str, job: str) -> list[TrialFacts]:
+    """Every trial of `job` for the caller (its rows fresh: FreshStore), or 404."""
     trials = job_answer(store.client, tenant, job, "facts",
                         lambda: [t.facts for t in stored_trials(store.client, tenant, jobs=[job])])
     if not trials:
-        raise HTTPException(404, f"no job named {job!r}")
+        raise NotFound(f"no job named {job!r}")
     return trials
 
 
 def jobs_router() -> APIRouter:
     router = APIRouter(tags=["jobs"])
 
-    @router.get("/api/jobs", summary="Job rows (solve rates, counts, totals, pass@k), a page of jobs at a time")
-    def list_jobs(request: Request, limit: Annotated[str | None, Query(description=f"1 to {MAX_JOBS}")] = None,
+    @router.get("/api/jobs", response_model=JobPage,
+                summary="Job rows (solve rates, counts, totals, pass@k), a page of jobs at a time")
+    def list_jobs(store: FreshStore, tenant: Tenant,
+                  limit: Annotated[str | None, Query(description=f"1 to {MAX_JOBS}")] = None,
                   cursor_: Annotated[str | None, Query(alias="cursor")] = None) -> JSONResponse:
         limit_ = bounded_int("limit", limit, 50, 1, MAX_JOBS)
-        store, tenant = fresh_store(request)
         after = cursor.decode(cursor_, 1) or [""]
         names = job_names(store.client, tenant, str(after[0]), limit_)
         rows = job_rows(store, tenant, names)
@@ -62,24 +57,24 @@ def jobs_router() -> APIRouter:
         next_cursor = cursor.encode([names[-1]]) if len(names) == limit_ else None
         return JSONResponse({"items": items, "next_cursor": next_cursor})
 
-    @router.get("/api/jobs/{job}", summary="One job row: solve rates, outcome counts, totals, pass@k")
-    def get_job(job: str, request: Request) -> JSONResponse:
-        store, tenant = fresh_store(request)
+    @router.get("/api/jobs/{job}", response_model=JobRow,
+                summary="One job row: solve rates, outcome counts, totals, pass@k")
+    def get_job(job: str, store: FreshStore, tenant: Tenant) -> JSONResponse:
         rows = job_rows(store, tenant, [job])
         if job not in rows:
-            raise HTTPException(404, f"no job named {job!r}")
+            raise NotFound(f"no job named {job!r}")
         return JSONResponse(rows[job])
 
-    @router.get("/api/jobs/{job}/trials", summary="The job's trial rows: outcome, reward, timings, tokens, cost")
-    def list_trials(job: str, request: Request,
+    @router.get("/api/jobs/{job}/trials", response_model=TrialPage,
+                summary="The job's trial rows: outcome, reward, timings, tokens, cost")
+    def list_trials(job: str, store: FreshStore, tenant: Tenant,
                     limit: Annotated[str | None, Query(description=f"1 to {MAX_TRIAL_PAGE}")] = None,
                     cursor_: Annotated[str | None, Query(alias="cursor")] = None) -> JSONResponse:
         limit_ = bounded_int("limit", limit, 500, 1, MAX_TRIAL_PAGE)
-        store, tenant = fresh_store(request)
         after = cursor.decode(cursor_, 1)
         page = stored_rows(store.client, tenant, jobs=[job], after=str(after[0]) if after else "", limit=limit_)
         if not page and after is None:
-            raise HTTPException(404, f"no job named {job!r}")
+            raise NotFound(f"no job named {job!r}")
         next_cursor = cursor.encode([page[-1]["trial"]]) if len(page) == limit_ else None
         return JSONResponse({"items": page, "next_cursor": next_cursor})
 

@@ -1,6 +1,6 @@
 """Query parameters parsed by hand, so bad input is a 400 with a sentence rather than a 422 dump."""
 
-from fastapi import HTTPException
+from harborlight.api.errors import BadRequest
 
 
 def bounded_int(name: str, raw: str | None, default: int | None, low: int, high: int) -> int | None:
@@ -12,5 +12,5 @@ def bounded_int(name: str, raw: str | None, default: int | None, low: int, high:
     except ValueError:
         number = None
     if number is None or not low <= number <= high:
-        raise HTTPException(400, f"{name} must be a whole number from {low} to {high}, got {raw!r}")
+        raise BadRequest(f"{name} must be a whole number from {low} to {high}, got {raw!r}")
     return number

@@ -4,12 +4,13 @@ Values are read from the live counters at scrape time (one source of truth, no s
 counters to keep in step). With tenants on, only an operator token (--auth-token, no tenant) reads it.
 """
 
-from fastapi import APIRouter, HTTPException, Request, Response
+from fastapi import APIRouter, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
+from harborlight.api.deps import Counters, Services, Svc, Tenant, WriterDep
+from harborlight.api.errors import Forbidden
 from harborlight.api.routes.health import commit_state, disks
-from harborlight.api.tenancy import tenant_of
 
 _ITEM_COUNTERS = (
     ("received", "items received (valid or not)"),
@@ -21,7 +22,7 @@ _ITEM_COUNTERS = (
 
 
 class _StateCollector:
-    def __init__(self, state) -> None:
+    def __init__(self, state: Services) -> None:
         self._state = state
 
     def collect(self):
@@ -109,12 +110,13 @@ class _StateCollector:
 def metrics_router() -> APIRouter:
     router = APIRouter(tags=["health"])
 
-    @router.get("/metrics", summary="Prometheus metrics: ingest accounting and writer health")
-    def metrics(request: Request) -> Response:
-        if tenant_of(request):
-            raise HTTPException(403, "metrics cover every tenant: read them with the operator token (--auth-token)")
+    @router.get("/metrics", summary="Prometheus metrics: ingest accounting and writer health", response_class=Response,
+                responses={200: {"content": {CONTENT_TYPE_LATEST: {}}, "description": "the Prometheus text format"}})
+    def metrics(services: Svc, tenant: Tenant, _writer: WriterDep, _counters: Counters) -> Response:
+        if tenant:
+            raise Forbidden("metrics cover every tenant: read them with the operator token (--auth-token)")
         registry = CollectorRegistry(auto_describe=False)
-        registry.register(_StateCollector(request.app.state))
+        registry.register(_StateCollector(services))
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
     return router

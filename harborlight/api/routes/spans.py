@@ -1,20 +1,22 @@
 """GET /api/spans: agent events (spans and log events, classified), filtered, in start-time order,
 a page at a time; a call told both by a span and by a log event is listed once (harborlight/agent/twins.py)."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
-from harborlight.api.routes import cursor
-from harborlight.read.statements.agent_events import COLUMNS, AgentEvent, from_row
-from harborlight.api.tenancy import AGENT_TENANT_FILTER, tenant_of
-from harborlight.read.statements.tool_decisions import with_decisions
-from harborlight.store import Store
 from harborlight.agent import twins as agent_twins
 from harborlight.agent.rules import KINDS
+from harborlight.api.deps import StoreDep, Tenant
+from harborlight.api.errors import BadRequest
+from harborlight.api.routes import cursor
+from harborlight.api.tenancy import AGENT_TENANT_FILTER
+from harborlight.read.statements.agent_events import COLUMNS, AgentEvent, from_row
+from harborlight.read.statements.tool_decisions import with_decisions
+from harborlight.store import Store
 
 
 class EventPage(BaseModel):
@@ -79,7 +81,7 @@ LIMIT {{limit:UInt32}}
 
 MAX_LIMIT = 1000
 _FAR_FUTURE = 2**63 - 1
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _page(store: Store, parameters: dict, form: int, narrowed: frozenset[str]) -> list[AgentEvent]:
@@ -106,7 +108,7 @@ def _nanos(value: datetime | None, default: int) -> int:
     if value is None:
         return default
     if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
+        value = value.replace(tzinfo=UTC)
     return (value - _EPOCH) // timedelta(microseconds=1) * 1000
 
 
@@ -116,7 +118,7 @@ def _status(status: str) -> tuple[int, str]:
         return int(status), ""
     if status in ("", "ok", "error"):
         return 0, status
-    raise HTTPException(400, "status is an HTTP status code (e.g. 429) or one of ok, error")
+    raise BadRequest("status is an HTTP status code (e.g. 429) or one of ok, error")
 
 
 def spans_router() -> APIRouter:
@@ -125,7 +127,8 @@ def spans_router() -> APIRouter:
     @router.get("/api/spans", response_model=EventPage,
                 summary="Agent events (spans and log events) by kind, job, trial, tool category, model, status, time")
     def list_spans(
-        request: Request,
+        store: StoreDep,
+        tenant: Tenant,
         job: str = "",
         trial: str = "",
         kind: Annotated[str, Query(description=f"one of {', '.join(KINDS)}")] = "",
@@ -140,15 +143,14 @@ def spans_router() -> APIRouter:
         cursor_: Annotated[str | None, Query(alias="cursor")] = None,
     ) -> EventPage:
         if kind and kind not in KINDS:
-            raise HTTPException(400, f"kind must be one of {', '.join(KINDS)}")
+            raise BadRequest(f"kind must be one of {', '.join(KINDS)}")
         http_status, outcome = _status(status)
-        store: Store = request.app.state.store
         after = cursor.decode(cursor_, 2) or [-1, ""]
         parameters = {
             "job": job, "trial": trial, "kind": kind, "tool_category": tool_category, "model": model,
             "status": http_status, "outcome": outcome, "service": service, "name": name,
             "since": _nanos(since, 0), "until": _nanos(until, _FAR_FUTURE),
-            "after_ts": int(after[0]), "after_id": str(after[1]), "limit": limit, "tenant": tenant_of(request),
+            "after_ts": int(after[0]), "after_id": str(after[1]), "limit": limit, "tenant": tenant,
         }
         form, names = agent_twins.bind(store.client.query(_FORM, parameters=parameters).result_rows[0])
         parameters |= names
@@ -156,7 +158,7 @@ def spans_router() -> APIRouter:
                  "name": name, "window": since or until or cursor_}
         narrowed = frozenset(f for f, value in given.items() if form != agent_twins.PLAIN and value)
         events = _page(store, parameters, form, narrowed)
-        items = with_decisions(store.client, tenant_of(request), events)
+        items = with_decisions(store.client, tenant, events)
         next_cursor = cursor.encode([items[-1].start_unix_nano, items[-1].event_id]) if len(items) == limit else None
         return EventPage(items=items, next_cursor=next_cursor)
 

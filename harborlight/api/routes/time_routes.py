@@ -6,21 +6,27 @@ from collections.abc import Sequence
 from typing import Any
 
 from clickhouse_connect.driver.client import Client
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from harborlight.read.derive.critical_path import derive_critical_path
-from harborlight.read.derive.provenance import valued_fields_json
-from harborlight.read.derive.time_split import agent_window, clip_bounds, derive_time_split, longest_calls, sum_time_splits
-from harborlight.read.derive.records import TrialFacts
+from harborlight.api.deps import FreshStore, Tenant
+from harborlight.api.models import JobDurations, JobTime, TrialDurations, TrialTime
 from harborlight.api.routes.job_routes import job_trials
 from harborlight.api.routes.trace_routes import trial_events
 from harborlight.api.routes.trial_routes import find_trial
+from harborlight.read.derive.critical_path import derive_critical_path
+from harborlight.read.derive.provenance import valued_fields_json
+from harborlight.read.derive.records import TrialFacts
+from harborlight.read.derive.time_split import (
+    agent_window,
+    clip_bounds,
+    derive_time_split,
+    longest_calls,
+    sum_time_splits,
+)
 from harborlight.read.statements.load_duration_bins import load_duration_chart
 from harborlight.read.statements.load_time_split import agent_roots, call_totals
-from harborlight.api.tenancy import tenant_of
 from harborlight.read.statements.trace_tree import build_tree
-from harborlight.store import Store
 
 
 def job_time(client: Client, tenant: str, job: str, trials: Sequence[TrialFacts]) -> dict[str, Any]:
@@ -34,12 +40,10 @@ def job_time(client: Client, tenant: str, job: str, trials: Sequence[TrialFacts]
 def time_router() -> APIRouter:
     router = APIRouter(tags=["trials"])
 
-    @router.get("/api/trials/{trial}/time",
+    @router.get("/api/trials/{trial}/time", response_model=TrialTime,
                 summary="Where the agent phase went: model-call, tool and gap time, longest calls, critical path")
-    def trial_time(trial: str, request: Request, job: str = "") -> JSONResponse:
-        facts = find_trial(request, trial, job).facts
-        store: Store = request.app.state.store
-        tenant = tenant_of(request)
+    def trial_time(trial: str, store: FreshStore, tenant: Tenant, job: str = "") -> JSONResponse:
+        facts = find_trial(store, tenant, trial, job).facts
         calls = call_totals(store.client, tenant, facts.job, {trial: clip_bounds(facts.agent_execution)}, trial).get(trial)
         window, _ = agent_window(facts.agent_execution, calls)
         events, _ = trial_events(store.client, tenant, trial, facts.job)
@@ -51,24 +55,22 @@ def time_router() -> APIRouter:
             "critical_path": derive_critical_path(roots, window, inferred).to_json(),
         })
 
-    @router.get("/api/jobs/{job}/time", summary="The job's finished trials' time splits summed, and per model")
-    def get_job_time(job: str, request: Request) -> JSONResponse:
-        trials = job_trials(request, job)
-        store: Store = request.app.state.store
-        return JSONResponse(job_time(store.client, tenant_of(request), job, trials))
+    @router.get("/api/jobs/{job}/time", response_model=JobTime,
+                summary="The job's finished trials' time splits summed, and per model")
+    def get_job_time(job: str, store: FreshStore, tenant: Tenant) -> JSONResponse:
+        return JSONResponse(job_time(store.client, tenant, job, job_trials(store, tenant, job)))
 
-    @router.get("/api/trials/{trial}/durations",
+    @router.get("/api/trials/{trial}/durations", response_model=TrialDurations,
                 summary="Span durations on log-spaced bins, by count and by summed span time, split by kind")
-    def trial_durations(trial: str, request: Request, job: str = "") -> JSONResponse:
-        facts = find_trial(request, trial, job).facts
-        store: Store = request.app.state.store
-        chart = load_duration_chart(store.client, tenant_of(request), facts.job, trial)
+    def trial_durations(trial: str, store: FreshStore, tenant: Tenant, job: str = "") -> JSONResponse:
+        facts = find_trial(store, tenant, trial, job).facts
+        chart = load_duration_chart(store.client, tenant, facts.job, trial)
         return JSONResponse({"job": facts.job, "trial": trial, **valued_fields_json(chart)})
 
-    @router.get("/api/jobs/{job}/durations", summary="The job's span durations on log-spaced bins, split by kind")
-    def job_durations(job: str, request: Request) -> JSONResponse:
-        job_trials(request, job)  # 404 for a job the caller has no trial of
-        store: Store = request.app.state.store
-        return JSONResponse({"job": job, **valued_fields_json(load_duration_chart(store.client, tenant_of(request), job))})
+    @router.get("/api/jobs/{job}/durations", response_model=JobDurations,
+                summary="The job's span durations on log-spaced bins, split by kind")
+    def job_durations(job: str, store: FreshStore, tenant: Tenant) -> JSONResponse:
+        job_trials(store, tenant, job)  # 404 for a job the caller has no trial of
+        return JSONResponse({"job": job, **valued_fields_json(load_duration_chart(store.client, tenant, job))})
 
     return router

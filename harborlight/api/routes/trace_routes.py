@@ -5,17 +5,18 @@ place on the whole trace or on the `zoom` span, and `totals`, what the producer 
 from typing import Annotated, Any
 
 from clickhouse_connect.driver.client import Client
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Query
 
+from harborlight.agent import twins as agent_twins
+from harborlight.agent.rules import KINDS
+from harborlight.api.deps import StoreDep, Tenant
+from harborlight.api.errors import BadRequest, NotFound
+from harborlight.api.tenancy import AGENT_TENANT_FILTER
 from harborlight.read.statements.agent_events import COLUMNS, AgentEvent, from_row
 from harborlight.read.statements.load_producer_totals import load_totals
-from harborlight.api.tenancy import AGENT_TENANT_FILTER, tenant_of
 from harborlight.read.statements.tool_decisions import with_decisions
 from harborlight.read.statements.trace_tree import TraceNode, TraceTree, build_tree
 from harborlight.read.statements.trace_view import Axis, Row, View, shown, trace_rows
-from harborlight.store import Store
-from harborlight.agent import twins as agent_twins
-from harborlight.agent.rules import KINDS
 
 # A trial's events (of one job, when given: a trial name may be in several jobs), named after their trials
 # (harborlight/agent/identity.py: a child span without session.id is its trace's); a call told both by a span
@@ -80,25 +81,23 @@ def trace_router() -> APIRouter:
     @router.get("/api/trials/{trial}/trace", response_model=TrialTrace,
                 summary="The trial's span tree: kinds resolved across the trace, facts, timing quality")
     def trial_trace(
-        trial: str, request: Request, job: str = "",
+        trial: str, store: StoreDep, tenant: Tenant, job: str = "",
         hide: Annotated[str, Query(description="comma-separated kinds left out, each with its subtree")] = "",
         hide_span: Annotated[str, Query(description="comma-separated span EventIds left out with their subtrees")] = "",
         zoom: Annotated[str, Query(description="a span's EventId: the axis is its extent, the rows its subtree")] = "",
     ) -> TrialTrace:
         view = View(_names(hide), _names(hide_span), zoom.strip())
         if unknown := sorted(view.hide - set(KINDS)):
-            raise HTTPException(400, f"hide: {', '.join(unknown)} is not a kind (kinds: {', '.join(KINDS)})")
-        store: Store = request.app.state.store
-        tenant = tenant_of(request)
+            raise BadRequest(f"hide: {', '.join(unknown)} is not a kind (kinds: {', '.join(KINDS)})")
         events, truncated = trial_events(store.client, tenant, trial, job)
         if not events:
-            raise HTTPException(404, f"no agent events for trial {trial!r}" + (f" in job {job!r}" if job else ""))
+            raise NotFound(f"no agent events for trial {trial!r}" + (f" in job {job!r}" if job else ""))
         tree = build_tree(with_decisions(store.client, tenant, events))
         roots, hidden = shown(tree.roots, view)
         try:
             axis, rows = trace_rows(roots, view)
         except ValueError as exc:
-            raise HTTPException(400, str(exc)) from None
+            raise BadRequest(str(exc)) from None
         jobs = [job] if job else sorted({e.job for e in events if e.job})
         totals = load_totals(store.client, tenant, trial, jobs).to_json()
         roots, unnested = nested(roots)

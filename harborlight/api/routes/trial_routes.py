@@ -3,54 +3,54 @@
 import json
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
+from harborlight.api.deps import FreshStore, Tenant, Trajectories, TransferService
+from harborlight.api.errors import BadRequest, NotFound
+from harborlight.api.models import TrialBehavior, TrialRow
 from harborlight.read.derive.behavior import derive_behavior
 from harborlight.read.derive.last_message import last_agent_message
-from harborlight.read.derive.trajectory_steps import call_failure, observations, step_durations
 from harborlight.read.derive.records import LoadedTrial
 from harborlight.read.derive.rows_json import behavior_row
-from harborlight.api.routes.job_routes import fresh_store
+from harborlight.read.derive.trajectory_steps import call_failure, observations, step_durations
 from harborlight.read.statements.load_behavior import load_calls
 from harborlight.read.statements.stored_trials import jobs_of_trial, stored_rows, stored_trials
-from harborlight.api.tenancy import tenant_of
 from harborlight.store import Store
 
 
-def _job_of(request: Request, trial: str, job: str) -> tuple[Store, str, str]:
-    """(store, tenant, the trial's job): `job` when given, else the one job the trial is in; 400 when it is
-    in several."""
-    store, tenant = fresh_store(request)
+def job_of(store: Store, tenant: str, trial: str, job: str) -> str:
+    """The trial's job: `job` when given, else the one job the trial is in ('' for none); 400 when it is in
+    several."""
     if not job:
         jobs = jobs_of_trial(store.client, tenant, trial)
         if len(jobs) > 1:
-            raise HTTPException(400, f"trial {trial!r} is in several jobs ({', '.join(jobs)}); pass job=")
+            raise BadRequest(f"trial {trial!r} is in several jobs ({', '.join(jobs)}); pass job=")
         job = jobs[0] if jobs else ""
-    return store, tenant, job
+    return job
 
 
-def _missing(trial: str, job: str) -> HTTPException:
-    return HTTPException(404, f"no trial named {trial!r}" + (f" in job {job!r}" if job else ""))
+def _missing(trial: str, job: str) -> NotFound:
+    return NotFound(f"no trial named {trial!r}" + (f" in job {job!r}" if job else ""))
 
 
-def find_trial(request: Request, trial: str, job: str) -> LoadedTrial:
+def find_trial(store: Store, tenant: str, trial: str, job: str) -> LoadedTrial:
     """The trial named `trial` (in `job` when given), or 404; 400 when the name is in several jobs."""
-    store, tenant, job_ = _job_of(request, trial, job)
+    job_ = job_of(store, tenant, trial, job)
     found = stored_trials(store.client, tenant, jobs=[job_], trial=trial, limit=1) if job_ else []
     if not found:
         raise _missing(trial, job)
     return found[0]
 
 
-def trial_trajectory(request: Request, trial: str, job: str) -> tuple[dict[str, Any] | None, str]:
-    """The trial's ATIF trajectory, built as its export builds it (app.state.transfers: the query package
-    does not import the importers), or None and why there is none."""
-    transfers = getattr(request.app.state, "transfers", None)
+def trial_trajectory(transfers: TransferService | None, tenant: str, trial: str, job: str
+                     ) -> tuple[dict[str, Any] | None, str]:
+    """The trial's ATIF trajectory, built as its export builds it (the query package does not import the
+    importers), or None and why there is none."""
     if transfers is None:
         return None, "trajectories are not available on this server"
     try:
-        return json.loads(transfers.trajectory(trial, job, tenant_of(request))), ""
+        return json.loads(transfers.trajectory(trial, job, tenant)), ""
     except LookupError as missing:  # no model calls, messages or tool calls to make a trajectory of
         return None, str(missing)
     except RecursionError:  # harborlight/transfer/ read trajectories and JSON values recursively
@@ -60,25 +60,25 @@ def trial_trajectory(request: Request, trial: str, job: str) -> tuple[dict[str, 
 def trials_router() -> APIRouter:
     router = APIRouter(tags=["trials"])
 
-    @router.get("/api/trials/{trial}", summary="One trial row: outcome, reward, phase timings, tokens, cost")
-    def get_trial(trial: str, request: Request, job: str = "") -> JSONResponse:
-        store, tenant, job_ = _job_of(request, trial, job)
+    @router.get("/api/trials/{trial}", response_model=TrialRow,
+                summary="One trial row: outcome, reward, phase timings, tokens, cost")
+    def get_trial(trial: str, store: FreshStore, tenant: Tenant, job: str = "") -> JSONResponse:
+        job_ = job_of(store, tenant, trial, job)
         found = stored_rows(store.client, tenant, jobs=[job_], trial=trial, limit=1) if job_ else []
         if not found:
             raise _missing(trial, job)
         return JSONResponse(found[0])
 
-    @router.get("/api/trials/{trial}/behavior",
+    @router.get("/api/trials/{trial}/behavior", response_model=TrialBehavior,
                 summary="How the agent worked: tool calls by category, files touched, repeats, tokens per call")
-    def trial_behavior(trial: str, request: Request, job: str = "") -> JSONResponse:
-        loaded = find_trial(request, trial, job)
-        facts = loaded.facts
-        store: Store = request.app.state.store
-        got = load_calls(store.client, tenant_of(request), trial, facts.job)
+    def trial_behavior(trial: str, store: FreshStore, tenant: Tenant, transfers: Trajectories,
+                       job: str = "") -> JSONResponse:
+        facts = find_trial(store, tenant, trial, job).facts
+        got = load_calls(store.client, tenant, trial, facts.job)
         start = facts.agent_execution.start if facts.agent_execution else None
         behavior = derive_behavior(got.calls, got.model_calls, calls_recorded=got.calls_recorded, agent_start=start,
                                    gold_patch=got.gold_patch)
-        trajectory, missing = trial_trajectory(request, trial, facts.job)
+        trajectory, missing = trial_trajectory(transfers, tenant, trial, facts.job)
         seen = observations(trajectory)
         calls = [{"index": c.index, "name": c.name, "category": c.category.value, "targets": list(c.targets),
                   "failed": c.failed,
