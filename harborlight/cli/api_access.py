@@ -1,9 +1,11 @@
 """How the query commands reach the API: one way for all of them.
 
 Either a running harborlight over HTTP (--server URL, or env HARBORLIGHT_SERVER), or the store
-itself (--data-dir / --clickhouse-url) with the same /api routes mounted on an app in this process
-and called through an in-process client. Both are an httpx.Client, so every command is "GET a
-route, render its JSON", and both ways give the same answers.
+itself (--data-dir / --clickhouse-url) with the server's own app (harborlight/api/build.py: build_api)
+called in this process through httpx's ASGI transport. Both are an httpx.Client, so every command is
+"GET a route, render its JSON", and both ways give the same answers.
+
+httpx, the app and the store are imported when the first request is made: `--help` needs none of them.
 """
 
 import argparse
@@ -13,12 +15,12 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-import httpx
-
-from harborlight.transfer.reach import cannot_reach, not_found_hint
+if TYPE_CHECKING:
+    import httpx
+    from fastapi import FastAPI
 
 DEFAULT_PAGE = 1000  # rows asked for per page when following a cursor
 
@@ -61,7 +63,11 @@ class Api:
             self._client.close()
         self._close()
 
-    def get(self, path: str, **params: Any) -> httpx.Response:
+    def get(self, path: str, **params: Any) -> "httpx.Response":
+        import httpx
+
+        from harborlight.transfer.reach import cannot_reach, not_found_hint
+
         client = self._client or self._open()
         try:
             reply = client.get(path, params={k: v for k, v in params.items() if v not in (None, "")})
@@ -97,7 +103,9 @@ class Api:
             if not cursor or (limit is not None and len(items) >= limit):
                 return {"items": items, "next_cursor": cursor}
 
-    def _open(self) -> httpx.Client:
+    def _open(self) -> "httpx.Client":
+        import httpx
+
         args = self._args
         server = args.server or (None if args.data_dir or args.clickhouse_url else os.environ.get("HARBORLIGHT_SERVER"))
         if server:
@@ -111,15 +119,15 @@ class Api:
             self._client = self._in_process()
         return self._client
 
-    def _in_process(self) -> httpx.Client:
-        from fastapi import FastAPI
-        from fastapi.testclient import TestClient
+    def _in_process(self) -> "httpx.Client":
+        import httpx
 
-        from harborlight.settings import Settings
+        from harborlight.api.build import build_api
+        from harborlight.api.deps import Services
         from harborlight.cli.transfer_access import open_local
+        from harborlight.settings import Settings
         from harborlight.transfer.errors import TransferError
         from harborlight.transfer.service import Transfers
-        from harborlight.api.router import api_router
 
         # A ClickHouse server that is down is our one line below, not the HTTP stack's retry warnings too.
         for noisy in ("urllib3", "clickhouse_connect"):
@@ -131,18 +139,45 @@ class Api:
             store = open_local(self._args, self._usage)  # (an older store is brought up to date first)
         except TransferError as exc:
             raise ApiError(str(exc)) from None
-        self._close = store.client.close
         self.where = settings.clickhouse_url or str(settings.data_dir)
-        app = FastAPI()
-        app.state.store = store
-        app.state.transfers = Transfers(store, receiver=None)  # trajectories (last_agent_message), no imports
-        # Whoever reads the store's files sees every tenant's rows, as the operator token does.
-        app.state.authenticate = lambda authorization: ""
-        app.include_router(api_router())
-        return TestClient(app, base_url="http://harborlight.local")
+        # Whoever reads the store's files sees every tenant's rows, as the operator token does; trajectories
+        # (last_agent_message) are built, nothing is imported through this app.
+        app = build_api(Services(store=store, authenticate=lambda authorization: "",
+                                 transfers=Transfers(store, receiver=None)))
+        transport = InProcess(app)
+        self._close = store.client.close  # (the client closes the transport)
+        return httpx.Client(transport=transport, base_url="http://harborlight.local", timeout=None)
 
 
-def _reason(reply: httpx.Response) -> str:
+class InProcess:
+    """An httpx transport that calls an ASGI app in this process (httpx's ASGITransport, which is async only,
+    driven by this transport's own event loop): each request runs to its end, its body read, before it returns."""
+
+    def __init__(self, app: "FastAPI") -> None:
+        import asyncio
+
+        import httpx
+
+        self._asgi = httpx.ASGITransport(app=app)
+        self._loop = asyncio.new_event_loop()
+
+    def handle_request(self, request: "httpx.Request") -> "httpx.Response":
+        import httpx
+
+        sent = httpx.Request(request.method, request.url, headers=request.headers, content=request.read())
+
+        async def call() -> httpx.Response:
+            reply = await self._asgi.handle_async_request(sent)
+            return httpx.Response(reply.status_code, headers=reply.headers, content=await reply.aread())
+
+        return self._loop.run_until_complete(call())
+
+    def close(self) -> None:
+        self._loop.run_until_complete(self._loop.shutdown_default_executor())
+        self._loop.close()
+
+
+def _reason(reply: "httpx.Response") -> str:
     """The API's one-line reason: its `detail`, FastAPI's validation errors included."""
     try:
         detail = reply.json().get("detail")
