@@ -156,6 +156,13 @@ class ClickHouseGoNative:
     def connect(self) -> "ClickHouseGoNative":
         self._sock = socket.create_connection((self.host, self.port), timeout=300)
         self._reader = _SocketReader(self._sock)
+        try:
+            return self._handshake()
+        except BaseException:  # the driver closes a connection whose handshake failed
+            self._sock.close()
+            raise
+
+    def _handshake(self) -> "ClickHouseGoNative":
         self._sock.sendall(bytes([CLIENT_HELLO]) + _str(CLIENT_NAME) + _uvarint(2) + _uvarint(47) + _uvarint(REVISION)
                            + _str(self.database) + _str(self.username) + _str(self.password))
         packet = self._reader.take(1)[0]
