@@ -44,8 +44,8 @@ class BatchInserter:
             # The token names its write-ahead log first (harborlight/ingest/wal: `<log id>:<first>-<last>`).
             mine = owned_requests(self._connection, (r.digest for r in fresh), token.split(":", 1)[0])
             fresh = [r for r in fresh if r.digest in mine]
-        for (signal, tenant), group in groupby(sorted(fresh, key=_group), key=_group):
-            group = list(group)
+        for (signal, tenant), grouped in groupby(sorted(fresh, key=_group), key=_group):
+            group = list(grouped)
             insert_requests(self._connection, Signal(signal), [r.payload for r in group], tenant or None,
                             nested=any(r.nested for r in group), retry_token=token)
             # A failure here fails the batch: it is tried again, and the rows above are skipped by their token.

@@ -84,7 +84,7 @@ class Committer:
         self._limits = limits
         self._wake = asyncio.Event()
         self._closing = False
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="harborlight-commit")
         self._waiters: list[Waiter] = []
         # The batch taken and not released yet, and what became of it once stored (the sequence numbers set
@@ -116,7 +116,7 @@ class Committer:
         self._wake.set()
         return self
 
-    async def __aexit__(self, *exc) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         """Commits what the log holds while the store takes it; what it refuses stays for the next start."""
         self._closing = True
         self._wake.set()
@@ -295,5 +295,5 @@ class Committer:
         self.stats.consecutive_failures = 0
         self.stats.last_fault = None
 
-    async def _in_thread(self, fn, *args):
+    async def _in_thread[*Ts, R](self, fn: Callable[[*Ts], R], *args: *Ts) -> R:
         return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)

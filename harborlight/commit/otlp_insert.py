@@ -8,6 +8,7 @@ stores for them (harborlight/commit/structured_values.py) before the engine read
 
 import os
 import tempfile
+from collections.abc import Callable
 
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
 
@@ -63,7 +64,7 @@ def needs_nested_decoding(signal: Signal, request: bytes) -> bool:
     return signal is Signal.metrics or may_hold_nested_values(request)
 
 
-def _metrics_prepared(requests: list[bytes]) -> tuple[list[bytes], list]:
+def _metrics_prepared(requests: list[bytes]) -> tuple[list[bytes], list[Callable[..., str]]]:
     """The requests with their arrays and maps as stored text, and the INSERTs of the types they hold."""
     kinds: set[str] = set()
     prepared = []

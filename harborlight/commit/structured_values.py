@@ -22,7 +22,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from harborlight.store.signal import Signal
 
-_REQUESTS = {Signal.traces: ExportTraceServiceRequest, Signal.logs: ExportLogsServiceRequest,
+_REQUESTS: dict[Signal, type[Message]] = {Signal.traces: ExportTraceServiceRequest, Signal.logs: ExportLogsServiceRequest,
              Signal.metrics: ExportMetricsServiceRequest}
 
 

@@ -36,7 +36,7 @@ class Writer:
         await self._committer.__aenter__()
         return self
 
-    async def __aexit__(self, *exc) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         """Stops taking requests and lets the committer store what it can; the log keeps the rest."""
         self._closing = True
         await self._committer.__aexit__(*exc)

@@ -34,9 +34,9 @@ class IngestCounters:
     def refuse(self, tenant: str, signal: str, error: str) -> None:
         self.refused_requests[(tenant, signal, error)] += 1
 
-    def snapshot(self, tenant: str | None = None) -> dict:
+    def snapshot(self, tenant: str | None = None) -> dict[str, list[dict[str, object]]]:
         """Per (signal, service, job) rows; only `tenant`'s when given."""
-        def mine(key: tuple) -> bool:
+        def mine(key: tuple[str | None, ...]) -> bool:
             return tenant is None or key[0] == tenant
 
         sources = sorted(k for k in self.received if mine(k))

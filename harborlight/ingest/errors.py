@@ -105,7 +105,7 @@ _CODE = re.compile(r"\bCode: (\d+)\b")
 _NO_SPACE = re.compile(r"No space left on device|errno: 28\b|Disk quota exceeded|not enough space", re.I)
 
 
-def store_fault(exc: BaseException) -> str | None:
+def store_fault(exc: BaseException | None) -> str | None:
     """The name of the store-wide fault `exc` is (no space, memory, too many parts, a timeout, the store
     unreachable, the spool file's disk full, ...), or None when it may be the request's own.
 

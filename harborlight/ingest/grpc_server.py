@@ -1,6 +1,7 @@
 """OTLP/gRPC: TraceService, LogsService and MetricsService Export on one grpc.aio server."""
 
 import grpc
+from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
 from harborlight.ingest.auth import Authenticator, Unauthorized
@@ -9,8 +10,8 @@ from harborlight.ingest.receiver import Receiver
 from harborlight.ingest.signals import SIGNALS, SignalSpec, response
 
 
-def _handler(receiver: Receiver, authenticator: Authenticator, spec: SignalSpec):
-    async def export(body: bytes, context: grpc.aio.ServicerContext):
+def _handler(receiver: Receiver, authenticator: Authenticator, spec: SignalSpec) -> grpc.RpcMethodHandler:
+    async def export(body: bytes, context: grpc.aio.ServicerContext) -> Message:
         metadata = dict(context.invocation_metadata() or ())
         try:
             caller = authenticator.authenticate(metadata.get("authorization"))
@@ -50,7 +51,7 @@ class _Handlers(grpc.GenericRpcHandler):
     def __init__(self, receiver: Receiver, authenticator: Authenticator) -> None:
         self._by_method = {spec.grpc_method: _handler(receiver, authenticator, spec) for spec in SIGNALS.values()}
 
-    def service(self, handler_call_details):
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
         return self._by_method.get(handler_call_details.method)
 
 

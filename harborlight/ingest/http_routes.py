@@ -3,6 +3,7 @@ MLflow experiment routes its MLflow-speaking clients call first (harborlight/ing
 
 from fastapi import APIRouter, Request, Response
 from google.protobuf import json_format
+from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
 from harborlight.ingest import mlflow
@@ -19,7 +20,7 @@ DUPLICATE_HEADER = "X-Harborlight-Duplicate"  # the request was stored before: a
 JSON = "application/json"
 
 
-def _reply(message, as_json: bool, status: int = 200, headers: dict | None = None) -> Response:
+def _reply(message: Message, as_json: bool, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     if as_json:
         body = json_format.MessageToJson(message, indent=None)
         return Response(body, status_code=status, media_type=JSON, headers=headers)
@@ -58,8 +59,8 @@ def otlp_router(receiver: Receiver, authenticator: Authenticator, max_body_bytes
                     headers["WWW-Authenticate"] = "Bearer"
                 return _reply(status, as_json, exc.http_status, headers)
             # An importer says how much was new; OTLP's answer has no field for a request stored before.
-            headers = {DUPLICATE_HEADER: "true"} if result.duplicate else None
-            return _reply(response(spec, result.rejected, result.message), as_json, headers=headers)
+            duplicate = {DUPLICATE_HEADER: "true"} if result.duplicate else None
+            return _reply(response(spec, result.rejected, result.message), as_json, headers=duplicate)
 
         router.add_api_route(spec.http_path, export, methods=["POST"], summary=f"OTLP/HTTP {spec.signal} export")
 

@@ -4,6 +4,7 @@ The strict classes refuse a whole request when one string holds invalid UTF-8; t
 offending items can be dropped and counted, one by one.
 """
 
+from collections.abc import Iterable, Iterator
 from functools import cache
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
@@ -28,19 +29,23 @@ def _add_file(file: FileDescriptor, seen: set[str]) -> None:
     _POOL.Add(proto)
 
 
-def _walk(messages):
+def _walk(messages: Iterable[descriptor_pb2.DescriptorProto]) -> Iterator[descriptor_pb2.DescriptorProto]:
     for m in messages:
         yield m
         yield from _walk(m.nested_type)
 
 
 _SEEN: set[str] = set()
+_LENIENT: dict[str, type[Message]] = {}  # by the strict class's full name, built once
 
 
-@cache
 def lenient_class(strict: type[Message]) -> type[Message]:
-    _add_file(strict.DESCRIPTOR.file, _SEEN)
-    return message_factory.GetMessageClass(_POOL.FindMessageTypeByName(strict.DESCRIPTOR.full_name))
+    name = strict.DESCRIPTOR.full_name
+    lenient = _LENIENT.get(name)
+    if lenient is None:
+        _add_file(strict.DESCRIPTOR.file, _SEEN)
+        lenient = _LENIENT[name] = message_factory.GetMessageClass(_POOL.FindMessageTypeByName(name))
+    return lenient
 
 
 def first_invalid_utf8(

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import attrgetter
 
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from google.protobuf.message import Message
 
 TRUNCATED_FLAG = "harborlight.truncated"
@@ -95,7 +96,7 @@ def _cut_field(message: Message, name: str, limit: int, text: bool = True) -> bo
     return True
 
 
-def _drop_beyond(entries, limit: int) -> int:
+def _drop_beyond(entries: RepeatedCompositeFieldContainer[Message], limit: int) -> int:
     extra = max(0, len(entries) - limit)
     if extra:
         del entries[limit:]
@@ -129,7 +130,8 @@ def _label(key: str | bytes) -> str:
     return key if isinstance(key, str) else key.decode("utf-8", "replace")
 
 
-def _cut_attributes(attributes, limits: Limits, prefix: str, cuts: Cuts) -> None:
+def _cut_attributes(attributes: RepeatedCompositeFieldContainer[Message], limits: Limits, prefix: str,
+                    cuts: Cuts) -> None:
     cuts.dropped += _drop_beyond(attributes, limits.max_attributes_per_item)
     for kv in attributes:
         key_cut = _cut_field(kv, "key", limits.max_attribute_value_bytes)
@@ -153,6 +155,7 @@ def screen(item_type: str, limits: Limits, measure: bool) -> Callable[[Message, 
     if measure:
         return lambda item, bare: item.ByteSize() > limits.harmless_bytes
     shape, most = SHAPES[item_type], limits.max_attributes_per_item
+    assert shape.attributes is not None  # every item type has attributes; resources and scopes are not screened
     attributes = attrgetter(shape.attributes)
     if not shape.parts:
         return lambda item, bare: len(attributes(item)) > most
@@ -181,7 +184,7 @@ def cut(message: Message, limits: Limits, prefix: str = "", cuts: Cuts | None = 
     return cuts
 
 
-def flag(attributes, cuts: Cuts, limits: Limits) -> None:
+def flag(attributes: RepeatedCompositeFieldContainer[Message], cuts: Cuts, limits: Limits) -> None:
     """Records `cuts` in an attribute set (the flag's own text is held to the value limit too)."""
     if cuts.labels:
         text = ",".join(dict.fromkeys(cuts.labels))
@@ -190,7 +193,7 @@ def flag(attributes, cuts: Cuts, limits: Limits) -> None:
         _add(attributes, DROPPED_FLAG, str(cuts.dropped))
 
 
-def _add(attributes, key: str, value: str) -> None:
+def _add(attributes: RepeatedCompositeFieldContainer[Message], key: str, value: str) -> None:
     kv = attributes.add()
     lenient = isinstance(kv.key, bytes)
     kv.key = key.encode() if lenient else key

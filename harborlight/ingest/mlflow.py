@@ -9,6 +9,7 @@ a header), and the spans posted under it that name no job of their own take it a
 
 import json
 import re
+from typing import Any
 from urllib.parse import quote, unquote
 
 from fastapi import APIRouter, Request
@@ -44,7 +45,8 @@ def name_job(body: bytes, job: str) -> bytes:
         attributes = resource_spans.resource.attributes
         if not any(kv.key == JOB_NAME for kv in attributes):
             attributes.append(KeyValue(key=JOB_NAME, value=AnyValue(string_value=job)))
-    return request.SerializeToString()
+    serialized: bytes = request.SerializeToString()
+    return serialized
 
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
@@ -52,11 +54,11 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error_code": code, "message": message}, status_code=status)
 
 
-def _experiment(name: str) -> dict:
+def _experiment(name: str) -> dict[str, str]:
     return {"experiment_id": experiment_id(name), "name": name, "lifecycle_stage": "active"}
 
 
-async def _body(request: Request) -> dict | JSONResponse:
+async def _body(request: Request) -> dict[str, Any] | JSONResponse:
     try:
         body = json.loads(await request.body() or b"{}")
     except (json.JSONDecodeError, UnicodeDecodeError):

@@ -53,4 +53,5 @@ def json_to_protobuf(spec: SignalSpec, body: bytes) -> bytes:
         message = json_format.ParseDict(document, spec.request(), ignore_unknown_fields=True)
     except (json_format.ParseError, ValueError, TypeError, RecursionError) as exc:
         raise InvalidRequest(f"not a valid OTLP/JSON {spec.request.DESCRIPTOR.name}: {exc}") from exc
-    return message.SerializeToString()
+    serialized: bytes = message.SerializeToString()
+    return serialized

@@ -37,7 +37,8 @@ async def read_limited(declared_length: str | None, chunks: AsyncIterator[bytes]
 class Decoder(Protocol):
     """A zlib-style streaming decoder (zlib's, lzma's, bz2's; others wrapped to look alike)."""
 
-    eof: bool
+    @property
+    def eof(self) -> bool: ...
 
     def decompress(self, data: bytes, max_length: int) -> bytes: ...
 

@@ -157,7 +157,7 @@ class _Block:
 
     def repeated_bytes(self) -> int:
         """What its rows hold beyond the items' own bytes."""
-        repeated = self.resource.ByteSize() + self.scope.ByteSize()
+        repeated: int = self.resource.ByteSize() + self.scope.ByteSize()
         if self.metric is not None:
             repeated += len(self.metric.name) + len(self.metric.description) + len(self.metric.unit)
         return len(self.items) * repeated

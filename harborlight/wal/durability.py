@@ -60,14 +60,14 @@ class Flusher:
         self._sync = sync
         self._interval = interval_s
         self._cond = threading.Condition()
-        self._waiters: list[tuple[int, Future]] = []
+        self._waiters: list[tuple[int, Future[None]]] = []
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="harborlight-wal-fsync", daemon=True)
         self._thread.start()
 
-    def wait(self, seq: int) -> Future:
+    def wait(self, seq: int) -> Future[None]:
         """Resolves once record `seq` is on disk, or fails with the fsync's error."""
-        future: Future = Future()
+        future: Future[None] = Future()
         with self._cond:
             self._waiters.append((seq, future))
             self._cond.notify()
@@ -91,7 +91,7 @@ class Flusher:
             if stopping:
                 return
 
-    def _flush(self, waiters: list[tuple[int, Future]]) -> None:
+    def _flush(self, waiters: list[tuple[int, Future[None]]]) -> None:
         try:
             durable = self._sync()
         except OSError as exc:  # the bytes may never reach the disk: say so to whoever waits, retryably

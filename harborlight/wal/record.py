@@ -121,4 +121,5 @@ def appended_at(data: memoryview | bytes, pos: int) -> int | None:
     _, _, header_crc = HEADER.unpack_from(data, pos)
     if zlib.crc32(data[pos:pos + 8]) != header_crc:
         return None
-    return BODY.unpack_from(data, pos + HEADER.size)[5]
+    appended: int = BODY.unpack_from(data, pos + HEADER.size)[5]
+    return appended

@@ -3,10 +3,11 @@
 import asyncio
 from concurrent.futures import Future
 
-Waiter = tuple[int, Future | asyncio.Future]
+Waiter = tuple[int, Future[None] | asyncio.Future[None]]
 
 
-def resolve_through(waiters: list[Waiter], reached: int) -> list[Waiter]:
+def resolve_through[W: Future[None] | asyncio.Future[None]](
+        waiters: list[tuple[int, W]], reached: int) -> list[tuple[int, W]]:
     """Resolves every future waiting for a sequence number up to `reached`; returns the others, in order."""
     waiting = []
     for seq, future in waiters:

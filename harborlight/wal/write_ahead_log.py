@@ -30,6 +30,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -197,7 +198,7 @@ class WriteAheadLog:
     def __enter__(self) -> "WriteAheadLog":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -253,7 +254,7 @@ class WriteAheadLog:
             self.stats.appended_bytes += size
             return seq
 
-    def durable(self, seq: int):
+    def durable(self, seq: int) -> Future[None] | None:
         """A concurrent Future that resolves once record `seq` survives a power loss, or None when the
         policy acknowledges without waiting (an interval, never)."""
         if self.policy.interval_ms != 0 or self._flusher is None or seq <= self._durable:
@@ -263,6 +264,7 @@ class WriteAheadLog:
     def _write(self, s: _Segment, parts: list[bytes]) -> None:
         """Appends one record's bytes; on failure cuts what of them was written, so the segment ends with a
         whole record (when even the cut fails, the segment is left for a new one at the next append)."""
+        assert s.fd is not None  # an open segment
         try:
             segment.write_all(s.fd, parts)
         except OSError:
@@ -360,12 +362,12 @@ class WriteAheadLog:
         """Records that `entries` (the next records in order) are about to be stored, and returns the
         deduplication token of this batch: the same records always get the same token."""
         first, last = entries[0].seq, entries[-1].seq
-        replayed = self._replayed is not None and self._replayed[1] == last
-        if replayed:
-            first, last = self._replayed[0]  # named as the last process named it
+        replayed = self._replayed if self._replayed is not None and self._replayed[1] == last else None
+        if replayed is not None:
+            first, last = replayed[0]  # named as the last process named it
         with self._lock:
             self._save(Checkpoint(self._checkpoint.log_id, first - 1, (first, last)))  # a failure: asked again
-        if replayed:
+        if replayed is not None:
             self._replayed = None
         if len(entries) == 1 and (token := self.replay_tokens.get(entries[0].record.digest)):
             return token

@@ -187,7 +187,8 @@ def to_json(report: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(value, (list, tuple)):
             return [plain(v) for v in value]
         return value
-    return plain(report)
+    plain_report: dict[str, Any] = plain(report)
+    return plain_report
 
 
 def metrics_json_text(report: Mapping[str, Any]) -> str:

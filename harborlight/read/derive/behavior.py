@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
+from typing import Never
 
 from harborlight.read.derive.localization import Localization, derive_localization
 from harborlight.read.derive.provenance import Valued, derived, inferred, measured, unavailable
@@ -111,7 +112,7 @@ def derive_behavior(calls: tuple[AgentCall, ...], model_calls: tuple[ModelCall, 
     calls = tuple(sorted(calls, key=lambda c: c.index))
     tokens = _tokens(model_calls)
     if not calls_recorded:
-        none = unavailable("no tool-call telemetry")
+        none: Valued[Never] = unavailable("no tool-call telemetry")
         return Behavior(none, none, none, none, none, none, none, none, none, none, none, *tokens,
                         derive_localization(none, gold_patch))
     cats = Counter(c.category.value for c in calls)

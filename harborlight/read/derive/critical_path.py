@@ -65,6 +65,14 @@ def _clocked(nodes: Sequence[SpanNode]) -> list[SpanNode]:
     return out
 
 
+def _latest_first(nodes: Sequence[SpanNode]) -> list[tuple[int, SpanNode]]:
+    """The clocked spans of `nodes` with their ends, the latest end first."""
+    return sorted(((n.end, n) for n in _clocked(nodes) if n.end is not None), key=lambda e: e[0], reverse=True)
+
+
+Segment = tuple[SpanNode, int, int, bool]  # (node, start, end, in a sub-agent)
+
+
 @dataclass(slots=True)
 class _Visit:
     """A node being walked: its interval on the path, the path point, the children still to try."""
@@ -73,17 +81,16 @@ class _Visit:
     lower: int
     upper: int
     in_sub: bool
-    children: list[SpanNode]
+    children: list[tuple[int, SpanNode]]  # (end, child)
     cursor: int
     next: int = 0
 
 
 def _visit(node: SpanNode, lower: int, upper: int, in_sub: bool) -> _Visit:
-    return _Visit(node, lower, upper, in_sub, sorted(_clocked(node.children), key=lambda c: c.end, reverse=True),
-                  upper)
+    return _Visit(node, lower, upper, in_sub, _latest_first(node.children), upper)
 
 
-def _walk(root: SpanNode, lower: int, upper: int, in_sub: bool, out: list[tuple]) -> None:
+def _walk(root: SpanNode, lower: int, upper: int, in_sub: bool, out: list[Segment]) -> None:
     """Appends (node, start, end, in_sub) segments covering [lower, upper], latest first. Depth first with
     an explicit stack (any depth); each node's children sorted once: n log n."""
     visits = [_visit(root, lower, upper, in_sub)]
@@ -91,14 +98,14 @@ def _walk(root: SpanNode, lower: int, upper: int, in_sub: bool, out: list[tuple]
         v = visits[-1]
         descend = None
         while v.next < len(v.children):
-            child = v.children[v.next]
+            end, child = v.children[v.next]
             v.next += 1
-            if v.cursor <= v.lower or child.end <= v.lower:  # type: ignore[operator]
+            if v.cursor <= v.lower or end <= v.lower:
                 v.next = len(v.children)
                 break
             if child.start >= v.cursor:  # it started after the path point: not what the node waited on
                 continue
-            child_end = min(child.end, v.cursor)  # type: ignore[type-var]
+            child_end = min(end, v.cursor)
             if child_end < v.cursor:
                 out.append((v.node, child_end, v.cursor, v.in_sub))
             child_start = max(child.start, v.lower)
@@ -121,14 +128,14 @@ def derive_critical_path(roots: Sequence[SpanNode], window: tuple[int, int] | No
     if not _clocked(roots):
         return unavailable("no agent span has a clock")
     start, end = window
-    segments: list[tuple] = []
+    segments: list[Segment] = []
     _walk(SpanNode(IDLE, "(no agent span open)", start, end, tuple(roots)), start, end, False, segments)
-    merged: list[list] = []  # [node, start, end, in_sub]: the same span again (around a zero-length child) merges
+    merged: list[Segment] = []  # the same span again (around a zero-length child) merges
     for node, a, b, in_sub in reversed(segments):
         if merged and merged[-1][0] is node and merged[-1][2] == a:
-            merged[-1][2] = b
+            merged[-1] = (node, merged[-1][1], b, merged[-1][3])
         else:
-            merged.append([node, a, b, in_sub])
+            merged.append((node, a, b, in_sub))
     by_kind: dict[str, int] = {}
     for node, a, b, _ in merged:
         by_kind[node.kind] = by_kind.get(node.kind, 0) + b - a

@@ -31,7 +31,7 @@ class BinCount:
 @dataclass(frozen=True, slots=True)
 class DurationChart:
     edges_s: Valued[list[float]]  # the bins' upper edges but the open last one
-    by_kind: Valued[dict[str, dict[str, list]]]  # kind -> {"count": [per bin], "time_s": [per bin]}
+    by_kind: Valued[dict[str, dict[str, list[float]]]]  # kind -> {"count": [per bin], "time_s": [per bin]}
     time_share_by_kind: Valued[dict[str, float]]  # kind -> its share of the charted spans' summed time
     n_spans: Valued[int]
     n_without_clock: Valued[int]  # spans with no known end: counted apart, never as zero-length
@@ -39,12 +39,12 @@ class DurationChart:
 
 def duration_chart(counts: Iterable[BinCount], n_without_clock: int) -> DurationChart:
     edges = edges_ns()
-    by_kind: dict[str, dict[str, list]] = {}
+    by_kind: dict[str, dict[str, list[float]]] = {}
     for c in counts:
         row = by_kind.setdefault(c.kind, {"count": [0] * (len(edges) + 1), "time_s": [0.0] * (len(edges) + 1)})
         row["count"][c.bin] += c.count
         row["time_s"][c.bin] += c.total_ns / 1e9
-    n_spans = sum(sum(r["count"]) for r in by_kind.values())
+    n_spans = int(sum(sum(r["count"]) for r in by_kind.values()))  # counts: whole numbers
     total_s = sum(sum(r["time_s"]) for r in by_kind.values())
     no_clock = derived(n_without_clock, "spans with no known end: not charted")
     if not n_spans:

@@ -7,6 +7,7 @@ import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Never
 
 from harborlight.read.derive.intervals import ConfidenceInterval, task_interval
 from harborlight.read.derive.outcomes import INFRA_OUTCOMES, VERDICT_OUTCOMES, Outcome, classify, graded_score
@@ -58,7 +59,7 @@ def solve_rates(counts: dict[Outcome, int]) -> tuple[Valued[float], Valued[float
     """(raw, adjusted). Null when no finished trial has a pass or fail verdict, or when the
     denominator is empty: no verdict means no solve rate, not 0%."""
     if not any(counts[o] for o in VERDICT_OUTCOMES):
-        none = unavailable("no trial has a pass or fail verdict")
+        none: Valued[Never] = unavailable("no trial has a pass or fail verdict")
         return none, none
     total = sum(counts.values())
     infra = sum(counts[o] for o in INFRA_OUTCOMES)
@@ -127,13 +128,14 @@ def score_by_group(trials: Sequence[TrialFacts]) -> tuple[Valued[str], Valued[di
     trials that recorded it."""
     finished = [t for t in trials if not t.is_running]
     groups: dict[str, list[float]] = {}
-    for part in (p for t in finished for p in t.parts if p.group is not None):
-        groups.setdefault(part.group, []).append(part.score)
+    for part in (p for t in finished for p in t.parts):
+        if part.group is not None:
+            groups.setdefault(part.group, []).append(part.score)
     if groups:
         return measured(PART_GROUP), derived(_means(groups))
     multi = [t.rewards for t in finished if t.rewards and len(t.rewards) > 1]
     if not multi:
-        none = unavailable("no graded parts with a group, and no reward with several keys")
+        none: Valued[Never] = unavailable("no graded parts with a group, and no reward with several keys")
         return none, none
     keys: dict[str, list[float]] = {}
     for rewards in multi:
@@ -173,7 +175,7 @@ def task_broken(trials: Sequence[TrialFacts], agent: str | None) -> Valued[dict[
     return derived(dict(sorted(by_task.items())))
 
 
-def _total(values: list[float | int | None], what: str) -> Valued:
+def _total(values: list[float | int | None], what: str) -> Valued[Any]:  # int for counts, float if any is
     known = [v for v in values if v is not None]
     if not known:
         return unavailable(f"no trial recorded {what}")

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from harborlight.read.derive.provenance import Valued, derived, inferred, measured, unavailable
 from harborlight.read.derive.records import TrialFacts
@@ -155,7 +157,7 @@ def classify(facts: TrialFacts) -> Valued[Outcome]:
         verdict = reward is not None or (report is not None and report.resolved is not None)
         return (reward_valid and verdict) or from_exception is Outcome.FAILED_VERIFICATION
 
-    rules = {
+    rules: dict[Outcome, Callable[[], bool]] = {
         Outcome.SETUP_ERROR: lambda: from_exception is Outcome.SETUP_ERROR,
         Outcome.RATE_LIMITED: lambda: from_exception is Outcome.RATE_LIMITED,
         Outcome.API_ERROR: lambda: from_exception is Outcome.API_ERROR,
@@ -211,6 +213,6 @@ def derive_outcome(facts: TrialFacts) -> TrialOutcome:
     )
 
 
-def _report_field(report: object, name: str) -> Valued:
+def _report_field(report: object, name: str) -> Valued[Any]:  # the report's field, whatever its type
     value = getattr(report, name, None) if report is not None else None
     return measured(value) if value is not None else unavailable("no verifier report")

@@ -13,7 +13,7 @@ otherwise there is no detectable difference.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -67,7 +67,7 @@ def task_value(trials: Sequence[TrialFacts], measure: str) -> float | None:
     return per_task[0][1] / per_task[0][2] if per_task else None
 
 
-def paired(baseline: dict[TaskKey, Sequence[TrialFacts]], other: dict[TaskKey, Sequence[TrialFacts]],
+def paired(baseline: Mapping[TaskKey, Sequence[TrialFacts]], other: Mapping[TaskKey, Sequence[TrialFacts]],
            measure: str, names: tuple[str, str]) -> PairedComparison:
     """`baseline` and `other`: each job's trials per matched task (the same keys). names: (baseline, other)."""
     pairs, excluded = [], 0

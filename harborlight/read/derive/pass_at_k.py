@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Never
 
 from harborlight.read.derive.intervals import ConfidenceInterval, mean_intervals
 from harborlight.read.derive.outcomes import EXCEPTION_CLASSES, VERDICT_OUTCOMES, Outcome, classify
@@ -90,7 +91,7 @@ def derive_pass_at_k(trials: Sequence[TrialFacts]) -> PassAtK:
     units, excluded = eligible_units(trials)
     n_units, n_excl = derived(len(units)), derived(excluded)
     if not units:
-        none = unavailable("no eligible unit")
+        none: Valued[Never] = unavailable("no eligible unit")
         return PassAtK(none, none, n_units, n_excl, none, none, none)
     n_min = min(u.n for u in units)
     if n_min < 2:

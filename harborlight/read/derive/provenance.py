@@ -65,7 +65,7 @@ def _jsonable(value: object) -> object:
     if isinstance(value, StrEnum):
         return value.value
     if hasattr(value, "__dataclass_fields__"):
-        return {name: _jsonable(getattr(value, name)) for name in value.__dataclass_fields__}  # type: ignore[attr-defined]
+        return {name: _jsonable(getattr(value, name)) for name in value.__dataclass_fields__}
     return value
 
 

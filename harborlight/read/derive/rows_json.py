@@ -3,7 +3,7 @@
 Every derived field is a {"value", "provenance", "note"} triple; identity fields are plain values.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from harborlight.read.derive.behavior import Behavior
@@ -16,8 +16,9 @@ from harborlight.read.derive.timings import derive_timings
 from harborlight.read.derive.trajectory_steps import StepDuration
 
 
-def _recorded(value: int | float | None, what: str, provenance=measured) -> dict[str, object]:
-    v: Valued = provenance(value) if value is not None else unavailable(f"no {what} recorded")
+def _recorded(value: int | float | None, what: str,
+              provenance: Callable[[float], Valued[float]] = measured) -> dict[str, object]:
+    v: Valued[float] = provenance(value) if value is not None else unavailable(f"no {what} recorded")
     return v.to_json()
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Never
 
 from harborlight.read.derive.critical_path import SpanNode
 from harborlight.read.derive.provenance import Valued, derived, inferred, measured, unavailable
@@ -95,7 +96,7 @@ def derive_time_split(calls: CallTotals | None, agent: Interval | None) -> TimeS
     counts = derived(calls.n_timed), derived(calls.n_untimed)
     total = calls.n_timed + calls.n_untimed
     if not calls.n_timed or window is None:
-        none = unavailable("no model or tool calls recorded" if not total else "no call has a clock (start and end)")
+        none: Valued[Never] = unavailable("no model or tool calls recorded" if not total else "no call has a clock (start and end)")
         return TimeSplit(_window_value(window, window_note), none, none, none, none, *counts)
     how = inferred if calls.inferred else derived
     partial = f"{calls.n_untimed} of {total} calls have no clock: not counted" if calls.n_untimed else None
