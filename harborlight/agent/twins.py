@@ -41,6 +41,13 @@ So a prompt and its tool loop is one user message however many calls replay it, 
 same conversation is a second. (A history a framework cut shorter than the call before it had hides that
 many new turns: no producer seen does so.)
 
+A model call told at two levels, by a framework's span and by the model client's span inside it (openai-agents'
+`response` span over the OpenAI instrumentation's, OpenInference LLM over LLM), is one call:
+
+    Within one tenant and trace, an llm_request span whose direct child is an llm_request span telling the same
+    request (the same request id; or the same input and output tokens; or no token count of its own, a wrapper)
+    does not count, nor do the records derived from it: the inner span is the client's measurement of the call.
+
 A derived child record (content its carrier carried, `EventId` `<carrier>:<kind>:<n>`) counts in
 its own kind's group and also goes with its carrier: it is dropped when its carrier is.
 
@@ -164,13 +171,37 @@ def _replayed(where: str, src: str) -> str:
         ARRAY JOIN arraySlice(_messages, 1, _told) AS _m"""
 
 
+_CALL_SPAN = f"Kind = 'llm_request' AND SourceTable = '{SPANS}'"
+
+
+def _told_inside(where: str) -> str:
+    """(Tenant, TraceId, SpanId) of each llm_request span whose direct child llm_request span tells the same
+    request (see the module): the outer telling, which does not count. Read from agent_events as stored, over
+    the traces of the rows `where` selects (whatever kinds it selects, and whatever trial a trace is named
+    after: both spans are of one trace)."""
+    columns = "Tenant, TraceId, SpanId, ParentSpanId, RequestId, InputTokens, OutputTokens"
+    calls = (f"SELECT {columns} FROM agent_events WHERE {_CALL_SPAN} AND (Tenant, TraceId) IN "
+             f"(SELECT Tenant, TraceId FROM agent_events WHERE ({where}) AND SourceTable = '{SPANS}')")
+    return f"""
+        SELECT _o.Tenant, _o.TraceId, _o.SpanId
+        FROM ({calls}) AS _o
+        INNER JOIN ({calls}) AS _i
+            ON _i.Tenant = _o.Tenant AND _i.TraceId = _o.TraceId AND _i.ParentSpanId = _o.SpanId
+        WHERE _o.RequestId = _i.RequestId
+           OR (_o.InputTokens = _i.InputTokens AND _o.OutputTokens = _i.OutputTokens)
+           OR (isNull(_o.InputTokens) AND isNull(_o.OutputTokens))"""
+
+
 def _not_dropped(where: str, src: str, derived: bool) -> str:
     """A condition on agent_events rows: not a dropped twin, nor (when `derived` records may be among
     the rows) a derived child record of one, nor a retold record the live telemetry tells. `where`
     selects the rows the pairs are found in."""
     rows = (f"({_key()}, EventId) NOT IN ({_dropped(where, src)})\n"
             f"    AND NOT ({_RETOLD} AND ({_key()}) IN ({_retold_again(where, src)}))\n"
-            f"    AND NOT ({_REPLAYABLE} AND ({_key()}, EventId) IN ({_replayed(where, src)}))")
+            f"    AND NOT ({_REPLAYABLE} AND ({_key()}, EventId) IN ({_replayed(where, src)}))\n"
+            # the outer telling of a call told at two levels, and (derived records share its SpanId) its content
+            f"    AND NOT (SourceTable = '{SPANS}' AND (Kind = 'llm_request' OR {_DERIVED})"
+            f" AND (Tenant, TraceId, SpanId) IN ({_told_inside(where)}))")
     if not derived:
         return rows
     return f"""{rows}
@@ -275,22 +306,23 @@ def source(scope: str, form: int) -> str:
 def _to_resolve(rows: str, group: str) -> str:
     """Whether the rows hold, per `group` (a twin group without its service), a service told by both signals,
     a retold kind that another service tells too, or user messages that more than one call logged (some may
-    be replayed): one scan."""
-    return f"""(SELECT count() > 0 FROM (
+    be replayed): one scan; or a call told at two levels."""
+    return f"""((SELECT count() > 0 FROM (
         SELECT 1 FROM agent_events WHERE {rows}
         GROUP BY {group}
         HAVING hasAny(groupUniqArrayIf(ServiceName, SourceTable = '{SPANS}'), groupUniqArrayIf(ServiceName, SourceTable = '{LOGS}'))
             OR (countIf({_RETOLD}) > 0 AND uniqExact(ServiceName) > 1)
             OR uniqExactIf((TraceId, SpanId), {_REPLAYABLE}) > 1
-        LIMIT 1))"""
+        LIMIT 1))
+        OR (SELECT count() > 0 FROM ({_told_inside(rows)} LIMIT 1)))"""
 
 
 def form(where: str, *, scope: str) -> str:
     """SQL of one row: the form the rows `where` selects are read in, and the renames and earlier runs NAMED
     binds (`bind`). NAMED when some records of the scope's traces or sessions take another record's trial
     or a trial of the scope has an earlier run (harborlight/agent/identity.py),
-    TWINS when the rows hold a twin group, a retold kind that another service tells too, or user messages
-    more than one call logged (REPLAYED_MESSAGES) (with renames:
+    TWINS when the rows hold a twin group, a retold kind that another service tells too, user messages
+    more than one call logged (REPLAYED_MESSAGES), or a call told at two levels (with renames:
     when any kind of them, renamed ones included, is so, whatever their trials)."""
     renamed = f"(SELECT trace FROM ({agent_identity.renames(scope)}))"
     return f"""
