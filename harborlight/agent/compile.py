@@ -24,7 +24,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from harborlight.agent import rules
-from harborlight.agent.rule_types import Alias, Derived, Fact, KindRule, When
+from harborlight.agent.rule_types import Alias, Derived, Fact, FlatMessages, KindRule, When
 from harborlight.agent.sources import CONTEXTS, Context
 from harborlight.agent.sql_parts import (
     BOOL_WORDS, all_of, any_of, category_sql, has_sql, lit, one_of, provenance_sql, target_paths_sql, tool_exact_sql,
@@ -50,11 +50,29 @@ def value_sql(key: str, ctx: Context) -> str | None:
             return None
         path = ", ".join(lit(p) for p in key.removeprefix(BODY).split("."))
         return f"JSONExtractString(Body, {path})"
+    if key.startswith(rules.LAST_USER_TEXT):
+        return _last_user_text_sql(_flat(rules.FLAT_INPUT_MESSAGES, key.removeprefix(rules.LAST_USER_TEXT)))
+    if key.startswith(rules.OUTPUT_TEXT):
+        form = _flat(rules.FLAT_OUTPUT_MESSAGES, key.removeprefix(rules.OUTPUT_TEXT))
+        text = lit(form.pattern(form.texts))
+        return f"_a[arrayFirst(k -> match(k, {text}) AND _a[k] != '', mapKeys(_a))]"
     if key.startswith(LAST_TEXT_ROLE):
         messages = f"_a[{lit(key.removeprefix(LAST_TEXT_ROLE))}]"
         return (f"if(has(JSONExtract({messages}, -1, 'parts', 'Array(Tuple(type String))').1, 'text'), "
                 f"JSONExtractString({messages}, -1, 'role'), '')")
     return f"_a[{lit(key)}]"
+
+
+def _flat(forms: tuple[FlatMessages, ...], prefix: str) -> FlatMessages:
+    return next(f for f in forms if f.prefix == prefix)
+
+
+def _last_user_text_sql(form: FlatMessages) -> str:
+    """The last flattened message's text when its role is user, else ''."""
+    last = f"toString(arrayMax(arrayMap(k -> toUInt32OrZero(extract(k, {lit(form.pattern((form.role,)))})), mapKeys(_a))))"
+    texts = ", ".join(f"_a[concat({lit(form.prefix)}, {last}, {lit(s)})]" for s in form.texts)
+    return (f"if(_a[concat({lit(form.prefix)}, {last}, {lit(form.role)})] = 'user', "
+            f"arrayFirst(x -> x != '', [{texts}]), '')")
 
 
 def _has_sql(keys: tuple[str, ...], ctx: Context) -> str | None:
@@ -178,7 +196,7 @@ def _kind_sql(ctx: Context) -> tuple[list[str], list[str], list[str]]:
         f"[{kinds}][_rule] AS _kind_raw",
         f"[{labels}][_rule] AS _kind_rule",
         f"[{resolves}][_rule] AS _resolve",
-        f"multiIf(_resolve = 'agent', if({root}, 'session', 'subagent'), "
+        f"multiIf(_resolve = 'agent', if({root}, 'session', 'group'), "
         f"_resolve = 'root_session', if({root}, 'session', 'group'), _kind_raw) AS _kind",
     ]
 
@@ -339,6 +357,8 @@ def derived_sql(ctx: Context) -> str:
             types = f"arrayFlatten(JSONExtract(_a[{lit(d.key)}], {_MESSAGE_PART_TYPES}).parts).type"
             expr = (f"arrayFilter(n -> n != 0, arrayMap(t -> transform(t, [{', '.join(lit(t) for t, _ in d.parts)}], "
                     f"[{', '.join(map(str, numbers))}], 0), {types}))")
+        elif d.key.startswith("@"):
+            expr = f"if({value_sql(d.key, ctx)} != '', [{numbers[0]}], [])"
         else:
             expr = f"if(mapContains(_a, {lit(d.key)}), [{numbers[0]}], [])"
         if groups and groups[-1][0] == tests:

@@ -1,6 +1,7 @@
 """The vocabulary of the agent convention table (harborlight/agent/rules.py): conditions, kind rules,
 fact aliases and tool categories. Plain frozen records; harborlight/agent/compile.py gives them SQL."""
 
+import re
 from dataclasses import dataclass, fields, replace
 from typing import Literal
 
@@ -156,11 +157,29 @@ class Category:
 
 
 @dataclass(frozen=True)
+class FlatMessages:
+    """Messages flattened into one attribute per field, numbered from 0 (OpenInference's
+    `llm.input_messages.<n>.message.role`, OpenLLMetry's `gen_ai.prompt.<n>.role`): `<prefix><n><role>` and
+    `<prefix><n><text>` for each text suffix, the first present being the message's text."""
+
+    prefix: str
+    role: str
+    texts: tuple[str, ...]
+    # A message's tool calls, `<prefix><n><calls><k><field>`: (calls, id field, name field, arguments field).
+    tool_calls: tuple[str, str, str, str] = ("", "", "", "")
+
+    def pattern(self, suffixes: tuple[str, ...]) -> str:
+        """A regular expression of the attribute keys of one of `suffixes`, the message number its group."""
+        ends = "|".join(re.escape(s) for s in suffixes)
+        return f"^{re.escape(self.prefix)}([0-9]+)(?:{ends})$"
+
+
+@dataclass(frozen=True)
 class Derived:
     """A child record synthesised from content a record carries (a carrier), for producers whose
     reasoning, output or user text has no record of its own.
 
-    One `kind` row when attribute `key` is present; or, with `parts`, one row per part of a listed
+    One `kind` row when attribute `key` is present (a `@` key: when its value is not empty); or, with `parts`, one row per part of a listed
     type in the JSON messages `key` holds (GenAI `[{role, parts: [{type, content}]}]`), in order.
     `when` and `kinds` (the carrier's own kind) restrict the carrier.
     """

@@ -9,7 +9,7 @@ wins. harborlight/agent/compile.py compiles these tables into the agent_events m
 from dataclasses import replace
 
 from harborlight.agent.rule_types import (
-    Alias, Category, Derived, Fact, KindRule, When, attr, event, has, not_service, prefix, scope, service, span,
+    Alias, Category, Derived, Fact, FlatMessages, KindRule, When, attr, event, has, not_service, prefix, scope, service, span,
     suffix,
 )
 
@@ -30,7 +30,8 @@ _CLAUDE_METADATA_EVENTS = (
 )
 
 # kind None marks metadata: a log record that is no agent event (it stays in otel_logs).
-# resolve="agent": session if root, else subagent (refined when a trace is read);
+# resolve="agent": session if root, else the run's own agent, a group (a subagent when a trace read shows a tool
+# or a non-root agent above it: harborlight/read/statements/trace_tree.py);
 # resolve="root_session": session if root, else group.
 KIND_RULES: tuple[KindRule, ...] = (
     # 0. The harness lifecycle (ARCHITECTURE.md, Identity).
@@ -111,6 +112,8 @@ KIND_RULES: tuple[KindRule, ...] = (
     KindRule("openinference", "llm_request", attr(_OI, "LLM")),
     KindRule("openinference", "tool", attr(_OI, "TOOL", "RETRIEVER", "EMBEDDING", "RERANKER")),
     KindRule("openinference", "session", attr(_OI, "AGENT"), resolve="agent"),
+    # A chain at the top of its trace is the run (LangGraph's graph): one session.
+    KindRule("openinference", "session", attr(_OI, "CHAIN") & When(source="span", root=True)),
     KindRule("openinference", "group", has(_OI)),
     KindRule("laminar", "llm_request", attr("lmnr.span.type", "LLM")),
     KindRule("laminar", "tool", attr("lmnr.span.type", "TOOL")),
@@ -254,6 +257,7 @@ FACTS: tuple[Fact, ...] = (
     Fact("reasoning_tokens", "ReasoningTokens", "int", (
         Alias("gen_ai.usage.reasoning.output_tokens"), Alias("llm.token_count.completion_details.reasoning"),
         Alias("ai.usage.reasoningTokens"), Alias("gen_ai.usage.reasoning_tokens"),
+        Alias("gen_ai.usage.details.reasoning_tokens"),  # pydantic-ai: each provider usage detail under details.
         Alias("llm.usage.reasoning_tokens"), Alias("codex.usage.reasoning_output_tokens"),
         Alias("reasoning_token_count"), Alias("thoughts_token_count"))),
     Fact("cost_usd", "CostUsd", "float", (
@@ -280,6 +284,7 @@ FACTS: tuple[Fact, ...] = (
     Fact("tool_name", "ToolName", "string", (
         Alias("tool_name"), Alias("gen_ai.tool.name"), Alias("tool.name"), Alias("function_name"),
         Alias("ai.toolCall.name"), Alias("tool"),
+        Alias("traceloop.entity.name", when=attr("traceloop.span.kind", "tool")),
         Alias("@name_after:execute_tool ", how="derived"),
         Alias("@name", how="derived", when=attr("lmnr.span.type", "TOOL"))), only_kinds=_TOOL_ONLY),
     Fact("tool_call_id", "ToolCallId", "string", (
@@ -295,8 +300,12 @@ FACTS: tuple[Fact, ...] = (
     Fact("arguments", "", "string", (
         Alias("gen_ai.tool.call.arguments"), Alias("tool_input"), Alias("arguments"), Alias("function_args"),
         Alias("ai.toolCall.args"), Alias("tool_arguments"), Alias("lmnr.span.input"), Alias("input.value"),
-        Alias("tool_parameters")), only_kinds=_TOOL_ONLY),
+        Alias("traceloop.entity.input"), Alias("tool_parameters")), only_kinds=_TOOL_ONLY),
 )
+
+# Span events whose attributes are read as their span's own (the span's win): GenAI's latest conventions may put a
+# call's gen_ai.input.messages / gen_ai.output.messages there (strands: one event each).
+SPAN_EVENTS_AS_ATTRIBUTES = ("gen_ai.client.inference.operation.details",)
 
 # Derived child records (reference §10.1 step 7): reasoning, output and user text a record carries
 # become rows of their own under it (EventId `<carrier's EventId>:<kind>:<n>`, parent = the carrier).
@@ -307,11 +316,26 @@ _ATIF = scope("harbor-atif2otel")
 # is the user's new turn (the calls after it, which answer tools, end with tool results; history before it
 # is replayed). harborlight/transfer/event_content.py reads the same rule into the trajectory's user steps.
 NEW_TURN_MESSAGES = "gen_ai.input.messages"
+# The same messages flattened into one attribute per field (OpenInference, OpenLLMetry), read by the same rule:
+# the user's new turn is the last input message when it is the user's text; the output, the output messages' text.
+_OI_TEXTS = (".message.content", ".message.contents.0.message_content.text")
+FLAT_INPUT_MESSAGES = (FlatMessages("llm.input_messages.", ".message.role", _OI_TEXTS),
+                       FlatMessages("gen_ai.prompt.", ".role", (".content",)))
+FLAT_OUTPUT_MESSAGES = (
+    FlatMessages("llm.output_messages.", ".message.role", _OI_TEXTS, (
+        ".message.tool_calls.", ".tool_call.id", ".tool_call.function.name", ".tool_call.function.arguments")),
+    FlatMessages("gen_ai.completion.", ".role", (".content",), (".tool_calls.", ".id", ".name", ".arguments")))
+# Value keys the compiler reads them by: the last input message's text when it is the user's (else ''), and the
+# first non-empty text of the output messages (else '').
+LAST_USER_TEXT, OUTPUT_TEXT = "@last_user_text:", "@output_text:"
 DERIVED: tuple[Derived, ...] = (
     Derived("genai", NEW_TURN_MESSAGES, "user_message", when=attr(f"@last_text_role:{NEW_TURN_MESSAGES}", "user"),
             kinds=("llm_request",)),
     Derived("genai", "gen_ai.output.messages", parts=(("reasoning", "reasoning"), ("text", "output")),
             kinds=("llm_request",)),
+    *(Derived("flat_messages", LAST_USER_TEXT + m.prefix, "user_message", kinds=("llm_request",))
+      for m in FLAT_INPUT_MESSAGES),
+    *(Derived("flat_messages", OUTPUT_TEXT + m.prefix, "output", kinds=("llm_request",)) for m in FLAT_OUTPUT_MESSAGES),
     Derived("vercel_ai", "ai.response.reasoning", "reasoning", kinds=("llm_request",)),
     Derived("vercel_ai", "ai.response.text", "output", kinds=("llm_request",)),
     Derived("atif2otel", "metadata.reasoning_content", "reasoning", when=_ATIF, kinds=("llm_request",)),
@@ -342,6 +366,13 @@ TOOL_DECISION_SPANS = (
     ("claude_code.tool.blocked_on_user", "decision", "source"),
 )
 
+# Tool arguments as the tool received them, where a framework wraps them: (the key of the tool's own arguments,
+# the only other keys the wrapper adds, of which a list must be empty). smolagents' OpenInference TOOL span:
+# {"args": [], "sanitize_inputs_outputs": true, "kwargs": {"path": ...}}.
+ARGUMENT_WRAPPERS = (("kwargs", ("args", "sanitize_inputs_outputs")),)
+# Arguments that are no JSON object but one bare value (LangGraph's TOOL span input.value, the tool's single
+# parameter): a target path when it reads as one.
+BARE_PATH = r"^(?:/|~/|\./|\.\./)[^\s\"]+$"
 # Keys of the tool arguments (JSON) that name a target path, and the Codex apply_patch headers.
 PATH_KEYS = ("file_path", "notebook_path", "path", "dir_path", "absolute_path", "filename", "workdir")
 PATCH_HEADERS = (r"\*\*\* (?:Add|Update|Delete) File: ", r"\*\*\* Move to: ")

@@ -33,10 +33,19 @@ class Context:
     outer: tuple[tuple[str, str], ...]  # (agent_events column, expression) besides the facts
 
 
+def _span_attributes() -> str:
+    """The span's attributes over those of its events named in rules.SPAN_EVENTS_AS_ATTRIBUTES."""
+    events = (f"arrayFilter((a, n) -> n IN ({', '.join(map(lit, rules.SPAN_EVENTS_AS_ATTRIBUTES))}), "
+              f"`Events.Attributes`, `Events.Name`)")
+    carried = (f"mapFromArrays(arrayFlatten(arrayMap(m -> CAST(mapKeys(m), 'Array(String)'), {events})), "
+               f"arrayFlatten(arrayMap(m -> mapValues(m), {events})))")
+    return f"if(empty(`Events.Name`), {_non_empty('SpanAttributes')}, mapUpdate({carried}, {_non_empty('SpanAttributes')}))"
+
+
 TRACES = Context(
     source="span", table="otel_traces", mv="agent_events_traces_mv",
     inner=("Timestamp", "TraceId", "SpanId", "ParentSpanId", "ServiceName", "ScopeName", "Duration", "StatusCode",
-           "StatusMessage", "SpanName AS _name", f"{_non_empty('SpanAttributes')} AS _a",
+           "StatusMessage", "SpanName AS _name", f"{_span_attributes()} AS _a",
            f"CAST(ResourceAttributes, {_STRING_MAP}) AS _r"),
     named=(),
     columns={

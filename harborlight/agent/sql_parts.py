@@ -99,7 +99,7 @@ def tool_helpers_sql() -> list[str]:
         "lower(ifNull(_f_tool_name, '')) AS _tn",
         # One regex, not a chain of helpers: each function call costs analysis on every INSERT.
         "replaceRegexpOne(_tn, '(?s)^(?:mcp__)?.*?__', '') AS _tool_part",
-        "ifNull(_f_arguments, '') AS _args",
+        f"{unwrapped_arguments_sql('ifNull(_f_arguments, \'\')')} AS _args",
         f"if({any_of(["position(_tn, '__') > 0", *markers])}, multiIf({keywords}'other'), 'other') AS _by_keyword",
     ]
 
@@ -130,9 +130,22 @@ def category_sql() -> str:
 _PATH_END = '([^\\n"\\\\]+)'  # a path runs to a newline, a quote or a JSON escape
 
 
+def unwrapped_arguments_sql(raw: str) -> str:
+    """The tool's own arguments where a wrapper holds them (rules.ARGUMENT_WRAPPERS), else `raw`."""
+    branches = []
+    for inner, others in rules.ARGUMENT_WRAPPERS:
+        known = _array((inner, *others))
+        branches.append(
+            f"JSONType({raw}, {lit(inner)}) = 'Object' AND "
+            f"arrayAll(k -> has({known}, k), JSONExtractKeys({raw})) AND "
+            f"arrayAll(k -> JSONType({raw}, k) != 'Array' OR JSONLength({raw}, k) = 0, JSONExtractKeys({raw})), "
+            f"JSONExtractRaw({raw}, {lit(inner)})")
+    return f"multiIf({', '.join(branches)}, {raw})"
+
+
 def target_paths_sql() -> str:
-    """Paths named in the tool arguments (JSON keys, apply_patch headers) or a path attribute."""
-    attrs = f"[{', '.join(f'_a[{lit(k)}]' for k in rules.PATH_ATTRIBUTES)}]"
+    """Paths named in the tool arguments (JSON keys, apply_patch headers, a bare path) or a path attribute."""
+    attrs = f"[{', '.join(f'_a[{lit(k)}]' for k in rules.PATH_ATTRIBUTES)}, extract(_args, {lit(rules.BARE_PATH)})]"
     keys = f"arrayMap(k -> JSONExtractString(_args, k), {_array(rules.PATH_KEYS)})"
     headers = [f"extractAll(_args, {lit(h + _PATH_END)})" for h in rules.PATCH_HEADERS]
     patches = f"if(position(_args, '*** ') > 0, arrayConcat({', '.join(headers)}), [])"

@@ -5,10 +5,14 @@ log body is the message: `{"content"}`, `{"content", "tool_calls"}`, gen_ai.choi
 `{"index", "finish_reason", "message": {...}}`), OpenInference, Claude Code, Codex and Gemini CLI."""
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from harborlight.agent.rules import NEW_TURN_MESSAGES
+from harborlight.agent.rule_types import FlatMessages
+from harborlight.agent.rules import (
+    ARGUMENT_WRAPPERS, FACTS, FLAT_INPUT_MESSAGES, FLAT_OUTPUT_MESSAGES, NEW_TURN_MESSAGES,
+)
 from harborlight.transfer import atif_attributes as A
 from harborlight.transfer.telemetry import Event
 
@@ -16,9 +20,9 @@ USER_TEXT = ("prompt", "user_prompt", "input.value", "body")
 OUTPUT_TEXT = ("output.value", "response", "response_text", "body")
 GEMINI_RESPONSE = "response_text"  # gemini_cli.api_response: its response chunks as JSON, read as output messages
 REASONING_TEXT = ("metadata.reasoning_content", "reasoning", "reasoning_content")
-ARGUMENTS = (A.TOOL_ARGUMENTS, "tool_input", "arguments", "function_args", "ai.toolCall.args", "tool_arguments",
-             "input.value", "tool_parameters")
-RESULT = (A.TOOL_RESULT, "output.value", "output", "ai.toolCall.result", "tool_result")
+# A tool call's arguments: where the agent views read them (the `arguments` fact), first present wins.
+ARGUMENTS = tuple(a.key for f in FACTS if f.name == "arguments" for a in f.aliases)
+RESULT = (A.TOOL_RESULT, "output.value", "output", "ai.toolCall.result", "tool_result", "traceloop.entity.output")
 TOOL_OUTPUT_EVENT = ("tool.output", ("output", "content"))
 
 
@@ -108,13 +112,42 @@ def _body_tool_call(call: Any) -> tuple[str, str, dict[str, Any]] | None:
     return str(call.get("id") or ""), str(function.get("name") or ""), as_arguments(function.get("arguments"))
 
 
+def flat_messages(attributes: dict[str, str], form: FlatMessages) -> list[tuple[str, str]]:
+    """(role, text) of each message flattened into `attributes` (rules.FLAT_INPUT_MESSAGES), in order; a
+    message without text has ''."""
+    roles = {int(m.group(1)): value for key, value in attributes.items()
+             if (m := re.match(form.pattern((form.role,)), key))}
+    return [(roles[n], next((attributes[f"{form.prefix}{n}{s}"] for s in form.texts
+                             if attributes.get(f"{form.prefix}{n}{s}")), "")) for n in sorted(roles)]
+
+
+def _flat_user_turn(attributes: dict[str, str]) -> str | None:
+    for form in FLAT_INPUT_MESSAGES:
+        messages = flat_messages(attributes, form)
+        if messages:
+            role, text = messages[-1]
+            return text if role == "user" and text else None
+    return None
+
+
+def _flat_tool_calls(attributes: dict[str, str], form: FlatMessages, n: int) -> list[tuple[str, str, dict[str, Any]]]:
+    """The tool calls of flattened message n (FlatMessages.tool_calls), in order."""
+    calls, id_key, name_key, arguments_key = form.tool_calls
+    head = f"{form.prefix}{n}{calls}"
+    if not calls:
+        return []
+    numbers = sorted({int(m.group(1)) for key in attributes if (m := re.match(re.escape(head) + r"([0-9]+)\.", key))})
+    return [(attributes.get(f"{head}{k}{id_key}", ""), attributes.get(f"{head}{k}{name_key}", ""),
+             as_arguments(attributes.get(f"{head}{k}{arguments_key}"))) for k in numbers]
+
+
 def new_user_turn(event: Event) -> str | None:
     """The user's new turn a model call carries: the text of its input messages' last message when that is
     the user's text (harborlight/agent/rules.py NEW_TURN_MESSAGES, the rule the agent views derive its
     user_message by), else None (a call that answers a tool result, or replays nothing new)."""
     messages = load_json(event.attributes.get(NEW_TURN_MESSAGES))
     if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
-        return None
+        return _flat_user_turn(event.attributes)
     last = messages[-1]
     if last.get("role") != "user":
         return None
@@ -132,6 +165,8 @@ def user_message(event: Event) -> tuple[str, str]:
         for message in reversed(messages):
             if isinstance(message, dict) and message.get("role") in ("user", "system"):
                 return message["role"], _parts_text(message.get("parts"), ("text",)) or str(message.get("content") or "")
+    if (turn := _flat_user_turn(event.attributes)) is not None:
+        return "user", turn
     text = _first(event.attributes, USER_TEXT)
     return "user", "" if text is None or text == event.name else text
 
@@ -159,6 +194,12 @@ def model_output(event: Event) -> ModelOutput:
                 if isinstance(part, dict) and _part_kind(part) == "tool_call":
                     out.tool_calls.append(_tool_call(part))
         return out
+    for form in FLAT_OUTPUT_MESSAGES:
+        flat = flat_messages(event.attributes, form)
+        if flat:
+            out.text = "".join(text for _, text in flat) or None
+            out.tool_calls = [c for n in range(len(flat)) for c in _flat_tool_calls(event.attributes, form, n)]
+            return out
     if event.kind in ("llm_request", "output"):
         text = _first(event.attributes, OUTPUT_TEXT)
         out.text = None if text == event.name else text
@@ -178,8 +219,17 @@ def as_arguments(value: Any) -> dict[str, Any]:
     return {} if value is None else {"input": value}
 
 
+def unwrapped(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The tool's own arguments where a framework's wrapper holds them (rules.ARGUMENT_WRAPPERS)."""
+    for inner, others in ARGUMENT_WRAPPERS:
+        if (isinstance(arguments.get(inner), dict) and set(arguments) <= {inner, *others}
+                and all(v == [] or not isinstance(v, list) for v in arguments.values())):
+            return arguments[inner]
+    return arguments
+
+
 def tool_arguments(event: Event) -> dict[str, Any]:
-    return as_arguments(_first(event.attributes, ARGUMENTS))
+    return unwrapped(as_arguments(_first(event.attributes, ARGUMENTS)))
 
 
 def tool_result(event: Event) -> str | None:

@@ -17,6 +17,7 @@ from functools import cached_property
 
 from harborlight.agent import twins as agent_twins
 from harborlight.agent.identity import named
+from harborlight.agent.rules import SPAN_EVENTS_AS_ATTRIBUTES
 from harborlight.agent.sources import log_event_id_sql
 from harborlight.commit.ingest_sql import TENANT_ATTRIBUTE
 from harborlight.store import Store
@@ -243,8 +244,11 @@ def _event(r: tuple, spans: dict, logs: dict, twin: dict[str, str]) -> Event:
     if r[4] == "otel_traces":
         raw = spans.get((r[1], r[2]))
         if raw is not None:
-            attributes, resource, status = dict(raw[2]), dict(raw[3]), raw[4]
+            resource, status = dict(raw[3]), raw[4]
             span_events = tuple(SpanEvent(n, t, dict(a)) for t, n, a in zip(raw[5], raw[6], raw[7], strict=True))
+            # as the agent views read a span (rules.SPAN_EVENTS_AS_ATTRIBUTES): the first event's value, the span's over all
+            carried = [e.attributes for e in reversed(span_events) if e.name in SPAN_EVENTS_AS_ATTRIBUTES]
+            attributes = {k: v for a in [*carried, dict(raw[2])] for k, v in a.items()}
     else:
         raw_log = logs.get(r[0])
         if raw_log is not None:

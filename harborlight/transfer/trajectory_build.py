@@ -16,6 +16,7 @@ referenced from that tool call's observation. Attributes written by the Harbor i
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from harborlight.transfer import atif_attributes as A
 from harborlight.transfer.atif import (
@@ -278,9 +279,25 @@ def _other_results(attributes: dict[str, str]) -> Observation | None:
     return Observation(results=[ObservationResult.model_validate(r) for r in results])
 
 
+def _requested_call_id(step: Step, event: Event) -> str | None:
+    """A tool span that names no call id (OpenInference's TOOL spans) answers the step's first requested call
+    of its tool, with its arguments (or a bare value, as_arguments' {"input": value}, that is the call's one
+    argument), that no result answered yet."""
+    answered = {r.source_call_id for r in (step.observation.results if step.observation else [])}
+    name, arguments = event.tool_name or event.name, tool_arguments(event)
+
+    def same(requested: dict[str, Any]) -> bool:
+        return (not arguments or requested == arguments
+                or (list(arguments) == ["input"] and list(requested.values()) == [arguments["input"]]))
+
+    return next((c.tool_call_id for c in step.tool_calls or [] if c.function_name == name
+                 and c.tool_call_id not in answered and same(c.arguments or {})), None)
+
+
 def _add_tool_call(step: Step, event: Event, sub: Trajectory | None, n_steps: int) -> None:
     a = event.attributes
-    call_id = event.tool_call_id or a.get(A.TOOL_CALL_ID) or f"call_{n_steps}_{len(step.tool_calls or []) + 1}"
+    call_id = (event.tool_call_id or a.get(A.TOOL_CALL_ID) or _requested_call_id(step, event)
+               or f"call_{n_steps}_{len(step.tool_calls or []) + 1}")
     calls = step.tool_calls or []
     call = next((c for c in calls if c.tool_call_id == call_id), None)
     if call is None:

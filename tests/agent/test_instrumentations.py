@@ -79,7 +79,7 @@ def test_harbor_atif2otel_openinference(server, unique):
     assert llm["TimingQuality"] == "inferred"  # reconstructed from step timestamps
     assert (rows["Task"]["ToolCategory"], rows["Glob"]["ToolCategory"], rows["Glob"]["TargetPaths"]) == (
         "other", "search", ["/repo"])
-    assert rows["explore-agent"]["Kind"] == "subagent"  # provisional; confirmed by the trace tree below
+    assert rows["explore-agent"]["Kind"] == "group"  # provisional: the trace tree sees the Task tool above it
     assert rows["context-management"]["Kind"] == "compaction"
     # Stored, a span names its trial from its own attributes: the children have none but their trace.
     assert {n: r["TrialName"] for n, r in rows.items() if r["TrialName"] != traces.trace_id.hex()} == {

@@ -1,7 +1,9 @@
 """Trace-level resolution of agent events (pure): the span tree, and the kinds only a tree tells.
 
-- An agent-like span (rule resolve="agent") is a `session` at the top, and a `subagent` when a
-  tool span or another agent span is among its ancestors.
+- An agent-like span (rule resolve="agent") is a `session` at the top of its trace (the run), a `subagent`
+  when a tool span or an agent-like span below the top is among its ancestors (an agent another agent or a
+  tool invoked), else a `group`: the run's own agent under a workflow root (openai-agents' agent under
+  `Agent workflow`, ADK's `invoke_agent` under `invoke_workflow`, LangGraph's agent node runs), one session.
 - A span that only brackets one child of the same name is a `group`.
 - A non-leaf `group` directly under a tool span that reaches a model call is a `subagent`
   (Laminar names sub-agent spans after the sub-agent, with no kind of their own).
@@ -81,7 +83,7 @@ def build_tree(events: list[AgentEvent]) -> TraceTree:
         order.append((node, parent))
         kids = [_new(k, orphans) for k in sorted(children.get(_key(node.event), []), key=_order)]
         node.children = kids
-        below = under_agent or node.kind == "tool" or node.event.resolve == "agent"
+        below = under_agent or node.kind == "tool" or (node.event.resolve == "agent" and parent is not None)
         stack.extend((k, node, below) for k in reversed(kids))
     # Bottom-up (children before their parents): what only the subtree tells.
     pre_kinds = {id(node): node.kind for node, _ in order}
@@ -105,11 +107,13 @@ def _new(event: AgentEvent, orphans: set[str]) -> TraceNode:
 
 
 def _resolve(event: AgentEvent, has_parent: bool, under_agent: bool, orphan: bool) -> str:
-    """`under_agent`: a tool span or an agent span is among the ancestors."""
+    """`under_agent`: a tool span or an agent span below the top is among the ancestors."""
     if event.resolve == "agent":
         if orphan and not has_parent:
             return event.kind  # the parent was not seen: keep what the rules said
-        return "subagent" if under_agent else "session"
+        if not has_parent:
+            return "session"
+        return "subagent" if under_agent else "group"
     if event.resolve == "root_session":
         return "session" if not has_parent and not orphan else "group"
     return event.kind
