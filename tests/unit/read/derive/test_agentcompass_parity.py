@@ -12,7 +12,7 @@ from agentcompass.runtime.results.render import render_summary_markdown
 from harborlight.read.derive.agentcompass import agentcompass_report, build_report, metrics_json_text, to_json
 from harborlight.read.derive.agentcompass_attempts import CONTRACTS, plan_k, task_attempts, to_details
 from harborlight.read.derive.agentcompass_summary import render_summary
-from tests.query.derive.builders import trial
+from tests.unit.read.derive.builders import trial
 
 AC_CONTRACTS = {
     "correct": make_metric_contract(primary="correct", binary=("correct",), scalar=("reward",)),

@@ -3,7 +3,7 @@
 from harborlight.read.derive.behavior import derive_behavior
 from harborlight.read.derive.records import AgentCall, ModelCall
 from harborlight.read.derive.records import ToolCategory as C
-from tests.query.derive.builders import T0
+from tests.unit.read.derive.builders import T0
 
 
 def call(i, name, cat, *targets, ts=None, failed=None, args=None):

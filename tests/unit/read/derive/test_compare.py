@@ -4,7 +4,7 @@ import pytest
 
 from harborlight.read.derive.compare import compare
 from harborlight.read.derive.outcomes import Outcome
-from tests.query.derive.builders import trial
+from tests.unit.read.derive.builders import trial
 
 A = [trial("x", reward=1.0, job="A"), trial("y", reward=0.0, job="A"), trial("z", reward=1.0, job="A"),
      trial("x", reward=0.0, job="A", source="other@1")]

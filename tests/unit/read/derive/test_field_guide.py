@@ -16,8 +16,8 @@ from harborlight.read.derive.pass_at_k import PassAtK
 from harborlight.read.derive.producer_totals import CounterTotal, FinalMetrics, Totals
 from harborlight.read.derive.time_split import JobTimeSplit, LongCall, TimeSplit
 from harborlight.read.derive.timings import TrialTimings
-from tests.query.derive.builders import trial
 from tests.support.paths import REPO
+from tests.unit.read.derive.builders import trial
 
 GUIDE = REPO / "docs" / "field-guide.md"
 RECORDS = (TrialOutcome, TrialTimings, Behavior, TokenPoint, JobMetrics, PassAtK, Comparison, TaskRow,

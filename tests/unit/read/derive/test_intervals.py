@@ -19,7 +19,7 @@ from harborlight.read.derive.intervals import (
 from harborlight.read.derive.job_metrics import derive_job
 from harborlight.read.derive.pass_at_k import derive_pass_at_k, pass_at, pass_hat
 from harborlight.read.derive.records import ScorePart
-from tests.query.derive.builders import trial
+from tests.unit.read.derive.builders import trial
 
 # Two independent bootstraps of the same data agree to Monte Carlo error: with 4,000 and 20,000
 # resamples of 40-200 tasks, the 2.5% / 97.5% percentiles differ by well under 0.02.

@@ -2,7 +2,7 @@
 
 from harborlight.read.derive.job_metrics import derive_job
 from harborlight.read.derive.records import JobFacts, ScorePart, VerifierReport
-from tests.query.derive.builders import T0, trial
+from tests.unit.read.derive.builders import T0, trial
 
 JOB = [
     trial("a", reward=1.0, n_input_tokens=100, cost_usd=0.5),

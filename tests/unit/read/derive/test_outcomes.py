@@ -3,7 +3,7 @@
 from harborlight.read.derive.outcomes import PRECEDENCE, Outcome, classify, derive_outcome
 from harborlight.read.derive.provenance import Provenance
 from harborlight.read.derive.records import ScorePart, VerifierReport
-from tests.query.derive.builders import trial
+from tests.unit.read.derive.builders import trial
 
 
 def test_precedence_declares_all_eleven_classes_once():

@@ -12,7 +12,7 @@ from statsmodels.stats.descriptivestats import sign_test
 from harborlight.read.derive.compare import compare
 from harborlight.read.derive.paired import exact_sign_test
 from harborlight.read.derive.records import ScorePart
-from tests.query.derive.builders import trial
+from tests.unit.read.derive.builders import trial
 
 MC_TOLERANCE = 0.02  # two independent bootstraps of the same differences agree to Monte Carlo error
 

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from harborlight.read.derive.pass_at_k import derive_pass_at_k, pass_at, pass_hat
-from tests.query.derive.builders import trial
+from tests.unit.read.derive.builders import trial
 
 
 def attempts(task, verdicts):

@@ -7,7 +7,7 @@ from harborlight.read.derive.provenance import derived, unavailable
 from harborlight.read.derive.records import AgentCall, LoadedTrial, ToolCategory
 from harborlight.read.derive.rows_json import behavior_row, job_row, trial_row
 from harborlight.read.derive.trajectory_steps import StepDuration
-from tests.query.derive.builders import trial
+from tests.unit.read.derive.builders import trial
 from tests.unit.read.derive.test_field_guide import documented
 
 

@@ -3,7 +3,7 @@
 from harborlight.read.derive.provenance import Provenance
 from harborlight.read.derive.records import Interval
 from harborlight.read.derive.timings import derive_timings
-from tests.query.derive.builders import T0, phases, trial
+from tests.unit.read.derive.builders import T0, phases, trial
 
 
 def test_phases_and_remainder():
