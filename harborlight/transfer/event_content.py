@@ -11,7 +11,11 @@ from typing import Any
 
 from harborlight.agent.rule_types import FlatMessages
 from harborlight.agent.rules import (
-    ARGUMENT_WRAPPERS, FACTS, FLAT_INPUT_MESSAGES, FLAT_OUTPUT_MESSAGES, NEW_TURN_MESSAGES,
+    ARGUMENT_WRAPPERS,
+    FACTS,
+    FLAT_INPUT_MESSAGES,
+    FLAT_OUTPUT_MESSAGES,
+    NEW_TURN_MESSAGES,
 )
 from harborlight.transfer import atif_attributes as A
 from harborlight.transfer.telemetry import Event
