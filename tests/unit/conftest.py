@@ -4,6 +4,7 @@
 import socket
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -12,27 +13,29 @@ class TierBreach(AssertionError):
     """A unit test reached for the engine, the network or another process."""
 
 
-def _refuse(what: str):
-    def refused(*args, **kwargs):
-        raise TierBreach(f"a unit test {what}: move it out of tests/unit/")
-    return refused
-
-
 @pytest.fixture(autouse=True)
 def _no_engine_sockets_or_processes(monkeypatch):
     """Connecting a socket (TCP or UDP: AF_UNIX socketpairs, as asyncio's loop uses, stay allowed) or
-    starting a process fails the test; loading chDB fails it after the fact."""
-    connect, connect_ex = socket.socket.connect, socket.socket.connect_ex
+    starting a process from the test's thread fails the test; loading chDB during it fails it after the fact.
+    Other threads are left alone: in `make test` a worker may hold another tier's servers beside this test."""
+    test_thread = threading.current_thread()
+    connect, connect_ex, popen = socket.socket.connect, socket.socket.connect_ex, subprocess.Popen.__init__
 
     def checked(call):
         def connecting(self, address, *args, **kwargs):
-            if self.family in (socket.AF_INET, socket.AF_INET6):
+            if self.family in (socket.AF_INET, socket.AF_INET6) and threading.current_thread() is test_thread:
                 raise TierBreach(f"a unit test connected to {address}: move it out of tests/unit/")
             return call(self, address, *args, **kwargs)
         return connecting
 
+    def starting(self, *args, **kwargs):
+        if threading.current_thread() is test_thread:
+            raise TierBreach("a unit test started a process: move it out of tests/unit/")
+        return popen(self, *args, **kwargs)
+
     monkeypatch.setattr(socket.socket, "connect", checked(connect))
     monkeypatch.setattr(socket.socket, "connect_ex", checked(connect_ex))
-    monkeypatch.setattr(subprocess.Popen, "__init__", _refuse("started a process"))
+    monkeypatch.setattr(subprocess.Popen, "__init__", starting)
+    engine_before = "chdb" in sys.modules
     yield
-    assert "chdb" not in sys.modules, "a unit test loaded chDB (the engine): move it out of tests/unit/"
+    assert engine_before or "chdb" not in sys.modules, "a unit test loaded chDB (the engine): move it out of tests/unit/"
