@@ -50,6 +50,8 @@ def value_sql(key: str, ctx: Context) -> str | None:
             return None
         path = ", ".join(lit(p) for p in key.removeprefix(BODY).split("."))
         return f"JSONExtractString(Body, {path})"
+    if key in (rules.USER_EVENT_TURN, rules.CHOICE_EVENT_TEXT):
+        return _span_event_text_sql(key) if ctx.source == "span" else None
     if key.startswith(rules.LAST_USER_TEXT):
         return _last_user_text_sql(_flat(rules.FLAT_INPUT_MESSAGES, key.removeprefix(rules.LAST_USER_TEXT)))
     if key.startswith(rules.OUTPUT_TEXT):
@@ -61,6 +63,22 @@ def value_sql(key: str, ctx: Context) -> str | None:
         return (f"if(has(JSONExtract({messages}, -1, 'parts', 'Array(Tuple(type String))').1, 'text'), "
                 f"JSONExtractString({messages}, -1, 'role'), '')")
     return f"_a[{lit(key)}]"
+
+
+def _content_text_sql(content: str) -> str:
+    """A message content's text: the string, or the `text` of its parts when it is a JSON list."""
+    return (f"if(startsWith({content}, '['), arrayStringConcat(arrayMap(p -> JSONExtractString(p, 'text'), "
+            f"JSONExtractArrayRaw({content}))), {content})")
+
+
+def _span_event_text_sql(key: str) -> str:
+    """rules.USER_EVENT_TURN / CHOICE_EVENT_TEXT over a span's events (the text, else '')."""
+    if key == rules.CHOICE_EVENT_TEXT:
+        last = "arrayLastIndex(n -> n = 'gen_ai.choice', _event_names)"
+        return _content_text_sql(f"_event_attributes[{last}]['message']")
+    last = f"arrayLastIndex(n -> {one_of('n', rules.MESSAGE_EVENTS)}, _event_names)"
+    content = _content_text_sql(f"_event_attributes[{last}]['content']")
+    return f"if(_event_names[{last}] = 'gen_ai.user.message', {content}, '')"
 
 
 def _flat(forms: tuple[FlatMessages, ...], prefix: str) -> FlatMessages:
@@ -358,7 +376,10 @@ def derived_sql(ctx: Context) -> str:
             expr = (f"arrayFilter(n -> n != 0, arrayMap(t -> transform(t, [{', '.join(lit(t) for t, _ in d.parts)}], "
                     f"[{', '.join(map(str, numbers))}], 0), {types}))")
         elif d.key.startswith("@"):
-            expr = f"if({value_sql(d.key, ctx)} != '', [{numbers[0]}], [])"
+            value = value_sql(d.key, ctx)
+            if value is None:  # a value this table has not
+                continue
+            expr = f"if({value} != '', [{numbers[0]}], [])"
         else:
             expr = f"if(mapContains(_a, {lit(d.key)}), [{numbers[0]}], [])"
         if groups and groups[-1][0] == tests:

@@ -300,12 +300,21 @@ FACTS: tuple[Fact, ...] = (
     Fact("arguments", "", "string", (
         Alias("gen_ai.tool.call.arguments"), Alias("tool_input"), Alias("arguments"), Alias("function_args"),
         Alias("ai.toolCall.args"), Alias("tool_arguments"), Alias("lmnr.span.input"), Alias("input.value"),
-        Alias("traceloop.entity.input"), Alias("tool_parameters")), only_kinds=_TOOL_ONLY),
+        Alias("traceloop.entity.input"), Alias("tool_parameters"), Alias("@tool_message_event")),
+         only_kinds=_TOOL_ONLY),
 )
 
 # Span events whose attributes are read as their span's own (the span's win): GenAI's latest conventions may put a
 # call's gen_ai.input.messages / gen_ai.output.messages there (strands: one event each).
 SPAN_EVENTS_AS_ATTRIBUTES = ("gen_ai.client.inference.operation.details",)
+# GenAI 1.30 message events sent as span events of a model call (strands' default conventions): the call's input
+# messages in order (`content`), then its gen_ai.choice (`message`); a content's text is the string itself, or the
+# `text` of its parts when it is a JSON list (strands: [{"text": ...}, {"toolUse": ...}]). The user's turn is the
+# last input message when it is the user's; the output, the choice's text. Value keys the compiler reads them by:
+MESSAGE_EVENTS = ("gen_ai.system.message", "gen_ai.user.message", "gen_ai.assistant.message", "gen_ai.tool.message")
+USER_EVENT_TURN, CHOICE_EVENT_TEXT = "@user_event_turn", "@choice_event_text"
+# A tool span's gen_ai.tool.message event: its `content` the arguments the tool received (strands).
+TOOL_MESSAGE_EVENT = "gen_ai.tool.message"
 
 # Derived child records (reference §10.1 step 7): reasoning, output and user text a record carries
 # become rows of their own under it (EventId `<carrier's EventId>:<kind>:<n>`, parent = the carrier).
@@ -336,6 +345,8 @@ DERIVED: tuple[Derived, ...] = (
     *(Derived("flat_messages", LAST_USER_TEXT + m.prefix, "user_message", kinds=("llm_request",))
       for m in FLAT_INPUT_MESSAGES),
     *(Derived("flat_messages", OUTPUT_TEXT + m.prefix, "output", kinds=("llm_request",)) for m in FLAT_OUTPUT_MESSAGES),
+    Derived("genai", USER_EVENT_TURN, "user_message", kinds=("llm_request",)),
+    Derived("genai", CHOICE_EVENT_TEXT, "output", kinds=("llm_request",)),
     Derived("vercel_ai", "ai.response.reasoning", "reasoning", kinds=("llm_request",)),
     Derived("vercel_ai", "ai.response.text", "output", kinds=("llm_request",)),
     Derived("atif2otel", "metadata.reasoning_content", "reasoning", when=_ATIF, kinds=("llm_request",)),

@@ -46,7 +46,8 @@ TRACES = Context(
     source="span", table="otel_traces", mv="agent_events_traces_mv",
     inner=("Timestamp", "TraceId", "SpanId", "ParentSpanId", "ServiceName", "ScopeName", "Duration", "StatusCode",
            "StatusMessage", "SpanName AS _name", f"{_span_attributes()} AS _a",
-           f"CAST(ResourceAttributes, {_STRING_MAP}) AS _r"),
+           f"CAST(ResourceAttributes, {_STRING_MAP}) AS _r", "`Events.Name` AS _event_names",
+           "CAST(`Events.Attributes`, 'Array(Map(String, String))') AS _event_attributes"),
     named=(),
     columns={
         "trace_id": "TraceId", "name": "_name",
@@ -54,6 +55,9 @@ TRACES = Context(
         "span_ended": "if(StatusCode = 'Unset', 'true', '')",
         "status_message": "if(StatusCode = 'Error', substring(StatusMessage, 1, 3), '')",
         "http_error": "if(_f_http_status >= 400, 'false', '')", "exit_status": _EXIT_STATUS,
+        # a tool's arguments as its span's gen_ai.tool.message event tells them (GenAI 1.30 as span events)
+        "tool_message_event": f"_event_attributes[arrayLastIndex(n -> n = {lit(rules.TOOL_MESSAGE_EVENT)}, "
+                              "_event_names)]['content']",
     },
     root="ParentSpanId = ''", correlated=None,
     outer=(
@@ -85,6 +89,7 @@ LOGS = Context(
     columns={
         "trace_id": "TraceId", "name": "_name", "span_status": None, "span_ended": None,
         "status_message": None, "http_error": "if(_f_http_status >= 400, 'false', '')", "exit_status": _EXIT_STATUS,
+        "tool_message_event": None,
     },
     root=None, correlated="SpanId != ''",
     outer=(

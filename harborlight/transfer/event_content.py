@@ -11,11 +11,8 @@ from typing import Any
 
 from harborlight.agent.rule_types import FlatMessages
 from harborlight.agent.rules import (
-    ARGUMENT_WRAPPERS,
-    FACTS,
-    FLAT_INPUT_MESSAGES,
-    FLAT_OUTPUT_MESSAGES,
-    NEW_TURN_MESSAGES,
+    ARGUMENT_WRAPPERS, FACTS, FLAT_INPUT_MESSAGES, FLAT_OUTPUT_MESSAGES, MESSAGE_EVENTS, NEW_TURN_MESSAGES,
+    TOOL_MESSAGE_EVENT,
 )
 from harborlight.transfer import atif_attributes as A
 from harborlight.transfer.telemetry import Event
@@ -25,7 +22,7 @@ OUTPUT_TEXT = ("output.value", "response", "response_text", "body")
 GEMINI_RESPONSE = "response_text"  # gemini_cli.api_response: its response chunks as JSON, read as output messages
 REASONING_TEXT = ("metadata.reasoning_content", "reasoning", "reasoning_content")
 # A tool call's arguments: where the agent views read them (the `arguments` fact), first present wins.
-ARGUMENTS = tuple(a.key for f in FACTS if f.name == "arguments" for a in f.aliases)
+ARGUMENTS = tuple(a.key for f in FACTS if f.name == "arguments" for a in f.aliases if not a.key.startswith("@"))
 RESULT = (A.TOOL_RESULT, "output.value", "output", "ai.toolCall.result", "tool_result", "traceloop.entity.output")
 TOOL_OUTPUT_EVENT = ("tool.output", ("output", "content"))
 
@@ -145,13 +142,42 @@ def _flat_tool_calls(attributes: dict[str, str], form: FlatMessages, n: int) -> 
              as_arguments(attributes.get(f"{head}{k}{arguments_key}"))) for k in numbers]
 
 
+def _event_parts(content: str | None) -> list:
+    """A span event message's content (rules.MESSAGE_EVENTS): a JSON list of parts, or one text."""
+    parts = load_json(content) if (content or "").startswith("[") else None
+    return parts if isinstance(parts, list) else [{"text": content}] if content else []
+
+
+def _parts_of_text(parts: list) -> str:
+    return "".join(str(p["text"]) for p in parts if isinstance(p, dict) and p.get("text") is not None)
+
+
+def _span_event_user_turn(event: Event) -> str | None:
+    """A model call's span events (GenAI 1.30 as span events): its last input message when it is the user's."""
+    messages = [e for e in event.span_events if e.name in MESSAGE_EVENTS]
+    if not messages or messages[-1].name != "gen_ai.user.message":
+        return None
+    return _parts_of_text(_event_parts(messages[-1].attributes.get("content"))) or None
+
+
+def _span_event_choice(event: Event) -> ModelOutput | None:
+    """The model's output its span's last gen_ai.choice event holds: text parts, and toolUse parts as calls."""
+    choices = [e for e in event.span_events if e.name == "gen_ai.choice"]
+    if not choices:
+        return None
+    parts = _event_parts(choices[-1].attributes.get("message"))
+    uses = [p["toolUse"] for p in parts if isinstance(p, dict) and isinstance(p.get("toolUse"), dict)]
+    return ModelOutput(text=_parts_of_text(parts) or None, tool_calls=[
+        (str(u.get("toolUseId") or ""), str(u.get("name") or ""), as_arguments(u.get("input"))) for u in uses])
+
+
 def new_user_turn(event: Event) -> str | None:
     """The user's new turn a model call carries: the text of its input messages' last message when that is
     the user's text (harborlight/agent/rules.py NEW_TURN_MESSAGES, the rule the agent views derive its
     user_message by), else None (a call that answers a tool result, or replays nothing new)."""
     messages = load_json(event.attributes.get(NEW_TURN_MESSAGES))
     if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
-        return _flat_user_turn(event.attributes)
+        return _flat_user_turn(event.attributes) or _span_event_user_turn(event)
     last = messages[-1]
     if last.get("role") != "user":
         return None
@@ -169,7 +195,7 @@ def user_message(event: Event) -> tuple[str, str]:
         for message in reversed(messages):
             if isinstance(message, dict) and message.get("role") in ("user", "system"):
                 return message["role"], _parts_text(message.get("parts"), ("text",)) or str(message.get("content") or "")
-    if (turn := _flat_user_turn(event.attributes)) is not None:
+    if (turn := _flat_user_turn(event.attributes) or _span_event_user_turn(event)) is not None:
         return "user", turn
     text = _first(event.attributes, USER_TEXT)
     return "user", "" if text is None or text == event.name else text
@@ -204,6 +230,8 @@ def model_output(event: Event) -> ModelOutput:
             out.text = "".join(text for _, text in flat) or None
             out.tool_calls = [c for n in range(len(flat)) for c in _flat_tool_calls(event.attributes, form, n)]
             return out
+    if event.kind in ("llm_request", "output") and (choice := _span_event_choice(event)) is not None:
+        return choice
     if event.kind in ("llm_request", "output"):
         text = _first(event.attributes, OUTPUT_TEXT)
         out.text = None if text == event.name else text
@@ -233,7 +261,9 @@ def unwrapped(arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 def tool_arguments(event: Event) -> dict[str, Any]:
-    return unwrapped(as_arguments(_first(event.attributes, ARGUMENTS)))
+    """The arguments attribute, else (as the `@tool_message_event` alias) its span's gen_ai.tool.message content."""
+    told = [e.attributes.get("content") for e in event.span_events if e.name == TOOL_MESSAGE_EVENT]
+    return unwrapped(as_arguments(_first(event.attributes, ARGUMENTS) or (told[-1] if told else None)))
 
 
 def tool_result(event: Event) -> str | None:
