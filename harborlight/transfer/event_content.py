@@ -11,7 +11,12 @@ from typing import Any
 
 from harborlight.agent.rule_types import FlatMessages
 from harborlight.agent.rules import (
-    ARGUMENT_WRAPPERS, FACTS, FLAT_INPUT_MESSAGES, FLAT_OUTPUT_MESSAGES, MESSAGE_EVENTS, NEW_TURN_MESSAGES,
+    ARGUMENT_WRAPPERS,
+    FACTS,
+    FLAT_INPUT_MESSAGES,
+    FLAT_OUTPUT_MESSAGES,
+    MESSAGE_EVENTS,
+    NEW_TURN_MESSAGES,
     TOOL_MESSAGE_EVENT,
 )
 from harborlight.transfer import atif_attributes as A
