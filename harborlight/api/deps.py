@@ -48,7 +48,8 @@ class Services:
 
 
 def services(request: Request) -> Services:
-    return request.app.state.services
+    given: Services = request.app.state.services  # (build_api puts it there)
+    return given
 
 
 def _store(request: Request) -> Store:

@@ -20,7 +20,6 @@ from urllib.parse import quote
 
 if TYPE_CHECKING:
     import httpx
-    from fastapi import FastAPI
 
 DEFAULT_PAGE = 1000  # rows asked for per page when following a cursor
 
@@ -93,7 +92,7 @@ class Api:
     def pages(self, path: str, limit: int | None, page: int = DEFAULT_PAGE, **params: Any) -> dict[str, Any]:
         """Up to `limit` rows (None: all) of a paged route, following its cursor; the route's shape,
         with the cursor after the last row read (None when the rows ran out)."""
-        items: list = []
+        items: list[Any] = []
         cursor = params.pop("cursor", None)
         while True:
             want = page if limit is None else min(page, limit - len(items))
@@ -124,6 +123,7 @@ class Api:
 
         from harborlight.api.build import build_api
         from harborlight.api.deps import Services
+        from harborlight.cli.in_process import InProcess
         from harborlight.cli.transfer_access import open_local
         from harborlight.settings import Settings
         from harborlight.transfer.errors import TransferError
@@ -147,34 +147,6 @@ class Api:
         transport = InProcess(app)
         self._close = store.client.close  # (the client closes the transport)
         return httpx.Client(transport=transport, base_url="http://harborlight.local", timeout=None)
-
-
-class InProcess:
-    """An httpx transport that calls an ASGI app in this process (httpx's ASGITransport, which is async only,
-    driven by this transport's own event loop): each request runs to its end, its body read, before it returns."""
-
-    def __init__(self, app: "FastAPI") -> None:
-        import asyncio
-
-        import httpx
-
-        self._asgi = httpx.ASGITransport(app=app)
-        self._loop = asyncio.new_event_loop()
-
-    def handle_request(self, request: "httpx.Request") -> "httpx.Response":
-        import httpx
-
-        sent = httpx.Request(request.method, request.url, headers=request.headers, content=request.read())
-
-        async def call() -> httpx.Response:
-            reply = await self._asgi.handle_async_request(sent)
-            return httpx.Response(reply.status_code, headers=reply.headers, content=await reply.aread())
-
-        return self._loop.run_until_complete(call())
-
-    def close(self) -> None:
-        self._loop.run_until_complete(self._loop.shutdown_default_executor())
-        self._loop.close()
 
 
 def _reason(reply: "httpx.Response") -> str:

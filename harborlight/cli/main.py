@@ -3,6 +3,7 @@
 import argparse
 import logging
 import sys
+from collections.abc import Callable
 from dataclasses import fields
 from importlib import import_module
 from pathlib import Path
@@ -118,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = build_parser(argv).parse_args(argv)
     try:
-        return args.run(args)
+        run: Callable[[argparse.Namespace], int] = args.run
+        return run(args)
     except ValueError as exc:
         print(f"harborlight: {exc}", file=sys.stderr)
         return 2
