@@ -53,92 +53,20 @@ SENT = {
 }
 
 # (case, check) -> what harborlight reads instead. A case is case_id(framework, mode); live and replayed alike.
-_OAI_PROMPT = ("user prompt read as 0 user_message and no user trajectory step: it is only in the `response` LLM "
-               "span's llm.input_messages.1.message.content (role user) and input.value (the Responses API input "
-               "list)")
-_OAI_ANSWER = ("answer read as 0 output; last_agent_message is the second `response` span's output.value (the whole "
-               "Responses API response JSON), not its llm.output_messages.0.message.content")
-_OAI_TRAJECTORY = ("no user step; the agent steps' messages are the `response` spans' output.value (response JSON) "
-                   "and the tool call's id is a made-up call_1_1, not llm.output_messages.0.message.tool_calls.0."
-                   "tool_call.id call_read_1")
-_STRANDS_TRAJECTORY = ("no user step, and the second agent step's message is '' (the answer is not read: see the "
-                       "answer check)")
 XFAIL: dict[tuple[str, str], str] = {
-    ("openai-agents", "prompt"): _OAI_PROMPT,
-    ("openai-agents", "answer"): _OAI_ANSWER,
-    ("openai-agents", "session"): "the run's one agent, the `reader` AGENT span (agent.name) under the root "
-                                  "`Agent workflow` AGENT span (session), is read as a subagent",
-    ("openai-agents", "trajectory"): _OAI_TRAJECTORY,
-    ("openai-agents-with-openai-client", "prompt"): _OAI_PROMPT + " (and the client's `Response` span's "
-                                                                  "llm.input_messages / input.value)",
-    ("openai-agents-with-openai-client", "answer"): _OAI_ANSWER,
-    ("openai-agents-with-openai-client", "session"): "the `reader` AGENT span is read as a subagent (as without the "
-                                                     "client instrumentation)",
-    ("openai-agents-with-openai-client", "trajectory"): _OAI_TRAJECTORY,
-    ("langgraph", "tool"): "target_paths []: the TOOL span's input.value is the bare string '/work/notes.txt' "
-                           "(openinference-langchain gives a one-argument tool's input as is), read as arguments "
-                           "{'input': '/work/notes.txt'}",
-    ("langgraph", "prompt"): "user prompt read as 0 user_message and no user trajectory step: it is in the "
-                             "ChatOpenAI LLM spans' llm.input_messages.1.message.content (role user) and the root "
-                             "`LangGraph` CHAIN span's input.value",
-    ("langgraph", "answer"): "answer read as 0 output; last_agent_message is the second ChatOpenAI span's "
-                             "output.value (LangChain's LLMResult JSON, 'generations'), not its "
-                             "llm.output_messages.0.message.content",
-    ("langgraph", "session"): "2 sessions: each ReAct step's `agent` span (openinference.span.kind AGENT, one per "
-                              "LangGraph step) is a session, under the root `LangGraph` CHAIN span read as a group; "
-                              "/api/spans lists both as subagent",
-    ("langgraph", "trajectory"): "no user step; the agent steps' messages are the ChatOpenAI spans' output.value "
-                                 "(LLMResult JSON); the tool call is (call_1_1, read_file, {'input': "
-                                 "'/work/notes.txt'}): a made-up id, not tool_call.id call_read_1, and the TOOL span's "
-                                 "input.value instead of tool_call.function.arguments",
-    ("strands", "tool"): "target_paths []: the default conventions carry the arguments only in the execute_tool span's "
-                         "gen_ai.tool.message event (content '{\"path\": ...}'), not in gen_ai.tool.call.arguments",
-    ("strands", "prompt"): "user prompt read as 0 user_message and no user trajectory step: it is only in span events "
-                           "gen_ai.user.message (attribute content '[{\"text\": ...}]') on the chat, "
-                           "execute_event_loop_cycle and invoke_agent spans",
-    ("strands", "answer"): "answer read as 0 output and last_agent_message null: it is only in gen_ai.choice span "
-                           "events (attribute message '[{\"text\": ...}]') on the second chat span and on "
-                           "invoke_agent (there with a trailing newline)",
-    ("strands", "trajectory"): "no user step; the tool call's arguments are {} (they are only in the chat span's "
-                               "gen_ai.choice event's toolUse input); the second agent step's message is '' (the "
-                               "answer is not read: see the answer check)",
-    ("strands-latest-experimental", "prompt"): "user prompt read as 0 user_message and no user trajectory step: "
-                                               "gen_ai.input.messages is an attribute of "
-                                               "gen_ai.client.inference.operation.details span EVENTS (on chat, "
-                                               "execute_event_loop_cycle, invoke_agent), not of the spans",
-    ("strands-latest-experimental", "answer"): "answer read as 0 output and last_agent_message null: "
-                                               "gen_ai.output.messages is only in gen_ai.client.inference.operation."
-                                               "details span events",
-    ("strands-latest-experimental", "trajectory"): _STRANDS_TRAJECTORY,
-    ("google-adk", "session"): "2 sessions: the root `invoke_workflow reader` span (gen_ai.operation.name "
-                               "invoke_workflow) and its child `invoke_agent reader`; /api/spans also lists "
-                               "invoke_agent as a subagent",
-    ("google-adk-content", "session"): "2 sessions: the root `invoke_workflow reader` span and its child "
-                                       "`invoke_agent reader`; /api/spans also lists invoke_agent as a subagent",
-    ("smolagents", "tool"): "target_paths []: the TOOL span's input.value is {\"args\": [], "
-                            "\"sanitize_inputs_outputs\": true, \"kwargs\": {\"path\": ...}}: the path is under kwargs",
-    ("smolagents", "prompt"): "user prompt read as 0 user_message and no user trajectory step: it is the AGENT span "
-                              "`reader.run`'s input.value {\"task\": ...} (and 'New task:\\n' + prompt in the LLM "
-                              "spans' llm.input_messages.1.message.contents.0.message_content.text)",
-    ("smolagents", "answer"): "answer read as 0 output; last_agent_message is the second LLM span's output.value "
-                              "(ChatMessage JSON with the final_answer call), not the final_answer TOOL span's or the "
-                              "AGENT span's output.value",
-    ("smolagents", "trajectory"): "no user step; the agent steps' messages are the LLM spans' output.value JSON and "
-                                  "the tool calls are (call_1_1, read_file, {'args': [], 'sanitize_inputs_outputs': "
-                                  "True, 'kwargs': {...}}) and (call_2_1, final_answer, ...): made-up ids, not "
-                                  "tool_call.id call_read_1 / call_final_1, and the TOOL span's input.value wrapper as "
-                                  "arguments",
-    ("traceloop", "tool"): "the tool row's name and category are null: the `read_file.tool` span says "
-                           "traceloop.span.kind=tool and traceloop.entity.name=read_file (no gen_ai.tool.name); its "
-                           "arguments are traceloop.entity.input {\"args\": [], \"kwargs\": {\"path\": ...}}",
-    ("traceloop", "prompt"): "user prompt read as 0 user_message and no user trajectory step: it is only in the "
-                             "openai.chat spans' flattened gen_ai.prompt.1.content (gen_ai.prompt.1.role user)",
-    ("traceloop", "answer"): "answer read as 0 output and last_agent_message null: it is in the second openai.chat "
-                             "span's gen_ai.completion.0.content and the `reader.agent` span's traceloop.entity.output "
-                             "(a JSON string)",
-    ("traceloop", "trajectory"): "no user step; the tool call is (call_1_1, 'read_file.tool', {}): the tool span's "
-                                 "name, not gen_ai.completion.0.tool_calls.0.name/id/arguments; the second agent "
-                                 "step's message is ''",
+    ("openai-agents-with-openai-client", "session"): (
+        "the two model calls are the OpenAI client's `Response` spans (openinference-instrumentation-openai), kept "
+        "as the llm_request over the agents SDK's `response` spans, and shown as trace roots of their own outside the "
+        "session: their parent, the agents `response` span, is not in the tree (the `turn` groups hold only the tool)"),
+    ("smolagents", "prompt"): (
+        "the user message is the LLM span's llm.input_messages.1 text 'New task:\\n' + prompt (smolagents' "
+        "wrapping), not the task the agent was given: the AGENT span `reader.run`'s input.value {\"task\": ...}"),
+    ("smolagents", "answer"): (
+        "0 output and last_agent_message null: the model answers only through the final_answer tool call "
+        "(arguments {\"answer\": ...}); the answer is the final_answer TOOL span's output.value and the AGENT "
+        "span `reader.run`'s output.value"),
+    ("smolagents", "trajectory"): (
+        "the user step is 'New task:\\n' + the prompt (see the prompt check); the tool calls and usage are right"),
 }
 
 
@@ -233,18 +161,22 @@ def test_the_answer_is_one_output_and_the_last_agent_message(case):
     assert case.answers.behavior["last_agent_message"]["value"] == ANSWER
 
 
-def _kinds(node: dict) -> Counter:
-    found = Counter([node["kind"]])
+def _nodes(node: dict, ancestors: tuple = ()) -> list[tuple[dict, tuple]]:
+    found = [(node, ancestors)]
     for child in node["children"]:
-        found += _kinds(child)
+        found += _nodes(child, (*ancestors, node["kind"]))
     return found
 
 
 @pytest.mark.parametrize("case", cases("session"), indirect=True)
-def test_one_session_and_no_subagent(case):
-    kinds = sum((_kinds(root) for root in case.answers.trace["roots"]), Counter())
+def test_one_session_holds_the_calls_and_no_subagent(case):
+    nodes = [pair for root in case.answers.trace["roots"] for pair in _nodes(root)]
+    kinds = Counter(node["kind"] for node, _ in nodes)
     assert (kinds["session"], kinds["subagent"]) == (1, 0)
     assert case.answers.spans("subagent") == []
+    # the trace tree holds each model and tool call once, all of them in the session
+    assert (kinds["llm_request"], kinds["tool"]) == (len(USAGES), len(_tool_calls(case)))
+    assert all("session" in ancestors for node, ancestors in nodes if node["kind"] in ("llm_request", "tool"))
 
 
 @pytest.mark.parametrize("case", cases("trajectory"), indirect=True)

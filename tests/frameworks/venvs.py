@@ -3,8 +3,10 @@
     .venv/bin/python -m tests.frameworks.venvs [name ...]     # all by default
 
 A venv whose stamp (a copy of its requirements, written last) matches is reused as it is; any other is made
-afresh. Wheels only (no builds); pip's cache (~/.cache/pip, or PIP_CACHE_DIR) is shared by all of them. Two
-venvs are built at a time. Exits 1 if any failed; a test of a framework whose venv is missing is skipped.
+afresh. Wheels only (no builds), and no resolving: a requirements file pins its venv's whole closure (pip freeze),
+so pip installs it --no-deps. pip's cache (~/.cache/pip, or PIP_CACHE_DIR) is shared by all of them; four venvs
+are built at a time (the time goes to downloads and unpacking). Exits 1 if any failed; a test of a framework whose
+venv is missing is skipped.
 """
 
 import shutil
@@ -26,7 +28,7 @@ def build(framework: Framework) -> str:
     base = getattr(sys, "_base_executable", sys.executable)
     for command in ([base, "-m", "venv", str(venv)],
                     [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                     "--only-binary=:all:", "-r", str(requirements)]):
+                     "--only-binary=:all:", "--no-deps", "-r", str(requirements)]):
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
             return f"{framework.name}: FAILED ({' '.join(command[:4])} ...)\n{done.stdout[-2000:]}{done.stderr[-4000:]}"
@@ -36,7 +38,7 @@ def build(framework: Framework) -> str:
 
 def main(names: list[str]) -> int:
     VENVS.mkdir(exist_ok=True)
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    with ThreadPoolExecutor(max_workers=4) as pool:
         reports = list(pool.map(build, [FRAMEWORKS[n] for n in names]))
     print("\n".join(reports))
     return 1 if any("FAILED" in r for r in reports) else 0
