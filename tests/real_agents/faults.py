@@ -19,8 +19,70 @@ class Fault:
     when: Callable = lambda case: True  # noqa: E731  (of the case: episode, signal mix)
 
 
-# Every fault found so far is fixed; a new one gets a row: Fault(reason, agent, aspects[, when]).
-FAULTS: tuple[Fault, ...] = ()
+def _episode(*names: str) -> Callable:
+    return lambda case: case.recording.episode_name in names
+
+
+def _default_export(case) -> bool:
+    """opencode without experimental.openTelemetry: its Effect spans and logs only (recorded as "-logs")."""
+    return not case.recording.traces
+
+
+def _ai_sdk(case) -> bool:
+    return case.recording.traces
+
+
+_EDITS = _episode("three-turn", "edit", "rate-limited")  # the episodes whose tools have target paths
+
+# A new fault gets a row: Fault(reason, agent, aspects[, when]).
+FAULTS: tuple[Fault, ...] = (
+    # Qwen Code 0.24.4: its spans (qwen-code.interaction > qwen-code.llm_request, qwen-code.tool) are read;
+    # what only its qwen-code.* log events carry is not (no rule classifies them).
+    Fault("Qwen Code's service.name qwen-code is read as agent 'qwen-code'; Harbor's AgentName is 'qwen-coder' "
+          "(harbor's export refuses 'qwen-code')", "qwen-coder", ("identity", "trajectory", "harbor_export")),
+    Fault("Qwen Code's prompt is only in its qwen-code.user_prompt log event (attribute prompt), which no rule "
+          "classifies: no user_message, no user step", "qwen-coder", ("prompt",)),
+    Fault("Qwen Code's reply text is only in its qwen-code.api_response log event (response_text), which no rule "
+          "classifies; qwen-code.llm_request has none: the last agent step's message is ''", "qwen-coder",
+          ("answer",)),
+    Fault("Qwen Code's tool arguments are only in its qwen-code.tool_call log event (function_args, a JSON "
+          "string), which no rule classifies; the qwen-code.tool span has gen_ai.tool.name and tool.call_id only: "
+          "the trajectory's tool calls have arguments {}", "qwen-coder", ("step_tools",)),
+    Fault("Qwen Code's tool arguments are only in qwen-code.tool_call's function_args (unclassified): "
+          "write_file/edit/read_file have no target_paths and files_touched is empty", "qwen-coder",
+          ("tools", "behavior"), _EDITS),
+    Fault("Qwen Code tells a 429 it retried only as an @opentelemetry/instrumentation-undici 'POST' span "
+          "(http.response.status_code 429, status ERROR) under the qwen-code.llm_request span that then succeeded "
+          "(attempt 1); no log event: harborlight reads no refused call", "qwen-coder",
+          ("calls", "rate_limits", "trace"), _episode("rate-limited")),
+    # opencode 1.18.33, default export: Effect spans (LLM.run with no attributes, Tool.execute with tool.name,
+    # tool.call_id, session.id, message.id) and Effect logs; no rule matches them.
+    Fault("opencode's default Effect spans match no rule (LLM.run has no attributes; Tool.execute's tool.name, "
+          "tool.call_id, session.id are not read): 0 model calls, 0 tools, no trial model, no trajectory (404)",
+          "opencode", ("calls", "tokens", "tools", "behavior", "prompt", "answer", "identity", "trajectory", "steps",
+                       "step_tools", "harbor_export", "trace"), _default_export),
+    # opencode with experimental.openTelemetry: the AI SDK's spans (ai.streamText > ai.streamText.doStream,
+    # ai.toolCall) are read, but for these.
+    Fault("opencode's tool paths are in ai.toolCall.args as filePath (camelCase), which is not read: write/edit/"
+          "read have no target_paths and files_touched is empty", "opencode", ("tools", "behavior"),
+          lambda case: _ai_sdk(case) and _EDITS(case)),
+    Fault("opencode's prompt is only inside ai.prompt / ai.prompt.messages (JSON messages after the system prompt), "
+          "not read as a user message: no user_message, no user step", "opencode", ("prompt",), _ai_sdk),
+    Fault("opencode's reply text (ai.response.text on ai.streamText and ai.streamText.doStream) does not reach "
+          "the trajectory: every agent step's message is ''", "opencode", ("answer",), _ai_sdk),
+    Fault("opencode's session-title call (an ai.streamText.doStream without ai.prompt.tools, system prompt 'You are "
+          "a title generator', 71/7 tokens) is read as the trajectory's first agent step", "opencode", ("steps",),
+          _ai_sdk),
+    Fault("opencode's root spans (sql.execute, http.server GET/POST, Cli.run, ... ~90 a run, no session span) are "
+          "each read as a session", "opencode", ("trace",), _ai_sdk),
+    Fault("opencode's bash tells a failed command only in ai.toolCall.result (metadata.exit 1; span status unset): "
+          "the call is read as a success", "opencode", ("tools", "behavior"),
+          lambda case: _ai_sdk(case) and _episode("failing-command")(case)),
+    Fault("opencode's refused call is an ai.streamText.doStream with status ERROR 'Rate limit reached for requests' "
+          "and an exception event (AI_APICallError), no HTTP status attribute: read as a status-200 call with no "
+          "tokens, not a 429", "opencode", ("calls", "rate_limits"),
+          lambda case: _ai_sdk(case) and _episode("rate-limited")(case)),
+)
 
 
 def mark_known_fault(request: pytest.FixtureRequest, case, aspect: str) -> None:
