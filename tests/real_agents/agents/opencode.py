@@ -69,7 +69,8 @@ def launch(prompt: str, workspace: Path, home: Path, provider_url: str, telemetr
         "OPENCODE_DISABLE_CLAUDE_CODE": "1",
         "OTEL_EXPORTER_OTLP_ENDPOINT": telemetry.endpoint,
         # It does not flush its span batch at exit: with the default 5 s delay a run's last model and tool
-        # spans were lost in 3 of 5 recordings. Exported every 200 ms, with room for its ~1000 spans a run.
+        # spans were lost in 3 of 5 recordings. Exported every 200 ms, with room for its ~1000 spans a run;
+        # on a loaded machine a live run may still lose its last model call's spans (seen once in 2 live runs).
         "OTEL_BSP_SCHEDULE_DELAY": "200",
         "OTEL_BSP_MAX_QUEUE_SIZE": "16384",
         "OTEL_RESOURCE_ATTRIBUTES": telemetry.resource_attributes,
