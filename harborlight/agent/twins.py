@@ -353,6 +353,17 @@ def events(where: str, form: int = ALONE, derived: bool = True, twin_ids: bool =
     return _with_facts(f"{rows} AND {_not_dropped(where, src, derived)}", where, src, twin_ids)
 
 
+def outer_tellings(where: str, form: int = ALONE, *, scope: str) -> str:
+    """The outer tellings of the calls told at two levels among the rows `where` selects, as groups (same columns
+    as agent_events): a trace shows their spans, so the inner calls keep their place under them, while each call
+    counts once (`events` leaves them out). Without TWINS there are none."""
+    if not form & (TWINS | ALONE):
+        return "SELECT * FROM agent_events WHERE false"
+    # (filtered in a subquery: in ClickHouse a WHERE beside the REPLACE would read the replaced Kind)
+    return (f"SELECT * REPLACE ('group' AS Kind) FROM (SELECT * FROM {source(scope, form)} WHERE ({where})"
+            f" AND {_CALL_SPAN} AND (Tenant, TraceId, SpanId) IN ({_told_inside(where)}))")
+
+
 def per_group(where: str, aggregates: str, form: int = ALONE, *, scope: str) -> str:
     """Agent events matching `where` (whole twin groups), as `events` lists them (named after their
     trials, each call once, facts filled from its twin), aggregated per twin group: JobName, TrialName,

@@ -54,10 +54,6 @@ SENT = {
 
 # (case, check) -> what harborlight reads instead. A case is case_id(framework, mode); live and replayed alike.
 XFAIL: dict[tuple[str, str], str] = {
-    ("openai-agents-with-openai-client", "session"): (
-        "the two model calls are the OpenAI client's `Response` spans (openinference-instrumentation-openai), kept "
-        "as the llm_request over the agents SDK's `response` spans, and shown as trace roots of their own outside the "
-        "session: their parent, the agents `response` span, is not in the tree (the `turn` groups hold only the tool)"),
     ("smolagents", "prompt"): (
         "the user message is the LLM span's llm.input_messages.1 text 'New task:\\n' + prompt (smolagents' "
         "wrapping), not the task the agent was given: the AGENT span `reader.run`'s input.value {\"task\": ...}"),

@@ -20,11 +20,12 @@ from harborlight.read.statements.trace_view import Axis, Row, View, shown, trace
 
 # A trial's events (of one job, when given: a trial name may be in several jobs), named after their trials
 # (harborlight/agent/identity.py: a child span without session.id is its trace's); a call told both by a span
-# and by a log event once (harborlight/agent/twins.py).
+# and by a log event once, and a call told at two levels once, its outer span a group (harborlight/agent/twins.py).
 _TRIAL = f"{AGENT_TENANT_FILTER} AND TrialName = {{trial:String}} AND ({{job:String}} = '' OR JobName = {{job:String}})"
 _SELECT = {form: f"""
 SELECT {COLUMNS}
-FROM ({agent_twins.events(_TRIAL, form, scope=_TRIAL)})
+FROM ({agent_twins.events(_TRIAL, form, scope=_TRIAL)}
+      UNION ALL {agent_twins.outer_tellings(_TRIAL, form, scope=_TRIAL)})
 ORDER BY ts, EventId
 LIMIT {{limit:UInt32}}
 """ for form in agent_twins.FORMS}
