@@ -98,6 +98,11 @@ KIND_RULES: tuple[KindRule, ...] = (
     KindRule("cline", "llm_request", event("task.conversation_turn") & attr("source", "assistant")),
     KindRule("cline", "tool", event("task.tool_used")),
     KindRule("cline", "subagent", event("task.subagent_completed")),
+    # Qwen Code 0.24: spans qwen-code.interaction > qwen-code.llm_request, qwen-code.tool (read generically), and
+    # log events with what the spans lack: the prompt, the reply text, the tool arguments (twin of the tool span).
+    KindRule("qwen_code", "user_message", event("qwen-code.user_prompt")),
+    KindRule("qwen_code", "output", event("qwen-code.api_response") & has("response_text")),
+    KindRule("qwen_code", "tool", event("qwen-code.tool_call")),
     KindRule("opencode", "session", span("opencode.run")),
     KindRule("opencode", "group", span("opencode.interaction", "opencode.permission.check")),
     KindRule("opencode", "llm_request", span("opencode.llm")),
@@ -156,6 +161,9 @@ KIND_RULES: tuple[KindRule, ...] = (
     KindRule("pydantic_ai", "tool", span("running tool")),
     KindRule("pydantic_ai", "session", span("agent run"), resolve="agent"),
     KindRule("openllmetry", "llm_request", suffix(".chat", ".completion")),
+    # opencode's other root spans (sql.execute, http.server POST, Cli.run, ...: ~90 traces a run) are steps of the
+    # run, not sessions (its AI SDK roots are, above).
+    KindRule("opencode", "group", When(source="span", root=True) & service("opencode")),
     # 5. Structural fallbacks.
     KindRule("fallback", "llm_request", has("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens",
                                             "llm.token_count.prompt", "ai.usage.inputTokens",
@@ -181,9 +189,10 @@ CLAUDE_SIDE_QUERIES = (
     "web_search_tool", "hook_prompt", "hook_agent", "agent_creation",
 )
 
-# The agent a service name stands for where the two differ: (service-name prefix, the agent as Harbor names
-# it). Codex names its service after the client it runs as (codex_exec for `codex exec`, codex_cli_rs, ...).
-SERVICE_AGENTS = (("codex", "codex"),)
+# The agent a service or agent name stands for where the two differ: (name prefix, the agent as Harbor names
+# it). Codex names its service after the client it runs as (codex_exec for `codex exec`, codex_cli_rs, ...);
+# Qwen Code calls itself qwen-code, Harbor qwen-coder.
+SERVICE_AGENTS = (("codex", "codex"), ("qwen-code", "qwen-coder"))
 
 # Where an agent names its session (Claude Code's session.id, Codex's conversation.id, the ATIF trajectory's
 # session_id as gen_ai.conversation.id); a record with no trial name of its own is named after it. Codex's
@@ -219,7 +228,7 @@ FACTS: tuple[Fact, ...] = (
     # An agent's own telemetry names it when no harbor.agent.* attribute does: its service (Claude Code's
     # claude-code 2.1.197, Codex's codex_exec 0.171.0). Gemini CLI's service.version is Node's (v20.20.2).
     Fact("agent", "AgentName", "string", (Alias("resource:harbor.agent.name"), Alias("harbor.agent.name"),
-                                          Alias("gen_ai.agent.name"), Alias("agent.name"),
+                                          Alias("gen_ai.agent.name", named=SERVICE_AGENTS), Alias("agent.name"),
                                           # Codex's agent_name is a place in its agent tree (/root), no name.
                                           Alias("agent_name", when=not_service("codex")),
                                           Alias("resource:service.name", how="inferred", named=SERVICE_AGENTS))),
@@ -289,7 +298,7 @@ FACTS: tuple[Fact, ...] = (
         Alias("@name", how="derived", when=attr("lmnr.span.type", "TOOL"))), only_kinds=_TOOL_ONLY),
     Fact("tool_call_id", "ToolCallId", "string", (
         Alias("gen_ai.tool.call.id"), Alias("gen_ai.tool.call_id"), Alias("tool_use_id"), Alias("call_id"),
-        Alias("tool.id"), Alias("tool_call.id"), Alias("ai.toolCall.id")), only_kinds=_TOOL_ONLY),
+        Alias("tool.id"), Alias("tool_call.id"), Alias("tool.call_id"), Alias("ai.toolCall.id")), only_kinds=_TOOL_ONLY),
     # The provider's id of one model request: a Claude Code span and its api_request event both carry it,
     # so the two tellings of one call pair exactly (harborlight/agent/twins.py).
     # Its text (Claude Code's assistant_response) names it too: text goes to its call by this id, not by time.
@@ -385,7 +394,7 @@ ARGUMENT_WRAPPERS = (("kwargs", ("args", "sanitize_inputs_outputs")),)
 # parameter): a target path when it reads as one.
 BARE_PATH = r"^(?:/|~/|\./|\.\./)[^\s\"]+$"
 # Keys of the tool arguments (JSON) that name a target path, and the Codex apply_patch headers.
-PATH_KEYS = ("file_path", "notebook_path", "path", "dir_path", "absolute_path", "filename", "workdir")
+PATH_KEYS = ("file_path", "notebook_path", "path", "dir_path", "absolute_path", "filename", "workdir", "filePath")
 PATCH_HEADERS = (r"\*\*\* (?:Add|Update|Delete) File: ", r"\*\*\* Move to: ")
 # A span attribute that is itself a target path (Claude Code tool spans with OTEL_LOG_TOOL_DETAILS).
 PATH_ATTRIBUTES = ("file_path",)

@@ -23,7 +23,7 @@ from harborlight.transfer import atif_attributes as A
 from harborlight.transfer.telemetry import Event
 
 USER_TEXT = ("prompt", "user_prompt", "input.value", "body")
-OUTPUT_TEXT = ("output.value", "response", "response_text", "body")
+OUTPUT_TEXT = ("output.value", "ai.response.text", "response", "response_text", "body")
 GEMINI_RESPONSE = "response_text"  # gemini_cli.api_response: its response chunks as JSON, read as output messages
 REASONING_TEXT = ("metadata.reasoning_content", "reasoning", "reasoning_content")
 # A tool call's arguments: where the agent views read them (the `arguments` fact), first present wins.

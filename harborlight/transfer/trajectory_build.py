@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from harborlight.agent.rules import SERVICE_AGENTS
 from harborlight.transfer import atif_attributes as A
 from harborlight.transfer.atif import (
     Agent,
@@ -115,6 +116,11 @@ def _in_order(events: list[Event]) -> list[Event]:
     return sorted(events, key=key)
 
 
+def _harbor_name(name: str | None) -> str | None:
+    """An agent's name as Harbor names it, as the agent views read it (rules.SERVICE_AGENTS: qwen-code is qwen-coder)."""
+    return next((agent for prefix, agent in SERVICE_AGENTS if name and name.startswith(prefix)), name)
+
+
 def _trajectory(key: str | None, groups: dict[str | None, list[Event]], defaults: AgentDefaults) -> Trajectory | None:
     events = _in_order(groups.get(key, []))
     head = next((e for e in events if e.resolve == "agent" or e.attributes.get(A.OPERATION) == "invoke_agent"), None)
@@ -124,7 +130,8 @@ def _trajectory(key: str | None, groups: dict[str | None, list[Event]], defaults
     a = head.attributes if head else {}
     model = a.get(A.REQUEST_MODEL) or (defaults.model if key is None else None) or next(
         (s.model_name for s in steps if s.model_name), None)
-    agent = Agent(name=a.get(A.AGENT_NAME) or defaults.name, version=a.get(A.AGENT_VERSION) or defaults.version,
+    agent = Agent(name=_harbor_name(a.get(A.AGENT_NAME)) or defaults.name,
+                  version=a.get(A.AGENT_VERSION) or defaults.version,
                   model_name=model, tool_definitions=load_json(a.get(A.TOOL_DEFINITIONS)),
                   extra=load_json(a.get(A.AGENT_EXTRA)))
     final = load_json(a.get(A.FINAL_METRICS))
