@@ -44,9 +44,10 @@ many new turns: no producer seen does so.)
 A model call told at two levels, by a framework's span and by the model client's span inside it (openai-agents'
 `response` span over the OpenAI instrumentation's, OpenInference LLM over LLM), is one call:
 
-    Within one tenant and trace, an llm_request span whose direct child is an llm_request span telling the same
-    request (the same request id; or the same input and output tokens; or no token count of its own, a wrapper)
-    does not count, nor do the records derived from it: the inner span is the client's measurement of the call.
+    Within one tenant and trace, an llm_request span whose direct child is an llm_request span of another
+    instrumentation (ScopeName) telling the same request (the same request id; or the same input and output
+    tokens; or no token count of its own, a wrapper) does not count, nor do the records derived from it: the inner
+    span is the client's measurement of the call. (One instrumentation's nested calls are calls of their own.)
 
 A derived child record (content its carrier carried, `EventId` `<carrier>:<kind>:<n>`) counts in
 its own kind's group and also goes with its carrier: it is dropped when its carrier is.
@@ -179,7 +180,7 @@ def _told_inside(where: str) -> str:
     request (see the module): the outer telling, which does not count. Read from agent_events as stored, over
     the traces of the rows `where` selects (whatever kinds it selects, and whatever trial a trace is named
     after: both spans are of one trace)."""
-    columns = "Tenant, TraceId, SpanId, ParentSpanId, RequestId, InputTokens, OutputTokens"
+    columns = "Tenant, TraceId, SpanId, ParentSpanId, ScopeName, RequestId, InputTokens, OutputTokens"
     calls = (f"SELECT {columns} FROM agent_events WHERE {_CALL_SPAN} AND (Tenant, TraceId) IN "
              f"(SELECT Tenant, TraceId FROM agent_events WHERE ({where}) AND SourceTable = '{SPANS}')")
     return f"""
@@ -187,9 +188,9 @@ def _told_inside(where: str) -> str:
         FROM ({calls}) AS _o
         INNER JOIN ({calls}) AS _i
             ON _i.Tenant = _o.Tenant AND _i.TraceId = _o.TraceId AND _i.ParentSpanId = _o.SpanId
-        WHERE _o.RequestId = _i.RequestId
+        WHERE _o.ScopeName != _i.ScopeName AND (_o.RequestId = _i.RequestId
            OR (_o.InputTokens = _i.InputTokens AND _o.OutputTokens = _i.OutputTokens)
-           OR (isNull(_o.InputTokens) AND isNull(_o.OutputTokens))"""
+           OR (isNull(_o.InputTokens) AND isNull(_o.OutputTokens)))"""
 
 
 def _not_dropped(where: str, src: str, derived: bool) -> str:
