@@ -23,8 +23,9 @@ the record whose report tells more counts. A call either record saw fail failed.
 A trial told twice, by the agent's live telemetry and by its trajectory retold after the fact (a Harbor
 job directory imported, harbor traces export: records of the TRAJECTORY_SCOPES), counts each call once:
 
-    Within one tenant, one trial and one Kind, a retold record does not count when a service other
-    than its own (the agent's, not the harness's) tells records of that kind: the live records are
+    Within one tenant, one trial and one Kind, a retold record (but an agent span, the retold
+    trajectory's head) does not count when a service other than its own (the agent's, not the
+    harness's) tells records of that kind: the live records are
     measured as the calls happened. A kind only the trajectory tells counts from it (text an agent did
     not stream, tool calls of a trial that streamed only its model calls); such records name the
     retelling in their ScopeName.
@@ -198,7 +199,8 @@ def _not_dropped(where: str, src: str, derived: bool) -> str:
     the rows) a derived child record of one, nor a retold record the live telemetry tells. `where`
     selects the rows the pairs are found in."""
     rows = (f"({_key()}, EventId) NOT IN ({_dropped(where, src)})\n"
-            f"    AND NOT ({_RETOLD} AND ({_key()}) IN ({_retold_again(where, src)}))\n"
+            # (a retold agent span stays: the trajectory's head, its session and name, whatever its kind)
+            f"    AND NOT ({_RETOLD} AND Resolve != 'agent' AND ({_key()}) IN ({_retold_again(where, src)}))\n"
             f"    AND NOT ({_REPLAYABLE} AND ({_key()}, EventId) IN ({_replayed(where, src)}))\n"
             # the outer telling of a call told at two levels, and (derived records share its SpanId) its content
             f"    AND NOT (SourceTable = '{SPANS}' AND (Kind = 'llm_request' OR {_DERIVED})"
