@@ -19,9 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import harborlight.app as app  # noqa: E402
+from harborlight.agent.sources import CONTEXTS  # noqa: E402
 from harborlight.cli.main import main as cli_main  # noqa: E402
 from harborlight.store import Store  # noqa: E402
-from harborlight.agent.sources import CONTEXTS  # noqa: E402
 from harborlight.store.schema_ddl import statement  # noqa: E402
 
 log = logging.getLogger("bench.classify")

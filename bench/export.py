@@ -21,15 +21,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harborlight.cli.transfer_access import open_local, sink_for  # noqa: E402
+from harborlight.store import Signal  # noqa: E402
 from harborlight.transfer.atif import Agent, Metrics, Observation, ObservationResult, Step, ToolCall, Trajectory  # noqa: E402
-from harborlight.transfer.harbor_files import (AgentContext, AgentInfo, ModelInfo, TimingInfo, TrialResult,  # noqa: E402
-                                    VerifierResult)
+from harborlight.transfer.harbor_files import (  # noqa: E402
+    AgentContext,
+    AgentInfo,
+    ModelInfo,
+    TimingInfo,
+    TrialResult,
+    VerifierResult,
+)
 from harborlight.transfer.harbor_read import HarborTrial  # noqa: E402
 from harborlight.transfer.harbor_spans import JobContext, trial_requests  # noqa: E402
 from harborlight.transfer.job_dir_write import write_job_dir  # noqa: E402
 from harborlight.transfer.pump import Pump  # noqa: E402
 from harborlight.transfer.service import export_files  # noqa: E402
-from harborlight.store import Signal  # noqa: E402
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 

@@ -40,8 +40,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harborlight.store import Store, ensure_schema, open_client  # noqa: E402
 from harborlight.agent.sources import CONTEXTS as AGENT_VIEWS  # noqa: E402
+from harborlight.store import Store, ensure_schema, open_client  # noqa: E402
 from harborlight.store.schema_ddl import statement  # noqa: E402
 from tests.support.servers import SubprocessServer, free_port  # noqa: E402
 

@@ -25,16 +25,21 @@ from collections.abc import Callable
 from pathlib import Path
 from statistics import median
 
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.ingest import (  # noqa: E402
-    SPANS_PER_TRACE, TRACES_PER_REQUEST, arrow_rows, batches, build_requests, direct_insert_rate, fresh_store,
+    SPANS_PER_TRACE,
+    TRACES_PER_REQUEST,
+    arrow_rows,
+    batches,
+    build_requests,
+    direct_insert_rate,
+    fresh_store,
 )
+from harborlight.agent.sources import CONTEXTS as AGENT_VIEWS  # noqa: E402
 from harborlight.ingest.limits import Limits  # noqa: E402
 from harborlight.ingest.signals import SIGNALS  # noqa: E402
 from harborlight.ingest.validate import check_request  # noqa: E402
 from harborlight.store import Signal, ensure_schema, insert_requests, open_client  # noqa: E402
-from harborlight.agent.sources import CONTEXTS as AGENT_VIEWS  # noqa: E402
 
 SPANS_PER_REQUEST = SPANS_PER_TRACE * TRACES_PER_REQUEST
 

@@ -46,11 +46,11 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harborlight.transfer import store_read  # noqa: E402
+from harborlight.agent import twins as agent_twins  # noqa: E402
 from harborlight.api.live.events import COLUMNS, LiveRow, to_events  # noqa: E402
 from harborlight.api.live.history import read_history  # noqa: E402
 from harborlight.store import Signal, ensure_schema, insert_requests, open_client
-from harborlight.agent import twins as agent_twins  # noqa: E402
+from harborlight.transfer import store_read  # noqa: E402
 from tests.support.servers import SubprocessServer  # noqa: E402
 
 JOB = "bench-query-job"
