@@ -4,6 +4,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from harborlight.cli.main import main
 from tests.real_agents.answers import Answers
 from tests.real_agents.expected import Expected, expect
@@ -34,6 +36,12 @@ def replayed(stem: str, server, tmp: Path) -> Case:
     return Case(recording, expect(recording), Answers(server.http_url, recording.job, recording.trial, tmp / "export"))
 
 
+def _model_call_spans(otlp_lines: list[str]) -> int:
+    """The AI SDK's model-call spans (ai.streamText.doStream) among the export requests an agent sent."""
+    return sum(line.count('"name":"ai.streamText.doStream"') + line.count('"name": "ai.streamText.doStream"')
+               for line in otlp_lines)
+
+
 def live(agent: str, episode: str, protocol: str, traces: bool, server, tmp: Path) -> Case:
     """The agent run now against the fake provider, its telemetry streamed to the running server."""
     run_id = uuid.uuid4().hex[:8]
@@ -44,4 +52,8 @@ def live(agent: str, episode: str, protocol: str, traces: bool, server, tmp: Pat
     assert not run.refused, f"harborlight refused export requests: {run.refused}"
     server.caught_up()  # what it acknowledged is stored (a loaded machine's commits lag past a read's wait)
     recording = run.recording(tmp / "run" / "workspace")
+    if agent == "opencode" and traces and (sent := _model_call_spans(run.otlp_lines)) < len(recording.served):
+        # opencode exits without flushing its span batch: on a loaded machine its last spans never leave it
+        pytest.skip(f"opencode sent {sent} model-call spans for {len(recording.served)} calls served: it lost "
+                    "the rest at exit (the replays of its complete recordings still run)")
     return Case(recording, expect(recording), Answers(server.http_url, recording.job, recording.trial, tmp / "export"))
