@@ -9,8 +9,8 @@ wins. harborlight/agent/compile.py compiles these tables into the agent_events m
 from dataclasses import replace
 
 from harborlight.agent.rule_types import (
-    Alias, Category, Derived, Fact, FlatMessages, KindRule, When, attr, event, has, not_service, prefix, scope, service, span,
-    suffix,
+    Alias, Category, Derived, Fact, FlatMessages, KindRule, When, attr, event, has, not_service, prefix, scope,
+    service, span, suffix,
 )
 
 KINDS = ("llm_request", "reasoning", "output", "tool", "subagent", "session", "user_message", "compaction", "group")
