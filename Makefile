@@ -36,7 +36,7 @@ test-fast: $(VENV)/.installed-test
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check harborlight tests
 	$(VENV)/bin/mypy
-	$(VENV)/bin/lint-imports
+	$(VENV)/bin/lint-imports --no-cache
 
 bench: $(VENV)/.installed-test
 	$(VENV)/bin/python bench/ingest.py
