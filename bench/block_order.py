@@ -21,12 +21,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as path:  # the engine may still write merges
+
         def connect():
             return clickhouse_connect.get_client(interface="chdb", path=path)
 
         reader = connect()
-        reader.command("CREATE TABLE src (a UInt64) ENGINE = MergeTree PARTITION BY a % 3 ORDER BY a "
-                       "SETTINGS enable_block_number_column = 1")
+        reader.command(
+            "CREATE TABLE src (a UInt64) ENGINE = MergeTree PARTITION BY a % 3 ORDER BY a "
+            "SETTINGS enable_block_number_column = 1"
+        )
         stopping = threading.Event()
 
         def write(k: int) -> None:

@@ -47,7 +47,7 @@ def stages(select: str) -> list[str]:
         while depth:
             depth += {"(": 1, ")": -1}.get(select[i], 0)
             i += 1
-        out.append(select[start:i - 1])
+        out.append(select[start : i - 1])
         at = start
     return [*reversed(out), select]
 
@@ -75,23 +75,30 @@ def without(text: str, head: str, keep_inner: bool) -> str:
     arguments (keep_inner) or removed."""
     at = text.index(head)
     end = closing(text, at + len(head) - 1)
-    return text[:at] + ("(" + text[at + len(head):end] if keep_inner else "") + text[end:]
+    return text[:at] + ("(" + text[at + len(head) : end] if keep_inner else "") + text[end:]
 
 
 def entries_variants(stage: str) -> dict[str, str]:
     """The `_e` stage, as it is and with one part taken out at a time."""
     e_at = stage.index("arraySort(arrayFilter(e -> ")
     zip_at = stage.index(", arrayZip(", e_at)
-    no_filter = stage[:e_at] + "arraySort((" + stage[zip_at + 2:]
+    no_filter = stage[:e_at] + "arraySort((" + stage[zip_at + 2 :]
     no_computed = stage
     for marker in ("mapValues(_r), [", "mapKeys(_r)), ["):  # the later list first: drop ", [...]"
         at = no_computed.index(marker, e_at) + len(marker) - 1
-        no_computed = no_computed[:at - 2] + no_computed[closing(no_computed, at):]
-    no_transform = re.sub(r"arrayMap\(k -> transform\(k, \[.*?\], \[[0-9, ]*\], 0\), mapKeys\((_a|_r)\)\)",
-                          r"arrayMap(k -> 0, mapKeys(\1))", stage)
-    return {"as it is": stage, "without the sort": without(stage, "arraySort(", True),
-            "without the validity filter": no_filter, "without the computed entries": no_computed,
-            "no transform (every key ranked 0)": no_transform}
+        no_computed = no_computed[: at - 2] + no_computed[closing(no_computed, at) :]
+    no_transform = re.sub(
+        r"arrayMap\(k -> transform\(k, \[.*?\], \[[0-9, ]*\], 0\), mapKeys\((_a|_r)\)\)",
+        r"arrayMap(k -> 0, mapKeys(\1))",
+        stage,
+    )
+    return {
+        "as it is": stage,
+        "without the sort": without(stage, "arraySort(", True),
+        "without the validity filter": no_filter,
+        "without the computed entries": no_computed,
+        "no transform (every key ranked 0)": no_transform,
+    }
 
 
 def main() -> None:
@@ -112,14 +119,18 @@ def main() -> None:
         print(f"{n:,} stored spans; medians of {r}")
         analysis = timed(lambda: client.command(f"EXPLAIN QUERY TREE {select}"), r)
         print(f"EXPLAIN QUERY TREE (analysis): {analysis * 1000:.1f} ms")
-        print(f"EXPLAIN PIPELINE (analysis and planning): "
-              f"{timed(lambda: client.command(f'EXPLAIN PIPELINE {select}'), r) * 1000:.1f} ms")
+        print(
+            f"EXPLAIN PIPELINE (analysis and planning): "
+            f"{timed(lambda: client.command(f'EXPLAIN PIPELINE {select}'), r) * 1000:.1f} ms"
+        )
         print(f"INSERT INTO agent_events over no rows: {timed(lambda: client.command(empty), r) * 1000:.1f} ms")
         full = timed(lambda: client.command(insert, settings={"insert_deduplicate": 0}), r)
         print(f"INSERT INTO agent_events over {n:,} spans: {full * 1000:.1f} ms, {full / n * 1e6:.2f} us a span")
         previous = 0.0
-        print("| stage (innermost first) | function calls | what it makes (its aliases) | cumulative ms "
-              "| the stage's own us a span |")
+        print(
+            "| stage (innermost first) | function calls | what it makes (its aliases) | cumulative ms "
+            "| the stage's own us a span |"
+        )
         print("|---|---|---|---|---|")
         nested = stages(select)
         for i, stage in enumerate(nested):

@@ -19,12 +19,16 @@ with tempfile.TemporaryDirectory() as tmp:
         return s.query(sql, "TSV").bytes().decode().strip()
 
     q("CREATE TABLE src (a UInt64, b String) ENGINE = MergeTree ORDER BY a SETTINGS enable_block_number_column = 1")
-    q("CREATE TABLE dst (a UInt64, b String) ENGINE = MergeTree ORDER BY a "
-      "SETTINGS non_replicated_deduplication_window = 1000")
+    q(
+        "CREATE TABLE dst (a UInt64, b String) ENGINE = MergeTree ORDER BY a "
+        "SETTINGS non_replicated_deduplication_window = 1000"
+    )
     for i in range(4):
         q(f"INSERT INTO src SELECT number * 4 + {i}, toString(number) FROM numbers(300000)")
-    insert = ("INSERT INTO dst SELECT a, b FROM src WHERE _block_number <= 4 SETTINGS insert_deduplication_token = "
-              "'pass-1', max_block_size = 65536, min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0")
+    insert = (
+        "INSERT INTO dst SELECT a, b FROM src WHERE _block_number <= 4 SETTINGS insert_deduplication_token = "
+        "'pass-1', max_block_size = 65536, min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0"
+    )
     q(insert)
     print(f"one pass: {int(q('SELECT count() FROM dst')):,} rows")
     q(insert)

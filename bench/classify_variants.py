@@ -46,7 +46,8 @@ def range_end(client, table: str, lo: int) -> int:
     least one block); `lo` when there is none. Every block up to the newest active part's is committed."""
     rows = client.query(
         f"SELECT _block_number, count() FROM {table} WHERE _block_number > {{lo:UInt64}} GROUP BY 1 ORDER BY 1",
-        parameters={"lo": lo}).result_rows
+        parameters={"lo": lo},
+    ).result_rows
     end, total = lo, 0
     for block, n in rows:
         if total and total + n > PASS_ROWS:
@@ -92,8 +93,11 @@ class Classifier:
             hi = range_end(client, table, lo)
             if hi <= lo:
                 continue
-            client.command(f"INSERT INTO agent_events ({columns}) {select}", parameters={"lo": lo, "hi": hi},
-                           settings={"insert_deduplication_token": f"classify:{table}:{lo}-{hi}"})
+            client.command(
+                f"INSERT INTO agent_events ({columns}) {select}",
+                parameters={"lo": lo, "hi": hi},
+                settings={"insert_deduplication_token": f"classify:{table}:{lo}-{hi}"},
+            )
             self._watermarks[table] = hi
             classified = True
             self._wake.set()  # more may be waiting past hi

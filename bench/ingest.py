@@ -67,10 +67,14 @@ def build_requests(n_spans: int, seed: int = 7, service: str = "bench-agent") ->
     for r in range(n_spans // per_request):
         request = ExportTraceServiceRequest()
         rs = request.resource_spans.add()
-        rs.resource.attributes.extend([
-            _kv("service.name", service), _kv("harbor.job.name", "bench-job"),
-            _kv("harbor.trial.name", f"trial-{r % 100}"), _kv("harbor.agent.name", "claude-code"),
-        ])
+        rs.resource.attributes.extend(
+            [
+                _kv("service.name", service),
+                _kv("harbor.job.name", "bench-job"),
+                _kv("harbor.trial.name", f"trial-{r % 100}"),
+                _kv("harbor.agent.name", "claude-code"),
+            ]
+        )
         scope = rs.scope_spans.add()
         scope.scope.name = "bench"
         for t in range(TRACES_PER_REQUEST):
@@ -79,19 +83,26 @@ def build_requests(n_spans: int, seed: int = 7, service: str = "bench-agent") ->
             for i in range(SPANS_PER_TRACE):
                 model = MODELS[i % 3]
                 span = scope.spans.add(
-                    trace_id=trace_id, span_id=root if i == 0 else rng.randbytes(8),
-                    parent_span_id=b"" if i == 0 else root, kind=3,
+                    trace_id=trace_id,
+                    span_id=root if i == 0 else rng.randbytes(8),
+                    parent_span_id=b"" if i == 0 else root,
+                    kind=3,
                     name="invoke_agent" if i == 0 else (f"chat {model}" if i % 2 else f"execute_tool {TOOLS[i % 4]}"),
-                    start_time_unix_nano=start + i * 1000, end_time_unix_nano=start + i * 1000 + rng.randint(1, 10**9),
+                    start_time_unix_nano=start + i * 1000,
+                    end_time_unix_nano=start + i * 1000 + rng.randint(1, 10**9),
                 )
-                span.attributes.extend([
-                    _kv("gen_ai.operation.name", "chat" if i % 2 else "execute_tool"),
-                    _kv("gen_ai.request.model", model), _kv("gen_ai.provider.name", "anthropic"),
-                    _kv("gen_ai.usage.input_tokens", rng.randint(100, 50_000)),
-                    _kv("gen_ai.usage.output_tokens", rng.randint(1, 4000)),
-                    _kv("gen_ai.usage.cache_read.input_tokens", rng.randint(0, 40_000)),
-                    _kv("gen_ai.tool.name", TOOLS[i % 4]), _kv("gen_ai.tool.call.id", f"toolu_{rng.randbytes(6).hex()}"),
-                ])
+                span.attributes.extend(
+                    [
+                        _kv("gen_ai.operation.name", "chat" if i % 2 else "execute_tool"),
+                        _kv("gen_ai.request.model", model),
+                        _kv("gen_ai.provider.name", "anthropic"),
+                        _kv("gen_ai.usage.input_tokens", rng.randint(100, 50_000)),
+                        _kv("gen_ai.usage.output_tokens", rng.randint(1, 4000)),
+                        _kv("gen_ai.usage.cache_read.input_tokens", rng.randint(0, 40_000)),
+                        _kv("gen_ai.tool.name", TOOLS[i % 4]),
+                        _kv("gen_ai.tool.call.id", f"toolu_{rng.randbytes(6).hex()}"),
+                    ]
+                )
         requests.append(request.SerializeToString())
     return requests
 
@@ -174,10 +185,26 @@ def peak_rss_mib(pid: int) -> float:
 def arrow_rows(requests: list[bytes]) -> pa.Table:
     """The same rows as the exporter would write them, built in Python (not timed)."""
     kinds = ["Unspecified", "Internal", "Server", "Client", "Producer", "Consumer"]
-    cols: dict[str, list] = {k: [] for k in (
-        "Timestamp", "TraceId", "SpanId", "ParentSpanId", "TraceState", "SpanName", "SpanKind", "ServiceName",
-        "ResourceAttributes", "ScopeName", "ScopeVersion", "SpanAttributes", "Duration", "StatusCode",
-        "StatusMessage")}
+    cols: dict[str, list] = {
+        k: []
+        for k in (
+            "Timestamp",
+            "TraceId",
+            "SpanId",
+            "ParentSpanId",
+            "TraceState",
+            "SpanName",
+            "SpanKind",
+            "ServiceName",
+            "ResourceAttributes",
+            "ScopeName",
+            "ScopeVersion",
+            "SpanAttributes",
+            "Duration",
+            "StatusCode",
+            "StatusMessage",
+        )
+    }
 
     def value(v: AnyValue) -> str:
         return v.string_value if v.WhichOneof("value") == "string_value" else str(v.int_value)
@@ -190,18 +217,30 @@ def arrow_rows(requests: list[bytes]) -> pa.Table:
             for ss in rs.scope_spans:
                 for s in ss.spans:
                     for k, v in (
-                        ("Timestamp", s.start_time_unix_nano), ("TraceId", s.trace_id.hex()), ("SpanId", s.span_id.hex()),
-                        ("ParentSpanId", s.parent_span_id.hex()), ("TraceState", s.trace_state), ("SpanName", s.name),
-                        ("SpanKind", kinds[s.kind]), ("ServiceName", service), ("ResourceAttributes", resource),
-                        ("ScopeName", ss.scope.name), ("ScopeVersion", ss.scope.version),
+                        ("Timestamp", s.start_time_unix_nano),
+                        ("TraceId", s.trace_id.hex()),
+                        ("SpanId", s.span_id.hex()),
+                        ("ParentSpanId", s.parent_span_id.hex()),
+                        ("TraceState", s.trace_state),
+                        ("SpanName", s.name),
+                        ("SpanKind", kinds[s.kind]),
+                        ("ServiceName", service),
+                        ("ResourceAttributes", resource),
+                        ("ScopeName", ss.scope.name),
+                        ("ScopeVersion", ss.scope.version),
                         ("SpanAttributes", [(a.key, value(a.value)) for a in s.attributes]),
-                        ("Duration", s.end_time_unix_nano - s.start_time_unix_nano), ("StatusCode", "Unset"),
+                        ("Duration", s.end_time_unix_nano - s.start_time_unix_nano),
+                        ("StatusCode", "Unset"),
                         ("StatusMessage", ""),
                     ):
                         cols[k].append(v)
     string_map = pa.map_(pa.string(), pa.string())
-    types = {"Timestamp": pa.timestamp("ns"), "Duration": pa.uint64(), "ResourceAttributes": string_map,
-             "SpanAttributes": string_map}
+    types = {
+        "Timestamp": pa.timestamp("ns"),
+        "Duration": pa.uint64(),
+        "ResourceAttributes": string_map,
+        "SpanAttributes": string_map,
+    }
     return pa.table({k: pa.array(v, type=types.get(k, pa.string())) for k, v in cols.items()})
 
 
@@ -297,9 +336,13 @@ def measure_run(server: SubprocessServer, events: AgentEvents, run: Run, request
     if seen != n_spans or stored_spans(server.http_url, run.service) != n_spans:
         raise SystemExit(f"{run}: {seen} agent events for {n_spans} spans sent: not exactly once")
     return Measured(
-        n_spans, n_spans / (done - started), percentile(sent.ack_seconds, 0.5) * 1000,
-        percentile(sent.ack_seconds, 0.99) * 1000, (done - sent.last_ack) * 1000,
-        ingest_report(server.http_url)["writer"]["batches"] - commits_before, cpu / (done - started),
+        n_spans,
+        n_spans / (done - started),
+        percentile(sent.ack_seconds, 0.5) * 1000,
+        percentile(sent.ack_seconds, 0.99) * 1000,
+        (done - sent.last_ack) * 1000,
+        ingest_report(server.http_url)["writer"]["batches"] - commits_before,
+        cpu / (done - started),
         peak_rss_mib(server.process.pid),
     )
 
@@ -309,9 +352,15 @@ def round_on_one_server(runs: dict[Run, list[bytes]], args: argparse.Namespace, 
     with tempfile.TemporaryDirectory() as tmp:
         sql_port = free_port()
         extra = ("--clickhouse-http-port", str(sql_port), *args.server_args.split())
-        server = SubprocessServer(Path(tmp) / "store", extra, program=(
-            ("-m", "harborlight.cli.main") if variant == "views"
-            else (str(Path(__file__).with_name("classify_variants.py")), variant))).start()
+        server = SubprocessServer(
+            Path(tmp) / "store",
+            extra,
+            program=(
+                ("-m", "harborlight.cli.main")
+                if variant == "views"
+                else (str(Path(__file__).with_name("classify_variants.py")), variant)
+            ),
+        ).start()
         events = AgentEvents(sql_port)
         try:
             return {run: measure_run(server, events, run, requests) for run, requests in runs.items()}
@@ -327,19 +376,25 @@ def main() -> None:
     parser.add_argument("--runs", default="1x1,4x1,16x1,16x8", help="clients x requests in flight each")
     parser.add_argument("--rounds", type=int, default=3, help="server and direct runs alternate; medians are reported")
     parser.add_argument("--server-args", default="", help="extra `harborlight serve` flags, e.g. '--wal-fsync always'")
-    parser.add_argument("--variants", default="views",
-                        help="how the server classifies: views, after-commit (bench/classify_variants.py)")
+    parser.add_argument(
+        "--variants",
+        default="views",
+        help="how the server classifies: views, after-commit (bench/classify_variants.py)",
+    )
     args = parser.parse_args()
 
     runs = [Run.parse(r) for r in args.runs.split(",")]
     variants = args.variants.split(",")
-    requests = {run: build_requests(args.small_spans if run.in_flight == 1 else args.spans, seed=i + 7,
-                                    service=run.service) for i, run in enumerate(runs)}
+    requests = {
+        run: build_requests(args.small_spans if run.in_flight == 1 else args.spans, seed=i + 7, service=run.service)
+        for i, run in enumerate(runs)
+    }
     tables = {run: batches(arrow_rows(r), DIRECT_BATCH_SPANS) for run, r in requests.items()}
     rounds: list[dict[tuple[str, Run], Measured]] = []
     for r in range(args.rounds):
-        measured = {(variant, run): m for variant in variants
-                    for run, m in round_on_one_server(requests, args, variant).items()}
+        measured = {
+            (variant, run): m for variant in variants for run, m in round_on_one_server(requests, args, variant).items()
+        }
         for run in runs:
             lean = direct_insert_rate(tables[run], agent_views=False)
             refreshes: list[float] = []
@@ -348,33 +403,44 @@ def main() -> None:
             for variant in variants:
                 m = measured[variant, run]
                 m.lean, m.direct, m.full_refresh_s = lean, direct, refresh
-                print(f"round {r + 1} {variant} {run}: end-to-end {m.end_to_end:,.0f} spans/s, lean insert "
-                      f"{m.lean:,.0f} (ratio {m.end_to_end / m.lean:.2f}), same-schema insert {m.direct:,.0f} "
-                      f"(ratio {m.end_to_end / m.direct:.2f}); ack p50 {m.ack_p50_ms:.1f} ms; "
-                      f"last ack -> agent events {m.to_agent_events_ms:.0f} ms; {m.commits} commits; "
-                      f"server {m.server_cores:.2f} cores, peak RSS {m.peak_rss_mib:,.0f} MiB; "
-                      f"full refresh of {m.spans:,} spans {refresh:.2f} s", flush=True)
+                print(
+                    f"round {r + 1} {variant} {run}: end-to-end {m.end_to_end:,.0f} spans/s, lean insert "
+                    f"{m.lean:,.0f} (ratio {m.end_to_end / m.lean:.2f}), same-schema insert {m.direct:,.0f} "
+                    f"(ratio {m.end_to_end / m.direct:.2f}); ack p50 {m.ack_p50_ms:.1f} ms; "
+                    f"last ack -> agent events {m.to_agent_events_ms:.0f} ms; {m.commits} commits; "
+                    f"server {m.server_cores:.2f} cores, peak RSS {m.peak_rss_mib:,.0f} MiB; "
+                    f"full refresh of {m.spans:,} spans {refresh:.2f} s",
+                    flush=True,
+                )
         rounds.append(measured)
 
-    print(f"\n{args.rounds} rounds, medians (each ratio: the median of the rounds' ratios); server flags: "
-          f"{args.server_args or '(defaults)'}; every span stored exactly once, every round; load average "
-          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    print("| classification | clients x in flight | spans | end to end, spans/s | of the lean insert "
-          "| of the same-schema insert | p50 / p99 ack | last ack -> agent events (worst) | commits |")
+    print(
+        f"\n{args.rounds} rounds, medians (each ratio: the median of the rounds' ratios); server flags: "
+        f"{args.server_args or '(defaults)'}; every span stored exactly once, every round; load average "
+        f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+    )
+    print(
+        "| classification | clients x in flight | spans | end to end, spans/s | of the lean insert "
+        "| of the same-schema insert | p50 / p99 ack | last ack -> agent events (worst) | commits |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for variant in variants:
         for run in runs:
             ms = [rnd[variant, run] for rnd in rounds]
-            print(f"| {variant} | {run} | {ms[0].spans:,} | {median(m.end_to_end for m in ms):,.0f} "
-                  f"| {median(m.end_to_end / m.lean for m in ms):.2f} "
-                  f"({', '.join(f'{m.end_to_end / m.lean:.2f}' for m in ms)}) "
-                  f"| {median(m.end_to_end / m.direct for m in ms):.2f} "
-                  f"| {median(m.ack_p50_ms for m in ms):.1f} / {median(m.ack_p99_ms for m in ms):.0f} ms "
-                  f"| {max(m.to_agent_events_ms for m in ms):.0f} ms | {median(m.commits for m in ms):.0f} |")
+            print(
+                f"| {variant} | {run} | {ms[0].spans:,} | {median(m.end_to_end for m in ms):,.0f} "
+                f"| {median(m.end_to_end / m.lean for m in ms):.2f} "
+                f"({', '.join(f'{m.end_to_end / m.lean:.2f}' for m in ms)}) "
+                f"| {median(m.end_to_end / m.direct for m in ms):.2f} "
+                f"| {median(m.ack_p50_ms for m in ms):.1f} / {median(m.ack_p99_ms for m in ms):.0f} ms "
+                f"| {max(m.to_agent_events_ms for m in ms):.0f} ms | {median(m.commits for m in ms):.0f} |"
+            )
     every = [m for rnd in rounds for m in rnd.values()]
-    print(f"direct inserts (insert_arrow, {DIRECT_BATCH_SPANS:,}-row batches, Arrow built beforehand): lean "
-          f"{min(m.lean for m in every):,.0f}-{max(m.lean for m in every):,.0f} spans/s, same tables and views "
-          f"{min(m.direct for m in every):,.0f}-{max(m.direct for m in every):,.0f}")
+    print(
+        f"direct inserts (insert_arrow, {DIRECT_BATCH_SPANS:,}-row batches, Arrow built beforehand): lean "
+        f"{min(m.lean for m in every):,.0f}-{max(m.lean for m in every):,.0f} spans/s, same tables and views "
+        f"{min(m.direct for m in every):,.0f}-{max(m.direct for m in every):,.0f}"
+    )
     for m in sorted({(m.spans, m.full_refresh_s) for m in every}):
         print(f"a full refresh (the traces view's SELECT over {m[0]:,} stored spans, into agent_events): {m[1]:.2f} s")
     for variant in variants:

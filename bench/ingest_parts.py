@@ -114,7 +114,7 @@ def main() -> None:
 
     requests = build_requests(args.spans)
     per_group = max(1, args.batch // SPANS_PER_REQUEST)
-    groups = [requests[i:i + per_group] for i in range(0, len(requests), per_group)]
+    groups = [requests[i : i + per_group] for i in range(0, len(requests), per_group)]
     tables = batches(arrow_rows(requests), per_group * SPANS_PER_REQUEST)
     parts: dict[str, list[float]] = {}
 
@@ -131,11 +131,18 @@ def main() -> None:
             two = record(f"decode path x2 connections, {label}", decode_path_rate(groups, views, connections=2))
             record(f"ratio decode / arrow, {label}", d / a)
             record(f"ratio x2 / x1, {label}", two / d)
-        print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:,.2f}" if "ratio" in k or "µs" in k else f"{k} {v[-1]:,.0f}"
-                                             for k, v in parts.items()), flush=True)
+        print(
+            f"round {r + 1}: "
+            + ", ".join(
+                f"{k} {v[-1]:,.2f}" if "ratio" in k or "µs" in k else f"{k} {v[-1]:,.0f}" for k, v in parts.items()
+            ),
+            flush=True,
+        )
 
-    print(f"\n{len(requests) * SPANS_PER_REQUEST:,} spans, {per_group * SPANS_PER_REQUEST:,} per INSERT, "
-          f"{args.rounds} rounds (medians):")
+    print(
+        f"\n{len(requests) * SPANS_PER_REQUEST:,} spans, {per_group * SPANS_PER_REQUEST:,} per INSERT, "
+        f"{args.rounds} rounds (medians):"
+    )
     for name, values in parts.items():
         m = median(values)
         if "ratio" in name:

@@ -46,15 +46,19 @@ def acknowledgements(endpoint: str, stop: threading.Event, stamps: list[float]) 
 def gaps(stamps: list[float], start: float, end: float) -> str:
     inside = [start] + [s for s in stamps if start <= s <= end] + [end]
     between = sorted(b - a for a, b in zip(inside, inside[1:]))
-    return (f"{len(inside) - 2} acknowledgements, median gap {statistics.median(between):.2f} s, "
-            f"{sum(g > 1 for g in between)} gaps over 1 s, longest {between[-1]:.2f} s")
+    return (
+        f"{len(inside) - 2} acknowledgements, median gap {statistics.median(between):.2f} s, "
+        f"{sum(g > 1 for g in between)} gaps over 1 s, longest {between[-1]:.2f} s"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--queries", type=int, default=6)
     parser.add_argument("--kind", choices=sorted(STATEMENTS), default="sleep")
-    parser.add_argument("--seconds", type=int, default=20, help="how long the queries run (cpu: cut off by max_execution_time)")
+    parser.add_argument(
+        "--seconds", type=int, default=20, help="how long the queries run (cpu: cut off by max_execution_time)"
+    )
     parser.add_argument("--quiet-seconds", type=float, default=40, help="the window before the queries")
     args = parser.parse_args()
     sql_port = free_port()
@@ -68,13 +72,20 @@ def main() -> None:
         time.sleep(args.quiet_seconds)
         quiet_end = time.monotonic()
         took: list[float] = []
-        params = {"function_sleep_max_microseconds_per_block": "0", "max_block_size": "1",
-                  "max_execution_time": str(args.seconds)}
+        params = {
+            "function_sleep_max_microseconds_per_block": "0",
+            "max_block_size": "1",
+            "max_execution_time": str(args.seconds),
+        }
 
         def query() -> None:
             started = time.monotonic()
-            httpx.post(f"http://127.0.0.1:{sql_port}/", params=params, timeout=600,
-                       content=STATEMENTS[args.kind].format(seconds=args.seconds))
+            httpx.post(
+                f"http://127.0.0.1:{sql_port}/",
+                params=params,
+                timeout=600,
+                content=STATEMENTS[args.kind].format(seconds=args.seconds),
+            )
             took.append(time.monotonic() - started)
 
         busy_start = time.monotonic()
@@ -88,9 +99,11 @@ def main() -> None:
         stop.set()
         sender.join(180)
         server.stop()
-    print(f"{args.queries} x {args.kind} queries, {min(took):.1f}-{max(took):.1f} s each; "
-          f"before them ({quiet_end - quiet_start:.0f} s): {gaps(stamps, quiet_start, quiet_end)}; "
-          f"while they ran ({busy_end - busy_start:.0f} s): {gaps(stamps, busy_start, busy_end)}")
+    print(
+        f"{args.queries} x {args.kind} queries, {min(took):.1f}-{max(took):.1f} s each; "
+        f"before them ({quiet_end - quiet_start:.0f} s): {gaps(stamps, quiet_start, quiet_end)}; "
+        f"while they ran ({busy_end - busy_start:.0f} s): {gaps(stamps, busy_start, busy_end)}"
+    )
 
 
 if __name__ == "__main__":

@@ -44,8 +44,10 @@ def main() -> None:
         reframe(answer, 54460)
         frame_s.append(time.perf_counter() - started)
     query, frame = statistics.median(query_s), statistics.median(frame_s)
-    print(f"{args.rows:,} rows, {len(answer) / 1e6:.1f} MB of Native: statement {query * 1000:.0f} ms, "
-          f"reframing {frame * 1000:.0f} ms ({frame / args.rows * 1e6:.1f} us a row), ratio {frame / query:.2f}")
+    print(
+        f"{args.rows:,} rows, {len(answer) / 1e6:.1f} MB of Native: statement {query * 1000:.0f} ms, "
+        f"reframing {frame * 1000:.0f} ms ({frame / args.rows * 1e6:.1f} us a row), ratio {frame / query:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -66,16 +66,24 @@ TOOLS = (("Read", "read"), ("Grep", "search"), ("Edit", "edit"), ("Bash", "execu
 def _kv(values: dict) -> list[KeyValue]:
     out = []
     for k, v in values.items():
-        value = AnyValue(int_value=v) if isinstance(v, int) else (
-            AnyValue(double_value=v) if isinstance(v, float) else AnyValue(string_value=str(v)))
+        value = (
+            AnyValue(int_value=v)
+            if isinstance(v, int)
+            else (AnyValue(double_value=v) if isinstance(v, float) else AnyValue(string_value=str(v)))
+        )
         out.append(KeyValue(key=k, value=value))
     return out
 
 
 def _outcome(i: int, rng: random.Random) -> str:
     roll = rng.random()
-    for name, upto in (("resolved", 0.5), ("failed", 0.8), ("agent_timeout", 0.85), ("setup", 0.9),
-                       ("rate_limited", 0.95)):
+    for name, upto in (
+        ("resolved", 0.5),
+        ("failed", 0.8),
+        ("agent_timeout", 0.85),
+        ("setup", 0.9),
+        ("rate_limited", 0.95),
+    ):
         if roll < upto:
             return name
     return "running"
@@ -85,9 +93,17 @@ def trial_requests(i: int, n_events: int, rng: random.Random) -> tuple[bytes, by
     """One trial: a trace request (lifecycle + agent spans) and a logs request."""
     task, attempt = f"task-{i // ATTEMPTS:04d}", i % ATTEMPTS + 1
     trial = f"{task}__{attempt}"
-    resource = {"service.name": "bench-harness", "harbor.job.name": JOB, "harbor.trial.name": trial,
-                "harbor.task.name": task, "harbor.task.source": "bench@1", "harbor.attempt": attempt,
-                "harbor.agent.name": "codex", "harbor.agent.version": "0.9", "harbor.model.name": "gpt-5"}
+    resource = {
+        "service.name": "bench-harness",
+        "harbor.job.name": JOB,
+        "harbor.trial.name": trial,
+        "harbor.task.name": task,
+        "harbor.task.source": "bench@1",
+        "harbor.attempt": attempt,
+        "harbor.agent.name": "codex",
+        "harbor.agent.version": "0.9",
+        "harbor.model.name": "gpt-5",
+    }
     outcome = _outcome(i, rng)
     trace_id = rng.randbytes(16)
     start = T0 + i * 600 * S
@@ -98,11 +114,19 @@ def trial_requests(i: int, n_events: int, rng: random.Random) -> tuple[bytes, by
     scope.scope.name = "harborlight.harness"
     root_id = rng.randbytes(8)
 
-    def span(name: str, begin: int, end: int, parent: bytes, attrs: dict | None = None,
-             exception: str | None = None) -> bytes:
+    def span(
+        name: str, begin: int, end: int, parent: bytes, attrs: dict | None = None, exception: str | None = None
+    ) -> bytes:
         span_id = rng.randbytes(8)
-        s = scope.spans.add(trace_id=trace_id, span_id=span_id, parent_span_id=parent, name=name, kind=1,
-                            start_time_unix_nano=begin, end_time_unix_nano=end)
+        s = scope.spans.add(
+            trace_id=trace_id,
+            span_id=span_id,
+            parent_span_id=parent,
+            name=name,
+            kind=1,
+            start_time_unix_nano=begin,
+            end_time_unix_nano=end,
+        )
         if attrs:
             s.attributes.extend(_kv(attrs))
         if exception:
@@ -126,25 +150,51 @@ def trial_requests(i: int, n_events: int, rng: random.Random) -> tuple[bytes, by
             at = agent_start + j * step
             if j % 5 < 2:
                 status = 429 if outcome == "rate_limited" and j % 50 == 0 else 200
-                span("chat gpt-5", at, at + step // 2, execution, {
-                    "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5", "http.response.status_code": status,
-                    "gen_ai.usage.input_tokens": 20_000 + j * 10, "gen_ai.usage.cache_read.input_tokens": 15_000,
-                    "gen_ai.usage.output_tokens": 300, "gen_ai.usage.cost": 0.004})
+                span(
+                    "chat gpt-5",
+                    at,
+                    at + step // 2,
+                    execution,
+                    {
+                        "gen_ai.operation.name": "chat",
+                        "gen_ai.request.model": "gpt-5",
+                        "http.response.status_code": status,
+                        "gen_ai.usage.input_tokens": 20_000 + j * 10,
+                        "gen_ai.usage.cache_read.input_tokens": 15_000,
+                        "gen_ai.usage.output_tokens": 300,
+                        "gen_ai.usage.cost": 0.004,
+                    },
+                )
             else:
                 name, _ = TOOLS[rng.randrange(len(TOOLS))]
                 path = f"/testbed/src/module_{rng.randrange(40)}.py"
-                span(f"execute_tool {name}", at, at + step // 2, execution, {
-                    "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name,
-                    "gen_ai.tool.call.id": f"call_{j}", "file_path": path,
-                    "gen_ai.tool.call.arguments": json.dumps({"file_path": path, "n": j % 7})})
+                span(
+                    f"execute_tool {name}",
+                    at,
+                    at + step // 2,
+                    execution,
+                    {
+                        "gen_ai.operation.name": "execute_tool",
+                        "gen_ai.tool.name": name,
+                        "gen_ai.tool.call.id": f"call_{j}",
+                        "file_path": path,
+                        "gen_ai.tool.call.arguments": json.dumps({"file_path": path, "n": j % 7}),
+                    },
+                )
         finished = agent_end
         if outcome in ("resolved", "failed", "agent_timeout"):
             reward = 1.0 if outcome == "resolved" else 0.0
             span("harbor.verifier", agent_end, agent_end + 60 * S, root_id, {"harbor.reward.reward": reward})
             finished = agent_end + 60 * S
     if outcome != "running":
-        s = scope.spans.add(trace_id=trace_id, span_id=root_id, name="harbor.trial", kind=1,
-                            start_time_unix_nano=start, end_time_unix_nano=finished + 5 * S)
+        s = scope.spans.add(
+            trace_id=trace_id,
+            span_id=root_id,
+            name="harbor.trial",
+            kind=1,
+            start_time_unix_nano=start,
+            end_time_unix_nano=finished + 5 * S,
+        )
         s.attributes.extend(_kv({"harbor.trial.name": trial, "harbor.job.name": JOB}))
 
     logs = ExportLogsServiceRequest()
@@ -155,9 +205,19 @@ def trial_requests(i: int, n_events: int, rng: random.Random) -> tuple[bytes, by
     for j in range(int(n_events * LOGS_SHARE) if outcome != "setup" else 0):
         record = ls.log_records.add(time_unix_nano=start + 60 * S + j * S, severity_number=9)
         record.body.string_value = "claude_code.api_request"
-        record.attributes.extend(_kv({"event.name": "api_request", "model": "claude-haiku-4-5", "input_tokens": 50,
-                                      "cache_read_tokens": 900, "output_tokens": 40, "cost_usd": 0.0005,
-                                      "duration_ms": 700}))
+        record.attributes.extend(
+            _kv(
+                {
+                    "event.name": "api_request",
+                    "model": "claude-haiku-4-5",
+                    "input_tokens": 50,
+                    "cache_read_tokens": 900,
+                    "output_tokens": 40,
+                    "cost_usd": 0.0005,
+                    "duration_ms": 700,
+                }
+            )
+        )
     return req.SerializeToString(), logs.SerializeToString()
 
 
@@ -177,10 +237,10 @@ def _write_trials(data_dir: Path, job: str, n_trials: int, requests_of: Callable
             insert_requests(store, Signal.logs, logs)
             traces, logs = [], []
             print(f"\r  {i + 1}/{n_trials} trials written", end="", flush=True)
-    events = store.client.query("SELECT count() FROM agent_events WHERE JobName = {j:String}",
-                                parameters={"j": job}).result_rows[0][0]
-    print(f"\n  {events:,} agent events in {time.perf_counter() - began:.0f} s "
-          f"(building requests {built:.0f} s of it)")
+    events = store.client.query(
+        "SELECT count() FROM agent_events WHERE JobName = {j:String}", parameters={"j": job}
+    ).result_rows[0][0]
+    print(f"\n  {events:,} agent events in {time.perf_counter() - began:.0f} s (building requests {built:.0f} s of it)")
 
 
 def generate(data_dir: Path, n_trials: int, n_events: int) -> None:
@@ -211,8 +271,15 @@ def twin_trial_requests(i: int, n_calls: int, rng: random.Random) -> tuple[bytes
     trace_id, turn = rng.randbytes(16), rng.randbytes(8)
 
     def span(name: str, begin: int, end: int, attrs: dict, span_id: bytes | None = None, parent: bytes = turn) -> None:
-        s = spans.spans.add(trace_id=trace_id, span_id=span_id or rng.randbytes(8), parent_span_id=parent, name=name,
-                            kind=1, start_time_unix_nano=begin, end_time_unix_nano=end)
+        s = spans.spans.add(
+            trace_id=trace_id,
+            span_id=span_id or rng.randbytes(8),
+            parent_span_id=parent,
+            name=name,
+            kind=1,
+            start_time_unix_nano=begin,
+            end_time_unix_nano=end,
+        )
         s.attributes.extend(_kv({**session, **attrs}))
 
     def event(name: str, at: int, attrs: dict) -> None:
@@ -233,8 +300,11 @@ def twin_trial_requests(i: int, n_calls: int, rng: random.Random) -> tuple[bytes
         else:
             tool = {"tool_name": rng.choice(TWIN_TOOLS), "tool_use_id": f"toolu_{j}"}
             span("claude_code.tool", at, at + 50 * MS, tool)
-            event("tool_result", at + 50 * MS, {**tool, "success": "true", "duration_ms": "50",
-                                                "tool_input": json.dumps({"file_path": "/repo/a.py"})})
+            event(
+                "tool_result",
+                at + 50 * MS,
+                {**tool, "success": "true", "duration_ms": "50", "tool_input": json.dumps({"file_path": "/repo/a.py"})},
+            )
     return traces.SerializeToString(), logs.SerializeToString()
 
 
@@ -255,9 +325,13 @@ def twin_reads(data_dir: Path, runs: int, events_file: Path) -> None:
     store = open_client(data_dir)
     client, params = store.client, {"job": TWIN_JOB, "tenant": ""}
     # the raw spans' read is bounded by its events' traces (store_read binds them from the events it read)
-    params["span_traces"] = [t for t, in client.query(
-        "SELECT DISTINCT TraceId FROM agent_events WHERE JobName = {job:String} AND SourceTable = 'otel_traces'",
-        parameters=params).result_rows]
+    params["span_traces"] = [
+        t
+        for (t,) in client.query(
+            "SELECT DISTINCT TraceId FROM agent_events WHERE JobName = {job:String} AND SourceTable = 'otel_traces'",
+            parameters=params,
+        ).result_rows
+    ]
     seconds: dict[str, list[float]] = defaultdict(list)
 
     def timed_call(label: str, read):
@@ -267,8 +341,10 @@ def twin_reads(data_dir: Path, runs: int, events_file: Path) -> None:
         return result
 
     for run in range(runs):
-        whole = timed_call("history, one statement", lambda: list(map(
-            LiveRow._make, client.query(_WHOLE_JOB_HISTORY, parameters=params).result_rows)))
+        whole = timed_call(
+            "history, one statement",
+            lambda: list(map(LiveRow._make, client.query(_WHOLE_JOB_HISTORY, parameters=params).result_rows)),
+        )
         began, batched = time.perf_counter(), []
         for rows in read_history(client, TWIN_JOB, ""):
             if not batched:
@@ -278,9 +354,13 @@ def twin_reads(data_dir: Path, runs: int, events_file: Path) -> None:
         assert batched == whole, "the batched history differs from the whole-job statement"
         timed_call("export read (read_job)", lambda: store_read.read_job(store, TWIN_JOB))
         for form, label in ((agent_twins.PLAIN, "every agent event's"), (agent_twins.TWINS, "the kept signal's")):
-            timed_call(f"export's raw records: {label}", lambda: [
-                client.query(sql[form], parameters=params).result_rows
-                for sql in (store_read.JOB.spans, store_read.JOB.logs)])
+            timed_call(
+                f"export's raw records: {label}",
+                lambda: [
+                    client.query(sql[form], parameters=params).result_rows
+                    for sql in (store_read.JOB.spans, store_read.JOB.logs)
+                ],
+            )
         print(f"  run {run + 1}/{runs} done", flush=True)
     medians = {label: statistics.median(values) for label, values in seconds.items()}
     print(f"\n{'read (' + TWIN_JOB + ', in process)':<48} {'median s':>9}   (of {runs}, alternating)")
@@ -288,8 +368,10 @@ def twin_reads(data_dir: Path, runs: int, events_file: Path) -> None:
         print(f"{label:<48} {median:>9.3f}")
     one = medians["history, one statement"]
     kept, every = (medians[f"export's raw records: {label}"] for label in ("the kept signal's", "every agent event's"))
-    print(f"history in batches / one statement: first rows {medians['history in batches: first rows'] / one:.2f}, "
-          f"all rows {medians['history in batches: all rows'] / one:.2f}; raw records kept / every: {kept / every:.2f}")
+    print(
+        f"history in batches / one statement: first rows {medians['history in batches: first rows'] / one:.2f}, "
+        f"all rows {medians['history in batches: all rows'] / one:.2f}; raw records kept / every: {kept / every:.2f}"
+    )
     started: set[str] = set()
     events_file.write_text(str(sum(len(to_events(row, started)) for row in whole)))
 
@@ -297,8 +379,9 @@ def twin_reads(data_dir: Path, runs: int, events_file: Path) -> None:
 def live_history_over_http(url: str, expected: int) -> tuple[float, float]:
     """Seconds from asking /api/live?history=true to its first event, and to its `expected`-th."""
     began, first, n = time.perf_counter(), None, 0
-    with httpx.stream("GET", f"{url}/api/live", params={"job": TWIN_JOB, "history": "true"},
-                      timeout=httpx.Timeout(10, read=120)) as answer:
+    with httpx.stream(
+        "GET", f"{url}/api/live", params={"job": TWIN_JOB, "history": "true"}, timeout=httpx.Timeout(10, read=120)
+    ) as answer:
         for line in answer.iter_lines():
             if line.startswith("data: "):
                 n += 1
@@ -312,19 +395,47 @@ def bench_twins(args: argparse.Namespace) -> None:
     data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="bench-twins-")) / "store"
     if not (data_dir / "metadata").is_dir():
         print(f"generating {args.trials} Claude Code trials x {args.calls} calls told twice into {data_dir}")
-        subprocess.run([sys.executable, __file__, "--twins", "--generate-only", "--data-dir", str(data_dir),
-                        "--trials", str(args.trials), "--calls", str(args.calls)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--twins",
+                "--generate-only",
+                "--data-dir",
+                str(data_dir),
+                "--trials",
+                str(args.trials),
+                "--calls",
+                str(args.calls),
+            ],
+            check=True,
+        )
     events_file = data_dir.parent / "bench-twins-history-events"
-    subprocess.run([sys.executable, __file__, "--twins", "--reads-only", "--data-dir", str(data_dir),
-                    "--runs", str(args.runs), "--events-file", str(events_file)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--twins",
+            "--reads-only",
+            "--data-dir",
+            str(data_dir),
+            "--runs",
+            str(args.runs),
+            "--events-file",
+            str(events_file),
+        ],
+        check=True,
+    )
     expected = int(events_file.read_text())
     server = SubprocessServer(data_dir).start()
     try:
         spans = [live_history_over_http(server.http_url, expected) for _ in range(args.runs)]
     finally:
         server.stop()
-    print(f"\n/api/live?history=true, {expected:,} events: first after {statistics.median(s[0] for s in spans):.2f} s, "
-          f"last after {statistics.median(s[1] for s in spans):.2f} s (medians of {args.runs})")
+    print(
+        f"\n/api/live?history=true, {expected:,} events: first after {statistics.median(s[0] for s in spans):.2f} s, "
+        f"last after {statistics.median(s[1] for s in spans):.2f} s (medians of {args.runs})"
+    )
 
 
 def timed(client: httpx.Client, path: str, **params) -> float:
@@ -356,8 +467,20 @@ def serve_store(data_dir: Path, n_trials: int, n_events: int) -> tuple[Subproces
     """Generates the store when absent and serves it; returns the server and the trial its reads ask for."""
     if not (data_dir / "metadata").is_dir():
         print(f"generating {n_trials} trials x ~{n_events} agent events into {data_dir}")
-        subprocess.run([sys.executable, __file__, "--generate-only", "--data-dir", str(data_dir),
-                        "--trials", str(n_trials), "--events", str(n_events)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--generate-only",
+                "--data-dir",
+                str(data_dir),
+                "--trials",
+                str(n_trials),
+                "--events",
+                str(n_events),
+            ],
+            check=True,
+        )
     server = SubprocessServer(data_dir).start(timeout=600)
     # The first read after a start derives the rows of trials not derived yet (a store from before trial
     # summaries: all of them); it is timed apart, the reads after it are what a user waits for.
@@ -368,7 +491,9 @@ def serve_store(data_dir: Path, n_trials: int, n_events: int) -> tuple[Subproces
     return server, trial
 
 
-def bench_stores(served: dict[int, tuple[SubprocessServer, str]], runs: int) -> dict[int, dict[str, tuple[float, float]]]:
+def bench_stores(
+    served: dict[int, tuple[SubprocessServer, str]], runs: int
+) -> dict[int, dict[str, tuple[float, float]]]:
     """Times each read on every store, the stores taking turns run by run (so a change in the machine's
     load falls on every size alike): {size: {label: (cold, median)}}."""
     clients = {n: httpx.Client(base_url=server.http_url, timeout=600) for n, (server, _) in served.items()}
@@ -391,12 +516,21 @@ def bench_stores(served: dict[int, tuple[SubprocessServer, str]], runs: int) -> 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--trials", type=int, nargs="+", default=[250, 2000],
-                        help="one store per size, each read the same way (default: 250 and 2000)")
+    parser.add_argument(
+        "--trials",
+        type=int,
+        nargs="+",
+        default=[250, 2000],
+        help="one store per size, each read the same way (default: 250 and 2000)",
+    )
     parser.add_argument("--events", type=int, default=1040, help="agent events per trial (~1M per 1,000 trials)")
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--data-dir", type=Path, default=None,
-                        help="reuse generated stores: DIR/<trials>/store (with --twins or --generate-only: DIR itself)")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="reuse generated stores: DIR/<trials>/store (with --twins or --generate-only: DIR itself)",
+    )
     parser.add_argument("--twins", action="store_true", help="a job whose every call is told twice (see above)")
     parser.add_argument("--calls", type=int, default=500, help="with --twins: calls per trial")
     parser.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)

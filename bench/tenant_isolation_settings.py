@@ -26,10 +26,21 @@ from harborlight.sqlport.clickhouse_http import QueryLimits  # noqa: E402
 
 RAW = "ResourceAttributes['harborlight.tenant']"
 TABLES = {
-    "spans": ("Timestamp DateTime64(9), TraceId String, ResourceAttributes Map(LowCardinality(String), String), "
-              "secret String", "MergeTree", "toDate(Timestamp)", "(Timestamp)", RAW),
-    "rows": ("Tenant LowCardinality(String), trial String, Version UInt64, secret String", "ReplacingMergeTree(Version)",
-             None, "(trial)", "Tenant"),
+    "spans": (
+        "Timestamp DateTime64(9), TraceId String, ResourceAttributes Map(LowCardinality(String), String), "
+        "secret String",
+        "MergeTree",
+        "toDate(Timestamp)",
+        "(Timestamp)",
+        RAW,
+    ),
+    "rows": (
+        "Tenant LowCardinality(String), trial String, Version UInt64, secret String",
+        "ReplacingMergeTree(Version)",
+        None,
+        "(trial)",
+        "Tenant",
+    ),
 }
 ORACLES = [
     "SELECT count() FROM spans PREWHERE throwIf(secret = 'guessme', 'HIT') = 0",
@@ -40,12 +51,16 @@ ORACLES = [
 def build(s, shared: bool) -> str:
     for name, (columns, engine, partition, order, tenant) in TABLES.items():
         key = partition if shared else f"({tenant}, {partition})" if partition else tenant
-        s.query(f"CREATE TABLE {name} ({columns}) ENGINE = {engine} "
-                f"{f'PARTITION BY {key} ' if key else ''}ORDER BY {order}")
+        s.query(
+            f"CREATE TABLE {name} ({columns}) ENGINE = {engine} {f'PARTITION BY {key} ' if key else ''}ORDER BY {order}"
+        )
         for t, secret in (("acme", "mine"), ("globex", "guessme")):
             for _ in range(2):
-                row = (f"now(), 'x', {{'harborlight.tenant': '{t}'}}, '{secret}'" if name == "spans"
-                       else f"'{t}', 'x', 1, '{secret}'")
+                row = (
+                    f"now(), 'x', {{'harborlight.tenant': '{t}'}}, '{secret}'"
+                    if name == "spans"
+                    else f"'{t}', 'x', 1, '{secret}'"
+                )
                 s.query(f"INSERT INTO {name} VALUES ({row})")
         s.query(f"OPTIMIZE TABLE {name} FINAL")
     spans = f"'default.spans': '{RAW.replace(chr(39), chr(92) + chr(39))} = \\'acme\\''"
@@ -61,13 +76,26 @@ def main() -> None:
     filters = build(s, args.shared_parts)
     pins = "" if args.no_pins else "".join(f", {k} = {v}" for k, v in TENANT_PINS.items())
     bounds = QueryLimits().bounds(tenant=True)
-    rows = s.query("SELECT name, type, value FROM system.settings WHERE type IN ('Bool', 'UInt64', 'Int64', "
-                   "'Float', 'Double') ORDER BY name", "TSV").bytes().decode().splitlines()
+    rows = (
+        s.query(
+            "SELECT name, type, value FROM system.settings WHERE type IN ('Bool', 'UInt64', 'Int64', "
+            "'Float', 'Double') ORDER BY name",
+            "TSV",
+        )
+        .bytes()
+        .decode()
+        .splitlines()
+    )
     tried = refused = told = 0
     started = time.monotonic()
     for name, kind, value in [("", "", "")] + [r.split("\t") for r in rows]:
-        alternatives = [None] if not name else ["0" if value in ("1", "true") else "1"] \
-            if kind == "Bool" or value in ("0", "1") else ["0", "1"]
+        alternatives = (
+            [None]
+            if not name
+            else ["0" if value in ("1", "true") else "1"]
+            if kind == "Bool" or value in ("0", "1")
+            else ["0", "1"]
+        )
         for alternative in alternatives:
             if name and not args.no_pins:
                 try:
@@ -79,14 +107,19 @@ def main() -> None:
             for oracle in ORACLES:
                 tried += 1
                 try:
-                    s.query(f"{oracle} SETTINGS max_execution_time = 5, additional_table_filters = {filters}"
-                            f"{extra}{pins if name not in TENANT_PINS else ''}", "TSV")
+                    s.query(
+                        f"{oracle} SETTINGS max_execution_time = 5, additional_table_filters = {filters}"
+                        f"{extra}{pins if name not in TENANT_PINS else ''}",
+                        "TSV",
+                    )
                 except Exception as exc:  # noqa: BLE001 - an error of the setting itself tells nothing
                     if "HIT" in str(exc):
                         told += 1
                         print(f"tells: {name or '(defaults)'} = {alternative}: {oracle}", flush=True)
-    print(f"{len(rows)} settings, {tried} statements, {refused} settings refused by the port, {told} told the "
-          f"other tenant's value, {time.monotonic() - started:.0f} s")
+    print(
+        f"{len(rows)} settings, {tried} statements, {refused} settings refused by the port, {told} told the "
+        f"other tenant's value, {time.monotonic() - started:.0f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -63,8 +63,10 @@ def open_store(settings: Settings) -> Store:
     if settings.cluster and not settings.clickhouse_url:
         raise StoreUnavailable("--cluster names the cluster of a ClickHouse server: give --clickhouse-url too")
     if settings.cluster and settings.retention_days:
-        raise StoreUnavailable("with --cluster serve makes no tables: give --retention-days to harborlight schema "
-                               f"--cluster {settings.cluster} apply, which puts the TTL on them")
+        raise StoreUnavailable(
+            "with --cluster serve makes no tables: give --retention-days to harborlight schema "
+            f"--cluster {settings.cluster} apply, which puts the TTL on them"
+        )
     store = open_client(settings.data_dir, settings.clickhouse_url, (settings.memory_limit_mib << 20) // 2)
     if settings.cluster:
         use_cluster(store, settings.cluster)
@@ -99,9 +101,12 @@ def connection_guard(settings: Settings):
 def clickhouse_limits(settings: Settings) -> QueryLimits:
     """One SQL statement gets at most a quarter of the memory limit and half the cores, so a heavy query cannot
     starve ingest."""
-    return QueryLimits(max_execution_time=settings.clickhouse_http_query_seconds,
-                       max_memory_usage=settings.memory_limit_mib * 1024 * 1024 // 4,
-                       max_threads=max(1, (os.cpu_count() or 2) // 2), max_request_bytes=settings.max_request_bytes)
+    return QueryLimits(
+        max_execution_time=settings.clickhouse_http_query_seconds,
+        max_memory_usage=settings.memory_limit_mib * 1024 * 1024 // 4,
+        max_threads=max(1, (os.cpu_count() or 2) // 2),
+        max_request_bytes=settings.max_request_bytes,
+    )
 
 
 def api_authenticator(authenticator: Authenticator):
@@ -131,10 +136,14 @@ def build_http_app(
     store: Store, writer: Writer, receiver: Receiver, authenticator: Authenticator, settings: Settings
 ) -> FastAPI:
     services = Services(
-        store=store, authenticate=api_authenticator(authenticator),
+        store=store,
+        authenticate=api_authenticator(authenticator),
         transfers=Transfers(store, receiver, settings.max_request_bytes),
-        read_body=api_body_reader(settings.max_request_bytes), writer=writer, counters=receiver.counters,
-        memory=receiver.memory, max_commit_lag_seconds=settings.max_commit_lag_seconds,
+        read_body=api_body_reader(settings.max_request_bytes),
+        writer=writer,
+        counters=receiver.counters,
+        memory=receiver.memory,
+        max_commit_lag_seconds=settings.max_commit_lag_seconds,
         live_limits=LiveLimits.of(settings),
     )
     return build_api(services, otlp_router(receiver, authenticator, settings.max_request_bytes))
@@ -168,8 +177,12 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
         http_app = build_http_app(store, writer, receiver, authenticator, settings)
         config = uvicorn.Config(
             FreshReads(http_app, writer.caught_up, settings.max_commit_lag_seconds, FreshReads.api_reads),
-            host=settings.host, port=settings.http_port,
-            log_level="warning", lifespan="off", timeout_graceful_shutdown=5, http=connection_guard(settings),
+            host=settings.host,
+            port=settings.http_port,
+            log_level="warning",
+            lifespan="off",
+            timeout_graceful_shutdown=5,
+            http=connection_guard(settings),
         )
         http_server = uvicorn.Server(config)
         http_task = asyncio.create_task(http_server.serve())
@@ -181,16 +194,27 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
             await asyncio.sleep(0.01)
         http_port = http_server.servers[0].sockets[0].getsockname()[1]
         try:
-            async with optional_clickhouse_http_server(
-                store, authenticator, settings.host, settings.clickhouse_http_port,
-                clickhouse_limits(settings),
-                lambda app: FreshReads(app, writer.caught_up, settings.max_commit_lag_seconds),
-                connection_guard(settings),
-            ) as clickhouse_http_port, optional_clickhouse_tcp_server(
-                store, authenticator, settings.host, settings.clickhouse_tcp_port, clickhouse_limits(settings),
-                lambda: writer.caught_up(settings.max_commit_lag_seconds), settings.read_timeout_seconds,
-                settings.max_connections,
-            ) as clickhouse_tcp_port:
+            async with (
+                optional_clickhouse_http_server(
+                    store,
+                    authenticator,
+                    settings.host,
+                    settings.clickhouse_http_port,
+                    clickhouse_limits(settings),
+                    lambda app: FreshReads(app, writer.caught_up, settings.max_commit_lag_seconds),
+                    connection_guard(settings),
+                ) as clickhouse_http_port,
+                optional_clickhouse_tcp_server(
+                    store,
+                    authenticator,
+                    settings.host,
+                    settings.clickhouse_tcp_port,
+                    clickhouse_limits(settings),
+                    lambda: writer.caught_up(settings.max_commit_lag_seconds),
+                    settings.read_timeout_seconds,
+                    settings.max_connections,
+                ) as clickhouse_tcp_port,
+            ):
                 yield Running(store, writer, grpc_port, http_port, clickhouse_http_port, clickhouse_tcp_port)
         finally:
             await grpc_server.stop(grace=5)

@@ -17,8 +17,9 @@ class Settings:
         None, "use a ClickHouse server instead of the embedded store, e.g. http://user:pass@host:8123/default"
     )
     cluster: str | None = _setting(
-        None, "the ClickHouse cluster --clickhouse-url is a server of: its tables are the cluster form (harborlight "
-        "schema --cluster NAME apply makes them), which serve checks, creating none itself"
+        None,
+        "the ClickHouse cluster --clickhouse-url is a server of: its tables are the cluster form (harborlight "
+        "schema --cluster NAME apply makes them), which serve checks, creating none itself",
     )
     host: str = _setting("127.0.0.1", "address to listen on (0.0.0.0 accepts agents from other hosts)")
     grpc_port: int = _setting(4317, "OTLP/gRPC port")
@@ -32,14 +33,16 @@ class Settings:
     )
     wal_dir: Path | None = _setting(None, "directory of the write-ahead log; unset: <data-dir>/wal")
     wal_fsync: str = _setting(
-        "100", "when the write-ahead log reaches the disk: always (before each acknowledgement), every this many "
+        "100",
+        "when the write-ahead log reaches the disk: always (before each acknowledgement), every this many "
         "ms, or never (the kernel's writeback); what a power loss can take is what no fsync covered yet",
     )
     wal_max_mib: int = _setting(
         1024, "most the write-ahead log holds for the store (during an outage, say); past it ingest refuses, retryably"
     )
     max_commit_lag_seconds: int = _setting(
-        10, "/healthz answers 503 when an acknowledged request waits longer than this to be stored, and a read "
+        10,
+        "/healthz answers 503 when an acknowledged request waits longer than this to be stored, and a read "
         "waits at most this long for the requests acknowledged before it",
     )
     max_items_per_request: int = _setting(50_000, "most spans / log records / data points in one export request")
@@ -68,25 +71,26 @@ class Settings:
         None, "serve a read-only ClickHouse-compatible HTTP interface (for Grafana) on this port; off when unset"
     )
     clickhouse_tcp_port: int | None = _setting(
-        None, "serve ClickHouse's native TCP protocol (Grafana's default, clickhouse-client, clickhouse-driver) on this "
-        "port, read-only like the HTTP interface; off when unset (9000 is ClickHouse's own port)"
+        None,
+        "serve ClickHouse's native TCP protocol (Grafana's default, clickhouse-client, clickhouse-driver) on this "
+        "port, read-only like the HTTP interface; off when unset (9000 is ClickHouse's own port)",
     )
     clickhouse_http_query_seconds: int = _setting(
         300, "longest a statement on the ClickHouse HTTP interface runs (its max_execution_time; callers may lower it)"
     )
     live_buffer_kib: int = _setting(
-        256, "most an /api/live stream may fall behind its reader; past it the stream is ended with a 'dropped' "
+        256,
+        "most an /api/live stream may fall behind its reader; past it the stream is ended with a 'dropped' "
         "event saying so (reconnect with history=true to catch up)",
     )
     live_streams_per_tenant: int = _setting(
-        64, "most /api/live streams one tenant (or, without tenants, everyone) holds open; past it: 429",
+        64,
+        "most /api/live streams one tenant (or, without tenants, everyone) holds open; past it: 429",
     )
     import_max_json_mib: int = _setting(
         64, "import harbor: largest config.json, result.json, lock.json or verifier/report.json read; larger: refused"
     )
-    import_max_trajectory_mib: int = _setting(
-        256, "import harbor: largest agent/trajectory.json read; larger: refused"
-    )
+    import_max_trajectory_mib: int = _setting(256, "import harbor: largest agent/trajectory.json read; larger: refused")
     import_max_log_mib: int = _setting(256, "import harbor: largest job.log or trial.log read; larger: refused")
 
     @property

@@ -27,6 +27,7 @@ PATIENT_SECONDS = 300
 def _patient(call):
     def patient(*args, timeout=PATIENT_SECONDS, **kwargs):
         return call(*args, timeout=timeout, **kwargs)
+
     return patient
 
 

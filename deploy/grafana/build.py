@@ -39,8 +39,10 @@ FORMATS = {"timeseries": (0, "timeseries"), "table": (1, "table"), "traces": (3,
 # src/data/migration.ts); the version the dashboards are written for (tests/grafana check the targets against its
 # query model).
 PLUGIN_VERSION = "4.20.0"
-NOTE = ("A trial's figures are its stored row, the one GET /api/trials/{trial} answers, and a job's the one "
-        "GET /api/jobs/{job} answers; a trial or a job belongs to the time range when its first event does.")
+NOTE = (
+    "A trial's figures are its stored row, the one GET /api/trials/{trial} answers, and a job's the one "
+    "GET /api/jobs/{job} answers; a trial or a job belongs to the time range when its first event does."
+)
 OUTCOME_SETS = {"infra_outcomes": INFRA_OUTCOMES}
 
 
@@ -76,15 +78,19 @@ def calls(where: str) -> str:
     if not named or not named <= CALL_KINDS:
         raise ValueError(f"{{{{calls:...}}}} selects calls: its where names Kind {sorted(CALL_KINDS)}: {where!r}")
     scope = KIND.sub("", where)  # the identity part: rows named after their trials (harborlight/agent/identity.py)
-    return ("-- each call once, facts filled from its twin (harborlight/agent/twins.py events)\n"
-            + agent_twins.events(where, derived=False, scope=scope).strip())
+    return (
+        "-- each call once, facts filled from its twin (harborlight/agent/twins.py events)\n"
+        + agent_twins.events(where, derived=False, scope=scope).strip()
+    )
 
 
 def events(where: str) -> str:
     """Every agent event `where` selects, as the API reads them (harborlight/agent/twins.py)."""
     where = " ".join(where.split())
-    return ("-- each call once, facts filled from its twin (harborlight/agent/twins.py events)\n"
-            + agent_twins.events(where, scope=where).strip())
+    return (
+        "-- each call once, facts filled from its twin (harborlight/agent/twins.py events)\n"
+        + agent_twins.events(where, scope=where).strip()
+    )
 
 
 def panel_sql(name: str) -> str:
@@ -95,14 +101,14 @@ def panel_sql(name: str) -> str:
     text = EVENTS.sub(lambda m: events(m[1]).replace("\n", "\n" + _indent(text, m.start())), text)
     text = text.replace("{{kind_counts}}", ",\n    ".join(f"countIf(Kind = '{k}') AS {k}" for k in KINDS)).strip()
     if "{{" in text:
-        raise ValueError(f"sql/{name}: a placeholder build.py does not know: {text[text.index('{{'):][:40]!r}")
+        raise ValueError(f"sql/{name}: a placeholder build.py does not know: {text[text.index('{{') :][:40]!r}")
     return text
 
 
 def _indent(text: str, at: int) -> str:
     """The indentation of the line `at` is on."""
-    line = text[text.rfind("\n", 0, at) + 1:at]
-    return line[:len(line) - len(line.lstrip(" \t"))]
+    line = text[text.rfind("\n", 0, at) + 1 : at]
+    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def description(name: str) -> str:
@@ -121,19 +127,33 @@ def link(title: str, url: str) -> dict:
 
 def explore_trace_link() -> dict:
     sql = panel_sql("trial_trace.sql").replace("${trace:sqlstring}", "'${__value.raw}'")
-    return {"title": "Open the trace view", "url": "", "internal": {
-        "datasourceUid": DATASOURCE["uid"], "datasourceName": "harborlight",
-        "query": {"pluginVersion": PLUGIN_VERSION, "editorType": "sql", "queryType": "traces", "format": 3,
-                  "rawSql": sql},
-    }}
+    return {
+        "title": "Open the trace view",
+        "url": "",
+        "internal": {
+            "datasourceUid": DATASOURCE["uid"],
+            "datasourceName": "harborlight",
+            "query": {
+                "pluginVersion": PLUGIN_VERSION,
+                "editorType": "sql",
+                "queryType": "traces",
+                "format": 3,
+                "rawSql": sql,
+            },
+        },
+    }
 
 
 def panel_json(panel: Panel, index: int, pos: dict) -> dict:
     fmt, query_type = panel.query_format()
-    overrides = [{"matcher": {"id": "byName", "options": col},
-                  "properties": [{"id": "unit", "value": unit}]} for col, unit in panel.units.items()]
-    overrides += [{"matcher": {"id": "byName", "options": col}, "properties": [{"id": "links", "value": [data_link]}]}
-                  for col, data_link in panel.links.items()]
+    overrides = [
+        {"matcher": {"id": "byName", "options": col}, "properties": [{"id": "unit", "value": unit}]}
+        for col, unit in panel.units.items()
+    ]
+    overrides += [
+        {"matcher": {"id": "byName", "options": col}, "properties": [{"id": "links", "value": [data_link]}]}
+        for col, data_link in panel.links.items()
+    ]
     body = {
         "id": index,
         "type": panel.kind,
@@ -141,27 +161,46 @@ def panel_json(panel: Panel, index: int, pos: dict) -> dict:
         "description": description(panel.sql),
         "datasource": DATASOURCE,
         "gridPos": pos,
-        "targets": [{"refId": "A", "datasource": DATASOURCE, "pluginVersion": PLUGIN_VERSION, "editorType": "sql",
-                     "queryType": query_type, "format": fmt, "rawSql": panel_sql(panel.sql)}],
+        "targets": [
+            {
+                "refId": "A",
+                "datasource": DATASOURCE,
+                "pluginVersion": PLUGIN_VERSION,
+                "editorType": "sql",
+                "queryType": query_type,
+                "format": fmt,
+                "rawSql": panel_sql(panel.sql),
+            }
+        ],
         "fieldConfig": {"defaults": {}, "overrides": overrides},
-        "transformations": [{"id": "organize", "options": {
-            "indexByName": {col: i for i, col in enumerate(panel.columns)}}}],
+        "transformations": [
+            {"id": "organize", "options": {"indexByName": {col: i for i, col in enumerate(panel.columns)}}}
+        ],
         "options": {},
     }
     if panel.kind == "stat":
-        body["options"] = {"reduceOptions": {"values": False, "calcs": ["lastNotNull"], "fields": "/.*/"},
-                           "textMode": "value_and_name", "colorMode": "none"}
+        body["options"] = {
+            "reduceOptions": {"values": False, "calcs": ["lastNotNull"], "fields": "/.*/"},
+            "textMode": "value_and_name",
+            "colorMode": "none",
+        }
     if panel.kind == "timeseries":
-        body["fieldConfig"]["defaults"] = {"custom": {"drawStyle": "bars", "stacking": {"mode": "normal"},
-                                                      "fillOpacity": 80}}
+        body["fieldConfig"]["defaults"] = {
+            "custom": {"drawStyle": "bars", "stacking": {"mode": "normal"}, "fillOpacity": 80}
+        }
     if panel.kind == "barchart":
         body["options"] = {"xField": panel.columns[0], "orientation": "horizontal"}
     return body
 
 
 def text_panel(index: int, title: str, content: str, pos: dict) -> dict:
-    return {"id": index, "type": "text", "title": title, "gridPos": pos,
-            "options": {"mode": "markdown", "content": content}}
+    return {
+        "id": index,
+        "type": "text",
+        "title": title,
+        "gridPos": pos,
+        "options": {"mode": "markdown", "content": content},
+    }
 
 
 def layout(items: list[Panel | tuple[str, str, int, int]]) -> list[dict]:
@@ -178,18 +217,29 @@ def layout(items: list[Panel | tuple[str, str, int, int]]) -> list[dict]:
 
 
 def query_variable(name: str, sql: str, multi: bool = False, label: str | None = None) -> dict:
-    return {"type": "query", "name": name, "label": label or name, "datasource": DATASOURCE, "query": sql,
-            "definition": sql, "refresh": 2, "multi": multi, "includeAll": multi, "sort": 1,
-            "current": {}, "options": []}
+    return {
+        "type": "query",
+        "name": name,
+        "label": label or name,
+        "datasource": DATASOURCE,
+        "query": sql,
+        "definition": sql,
+        "refresh": 2,
+        "multi": multi,
+        "includeAll": multi,
+        "sort": 1,
+        "current": {},
+        "options": [],
+    }
 
 
-JOB_VARIABLE_SQL = ("SELECT DISTINCT JobName FROM agent_events "
-                    "WHERE $__timeFilter(Timestamp) AND JobName IS NOT NULL ORDER BY JobName")
+JOB_VARIABLE_SQL = (
+    "SELECT DISTINCT JobName FROM agent_events WHERE $__timeFilter(Timestamp) AND JobName IS NOT NULL ORDER BY JobName"
+)
 _JOB_TRIALS = "JobName = ${job:sqlstring} AND TrialName IS NOT NULL"
 TRIAL_VARIABLE_SQL = f"SELECT DISTINCT TrialName FROM ({named(_JOB_TRIALS)}) WHERE {_JOB_TRIALS} ORDER BY TrialName"
 _TRIAL = "JobName = ${job:sqlstring} AND TrialName = ${trial:sqlstring}"
-TRACE_VARIABLE_SQL = (f"SELECT TraceId FROM ({named(_TRIAL)}) WHERE {_TRIAL} "
-                      "GROUP BY TraceId ORDER BY min(Timestamp)")
+TRACE_VARIABLE_SQL = f"SELECT TraceId FROM ({named(_TRIAL)}) WHERE {_TRIAL} GROUP BY TraceId ORDER BY min(Timestamp)"
 
 JOB_LINK = "/d/harborlight-job/harborlight-one-job?var-job=${__value.raw}&${__url_time_range}"
 TRIAL_LINK = "/d/harborlight-trial/harborlight-one-trial?var-job=${job}&var-trial=${__value.raw}&${__url_time_range}"
@@ -198,8 +248,15 @@ USD, RATE, SECONDS = "currencyUSD", "percentunit", "s"
 
 def dashboard(uid: str, title: str, description_text: str, items: list, variables: list[dict]) -> dict:
     return {
-        "uid": uid, "title": title, "description": description_text, "tags": ["harborlight"],
-        "editable": True, "schemaVersion": 39, "version": 1, "timezone": "utc", "refresh": "30s",
+        "uid": uid,
+        "title": title,
+        "description": description_text,
+        "tags": ["harborlight"],
+        "editable": True,
+        "schemaVersion": 39,
+        "version": 1,
+        "timezone": "utc",
+        "refresh": "30s",
         "time": {"from": "now-7d", "to": "now"},
         "templating": {"list": variables},
         "links": [{"title": "harborlight", "type": "dashboards", "tags": ["harborlight"], "asDropdown": True}],
@@ -208,69 +265,249 @@ def dashboard(uid: str, title: str, description_text: str, items: list, variable
 
 
 def jobs_overview() -> dict:
-    return dashboard("harborlight-jobs", "harborlight: jobs", NOTE, [
-        Panel("Jobs", "jobs_table.sql", ["job", "trials", "running_trials", "resolved", "infra_errors", "raw_solve_rate",
-                                         "adjusted_solve_rate", "cost_usd", "input_tokens", "output_tokens",
-                                         "started"], width=24,
-              units={"raw_solve_rate": RATE, "adjusted_solve_rate": RATE, "cost_usd": USD},
-              links={"job": link("Open the job", JOB_LINK)}),
-        Panel("Outcome mix over time", "jobs_outcomes_over_time.sql",
-              ["time", "resolved", "scored", "failed", "agent_error", "infra_error", "unknown", "running"],
-              kind="timeseries"),
-        Panel("Cost and tokens over time", "jobs_usage_over_time.sql",
-              ["time", "cost_usd", "input_tokens", "cached_tokens", "output_tokens"], kind="timeseries",
-              units={"cost_usd": USD}),
-    ], [query_variable("job", JOB_VARIABLE_SQL, multi=True)])
+    return dashboard(
+        "harborlight-jobs",
+        "harborlight: jobs",
+        NOTE,
+        [
+            Panel(
+                "Jobs",
+                "jobs_table.sql",
+                [
+                    "job",
+                    "trials",
+                    "running_trials",
+                    "resolved",
+                    "infra_errors",
+                    "raw_solve_rate",
+                    "adjusted_solve_rate",
+                    "cost_usd",
+                    "input_tokens",
+                    "output_tokens",
+                    "started",
+                ],
+                width=24,
+                units={"raw_solve_rate": RATE, "adjusted_solve_rate": RATE, "cost_usd": USD},
+                links={"job": link("Open the job", JOB_LINK)},
+            ),
+            Panel(
+                "Outcome mix over time",
+                "jobs_outcomes_over_time.sql",
+                ["time", "resolved", "scored", "failed", "agent_error", "infra_error", "unknown", "running"],
+                kind="timeseries",
+            ),
+            Panel(
+                "Cost and tokens over time",
+                "jobs_usage_over_time.sql",
+                ["time", "cost_usd", "input_tokens", "cached_tokens", "output_tokens"],
+                kind="timeseries",
+                units={"cost_usd": USD},
+            ),
+        ],
+        [query_variable("job", JOB_VARIABLE_SQL, multi=True)],
+    )
 
 
 def one_job() -> dict:
-    return dashboard("harborlight-job", "harborlight: one job", NOTE, [
-        Panel("Job", "job_summary.sql", ["trials", "running_trials", "raw_solve_rate", "adjusted_solve_rate",
-                                         "infra_errors", "cost_usd", "input_tokens", "cache_tokens",
-                                         "output_tokens"], kind="stat", width=24, height=4,
-              units={"raw_solve_rate": RATE, "adjusted_solve_rate": RATE, "cost_usd": USD}),
-        Panel("Trials", "job_trials.sql", ["trial", "task", "attempt", "outcome", "reward", "exception", "total_s",
-                                           "env_s", "agent_setup_s", "agent_s", "verifier_s", "cost_usd",
-                                           "input_tokens", "output_tokens", "model_calls", "tool_calls",
-                                           "rate_limited_calls"], width=24, height=10,
-              units={"total_s": SECONDS, "env_s": SECONDS, "agent_setup_s": SECONDS, "agent_s": SECONDS,
-                     "verifier_s": SECONDS, "cost_usd": USD},
-              links={"trial": link("Open the trial", TRIAL_LINK)}),
-        Panel("Outcomes", "job_outcome_counts.sql", ["outcome", "trials"], kind="barchart", width=8),
-        Panel("Tool calls by category", "job_tool_categories.sql", ["category", "calls", "failed"],
-              kind="barchart", width=8),
-        Panel("Models", "job_models.sql", ["model", "calls", "rate_limited", "input_tokens", "cached_tokens",
-                                           "output_tokens", "cost_usd"], width=8, units={"cost_usd": USD}),
-        Panel("Rate limits (429) and server errors", "job_rate_limits.sql",
-              ["time", "model_calls", "rate_limited", "server_errors"], kind="timeseries", width=24),
-    ], [query_variable("job", JOB_VARIABLE_SQL)])
+    return dashboard(
+        "harborlight-job",
+        "harborlight: one job",
+        NOTE,
+        [
+            Panel(
+                "Job",
+                "job_summary.sql",
+                [
+                    "trials",
+                    "running_trials",
+                    "raw_solve_rate",
+                    "adjusted_solve_rate",
+                    "infra_errors",
+                    "cost_usd",
+                    "input_tokens",
+                    "cache_tokens",
+                    "output_tokens",
+                ],
+                kind="stat",
+                width=24,
+                height=4,
+                units={"raw_solve_rate": RATE, "adjusted_solve_rate": RATE, "cost_usd": USD},
+            ),
+            Panel(
+                "Trials",
+                "job_trials.sql",
+                [
+                    "trial",
+                    "task",
+                    "attempt",
+                    "outcome",
+                    "reward",
+                    "exception",
+                    "total_s",
+                    "env_s",
+                    "agent_setup_s",
+                    "agent_s",
+                    "verifier_s",
+                    "cost_usd",
+                    "input_tokens",
+                    "output_tokens",
+                    "model_calls",
+                    "tool_calls",
+                    "rate_limited_calls",
+                ],
+                width=24,
+                height=10,
+                units={
+                    "total_s": SECONDS,
+                    "env_s": SECONDS,
+                    "agent_setup_s": SECONDS,
+                    "agent_s": SECONDS,
+                    "verifier_s": SECONDS,
+                    "cost_usd": USD,
+                },
+                links={"trial": link("Open the trial", TRIAL_LINK)},
+            ),
+            Panel("Outcomes", "job_outcome_counts.sql", ["outcome", "trials"], kind="barchart", width=8),
+            Panel(
+                "Tool calls by category",
+                "job_tool_categories.sql",
+                ["category", "calls", "failed"],
+                kind="barchart",
+                width=8,
+            ),
+            Panel(
+                "Models",
+                "job_models.sql",
+                ["model", "calls", "rate_limited", "input_tokens", "cached_tokens", "output_tokens", "cost_usd"],
+                width=8,
+                units={"cost_usd": USD},
+            ),
+            Panel(
+                "Rate limits (429) and server errors",
+                "job_rate_limits.sql",
+                ["time", "model_calls", "rate_limited", "server_errors"],
+                kind="timeseries",
+                width=24,
+            ),
+        ],
+        [query_variable("job", JOB_VARIABLE_SQL)],
+    )
 
 
 def one_trial() -> dict:
-    return dashboard("harborlight-trial", "harborlight: one trial", NOTE, [
-        Panel("Trial", "trial_summary.sql", ["outcome", "reward", "exception", "total_s", "cost_usd",
-                                             "input_tokens", "output_tokens", "model_calls", "tool_calls"],
-              kind="stat", width=24, height=4, units={"total_s": SECONDS, "cost_usd": USD}),
-        Panel("Phases", "trial_phases.sql", ["phase", "started", "ended", "duration_s", "raised"], width=10,
-              units={"duration_s": SECONDS}),
-        Panel("Agent events by kind", "trial_events_by_kind.sql",
-              ["time", "llm_request", "reasoning", "output", "tool", "subagent", "session", "user_message",
-               "compaction", "group"], kind="timeseries", width=14),
-        Panel("Model calls", "trial_model_calls.sql", ["time", "model", "http_status", "input_tokens",
-                                                        "cached_tokens", "output_tokens", "reasoning_tokens",
-                                                        "cost_usd", "duration_ms", "error", "trace_id"],
-              width=24, units={"cost_usd": USD, "duration_ms": "ms"}),
-        Panel("Tool calls", "trial_tool_calls.sql", ["time", "tool", "category", "call_id", "failed", "paths",
-                                                      "duration_ms", "error", "trace_id"], width=24,
-              units={"duration_ms": "ms"}),
-        Panel("Traces", "trial_traces.sql", ["trace_id", "service", "events", "started"], width=8,
-              links={"trace_id": explore_trace_link()}),
-        Panel("Trace view ($trace)", "trial_trace.sql",
-              ["traceID", "spanID", "parentSpanID", "serviceName", "operationName", "startTime", "duration", "tags",
-               "serviceTags", "statusCode", "logs", "references", "kind", "statusMessage", "traceState"], kind="traces",
-              width=16, height=12),
-    ], [query_variable("job", JOB_VARIABLE_SQL), query_variable("trial", TRIAL_VARIABLE_SQL),
-        query_variable("trace", TRACE_VARIABLE_SQL)])
+    return dashboard(
+        "harborlight-trial",
+        "harborlight: one trial",
+        NOTE,
+        [
+            Panel(
+                "Trial",
+                "trial_summary.sql",
+                [
+                    "outcome",
+                    "reward",
+                    "exception",
+                    "total_s",
+                    "cost_usd",
+                    "input_tokens",
+                    "output_tokens",
+                    "model_calls",
+                    "tool_calls",
+                ],
+                kind="stat",
+                width=24,
+                height=4,
+                units={"total_s": SECONDS, "cost_usd": USD},
+            ),
+            Panel(
+                "Phases",
+                "trial_phases.sql",
+                ["phase", "started", "ended", "duration_s", "raised"],
+                width=10,
+                units={"duration_s": SECONDS},
+            ),
+            Panel(
+                "Agent events by kind",
+                "trial_events_by_kind.sql",
+                [
+                    "time",
+                    "llm_request",
+                    "reasoning",
+                    "output",
+                    "tool",
+                    "subagent",
+                    "session",
+                    "user_message",
+                    "compaction",
+                    "group",
+                ],
+                kind="timeseries",
+                width=14,
+            ),
+            Panel(
+                "Model calls",
+                "trial_model_calls.sql",
+                [
+                    "time",
+                    "model",
+                    "http_status",
+                    "input_tokens",
+                    "cached_tokens",
+                    "output_tokens",
+                    "reasoning_tokens",
+                    "cost_usd",
+                    "duration_ms",
+                    "error",
+                    "trace_id",
+                ],
+                width=24,
+                units={"cost_usd": USD, "duration_ms": "ms"},
+            ),
+            Panel(
+                "Tool calls",
+                "trial_tool_calls.sql",
+                ["time", "tool", "category", "call_id", "failed", "paths", "duration_ms", "error", "trace_id"],
+                width=24,
+                units={"duration_ms": "ms"},
+            ),
+            Panel(
+                "Traces",
+                "trial_traces.sql",
+                ["trace_id", "service", "events", "started"],
+                width=8,
+                links={"trace_id": explore_trace_link()},
+            ),
+            Panel(
+                "Trace view ($trace)",
+                "trial_trace.sql",
+                [
+                    "traceID",
+                    "spanID",
+                    "parentSpanID",
+                    "serviceName",
+                    "operationName",
+                    "startTime",
+                    "duration",
+                    "tags",
+                    "serviceTags",
+                    "statusCode",
+                    "logs",
+                    "references",
+                    "kind",
+                    "statusMessage",
+                    "traceState",
+                ],
+                kind="traces",
+                width=16,
+                height=12,
+            ),
+        ],
+        [
+            query_variable("job", JOB_VARIABLE_SQL),
+            query_variable("trial", TRIAL_VARIABLE_SQL),
+            query_variable("trace", TRACE_VARIABLE_SQL),
+        ],
+    )
 
 
 REJECTED = """**Rejected items are not in the store.** harborlight rejects bad items one by one before they are
@@ -282,30 +519,52 @@ scraping `/metrics` to chart them here, e.g. `sum by (signal) (rate(harborlight_
 
 
 def ingest_health() -> dict:
-    return dashboard("harborlight-ingest", "harborlight: ingest health",
-                     "What the store holds about ingest: acknowledged requests, rows stored per table, "
-                     "truncated items and lag. harborlight_ingested_requests has no tenant column: through "
-                     "harborlight's ClickHouse interface only the operator token sees its panels' rows.", [
-                         Panel("Acknowledged items per second (by arrival)", "ingest_committed.sql",
-                               ["time", "spans_per_s", "log_records_per_s", "data_points_per_s", "requests_per_s"],
-                               kind="timeseries"),
-                         Panel("Rows stored per second (by telemetry time)", "ingest_stored.sql",
-                               ["time", "spans_per_s", "log_records_per_s", "agent_events_per_s"],
-                               kind="timeseries"),
-                         Panel("Ingest lag", "ingest_lag.sql",
-                               ["spans_lag_s", "logs_lag_s", "agent_events_lag_s", "last_commit_age_s"],
-                               kind="stat", height=5,
-                               units={c: SECONDS for c in ("spans_lag_s", "logs_lag_s", "agent_events_lag_s",
-                                                           "last_commit_age_s")}),
-                         Panel("Truncated items per second", "ingest_truncated.sql",
-                               ["time", "truncated_spans_per_s", "truncated_log_records_per_s"],
-                               kind="timeseries", height=5),
-                         ("Rejected items", REJECTED, 24, 5),
-                     ], [])
+    return dashboard(
+        "harborlight-ingest",
+        "harborlight: ingest health",
+        "What the store holds about ingest: acknowledged requests, rows stored per table, "
+        "truncated items and lag. harborlight_ingested_requests has no tenant column: through "
+        "harborlight's ClickHouse interface only the operator token sees its panels' rows.",
+        [
+            Panel(
+                "Acknowledged items per second (by arrival)",
+                "ingest_committed.sql",
+                ["time", "spans_per_s", "log_records_per_s", "data_points_per_s", "requests_per_s"],
+                kind="timeseries",
+            ),
+            Panel(
+                "Rows stored per second (by telemetry time)",
+                "ingest_stored.sql",
+                ["time", "spans_per_s", "log_records_per_s", "agent_events_per_s"],
+                kind="timeseries",
+            ),
+            Panel(
+                "Ingest lag",
+                "ingest_lag.sql",
+                ["spans_lag_s", "logs_lag_s", "agent_events_lag_s", "last_commit_age_s"],
+                kind="stat",
+                height=5,
+                units={c: SECONDS for c in ("spans_lag_s", "logs_lag_s", "agent_events_lag_s", "last_commit_age_s")},
+            ),
+            Panel(
+                "Truncated items per second",
+                "ingest_truncated.sql",
+                ["time", "truncated_spans_per_s", "truncated_log_records_per_s"],
+                kind="timeseries",
+                height=5,
+            ),
+            ("Rejected items", REJECTED, 24, 5),
+        ],
+        [],
+    )
 
 
-DASHBOARDS = {"harborlight-jobs.json": jobs_overview, "harborlight-job.json": one_job,
-              "harborlight-trial.json": one_trial, "harborlight-ingest.json": ingest_health}
+DASHBOARDS = {
+    "harborlight-jobs.json": jobs_overview,
+    "harborlight-job.json": one_job,
+    "harborlight-trial.json": one_trial,
+    "harborlight-ingest.json": ingest_health,
+}
 
 
 def render() -> dict[str, str]:

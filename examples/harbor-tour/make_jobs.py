@@ -22,13 +22,16 @@ RUNS = {"tour-hasty": "scripted/hasty-1", "tour-careful": "scripted/careful-1"}
 
 def config(job: str, model: str) -> dict:
     return {
-        "job_name": job, "jobs_dir": str(JOBS), "n_attempts": 2, "n_concurrent_trials": 1,
-        "quiet": True, "skip_credential_checks": True,
+        "job_name": job,
+        "jobs_dir": str(JOBS),
+        "n_attempts": 2,
+        "n_concurrent_trials": 1,
+        "quiet": True,
+        "skip_credential_checks": True,
         "retry": {"max_retries": 1, "min_wait_sec": 0.0, "max_wait_sec": 0.0},
         "agents": [{"import_path": "tour_agent:TourAgent", "model_name": model}],
         "environment": {"import_path": "tests.harbor_live.host_environment:HostEnvironment"},
-        "tasks": [{"path": str(HERE / "tasks" / t)}
-                  for t in TASKS],
+        "tasks": [{"path": str(HERE / "tasks" / t)} for t in TASKS],
     }
 
 
@@ -40,8 +43,12 @@ def main() -> None:
             shutil.rmtree(JOBS / job, ignore_errors=True)
             path = Path(scratch) / f"{job}.json"
             path.write_text(json.dumps(config(job, model)))
-            subprocess.run([str(Path(sys.executable).with_name("harbor")), "run", "-c", str(path), "-y", "-q"],
-                           cwd=ROOT, env=env, check=True)
+            subprocess.run(
+                [str(Path(sys.executable).with_name("harbor")), "run", "-c", str(path), "-y", "-q"],
+                cwd=ROOT,
+                env=env,
+                check=True,
+            )
     shutil.rmtree(JOBS / ".tour-state", ignore_errors=True)
 
 

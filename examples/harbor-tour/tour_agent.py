@@ -27,16 +27,28 @@ from harbor.models.trajectories import (
 
 SCRIPTS: dict[str, dict[str, tuple[str, ...]]] = {
     "hasty-1": {
-        "write-file": ("solve", "solve"), "fix-typo": ("crash", "solve", "solve"),
-        "count-lines": ("wrong", "solve"), "fetch-docs": ("rate-limit", "rate-limit", "solve"),
-        "sort-names": ("wrong", "wrong"), "rename-var": ("solve", "wrong"), "parse-date": ("solve", "solve"),
-        "add-test": ("wrong", "wrong"), "merge-config": ("solve", "solve"), "trim-log": ("wrong", "solve"),
+        "write-file": ("solve", "solve"),
+        "fix-typo": ("crash", "solve", "solve"),
+        "count-lines": ("wrong", "solve"),
+        "fetch-docs": ("rate-limit", "rate-limit", "solve"),
+        "sort-names": ("wrong", "wrong"),
+        "rename-var": ("solve", "wrong"),
+        "parse-date": ("solve", "solve"),
+        "add-test": ("wrong", "wrong"),
+        "merge-config": ("solve", "solve"),
+        "trim-log": ("wrong", "solve"),
     },
     "careful-1": {
-        "write-file": ("solve", "solve"), "fix-typo": ("solve", "solve"),
-        "count-lines": ("solve", "solve"), "fetch-docs": ("wrong", "solve"),
-        "sort-names": ("solve", "solve"), "rename-var": ("solve", "solve"), "parse-date": ("solve", "solve"),
-        "add-test": ("wrong", "solve"), "merge-config": ("solve", "solve"), "trim-log": ("solve", "solve"),
+        "write-file": ("solve", "solve"),
+        "fix-typo": ("solve", "solve"),
+        "count-lines": ("solve", "solve"),
+        "fetch-docs": ("wrong", "solve"),
+        "sort-names": ("solve", "solve"),
+        "rename-var": ("solve", "solve"),
+        "parse-date": ("solve", "solve"),
+        "add-test": ("wrong", "solve"),
+        "merge-config": ("solve", "solve"),
+        "trim-log": ("solve", "solve"),
     },
 }
 TOKENS = {"hasty-1": (900, 60, 0.0041), "careful-1": (2400, 210, 0.0187)}  # input, output, cost (USD)
@@ -80,20 +92,38 @@ class TourAgent(BaseAgent):
         done = await environment.exec(f"echo {answer!r} > /app/answer.txt && wc -c /app/answer.txt")
         n_in, n_out, cost = TOKENS[model]
         trajectory = Trajectory(
-            schema_version="ATIF-v1.6", session_id=f"tour-{self.session_id}",
+            schema_version="ATIF-v1.6",
+            session_id=f"tour-{self.session_id}",
             agent=Agent(name=self.name(), version=self.version(), model_name=model),
             steps=[
                 Step(step_id=1, timestamp=asked, source="user", message=instruction),
-                Step(step_id=2, timestamp=_now(), source="agent", model_name=model, message="Writing the answer.",
-                     tool_calls=[ToolCall(tool_call_id="call_1", function_name="Bash",
-                                          arguments={"command": f"echo {answer!r} > /app/answer.txt"})],
-                     observation=Observation(results=[ObservationResult(source_call_id="call_1",
-                                                                        content=done.stdout)]),
-                     metrics=Metrics(prompt_tokens=n_in, completion_tokens=n_out, cost_usd=cost)),
-                Step(step_id=3, timestamp=_now(), source="agent", model_name=model,
-                     message=f"I wrote '{answer}' to /app/answer.txt."),
+                Step(
+                    step_id=2,
+                    timestamp=_now(),
+                    source="agent",
+                    model_name=model,
+                    message="Writing the answer.",
+                    tool_calls=[
+                        ToolCall(
+                            tool_call_id="call_1",
+                            function_name="Bash",
+                            arguments={"command": f"echo {answer!r} > /app/answer.txt"},
+                        )
+                    ],
+                    observation=Observation(results=[ObservationResult(source_call_id="call_1", content=done.stdout)]),
+                    metrics=Metrics(prompt_tokens=n_in, completion_tokens=n_out, cost_usd=cost),
+                ),
+                Step(
+                    step_id=3,
+                    timestamp=_now(),
+                    source="agent",
+                    model_name=model,
+                    message=f"I wrote '{answer}' to /app/answer.txt.",
+                ),
             ],
-            final_metrics=FinalMetrics(total_prompt_tokens=n_in, total_completion_tokens=n_out,
-                                       total_cost_usd=cost, total_steps=3))
+            final_metrics=FinalMetrics(
+                total_prompt_tokens=n_in, total_completion_tokens=n_out, total_cost_usd=cost, total_steps=3
+            ),
+        )
         (self.logs_dir / "trajectory.json").write_text(trajectory.model_dump_json(indent=2, exclude_none=True))
         context.n_input_tokens, context.n_output_tokens, context.cost_usd = n_in, n_out, cost

@@ -27,8 +27,18 @@ from harborlight.agent import rules
 from harborlight.agent.rule_types import Alias, Derived, Fact, FlatMessages, KindRule, When
 from harborlight.agent.sources import CONTEXTS, Context
 from harborlight.agent.sql_parts import (
-    BOOL_WORDS, all_of, any_of, category_sql, has_sql, lit, one_of, provenance_sql, target_paths_sql, tool_exact_sql,
-    tool_helpers_sql, typed,
+    BOOL_WORDS,
+    all_of,
+    any_of,
+    category_sql,
+    has_sql,
+    lit,
+    one_of,
+    provenance_sql,
+    target_paths_sql,
+    tool_exact_sql,
+    tool_helpers_sql,
+    typed,
 )
 
 _STRIDE = 128  # rank = fact id * 128 + alias index * 4 + how code: sorted ranks group by fact, then precedence
@@ -60,15 +70,19 @@ def value_sql(key: str, ctx: Context) -> str | None:
         return f"_a[arrayFirst(k -> match(k, {text}) AND _a[k] != '', mapKeys(_a))]"
     if key.startswith(LAST_TEXT_ROLE):
         messages = f"_a[{lit(key.removeprefix(LAST_TEXT_ROLE))}]"
-        return (f"if(has(JSONExtract({messages}, -1, 'parts', 'Array(Tuple(type String))').1, 'text'), "
-                f"JSONExtractString({messages}, -1, 'role'), '')")
+        return (
+            f"if(has(JSONExtract({messages}, -1, 'parts', 'Array(Tuple(type String))').1, 'text'), "
+            f"JSONExtractString({messages}, -1, 'role'), '')"
+        )
     return f"_a[{lit(key)}]"
 
 
 def _content_text_sql(content: str) -> str:
     """A message content's text: the string, or the `text` of its parts when it is a JSON list."""
-    return (f"if(startsWith({content}, '['), arrayStringConcat(arrayMap(p -> JSONExtractString(p, 'text'), "
-            f"JSONExtractArrayRaw({content}))), {content})")
+    return (
+        f"if(startsWith({content}, '['), arrayStringConcat(arrayMap(p -> JSONExtractString(p, 'text'), "
+        f"JSONExtractArrayRaw({content}))), {content})"
+    )
 
 
 def _span_event_text_sql(key: str) -> str:
@@ -87,10 +101,14 @@ def _flat(forms: tuple[FlatMessages, ...], prefix: str) -> FlatMessages:
 
 def _last_user_text_sql(form: FlatMessages) -> str:
     """The last flattened message's text when its role is user, else ''."""
-    last = f"toString(arrayMax(arrayMap(k -> toUInt32OrZero(extract(k, {lit(form.pattern((form.role,)))})), mapKeys(_a))))"
+    last = (
+        f"toString(arrayMax(arrayMap(k -> toUInt32OrZero(extract(k, {lit(form.pattern((form.role,)))})), mapKeys(_a))))"
+    )
     texts = ", ".join(f"_a[concat({lit(form.prefix)}, {last}, {lit(s)})]" for s in form.texts)
-    return (f"if(_a[concat({lit(form.prefix)}, {last}, {lit(form.role)})] = 'user', "
-            f"arrayFirst(x -> x != '', [{texts}]), '')")
+    return (
+        f"if(_a[concat({lit(form.prefix)}, {last}, {lit(form.role)})] = 'user', "
+        f"arrayFirst(x -> x != '', [{texts}]), '')"
+    )
 
 
 def _has_sql(keys: tuple[str, ...], ctx: Context) -> str | None:
@@ -201,8 +219,10 @@ def _kind_sql(ctx: Context) -> tuple[list[str], list[str], list[str]]:
         if default:
             mapping.setdefault("", 0)
         name = f"_k{len(lookups)}"
-        lookups.append(f"transform({expr}, [{', '.join(map(lit, mapping))}], "
-                       f"[{', '.join(map(str, mapping.values()))}], {default}) AS {name}")
+        lookups.append(
+            f"transform({expr}, [{', '.join(map(lit, mapping))}], "
+            f"[{', '.join(map(str, mapping.values()))}], {default}) AS {name}"
+        )
         branches.append((all_of([f"{name} != 0"] + ([] if rest == "true" else [rest])), name))
     assert branches[-1][0] == "true", "the last rule must always hold"
     index = f"multiIf({', '.join(f'{c}, {v}' for c, v in branches[:-1])}, {branches[-1][1]})"
@@ -210,13 +230,17 @@ def _kind_sql(ctx: Context) -> tuple[list[str], list[str], list[str]]:
     labels = ", ".join(lit(r.label) for r, _ in compiled)
     resolves = ", ".join(lit(r.resolve) for r, _ in compiled)
     root = ctx.root or "true"
-    return lookups, [f"toUInt16({index}) AS _rule"], [
-        f"[{kinds}][_rule] AS _kind_raw",
-        f"[{labels}][_rule] AS _kind_rule",
-        f"[{resolves}][_rule] AS _resolve",
-        f"multiIf(_resolve = 'agent', if({root}, 'session', 'group'), "
-        f"_resolve = 'root_session', if({root}, 'session', 'group'), _kind_raw) AS _kind",
-    ]
+    return (
+        lookups,
+        [f"toUInt16({index}) AS _rule"],
+        [
+            f"[{kinds}][_rule] AS _kind_raw",
+            f"[{labels}][_rule] AS _kind_rule",
+            f"[{resolves}][_rule] AS _resolve",
+            f"multiIf(_resolve = 'agent', if({root}, 'session', 'group'), "
+            f"_resolve = 'root_session', if({root}, 'session', 'group'), _kind_raw) AS _kind",
+        ],
+    )
 
 
 def alias_sql(alias: Alias, ctx: Context) -> str | None:
@@ -271,8 +295,11 @@ class _Entries:
                 if raw is None:
                     continue
                 rank = self.ranks[fact.name, j] = fid * _STRIDE + j * 4 + _HOWS.index(alias.how) + 1
-                table, key = ((self.resource, alias.key.removeprefix("resource:"))
-                              if alias.key.startswith("resource:") else (self.attr, alias.key))
+                table, key = (
+                    (self.resource, alias.key.removeprefix("resource:"))
+                    if alias.key.startswith("resource:")
+                    else (self.attr, alias.key)
+                )
                 if alias.when is None and not alias.reads_inside and not key.startswith("@") and key not in table:
                     table[key] = rank
                 else:  # a computed value, or a key another fact reads too
@@ -280,26 +307,39 @@ class _Entries:
 
     def sql(self, ctx: Context) -> str:
         """`_e`: the (rank, value) entries valid for their fact, sorted by rank."""
+
         def ranks(table: dict[str, int], column: str) -> str:
-            return (f"arrayMap(k -> transform(k, [{', '.join(map(lit, table))}], "
-                    f"[{', '.join(map(str, table.values()))}], 0), mapKeys({column}))")
-        ranks_sql = f"arrayConcat({ranks(self.attr, '_a')}, {ranks(self.resource, '_r')}, " \
-                    f"[{', '.join(str(r) for r, _ in self.values)}])"
+            return (
+                f"arrayMap(k -> transform(k, [{', '.join(map(lit, table))}], "
+                f"[{', '.join(map(str, table.values()))}], 0), mapKeys({column}))"
+            )
+
+        ranks_sql = (
+            f"arrayConcat({ranks(self.attr, '_a')}, {ranks(self.resource, '_r')}, "
+            f"[{', '.join(str(r) for r, _ in self.values)}])"
+        )
         values_sql = f"arrayConcat(mapValues(_a), mapValues(_r), [{', '.join(v for _, v in self.values)}])"
         fact = f"intDiv(e.1, {_STRIDE})"
         by_type: dict[str, list[int]] = {}
         for fid, f in enumerate(rules.FACTS, start=1):
             by_type.setdefault(f.type, []).append(fid)
-        checks = {"int": "isNotNull(toInt64OrNull(e.2))", "float": "isNotNull(toFloat64OrNull(e.2))",
-                  "status": "isNotNull(toUInt16OrNull(e.2))", "bool": one_of("e.2", BOOL_WORDS)}
-        branches = [f"has([{', '.join(map(str, by_type[t]))}], {fact}), {check}"
-                    for t, check in checks.items() if t in by_type]
+        checks = {
+            "int": "isNotNull(toInt64OrNull(e.2))",
+            "float": "isNotNull(toFloat64OrNull(e.2))",
+            "status": "isNotNull(toUInt16OrNull(e.2))",
+            "bool": one_of("e.2", BOOL_WORDS),
+        }
+        branches = [
+            f"has([{', '.join(map(str, by_type[t]))}], {fact}), {check}" for t, check in checks.items() if t in by_type
+        ]
         valid = f"multiIf({', '.join(branches)}, e.2 != '')" if branches else "e.2 != ''"
         kinds: dict[tuple[str, ...], list[int]] = {}
         for fid, f in enumerate(rules.FACTS, start=1):
             if f.only_kinds:
                 kinds.setdefault(f.only_kinds, []).append(fid)
-        only = [f"if(has([{', '.join(map(str, fids))}], {fact}), {one_of('_kind', ks)}, 1)" for ks, fids in kinds.items()]
+        only = [
+            f"if(has([{', '.join(map(str, fids))}], {fact}), {one_of('_kind', ks)}, 1)" for ks, fids in kinds.items()
+        ]
         keep = all_of(["e.1 != 0", valid, *only])
         return f"arraySort(arrayFilter(e -> {keep}, arrayZip({ranks_sql}, {values_sql}))) AS _e"
 
@@ -308,8 +348,10 @@ def _maps_sql(entries: _Entries) -> list[str]:
     """Maps from fact id to its first entry's value, provenance and rank (a map lookup finds the
     first of equal keys)."""
     facts = f"arrayMap(e -> intDiv(e.1, {_STRIDE}), _e)"
-    out = [f"mapFromArrays({facts}, _e.2) AS _fv",
-           f"mapFromArrays({facts}, arrayMap(e -> [{', '.join(map(lit, _HOWS))}][e.1 % 4], _e)) AS _fh"]
+    out = [
+        f"mapFromArrays({facts}, _e.2) AS _fv",
+        f"mapFromArrays({facts}, arrayMap(e -> [{', '.join(map(lit, _HOWS))}][e.1 % 4], _e)) AS _fh",
+    ]
     if any(a.plus or a.scale is not None for f in rules.FACTS for a in f.aliases):
         out.append(f"mapFromArrays({facts}, _e.1) AS _fr")
     return out
@@ -318,8 +360,11 @@ def _maps_sql(entries: _Entries) -> list[str]:
 def _fact_value(fid: int, fact: Fact, entries: _Entries) -> str:
     """A fact's typed value from its first entry; `plus` and `scale` apply when their alias won."""
     value = typed(fact.type, f"_fv[{fid}]", Alias(""))
-    plus = [(entries.ranks[fact.name, j], " + ".join(f"ifNull(toInt64OrNull(_a[{lit(k)}]), 0)" for k in a.plus))
-            for j, a in enumerate(fact.aliases) if a.plus and (fact.name, j) in entries.ranks]
+    plus = [
+        (entries.ranks[fact.name, j], " + ".join(f"ifNull(toInt64OrNull(_a[{lit(k)}]), 0)" for k in a.plus))
+        for j, a in enumerate(fact.aliases)
+        if a.plus and (fact.name, j) in entries.ranks
+    ]
     if plus:
         value += f" + multiIf({', '.join(f'_fr[{fid}] = {r}, {s}' for r, s in plus)}, 0)"
     for j, a in enumerate(fact.aliases):
@@ -344,8 +389,11 @@ def _facts_sql(ctx: Context, entries: _Entries) -> tuple[list[str], list[str]]:
         terms = [(f"_t{i}_{fact.name}", a.how) for i, (a, _) in enumerate(tail)]
         tail_terms += [f"{typed(fact.type, raw, a)} AS {t}" for (a, raw), (t, _) in zip(tail, terms)]
         late.append(f"coalesce(_h_{fact.name}, {', '.join(t for t, _ in terms)}) AS _f_{fact.name}")
-        late.append(f"multiIf(isNotNull(_h_{fact.name}), _hp_{fact.name}, "
-                    + "".join(f"isNotNull({t}), {lit(h)}, " for t, h in terms) + f"'') AS _p_{fact.name}")
+        late.append(
+            f"multiIf(isNotNull(_h_{fact.name}), _hp_{fact.name}, "
+            + "".join(f"isNotNull({t}), {lit(h)}, " for t, h in terms)
+            + f"'') AS _p_{fact.name}"
+        )
     return now + tail_terms, late
 
 
@@ -373,8 +421,10 @@ def derived_sql(ctx: Context) -> str:
         tests = tests + ([one_of("_kind", d.kinds)] if d.kinds else [])
         if d.parts:  # one row per message part of a listed type, in order
             types = f"arrayFlatten(JSONExtract(_a[{lit(d.key)}], {_MESSAGE_PART_TYPES}).parts).type"
-            expr = (f"arrayFilter(n -> n != 0, arrayMap(t -> transform(t, [{', '.join(lit(t) for t, _ in d.parts)}], "
-                    f"[{', '.join(map(str, numbers))}], 0), {types}))")
+            expr = (
+                f"arrayFilter(n -> n != 0, arrayMap(t -> transform(t, [{', '.join(lit(t) for t, _ in d.parts)}], "
+                f"[{', '.join(map(str, numbers))}], 0), {types}))"
+            )
         elif d.key.startswith("@"):
             value = value_sql(d.key, ctx)
             if value is None:  # a value this table has not
@@ -401,10 +451,21 @@ def stages(ctx: Context) -> list[list[str]]:
     lookups, index, kind = _kind_sql(ctx)
     entries = _Entries(ctx)
     facts, late = _facts_sql(ctx, entries)
-    out = [[*ctx.inner, *ctx.named], lookups, index, kind, [entries.sql(ctx)], _maps_sql(entries),
-           facts + late + tool_helpers_sql() + [tool_exact_sql()],
-           [f"{category_sql()} AS _f_tool_category", f"{target_paths_sql()} AS _f_target_paths",
-            f"{dict(ctx.outer)['EventId']} AS _id", derived_sql(ctx)]]
+    out = [
+        [*ctx.inner, *ctx.named],
+        lookups,
+        index,
+        kind,
+        [entries.sql(ctx)],
+        _maps_sql(entries),
+        facts + late + tool_helpers_sql() + [tool_exact_sql()],
+        [
+            f"{category_sql()} AS _f_tool_category",
+            f"{target_paths_sql()} AS _f_target_paths",
+            f"{dict(ctx.outer)['EventId']} AS _id",
+            derived_sql(ctx),
+        ],
+    ]
     if ctx.named:  # helpers of the raw columns get a stage of their own
         out[0:1] = [list(ctx.inner), list(ctx.named)]
     return [s for s in out if s]
@@ -427,17 +488,29 @@ def _outer(ctx: Context) -> list[tuple[str, str]]:
         "ParentSpanId": f"if(_d, _id, {record['ParentSpanId']})",
     }
     outer = [(col, own.get(col, expr)) for col, expr in ctx.outer]
-    outer += [("TraceId", "TraceId"), ("Kind", f"if(_d, {kinds}[_d], _kind)"),
-              ("KindRule", f"if(_d, {labels}[_d], _kind_rule)"), ("Resolve", "if(_d, '', _resolve)"),
-              ("Name", "_name"), ("ServiceName", "ServiceName"), ("ScopeName", "ScopeName"),
-              ("Tenant", "_r['harborlight.tenant']")]
+    outer += [
+        ("TraceId", "TraceId"),
+        ("Kind", f"if(_d, {kinds}[_d], _kind)"),
+        ("KindRule", f"if(_d, {labels}[_d], _kind_rule)"),
+        ("Resolve", "if(_d, '', _resolve)"),
+        ("Name", "_name"),
+        ("ServiceName", "ServiceName"),
+        ("ScopeName", "ScopeName"),
+        ("Tenant", "_r['harborlight.tenant']"),
+    ]
     # Facts a derived row does not keep are NULL there: tokens, cost and tool calls count once.
-    outer += [(f.column, f"_f_{f.name}" if f.name in rules.DERIVED_KEEPS else f"if(_d, NULL, _f_{f.name})")
-              for f in rules.FACTS if f.column]
+    outer += [
+        (f.column, f"_f_{f.name}" if f.name in rules.DERIVED_KEEPS else f"if(_d, NULL, _f_{f.name})")
+        for f in rules.FACTS
+        if f.column
+    ]
     facts = [f.name for f in rules.FACTS if f.column]
     kept = [f for f in facts if f in rules.DERIVED_KEEPS]
-    outer += [("ToolCategory", "if(_d, NULL, _f_tool_category)"), ("TargetPaths", "if(_d, [], _f_target_paths)"),
-              ("Provenance", f"if(_d, {provenance_sql(kept, derived=True)}, {provenance_sql(facts)})")]
+    outer += [
+        ("ToolCategory", "if(_d, NULL, _f_tool_category)"),
+        ("TargetPaths", "if(_d, [], _f_target_paths)"),
+        ("Provenance", f"if(_d, {provenance_sql(kept, derived=True)}, {provenance_sql(facts)})"),
+    ]
     return outer
 
 
@@ -457,8 +530,10 @@ def view_sql(ctx: Context) -> str:
         source = f"(\nSELECT\n    {',\n    '.join(passed + exprs)}\nFROM {source}\n)"
         available = passed + [_column(e) for e in exprs]
     # Merging the stages' expressions into one plan step costs more than it saves on every INSERT.
-    return (f"CREATE MATERIALIZED VIEW IF NOT EXISTS {ctx.mv} TO agent_events AS\nSELECT\n    {select}\n"
-            f"FROM {source}{array_join}{where}\nSETTINGS query_plan_merge_expressions = 0\n")
+    return (
+        f"CREATE MATERIALIZED VIEW IF NOT EXISTS {ctx.mv} TO agent_events AS\nSELECT\n    {select}\n"
+        f"FROM {source}{array_join}{where}\nSETTINGS query_plan_merge_expressions = 0\n"
+    )
 
 
 def generated_files() -> dict[str, str]:

@@ -46,14 +46,17 @@ the name. Its rows are read by the table's sort key: a trial's own range, and it
 """
 
 # Among a trace's named records, the one that names it sorts first.
-_NAMING_ORDER = ("(Provenance['trial'] != 'measured', NOT (SourceTable = 'otel_traces' AND ParentSpanId = ''), "
-                 "Timestamp, EventId)")
+_NAMING_ORDER = (
+    "(Provenance['trial'] != 'measured', NOT (SourceTable = 'otel_traces' AND ParentSpanId = ''), Timestamp, EventId)"
+)
 
 
 # The names a record may give records named after them: its trace's id, and the session it carries when its
 # own trial name is measured (its claim: Harbor's imported trajectory naming the agent's session).
-_CLAIMS = ("if(Provenance['trial'] = 'measured' AND SessionId IS NOT NULL AND SessionId != TrialName, "
-           "[TraceId, assumeNotNull(SessionId)], [TraceId])")
+_CLAIMS = (
+    "if(Provenance['trial'] = 'measured' AND SessionId IS NOT NULL AND SessionId != TrialName, "
+    "[TraceId, assumeNotNull(SessionId)], [TraceId])"
+)
 
 
 def _key(tenant: str, job: str, name: str) -> str:
@@ -84,12 +87,14 @@ def renames(scope: str) -> str:
     otherwise, keyed in the namer's job and (for records that name no job) in none: the names records of the
     scope go by, bear (their traces) or claim (their sessions). The names by the agent_events sort key, their
     namers by the names table's: a few ms, no rows when nothing is renamed."""
-    names = (f"SELECT TrialName FROM agent_events WHERE TrialName IN ("
-             f"SELECT TraceId FROM agent_events WHERE ({scope}) AND TraceId != '' UNION ALL "
-             f"SELECT TrialName FROM agent_events WHERE ({scope}) AND TrialName IS NOT NULL UNION ALL "
-             f"SELECT SessionId FROM agent_events WHERE ({scope}) AND SessionId IS NOT NULL)")
+    names = (
+        f"SELECT TrialName FROM agent_events WHERE TrialName IN ("
+        f"SELECT TraceId FROM agent_events WHERE ({scope}) AND TraceId != '' UNION ALL "
+        f"SELECT TrialName FROM agent_events WHERE ({scope}) AND TrialName IS NOT NULL UNION ALL "
+        f"SELECT SessionId FROM agent_events WHERE ({scope}) AND SessionId IS NOT NULL)"
+    )
     return f"""
-SELECT {_key('Tenant', 'Job', 'Name')} AS key, Name AS trace, _named.1 AS job, _named.2 AS trial FROM (
+SELECT {_key("Tenant", "Job", "Name")} AS key, Name AS trace, _named.1 AS job, _named.2 AS trial FROM (
     SELECT Tenant, Job, Name, argMinMerge(Namer) AS _named
     FROM agent_names
     WHERE Name IN ({names})
@@ -97,8 +102,13 @@ SELECT {_key('Tenant', 'Job', 'Name')} AS key, Name AS trace, _named.1 AS job, _
 
 
 # The harness's lifecycle spans (harborlight/harbor/harness/lifecycle.py): the trial's root and its phases, by which its runs are told apart.
-LIFECYCLE_SPANS = ("harbor.trial", "harbor.environment_setup", "harbor.agent_setup", "harbor.agent_execution",
-                   "harbor.verifier")
+LIFECYCLE_SPANS = (
+    "harbor.trial",
+    "harbor.environment_setup",
+    "harbor.agent_setup",
+    "harbor.agent_execution",
+    "harbor.verifier",
+)
 
 
 def earlier_runs(scope: str) -> str:
@@ -110,7 +120,7 @@ def earlier_runs(scope: str) -> str:
 SELECT key, if(arrayExists(s -> s > _last_end, _phases), _last_end,
                arrayMax(arrayMap(r -> r.2, arrayFilter(r -> r.1 < _latest, arrayPushBack({roots}, (0, 0)))))) AS cutoff
 FROM (
-    SELECT {_key('Tenant', 'assumeNotNull(JobName)', 'assumeNotNull(TrialName)')} AS key,
+    SELECT {_key("Tenant", "assumeNotNull(JobName)", "assumeNotNull(TrialName)")} AS key,
            groupArrayIf((toUnixTimestamp64Nano(Timestamp), toUnixTimestamp64Nano(ifNull(EndTimestamp, Timestamp))),
                         Name = 'harbor.trial') AS _roots,
            groupArrayIf(toUnixTimestamp64Nano(Timestamp), Name != 'harbor.trial') AS _phases,
@@ -143,8 +153,10 @@ def latest_run(tenant: str, job: str, trial: str, timestamp: str, scope: str = "
 
 
 # The renames as parameters, bound by `parameters`: (keys, trace ids, jobs, trials).
-_BOUND = ("({_names_keys:Array(String)}, {_names_traces:Array(String)}, {_names_jobs:Array(Nullable(String))}, "
-          "{_names_trials:Array(Nullable(String))})")
+_BOUND = (
+    "({_names_keys:Array(String)}, {_names_traces:Array(String)}, {_names_jobs:Array(Nullable(String))}, "
+    "{_names_trials:Array(Nullable(String))})"
+)
 
 
 def parameters(rows: list[tuple], runs: list[tuple] = ()) -> dict[str, list]:
@@ -174,8 +186,10 @@ def named(scope: str, bound: bool = False) -> str:
     if bound:
         names, traces = _BOUND, "{_names_traces:Array(String)}"
     else:
-        names = ("(SELECT (arrayMap(r -> r.1, _r), arrayMap(r -> r.2, _r), arrayMap(r -> r.3, _r), arrayMap(r -> r.4, _r))"
-                 f" FROM (SELECT groupArray((key, trace, job, trial)) AS _r FROM ({renames(scope)})))")
+        names = (
+            "(SELECT (arrayMap(r -> r.1, _r), arrayMap(r -> r.2, _r), arrayMap(r -> r.3, _r), arrayMap(r -> r.4, _r))"
+            f" FROM (SELECT groupArray((key, trace, job, trial)) AS _r FROM ({renames(scope)})))"
+        )
         traces = f"(SELECT trace FROM ({renames(scope)}))"
     # A name that is renamed to a name renamed again (a trace named after a claimed session) goes on to the last.
     # A record that names its job looks its name up in that job only; one that names none, in every job.
@@ -190,4 +204,4 @@ FROM (
     SELECT *, if(_at1 = 0, 0, if({then} = 0, _at1, {then})) AS _at
     FROM (SELECT *, {names} AS _n, {first} AS _at1 FROM agent_events
           WHERE ({scope}) OR TrialName IN {traces})))
-WHERE {latest_run('Tenant', 'JobName', 'TrialName', 'Timestamp', scope, bound)}"""
+WHERE {latest_run("Tenant", "JobName", "TrialName", "Timestamp", scope, bound)}"""

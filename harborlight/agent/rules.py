@@ -9,8 +9,22 @@ wins. harborlight/agent/compile.py compiles these tables into the agent_events m
 from dataclasses import replace
 
 from harborlight.agent.rule_types import (
-    Alias, Category, Derived, Fact, FlatMessages, KindRule, When, attr, event, has, not_service, prefix, scope,
-    service, span, suffix,
+    Alias,
+    Category,
+    Derived,
+    Fact,
+    FlatMessages,
+    KindRule,
+    When,
+    attr,
+    event,
+    has,
+    not_service,
+    prefix,
+    scope,
+    service,
+    span,
+    suffix,
 )
 
 KINDS = ("llm_request", "reasoning", "output", "tool", "subagent", "session", "user_message", "compaction", "group")
@@ -25,8 +39,16 @@ CODE_LOCATION_EVENT_NAME = r"^event [^ ]+:[0-9]+$"
 
 _OI = "openinference.span.kind"
 _CLAUDE_METADATA_EVENTS = (
-    "api_retries_exhausted", "api_refusal", "api_request_body", "api_response_body", "tool_decision",
-    "skill_activated", "system_prompt", "tool", "hook_execution_start", "hook_execution_complete",
+    "api_retries_exhausted",
+    "api_refusal",
+    "api_request_body",
+    "api_response_body",
+    "tool_decision",
+    "skill_activated",
+    "system_prompt",
+    "tool",
+    "hook_execution_start",
+    "hook_execution_complete",
 )
 
 # kind None marks metadata: a log record that is no agent event (it stays in otel_logs).
@@ -36,16 +58,28 @@ _CLAUDE_METADATA_EVENTS = (
 KIND_RULES: tuple[KindRule, ...] = (
     # 0. The harness lifecycle (ARCHITECTURE.md, Identity).
     KindRule("harbor", "session", span("harbor.trial")),
-    KindRule("harbor", "group", span("harbor.environment_setup", "harbor.agent_setup", "harbor.agent_execution",
-                                     "harbor.verifier")),
+    KindRule(
+        "harbor",
+        "group",
+        span("harbor.environment_setup", "harbor.agent_setup", "harbor.agent_execution", "harbor.verifier"),
+    ),
     # 1. Vendor-exact span and event names.
     KindRule("claude_code", "group", span("claude_code.interaction")),
     KindRule("claude_code", "llm_request", span("claude_code.llm_request")),
     KindRule("claude_code", "tool", span("claude_code.tool")),
     KindRule("claude_code", "subagent", span("claude_code.subagent.spawn")),
     KindRule("claude_code", "compaction", span("claude_code.compaction")),
-    KindRule("claude_code", "group", span("claude_code.tool.blocked_on_user", "claude_code.tool.execution",
-                                          "claude_code.hook", "claude_code.mcp.rpc", "claude_code.bash.subprocess")),
+    KindRule(
+        "claude_code",
+        "group",
+        span(
+            "claude_code.tool.blocked_on_user",
+            "claude_code.tool.execution",
+            "claude_code.hook",
+            "claude_code.mcp.rpc",
+            "claude_code.bash.subprocess",
+        ),
+    ),
     KindRule("claude_code", "user_message", event("claude_code.user_prompt")),
     KindRule("claude_code", "llm_request", event("claude_code.api_request", "claude_code.api_error")),
     KindRule("claude_code", "output", event("claude_code.assistant_response")),
@@ -56,10 +90,16 @@ KIND_RULES: tuple[KindRule, ...] = (
     KindRule("codex", "session", event("codex.conversation_starts")),
     KindRule("codex", "user_message", event("codex.user_prompt")),
     # Codex 0.171 logs response.completed twice per call, once without the usage: that one is no call.
-    KindRule("codex", "llm_request", event("codex.sse_event") & attr("event.kind", "response.completed")
-             & has("input_token_count")),
-    KindRule("codex", "llm_request", event("codex.api_request", "codex.websocket_request")
-             & When(min_value=("http.response.status_code", 400))),
+    KindRule(
+        "codex",
+        "llm_request",
+        event("codex.sse_event") & attr("event.kind", "response.completed") & has("input_token_count"),
+    ),
+    KindRule(
+        "codex",
+        "llm_request",
+        event("codex.api_request", "codex.websocket_request") & When(min_value=("http.response.status_code", 400)),
+    ),
     KindRule("codex", "tool", event("codex.tool_result")),
     KindRule("codex", "output", event("codex.agent_response")),  # its final reply (otel.log_agent_responses)
     KindRule("codex", None, event("codex.tool_decision", "codex.sandbox_outcome")),  # annotate the tool_result
@@ -73,8 +113,12 @@ KIND_RULES: tuple[KindRule, ...] = (
     KindRule("codex", "tool", attr("codex.tool.phase", "dispatch") & service("codex")),
     KindRule("codex", "tool", span("handle_tool_call") & has("tool_name") & service("codex")),
     KindRule("codex", "group", span("guardian_scoring_observation") & service("codex")),
-    KindRule("codex", "group", span("run_turn", "submission_dispatch", "run_sampling_request", "stream_request",
-                                    "handle_responses") & service("codex")),
+    KindRule(
+        "codex",
+        "group",
+        span("run_turn", "submission_dispatch", "run_sampling_request", "stream_request", "handle_responses")
+        & service("codex"),
+    ),
     # Its other root spans (auth, fs.read_file, initialize, turn/start, ...) are steps, not sessions.
     KindRule("codex", "group", When(source="span", root=True) & service("codex")),
     KindRule("gemini_cli", "user_message", event("gemini_cli.user_prompt")),
@@ -83,8 +127,7 @@ KIND_RULES: tuple[KindRule, ...] = (
     KindRule("gemini_cli", "compaction", event("gemini_cli.chat_compression")),
     KindRule("gemini_cli", "subagent", event("gemini_cli.agent.finish")),
     KindRule("gemini_cli", None, event("gen_ai.client.inference.operation.details") & scope("gemini-cli")),
-    KindRule("genai", "llm_request", event("gen_ai.client.inference.operation.details")
-             & When(correlated=False)),
+    KindRule("genai", "llm_request", event("gen_ai.client.inference.operation.details") & When(correlated=False)),
     # GenAI 1.30 message events: each model call logs its whole input (gen_ai.system/user/assistant/tool.message,
     # the history replayed on every call: only a user message no earlier call told is a user turn,
     # REPLAYED_MESSAGES) and its output choices (gen_ai.choice: its text the answer, its tool calls content of
@@ -132,11 +175,25 @@ KIND_RULES: tuple[KindRule, ...] = (
     KindRule("langsmith", "tool", attr("langsmith.span.kind", "tool", "retriever", "embedding")),
     KindRule("langsmith", "group", has("langsmith.span.kind")),
     # 3. gen_ai.operation.name (plus the non-standard values Gemini CLI and the AI SDK use).
-    KindRule("genai", "llm_request", attr("gen_ai.operation.name", "chat", "text_completion", "generate_content",
-                                          "llm_call")),
-    KindRule("genai", "tool", attr("gen_ai.operation.name", "execute_tool", "tool_call", "embeddings", "retrieval",
-                                   "search_memory", "create_memory", "update_memory", "upsert_memory",
-                                   "delete_memory")),
+    KindRule(
+        "genai", "llm_request", attr("gen_ai.operation.name", "chat", "text_completion", "generate_content", "llm_call")
+    ),
+    KindRule(
+        "genai",
+        "tool",
+        attr(
+            "gen_ai.operation.name",
+            "execute_tool",
+            "tool_call",
+            "embeddings",
+            "retrieval",
+            "search_memory",
+            "create_memory",
+            "update_memory",
+            "upsert_memory",
+            "delete_memory",
+        ),
+    ),
     KindRule("genai", "subagent", attr("gen_ai.operation.name", "agent_call")),
     KindRule("genai", "compaction", attr("gen_ai.operation.name", "compact_events")),
     KindRule("genai", "session", attr("gen_ai.operation.name", "invoke_agent", "create_agent"), resolve="agent"),
@@ -149,12 +206,28 @@ KIND_RULES: tuple[KindRule, ...] = (
     KindRule("genai", "tool", prefix("execute_tool ", "tools/call")),
     KindRule("genai", "session", prefix("invoke_agent"), resolve="agent"),
     KindRule("genai", "compaction", prefix("compact_events")),
-    KindRule("vercel_ai", "llm_request", span(*(f"ai.{op}.{do}" for op, do in (
-        ("generateText", "doGenerate"), ("streamText", "doStream"), ("generateObject", "doGenerate"),
-        ("streamObject", "doStream"))))),
+    KindRule(
+        "vercel_ai",
+        "llm_request",
+        span(
+            *(
+                f"ai.{op}.{do}"
+                for op, do in (
+                    ("generateText", "doGenerate"),
+                    ("streamText", "doStream"),
+                    ("generateObject", "doGenerate"),
+                    ("streamObject", "doStream"),
+                )
+            )
+        ),
+    ),
     KindRule("vercel_ai", "tool", span("ai.toolCall")),
-    KindRule("vercel_ai", "session", span("ai.generateText", "ai.streamText", "ai.generateObject",
-                                          "ai.streamObject"), resolve="root_session"),
+    KindRule(
+        "vercel_ai",
+        "session",
+        span("ai.generateText", "ai.streamText", "ai.generateObject", "ai.streamObject"),
+        resolve="root_session",
+    ),
     KindRule("copilot", "group", span("execute_hook")),
     KindRule("strands", "group", span("execute_event_loop_cycle")),
     KindRule("strands", "session", span("invoke_swarm", "invoke_graph"), resolve="root_session"),
@@ -165,11 +238,23 @@ KIND_RULES: tuple[KindRule, ...] = (
     # run, not sessions (its AI SDK roots are, above).
     KindRule("opencode", "group", When(source="span", root=True) & service("opencode")),
     # 5. Structural fallbacks.
-    KindRule("fallback", "llm_request", has("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens",
-                                            "llm.token_count.prompt", "ai.usage.inputTokens",
-                                            "gen_ai.usage.prompt_tokens")),
-    KindRule("fallback", "tool", has("gen_ai.tool.call.id", "tool_use_id", "call_id", "tool.id")
-             & has("gen_ai.tool.name", "tool.name", "tool_name")),
+    KindRule(
+        "fallback",
+        "llm_request",
+        has(
+            "gen_ai.usage.input_tokens",
+            "gen_ai.usage.output_tokens",
+            "llm.token_count.prompt",
+            "ai.usage.inputTokens",
+            "gen_ai.usage.prompt_tokens",
+        ),
+    ),
+    KindRule(
+        "fallback",
+        "tool",
+        has("gen_ai.tool.call.id", "tool_use_id", "call_id", "tool.id")
+        & has("gen_ai.tool.name", "tool.name", "tool_name"),
+    ),
     KindRule("fallback", "session", When(source="span", root=True)),
     KindRule("fallback", "group", When(source="span")),
     KindRule("fallback", None, When(source="log")),
@@ -181,12 +266,36 @@ _TOOL_ONLY = ("tool", "subagent")
 # neither the trial's model nor steps of its trajectory. Its turns are `sdk` / `repl_main_thread`, its
 # sub-agents' `agent:*`, a compaction `compact`.
 CLAUDE_SIDE_QUERIES = (
-    "generate_session_title", "teleport_generate_title", "rename_generate_name", "agent_namer", "agent_summary",
-    "away_summary", "tool_use_summary_generation", "prompt_suggestion", "side_question", "session_search",
-    "context_tip_classifier", "context_tip_reception", "agent_classifier", "auto_mode", "auto_mode_critique",
-    "permission_explainer", "bash_extract_prefix", "model_validation", "mcp_datetime_parse", "extract_memories",
-    "fleet_agent_suggestions", "feedback", "insights", "speculation", "auto_dream", "web_fetch_apply",
-    "web_search_tool", "hook_prompt", "hook_agent", "agent_creation",
+    "generate_session_title",
+    "teleport_generate_title",
+    "rename_generate_name",
+    "agent_namer",
+    "agent_summary",
+    "away_summary",
+    "tool_use_summary_generation",
+    "prompt_suggestion",
+    "side_question",
+    "session_search",
+    "context_tip_classifier",
+    "context_tip_reception",
+    "agent_classifier",
+    "auto_mode",
+    "auto_mode_critique",
+    "permission_explainer",
+    "bash_extract_prefix",
+    "model_validation",
+    "mcp_datetime_parse",
+    "extract_memories",
+    "fleet_agent_suggestions",
+    "feedback",
+    "insights",
+    "speculation",
+    "auto_dream",
+    "web_fetch_apply",
+    "web_search_tool",
+    "hook_prompt",
+    "hook_agent",
+    "agent_creation",
 )
 
 # The agent a service or agent name stands for where the two differ: (name prefix, the agent as Harbor names
@@ -197,9 +306,14 @@ SERVICE_AGENTS = (("codex", "codex"), ("qwen-code", "qwen-coder"))
 # Where an agent names its session (Claude Code's session.id, Codex's conversation.id, the ATIF trajectory's
 # session_id as gen_ai.conversation.id); a record with no trial name of its own is named after it. Codex's
 # thread/start and session_loop spans name the same id as their thread (`thread_id`).
-_SESSION = (Alias("session.id"), Alias("resource:session.id"), Alias("gen_ai.conversation.id"),
-            Alias("conversation.id"), Alias("lmnr.association.properties.session_id"),
-            Alias("thread_id", when=service("codex")))
+_SESSION = (
+    Alias("session.id"),
+    Alias("resource:session.id"),
+    Alias("gen_ai.conversation.id"),
+    Alias("conversation.id"),
+    Alias("lmnr.association.properties.session_id"),
+    Alias("thread_id", when=service("codex")),
+)
 
 # Scopes whose records retell an agent's run from its ATIF trajectory after the fact (harborlight's Harbor
 # importer, Harbor's own atif2otel converter): where the agent's live telemetry tells a kind of a trial,
@@ -210,107 +324,304 @@ TRAJECTORY_SCOPES = ("harborlight.atif", "harbor-atif2otel")
 # writes, cached and cache_write are subsets of input, output INCLUDES reasoning. `plus` adds the
 # fields a producer leaves out (Claude Code events exclude the cache; Gemini CLI excludes thoughts).
 FACTS: tuple[Fact, ...] = (
-    Fact("job", "JobName", "string", (Alias("resource:harbor.job.name"), Alias("harbor.job.name"),
-                                      Alias("resource:harbor.job.id"), Alias("harbor.job.id"))),
-    Fact("trial", "TrialName", "string", (
-        Alias("resource:harbor.trial.name"), Alias("harbor.trial.name"),
-        Alias("lmnr.association.properties.metadata.harbor.trial_name"), Alias("harbor.trial_name"),
-        # Harbor's ATIF converter: session.id on a non-root span is a sub-agent's own trajectory, not the trial's
-        # (such a span has no identity of its own: harborlight/agent/identity.py gives it its trace's).
-        Alias("@trace_id", how="inferred", when=scope("harbor-atif2otel") & When(root=False)),
-        *(replace(a, how="inferred") for a in _SESSION), Alias("@trace_id", how="inferred"))),
+    Fact(
+        "job",
+        "JobName",
+        "string",
+        (
+            Alias("resource:harbor.job.name"),
+            Alias("harbor.job.name"),
+            Alias("resource:harbor.job.id"),
+            Alias("harbor.job.id"),
+        ),
+    ),
+    Fact(
+        "trial",
+        "TrialName",
+        "string",
+        (
+            Alias("resource:harbor.trial.name"),
+            Alias("harbor.trial.name"),
+            Alias("lmnr.association.properties.metadata.harbor.trial_name"),
+            Alias("harbor.trial_name"),
+            # Harbor's ATIF converter: session.id on a non-root span is a sub-agent's own trajectory, not the trial's
+            # (such a span has no identity of its own: harborlight/agent/identity.py gives it its trace's).
+            Alias("@trace_id", how="inferred", when=scope("harbor-atif2otel") & When(root=False)),
+            *(replace(a, how="inferred") for a in _SESSION),
+            Alias("@trace_id", how="inferred"),
+        ),
+    ),
     # The agent's own session (conversation) id, wherever the record's trial is named: a trial that names it
     # (an imported trajectory's session_id) takes the records named after it (harborlight/agent/identity.py).
     Fact("session", "SessionId", "string", _SESSION),
     Fact("attempt", "Attempt", "int", (Alias("resource:harbor.attempt"), Alias("harbor.attempt"))),
-    Fact("task", "TaskName", "string", (Alias("resource:harbor.task.name"), Alias("harbor.task.name"),
-                                        Alias("harbor.task_name"))),
+    Fact(
+        "task",
+        "TaskName",
+        "string",
+        (Alias("resource:harbor.task.name"), Alias("harbor.task.name"), Alias("harbor.task_name")),
+    ),
     # An agent's own telemetry names it when no harbor.agent.* attribute does: its service (Claude Code's
     # claude-code 2.1.197, Codex's codex_exec 0.171.0). Gemini CLI's service.version is Node's (v20.20.2).
-    Fact("agent", "AgentName", "string", (Alias("resource:harbor.agent.name"), Alias("harbor.agent.name"),
-                                          Alias("gen_ai.agent.name", named=SERVICE_AGENTS), Alias("agent.name"),
-                                          # Codex's agent_name is a place in its agent tree (/root), no name.
-                                          Alias("agent_name", when=not_service("codex")),
-                                          Alias("resource:service.name", how="inferred", named=SERVICE_AGENTS))),
-    Fact("agent_version", "AgentVersion", "string", (
-        Alias("resource:harbor.agent.version"), Alias("harbor.agent.version"), Alias("gen_ai.agent.version"),
-        Alias("agent.version"), Alias("resource:service.version", how="inferred", when=not_service("gemini-cli")))),
-    Fact("model", "Model", "string", (
-        Alias("gen_ai.response.model"), Alias("gen_ai.request.model"), Alias("llm.model_name"),
-        Alias("llm.response.model_name"), Alias("llm.request.model_name"), Alias("ai.response.model"),
-        Alias("ai.model.id"), Alias("model"), Alias("slug"))),
-    Fact("provider", "Provider", "string", (
-        Alias("gen_ai.provider.name"), Alias("gen_ai.system"), Alias("llm.provider"), Alias("llm.system"),
-        Alias("ai.model.provider"), Alias("provider_name"), Alias("provider"))),
-    Fact("input_tokens", "InputTokens", "int", (
-        Alias("gen_ai.usage.input_tokens"), Alias("llm.token_count.prompt"), Alias("ai.usage.inputTokens"),
-        Alias("ai.usage.promptTokens"), Alias("gen_ai.usage.prompt_tokens"), Alias("input_token_count"),
-        Alias("input_tokens", plus=("cache_read_tokens", "cache_creation_tokens"), how="derived"),
-        Alias("tokensIn", plus=("cacheReadTokens", "cacheWriteTokens"), how="derived"))),
-    Fact("cached_tokens", "CachedTokens", "int", (
-        Alias("gen_ai.usage.cache_read.input_tokens"), Alias("gen_ai.usage.cache_read_input_tokens"),
-        Alias("llm.token_count.prompt_details.cache_read"), Alias("ai.usage.inputTokenDetails.cacheReadTokens"),
-        Alias("ai.usage.cachedInputTokens"), Alias("cache_read_tokens"), Alias("cached_token_count"),
-        Alias("cached_content_token_count"), Alias("cacheReadTokens"))),
-    Fact("cache_write_tokens", "CacheWriteTokens", "int", (
-        Alias("gen_ai.usage.cache_write.input_tokens"), Alias("gen_ai.usage.cache_creation.input_tokens"),
-        Alias("gen_ai.usage.cache_creation_input_tokens"), Alias("gen_ai.usage.cache_write_input_tokens"),
-        Alias("llm.token_count.prompt_details.cache_write"),
-        Alias("ai.usage.inputTokenDetails.cacheWriteTokens"), Alias("cache_creation_tokens"),
-        Alias("cache_write_token_count"), Alias("cacheWriteTokens"))),
-    Fact("output_tokens", "OutputTokens", "int", (
-        Alias("gen_ai.usage.output_tokens"), Alias("llm.token_count.completion"), Alias("ai.usage.outputTokens"),
-        Alias("ai.usage.completionTokens"), Alias("gen_ai.usage.completion_tokens"),
-        Alias("output_token_count", plus=("thoughts_token_count",), how="derived"),
-        Alias("output_tokens"), Alias("tokensOut"))),
-    Fact("reasoning_tokens", "ReasoningTokens", "int", (
-        Alias("gen_ai.usage.reasoning.output_tokens"), Alias("llm.token_count.completion_details.reasoning"),
-        Alias("ai.usage.reasoningTokens"), Alias("gen_ai.usage.reasoning_tokens"),
-        Alias("gen_ai.usage.details.reasoning_tokens"),  # pydantic-ai: each provider usage detail under details.
-        Alias("llm.usage.reasoning_tokens"), Alias("codex.usage.reasoning_output_tokens"),
-        Alias("reasoning_token_count"), Alias("thoughts_token_count"))),
-    Fact("cost_usd", "CostUsd", "float", (
-        Alias("llm.cost.total"), Alias("cost_usd"), Alias("gen_ai.usage.cost"), Alias("operation.cost"),
-        Alias("opencode.llm.cost.total"), Alias("harbor.agent.cost_usd"), Alias("totalCost"),
-        Alias("cost_usd_micros", scale=1e-6, how="derived"))),
-    Fact("http_status", "HttpStatus", "status", (
-        Alias("http.response.status_code"), Alias("http.status_code"), Alias("status_code"),
-        Alias("error.type", how="derived"), Alias("@status_message", how="derived"))),
-    Fact("error_type", "ErrorType", "string", (
-        Alias("error.type"), Alias("error_type"), Alias("error_class"), Alias("exception.type"))),
+    Fact(
+        "agent",
+        "AgentName",
+        "string",
+        (
+            Alias("resource:harbor.agent.name"),
+            Alias("harbor.agent.name"),
+            Alias("gen_ai.agent.name", named=SERVICE_AGENTS),
+            Alias("agent.name"),
+            # Codex's agent_name is a place in its agent tree (/root), no name.
+            Alias("agent_name", when=not_service("codex")),
+            Alias("resource:service.name", how="inferred", named=SERVICE_AGENTS),
+        ),
+    ),
+    Fact(
+        "agent_version",
+        "AgentVersion",
+        "string",
+        (
+            Alias("resource:harbor.agent.version"),
+            Alias("harbor.agent.version"),
+            Alias("gen_ai.agent.version"),
+            Alias("agent.version"),
+            Alias("resource:service.version", how="inferred", when=not_service("gemini-cli")),
+        ),
+    ),
+    Fact(
+        "model",
+        "Model",
+        "string",
+        (
+            Alias("gen_ai.response.model"),
+            Alias("gen_ai.request.model"),
+            Alias("llm.model_name"),
+            Alias("llm.response.model_name"),
+            Alias("llm.request.model_name"),
+            Alias("ai.response.model"),
+            Alias("ai.model.id"),
+            Alias("model"),
+            Alias("slug"),
+        ),
+    ),
+    Fact(
+        "provider",
+        "Provider",
+        "string",
+        (
+            Alias("gen_ai.provider.name"),
+            Alias("gen_ai.system"),
+            Alias("llm.provider"),
+            Alias("llm.system"),
+            Alias("ai.model.provider"),
+            Alias("provider_name"),
+            Alias("provider"),
+        ),
+    ),
+    Fact(
+        "input_tokens",
+        "InputTokens",
+        "int",
+        (
+            Alias("gen_ai.usage.input_tokens"),
+            Alias("llm.token_count.prompt"),
+            Alias("ai.usage.inputTokens"),
+            Alias("ai.usage.promptTokens"),
+            Alias("gen_ai.usage.prompt_tokens"),
+            Alias("input_token_count"),
+            Alias("input_tokens", plus=("cache_read_tokens", "cache_creation_tokens"), how="derived"),
+            Alias("tokensIn", plus=("cacheReadTokens", "cacheWriteTokens"), how="derived"),
+        ),
+    ),
+    Fact(
+        "cached_tokens",
+        "CachedTokens",
+        "int",
+        (
+            Alias("gen_ai.usage.cache_read.input_tokens"),
+            Alias("gen_ai.usage.cache_read_input_tokens"),
+            Alias("llm.token_count.prompt_details.cache_read"),
+            Alias("ai.usage.inputTokenDetails.cacheReadTokens"),
+            Alias("ai.usage.cachedInputTokens"),
+            Alias("cache_read_tokens"),
+            Alias("cached_token_count"),
+            Alias("cached_content_token_count"),
+            Alias("cacheReadTokens"),
+        ),
+    ),
+    Fact(
+        "cache_write_tokens",
+        "CacheWriteTokens",
+        "int",
+        (
+            Alias("gen_ai.usage.cache_write.input_tokens"),
+            Alias("gen_ai.usage.cache_creation.input_tokens"),
+            Alias("gen_ai.usage.cache_creation_input_tokens"),
+            Alias("gen_ai.usage.cache_write_input_tokens"),
+            Alias("llm.token_count.prompt_details.cache_write"),
+            Alias("ai.usage.inputTokenDetails.cacheWriteTokens"),
+            Alias("cache_creation_tokens"),
+            Alias("cache_write_token_count"),
+            Alias("cacheWriteTokens"),
+        ),
+    ),
+    Fact(
+        "output_tokens",
+        "OutputTokens",
+        "int",
+        (
+            Alias("gen_ai.usage.output_tokens"),
+            Alias("llm.token_count.completion"),
+            Alias("ai.usage.outputTokens"),
+            Alias("ai.usage.completionTokens"),
+            Alias("gen_ai.usage.completion_tokens"),
+            Alias("output_token_count", plus=("thoughts_token_count",), how="derived"),
+            Alias("output_tokens"),
+            Alias("tokensOut"),
+        ),
+    ),
+    Fact(
+        "reasoning_tokens",
+        "ReasoningTokens",
+        "int",
+        (
+            Alias("gen_ai.usage.reasoning.output_tokens"),
+            Alias("llm.token_count.completion_details.reasoning"),
+            Alias("ai.usage.reasoningTokens"),
+            Alias("gen_ai.usage.reasoning_tokens"),
+            Alias("gen_ai.usage.details.reasoning_tokens"),  # pydantic-ai: each provider usage detail under details.
+            Alias("llm.usage.reasoning_tokens"),
+            Alias("codex.usage.reasoning_output_tokens"),
+            Alias("reasoning_token_count"),
+            Alias("thoughts_token_count"),
+        ),
+    ),
+    Fact(
+        "cost_usd",
+        "CostUsd",
+        "float",
+        (
+            Alias("llm.cost.total"),
+            Alias("cost_usd"),
+            Alias("gen_ai.usage.cost"),
+            Alias("operation.cost"),
+            Alias("opencode.llm.cost.total"),
+            Alias("harbor.agent.cost_usd"),
+            Alias("totalCost"),
+            Alias("cost_usd_micros", scale=1e-6, how="derived"),
+        ),
+    ),
+    Fact(
+        "http_status",
+        "HttpStatus",
+        "status",
+        (
+            Alias("http.response.status_code"),
+            Alias("http.status_code"),
+            Alias("status_code"),
+            Alias("error.type", how="derived"),
+            Alias("@status_message", how="derived"),
+        ),
+    ),
+    Fact(
+        "error_type",
+        "ErrorType",
+        "string",
+        (Alias("error.type"), Alias("error_type"), Alias("error_class"), Alias("exception.type")),
+    ),
     # A command's exit code, where the agent tells it (not stored: the evidence of `success`). Gemini CLI's
     # tool_call event: metadata {"exitCode": 1, "isError": true}; Codex's tool_result: its output text.
-    Fact("exit_code", "", "int", (
-        Alias("metadata", json="exitCode", when=service("gemini-cli")),
-        # (a line of the header Codex's exec_command output begins with, before its `Output:`)
-        Alias("output", pattern=r"(?m)^Process exited with code (-?[0-9]+)$", when=service("codex"))),
-         only_kinds=_TOOL_ONLY),
+    Fact(
+        "exit_code",
+        "",
+        "int",
+        (
+            Alias("metadata", json="exitCode", when=service("gemini-cli")),
+            # (a line of the header Codex's exec_command output begins with, before its `Output:`)
+            Alias("output", pattern=r"(?m)^Process exited with code (-?[0-9]+)$", when=service("codex")),
+        ),
+        only_kinds=_TOOL_ONLY,
+    ),
     # The exit code first: Codex's tool_result and Gemini CLI's tool_call say success: true of a command
     # that exited 1 (the tool ran; the command failed).
-    Fact("success", "Success", "bool", (
-        Alias("@exit_status", how="derived"), Alias("success"), Alias("gen_ai.tool.status"), Alias("@span_status"),
-        Alias("@http_error", how="derived"), Alias("@span_ended", how="inferred"))),
-    Fact("tool_name", "ToolName", "string", (
-        Alias("tool_name"), Alias("gen_ai.tool.name"), Alias("tool.name"), Alias("function_name"),
-        Alias("ai.toolCall.name"), Alias("tool"),
-        Alias("traceloop.entity.name", when=attr("traceloop.span.kind", "tool")),
-        Alias("@name_after:execute_tool ", how="derived"),
-        Alias("@name", how="derived", when=attr("lmnr.span.type", "TOOL"))), only_kinds=_TOOL_ONLY),
-    Fact("tool_call_id", "ToolCallId", "string", (
-        Alias("gen_ai.tool.call.id"), Alias("gen_ai.tool.call_id"), Alias("tool_use_id"), Alias("call_id"),
-        Alias("tool.id"), Alias("tool_call.id"), Alias("tool.call_id"), Alias("ai.toolCall.id")), only_kinds=_TOOL_ONLY),
+    Fact(
+        "success",
+        "Success",
+        "bool",
+        (
+            Alias("@exit_status", how="derived"),
+            Alias("success"),
+            Alias("gen_ai.tool.status"),
+            Alias("@span_status"),
+            Alias("@http_error", how="derived"),
+            Alias("@span_ended", how="inferred"),
+        ),
+    ),
+    Fact(
+        "tool_name",
+        "ToolName",
+        "string",
+        (
+            Alias("tool_name"),
+            Alias("gen_ai.tool.name"),
+            Alias("tool.name"),
+            Alias("function_name"),
+            Alias("ai.toolCall.name"),
+            Alias("tool"),
+            Alias("traceloop.entity.name", when=attr("traceloop.span.kind", "tool")),
+            Alias("@name_after:execute_tool ", how="derived"),
+            Alias("@name", how="derived", when=attr("lmnr.span.type", "TOOL")),
+        ),
+        only_kinds=_TOOL_ONLY,
+    ),
+    Fact(
+        "tool_call_id",
+        "ToolCallId",
+        "string",
+        (
+            Alias("gen_ai.tool.call.id"),
+            Alias("gen_ai.tool.call_id"),
+            Alias("tool_use_id"),
+            Alias("call_id"),
+            Alias("tool.id"),
+            Alias("tool_call.id"),
+            Alias("tool.call_id"),
+            Alias("ai.toolCall.id"),
+        ),
+        only_kinds=_TOOL_ONLY,
+    ),
     # The provider's id of one model request: a Claude Code span and its api_request event both carry it,
     # so the two tellings of one call pair exactly (harborlight/agent/twins.py).
     # Its text (Claude Code's assistant_response) names it too: text goes to its call by this id, not by time.
     Fact("request_id", "RequestId", "string", (Alias("request_id"),), only_kinds=("llm_request", "output")),
     # A side call's purpose (NULL for a call of the agent's own turns); the span of one gets it from its twin.
-    Fact("side_call", "SideCall", "string", (Alias("query_source", when=attr("query_source", *CLAUDE_SIDE_QUERIES)),),
-         only_kinds=("llm_request", "output")),
-    Fact("arguments", "", "string", (
-        Alias("gen_ai.tool.call.arguments"), Alias("tool_input"), Alias("arguments"), Alias("function_args"),
-        Alias("ai.toolCall.args"), Alias("tool_arguments"), Alias("lmnr.span.input"), Alias("input.value"),
-        Alias("traceloop.entity.input"), Alias("tool_parameters"), Alias("@tool_message_event")),
-         only_kinds=_TOOL_ONLY),
+    Fact(
+        "side_call",
+        "SideCall",
+        "string",
+        (Alias("query_source", when=attr("query_source", *CLAUDE_SIDE_QUERIES)),),
+        only_kinds=("llm_request", "output"),
+    ),
+    Fact(
+        "arguments",
+        "",
+        "string",
+        (
+            Alias("gen_ai.tool.call.arguments"),
+            Alias("tool_input"),
+            Alias("arguments"),
+            Alias("function_args"),
+            Alias("ai.toolCall.args"),
+            Alias("tool_arguments"),
+            Alias("lmnr.span.input"),
+            Alias("input.value"),
+            Alias("traceloop.entity.input"),
+            Alias("tool_parameters"),
+            Alias("@tool_message_event"),
+        ),
+        only_kinds=_TOOL_ONLY,
+    ),
 )
 
 # Span events whose attributes are read as their span's own (the span's win): GenAI's latest conventions may put a
@@ -337,22 +648,40 @@ NEW_TURN_MESSAGES = "gen_ai.input.messages"
 # The same messages flattened into one attribute per field (OpenInference, OpenLLMetry), read by the same rule:
 # the user's new turn is the last input message when it is the user's text; the output, the output messages' text.
 _OI_TEXTS = (".message.content", ".message.contents.0.message_content.text")
-FLAT_INPUT_MESSAGES = (FlatMessages("llm.input_messages.", ".message.role", _OI_TEXTS),
-                       FlatMessages("gen_ai.prompt.", ".role", (".content",)))
+FLAT_INPUT_MESSAGES = (
+    FlatMessages("llm.input_messages.", ".message.role", _OI_TEXTS),
+    FlatMessages("gen_ai.prompt.", ".role", (".content",)),
+)
 FLAT_OUTPUT_MESSAGES = (
-    FlatMessages("llm.output_messages.", ".message.role", _OI_TEXTS, (
-        ".message.tool_calls.", ".tool_call.id", ".tool_call.function.name", ".tool_call.function.arguments")),
-    FlatMessages("gen_ai.completion.", ".role", (".content",), (".tool_calls.", ".id", ".name", ".arguments")))
+    FlatMessages(
+        "llm.output_messages.",
+        ".message.role",
+        _OI_TEXTS,
+        (".message.tool_calls.", ".tool_call.id", ".tool_call.function.name", ".tool_call.function.arguments"),
+    ),
+    FlatMessages("gen_ai.completion.", ".role", (".content",), (".tool_calls.", ".id", ".name", ".arguments")),
+)
 # Value keys the compiler reads them by: the last input message's text when it is the user's (else ''), and the
 # first non-empty text of the output messages (else '').
 LAST_USER_TEXT, OUTPUT_TEXT = "@last_user_text:", "@output_text:"
 DERIVED: tuple[Derived, ...] = (
-    Derived("genai", NEW_TURN_MESSAGES, "user_message", when=attr(f"@last_text_role:{NEW_TURN_MESSAGES}", "user"),
-            kinds=("llm_request",)),
-    Derived("genai", "gen_ai.output.messages", parts=(("reasoning", "reasoning"), ("text", "output")),
-            kinds=("llm_request",)),
-    *(Derived("flat_messages", LAST_USER_TEXT + m.prefix, "user_message", kinds=("llm_request",))
-      for m in FLAT_INPUT_MESSAGES),
+    Derived(
+        "genai",
+        NEW_TURN_MESSAGES,
+        "user_message",
+        when=attr(f"@last_text_role:{NEW_TURN_MESSAGES}", "user"),
+        kinds=("llm_request",),
+    ),
+    Derived(
+        "genai",
+        "gen_ai.output.messages",
+        parts=(("reasoning", "reasoning"), ("text", "output")),
+        kinds=("llm_request",),
+    ),
+    *(
+        Derived("flat_messages", LAST_USER_TEXT + m.prefix, "user_message", kinds=("llm_request",))
+        for m in FLAT_INPUT_MESSAGES
+    ),
     *(Derived("flat_messages", OUTPUT_TEXT + m.prefix, "output", kinds=("llm_request",)) for m in FLAT_OUTPUT_MESSAGES),
     Derived("genai", USER_EVENT_TURN, "user_message", kinds=("llm_request",)),
     Derived("genai", CHOICE_EVENT_TEXT, "output", kinds=("llm_request",)),
@@ -382,9 +711,7 @@ TOOL_DECISIONS = (
 )
 # Child spans of a tool span that carry its decision (a trial streamed as spans only has no logs).
 # (span name, decision key, source key)
-TOOL_DECISION_SPANS = (
-    ("claude_code.tool.blocked_on_user", "decision", "source"),
-)
+TOOL_DECISION_SPANS = (("claude_code.tool.blocked_on_user", "decision", "source"),)
 
 # Tool arguments as the tool received them, where a framework wraps them: (the key of the tool's own arguments,
 # the only other keys the wrapper adds, of which a list must be empty). smolagents' OpenInference TOOL span:
@@ -402,31 +729,133 @@ PATH_ATTRIBUTES = ("file_path",)
 # Tool categories: exact names (case-insensitive) first, then the tool part of an MCP name
 # (`mcp__server__tool`, `server__tool`, or a tool with mcp_server set), then MCP keywords.
 TOOL_CATEGORIES: tuple[Category, ...] = (
-    Category("plan", names=("todowrite", "taskcreate", "taskupdate", "tasklist", "enterplanmode", "exitplanmode",
-                            "update_plan", "write_todos", "enter_plan_mode", "exit_plan_mode", "task_tracker",
-                            "planning_file_editor", "think", "manage_todo_list"), prefixes=("tracker_",)),
-    Category("search", names=("grep", "glob", "ls", "websearch", "toolsearch", "grep_search", "list_directory",
-                              "google_web_search", "web_search", "tool_search", "find_file", "search_dir",
-                              "search_file", "file_search", "semantic_search")),
-    Category("read", names=("read", "notebookread", "webfetch", "read_file", "read_many_files", "web_fetch",
-                            "view_image", "read_mcp_resource", "list_mcp_resources", "open", "goto", "scroll_up",
-                            "scroll_down")),
-    Category("edit", names=("edit", "multiedit", "write", "notebookedit", "apply_patch", "replace", "write_file",
-                            "create", "edit_file")),
-    Category("execute", names=("bash", "powershell", "bashoutput", "killshell", "monitor", "shell", "shell_command",
-                               "local_shell", "exec_command", "write_stdin", "run_shell_command", "terminal",
-                               "execute_bash", "execute_ipython_cell")),
-    Category("other", names=("task", "agent", "spawn_agent", "send_input", "wait_agent", "close_agent",
-                             "invoke_agent", "delegate", "runsubagent", "askuserquestion", "ask_user",
-                             "request_user_input", "skill", "activate_skill", "slashcommand", "submit", "finish",
-                             "complete_task"), prefixes=("browser_",)),
+    Category(
+        "plan",
+        names=(
+            "todowrite",
+            "taskcreate",
+            "taskupdate",
+            "tasklist",
+            "enterplanmode",
+            "exitplanmode",
+            "update_plan",
+            "write_todos",
+            "enter_plan_mode",
+            "exit_plan_mode",
+            "task_tracker",
+            "planning_file_editor",
+            "think",
+            "manage_todo_list",
+        ),
+        prefixes=("tracker_",),
+    ),
+    Category(
+        "search",
+        names=(
+            "grep",
+            "glob",
+            "ls",
+            "websearch",
+            "toolsearch",
+            "grep_search",
+            "list_directory",
+            "google_web_search",
+            "web_search",
+            "tool_search",
+            "find_file",
+            "search_dir",
+            "search_file",
+            "file_search",
+            "semantic_search",
+        ),
+    ),
+    Category(
+        "read",
+        names=(
+            "read",
+            "notebookread",
+            "webfetch",
+            "read_file",
+            "read_many_files",
+            "web_fetch",
+            "view_image",
+            "read_mcp_resource",
+            "list_mcp_resources",
+            "open",
+            "goto",
+            "scroll_up",
+            "scroll_down",
+        ),
+    ),
+    Category(
+        "edit",
+        names=(
+            "edit",
+            "multiedit",
+            "write",
+            "notebookedit",
+            "apply_patch",
+            "replace",
+            "write_file",
+            "create",
+            "edit_file",
+        ),
+    ),
+    Category(
+        "execute",
+        names=(
+            "bash",
+            "powershell",
+            "bashoutput",
+            "killshell",
+            "monitor",
+            "shell",
+            "shell_command",
+            "local_shell",
+            "exec_command",
+            "write_stdin",
+            "run_shell_command",
+            "terminal",
+            "execute_bash",
+            "execute_ipython_cell",
+        ),
+    ),
+    Category(
+        "other",
+        names=(
+            "task",
+            "agent",
+            "spawn_agent",
+            "send_input",
+            "wait_agent",
+            "close_agent",
+            "invoke_agent",
+            "delegate",
+            "runsubagent",
+            "askuserquestion",
+            "ask_user",
+            "request_user_input",
+            "skill",
+            "activate_skill",
+            "slashcommand",
+            "submit",
+            "finish",
+            "complete_task",
+        ),
+        prefixes=("browser_",),
+    ),
 )
 # Editor tools whose `command` argument decides between read and edit.
 EDITOR_TOOLS = ("str_replace_editor", "file_editor")
 EDITOR_COMMANDS = (("read", ("view",)), ("edit", ("create", "str_replace", "insert", "undo_edit")))
 # Attributes that mark a tool as an MCP tool even without an mcp__ name.
-MCP_MARKERS = (("mcp_server", None), ("mcp_server_name", None), ("anthropic.mcp.server.name", None),
-               ("tool_type", "mcp"), ("tool_origin", "mcp"))
+MCP_MARKERS = (
+    ("mcp_server", None),
+    ("mcp_server_name", None),
+    ("anthropic.mcp.server.name", None),
+    ("tool_type", "mcp"),
+    ("tool_origin", "mcp"),
+)
 # Keyword heuristic for MCP tools no exact name matched (substring, in this order).
 MCP_KEYWORDS = (
     ("read", ("read", "get", "fetch", "view", "list", "describe", "show", "open")),

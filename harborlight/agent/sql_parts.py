@@ -74,8 +74,13 @@ def event_name_sql(attributes: str = "_a") -> str:
     value both read '')."""
     ev = f"{attributes}['event.name']"
     restore = [
-        all_of([f"{ev} != ''", f"position({ev}, '.') = 0",
-                any_of([f"startsWith(ScopeName, {lit(scope)})", f"Body = concat({lit(head)}, {ev})"])])
+        all_of(
+            [
+                f"{ev} != ''",
+                f"position({ev}, '.') = 0",
+                any_of([f"startsWith(ScopeName, {lit(scope)})", f"Body = concat({lit(head)}, {ev})"]),
+            ]
+        )
         + f", concat({lit(head)}, {ev})"
         for scope, head in rules.EVENT_PREFIXES
     ]
@@ -94,12 +99,14 @@ def tool_helpers_sql() -> list[str]:
     keywords give (`other` for a tool that is not an MCP tool)."""
     present = [k for k, v in rules.MCP_MARKERS if v is None]
     markers = [has_sql(present)] + [f"_a[{lit(k)}] = {lit(v)}" for k, v in rules.MCP_MARKERS if v is not None]
-    keywords = "".join(f"multiSearchAny(_tool_part, {_array(words)}), {lit(cat)}, " for cat, words in rules.MCP_KEYWORDS)
+    keywords = "".join(
+        f"multiSearchAny(_tool_part, {_array(words)}), {lit(cat)}, " for cat, words in rules.MCP_KEYWORDS
+    )
     return [
         "lower(ifNull(_f_tool_name, '')) AS _tn",
         # One regex, not a chain of helpers: each function call costs analysis on every INSERT.
         "replaceRegexpOne(_tn, '(?s)^(?:mcp__)?.*?__', '') AS _tool_part",
-        f"{unwrapped_arguments_sql('ifNull(_f_arguments, \'\')')} AS _args",
+        f"{unwrapped_arguments_sql("ifNull(_f_arguments, '')")} AS _args",
         f"if({any_of(["position(_tn, '__') > 0", *markers])}, multiIf({keywords}'other'), 'other') AS _by_keyword",
     ]
 
@@ -114,16 +121,18 @@ def category_sql() -> str:
     """Tool category: exact names looked up once (one hash lookup, `transform`), then name
     prefixes, editor commands (one lookup), and keywords for MCP tools. Exact names are tried on
     the MCP tool part, which for a plain tool is its whole name."""
-    prefixes = [f"startsWith(_tool_part, {lit(p)}), {lit(cat.name)}" for cat in rules.TOOL_CATEGORIES
-                for p in cat.prefixes]
+    prefixes = [
+        f"startsWith(_tool_part, {lit(p)}), {lit(cat.name)}" for cat in rules.TOOL_CATEGORIES for p in cat.prefixes
+    ]
     commands: dict[str, str] = {}
     for cat, cmds in rules.EDITOR_COMMANDS:
         for cmd in cmds:
             commands.setdefault(cmd, cat)
-    editor = (f"{one_of('_tn', rules.EDITOR_TOOLS)}, transform(JSONExtractString(_args, 'command'), "
-              f"{_array(commands)}, {_array(commands.values())}, _by_keyword)")
-    branches = ", ".join(["_a['gen_ai.operation.name'] = 'plan', 'plan'", f"_exact != '', _exact",
-                          *prefixes, editor])
+    editor = (
+        f"{one_of('_tn', rules.EDITOR_TOOLS)}, transform(JSONExtractString(_args, 'command'), "
+        f"{_array(commands)}, {_array(commands.values())}, _by_keyword)"
+    )
+    branches = ", ".join(["_a['gen_ai.operation.name'] = 'plan', 'plan'", f"_exact != '', _exact", *prefixes, editor])
     return f"if(isNull(_f_tool_name), NULL, multiIf({branches}, _by_keyword))"
 
 
@@ -139,7 +148,8 @@ def unwrapped_arguments_sql(raw: str) -> str:
             f"JSONType({raw}, {lit(inner)}) = 'Object' AND "
             f"arrayAll(k -> has({known}, k), JSONExtractKeys({raw})) AND "
             f"arrayAll(k -> JSONType({raw}, k) != 'Array' OR JSONLength({raw}, k) = 0, JSONExtractKeys({raw})), "
-            f"JSONExtractRaw({raw}, {lit(inner)})")
+            f"JSONExtractRaw({raw}, {lit(inner)})"
+        )
     return f"multiIf({', '.join(branches)}, {raw})"
 
 

@@ -74,11 +74,23 @@ TOKENS = ("InputTokens", "CachedTokens", "CacheWriteTokens", "OutputTokens", "Re
 
 # Facts a kept record takes from its twin when it lacks them; a tuple is taken whole or not at all.
 FILLED: tuple[tuple[str, ...], ...] = (
-    ("CostUsd",), TOKENS, ("Model",), ("Provider",), ("HttpStatus",), ("ErrorType",), ("Success",),
-    ("ToolName", "ToolCategory"), ("ToolCallId",), ("TargetPaths",), ("RequestId",), ("SideCall",),
+    ("CostUsd",),
+    TOKENS,
+    ("Model",),
+    ("Provider",),
+    ("HttpStatus",),
+    ("ErrorType",),
+    ("Success",),
+    ("ToolName", "ToolCategory"),
+    ("ToolCallId",),
+    ("TargetPaths",),
+    ("RequestId",),
+    ("SideCall",),
 )
-_PROVENANCE_KEY = {f.column: f.name for f in FACTS if f.column} | {"ToolCategory": "tool_category",
-                                                                   "TargetPaths": "target_paths"}
+_PROVENANCE_KEY = {f.column: f.name for f in FACTS if f.column} | {
+    "ToolCategory": "tool_category",
+    "TargetPaths": "target_paths",
+}
 
 
 def kept_source(n_spans: str, n_logs: str) -> str:
@@ -98,24 +110,33 @@ def _lacks(block: tuple[str, ...], twin: dict[str, str], t: str = "") -> str:
     if first == "TargetPaths":
         return f"empty({t}TargetPaths)"
     if len(block) > 1:
-        return " + ".join(f"isNotNull({twin[c]})" for c in block) + " > " + " + ".join(
-            f"isNotNull({t}{c})" for c in block)
+        return (
+            " + ".join(f"isNotNull({twin[c]})" for c in block) + " > " + " + ".join(f"isNotNull({t}{c})" for c in block)
+        )
     absent = f"isNull({t}{first})"
     if first == "Success":
         absent = f"({absent} OR {twin[first]} = false)"
     key = _PROVENANCE_KEY.get(first)
     if key is None:
         return absent
-    return (f"({absent} OR ({t}Provenance['{key}'] = 'inferred' AND "
-            f"{twin['Provenance']}['{key}'] IN ('measured', 'derived')))")
+    return (
+        f"({absent} OR ({t}Provenance['{key}'] = 'inferred' AND "
+        f"{twin['Provenance']}['{key}'] IN ('measured', 'derived')))"
+    )
 
 
 def _key_parts(t: str = "", kind: bool = True) -> list[str]:
     """A row's twin group, as IN compares it (NULL never equals NULL there: the nulls are spelled out).
     Without the kind: the identity and service a derived record shares with its carrier. A tenant's
     records never pair with another's, whatever identity they claim."""
-    parts = [f"{t}Tenant", f"isNull({t}JobName)", f"ifNull({t}JobName, '')", f"isNull({t}TrialName)",
-             f"ifNull({t}TrialName, '')", f"{t}ServiceName"]
+    parts = [
+        f"{t}Tenant",
+        f"isNull({t}JobName)",
+        f"ifNull({t}JobName, '')",
+        f"isNull({t}TrialName)",
+        f"ifNull({t}TrialName, '')",
+        f"{t}ServiceName",
+    ]
     return parts + [f"{t}Kind"] if kind else parts
 
 
@@ -182,8 +203,10 @@ def _told_inside(where: str) -> str:
     the traces of the rows `where` selects (whatever kinds it selects, and whatever trial a trace is named
     after: both spans are of one trace)."""
     columns = "Tenant, TraceId, SpanId, ParentSpanId, ScopeName, RequestId, InputTokens, OutputTokens"
-    calls = (f"SELECT {columns} FROM agent_events WHERE {_CALL_SPAN} AND (Tenant, TraceId) IN "
-             f"(SELECT Tenant, TraceId FROM agent_events WHERE ({where}) AND SourceTable = '{SPANS}')")
+    calls = (
+        f"SELECT {columns} FROM agent_events WHERE {_CALL_SPAN} AND (Tenant, TraceId) IN "
+        f"(SELECT Tenant, TraceId FROM agent_events WHERE ({where}) AND SourceTable = '{SPANS}')"
+    )
     return f"""
         SELECT _o.Tenant, _o.TraceId, _o.SpanId
         FROM ({calls}) AS _o
@@ -198,13 +221,15 @@ def _not_dropped(where: str, src: str, derived: bool) -> str:
     """A condition on agent_events rows: not a dropped twin, nor (when `derived` records may be among
     the rows) a derived child record of one, nor a retold record the live telemetry tells. `where`
     selects the rows the pairs are found in."""
-    rows = (f"({_key()}, EventId) NOT IN ({_dropped(where, src)})\n"
-            # (a retold agent span stays: the trajectory's head, its session and name, whatever its kind)
-            f"    AND NOT ({_RETOLD} AND Resolve != 'agent' AND ({_key()}) IN ({_retold_again(where, src)}))\n"
-            f"    AND NOT ({_REPLAYABLE} AND ({_key()}, EventId) IN ({_replayed(where, src)}))\n"
-            # the outer telling of a call told at two levels, and (derived records share its SpanId) its content
-            f"    AND NOT (SourceTable = '{SPANS}' AND (Kind = 'llm_request' OR {_DERIVED})"
-            f" AND (Tenant, TraceId, SpanId) IN ({_told_inside(where)}))")
+    rows = (
+        f"({_key()}, EventId) NOT IN ({_dropped(where, src)})\n"
+        # (a retold agent span stays: the trajectory's head, its session and name, whatever its kind)
+        f"    AND NOT ({_RETOLD} AND Resolve != 'agent' AND ({_key()}) IN ({_retold_again(where, src)}))\n"
+        f"    AND NOT ({_REPLAYABLE} AND ({_key()}, EventId) IN ({_replayed(where, src)}))\n"
+        # the outer telling of a call told at two levels, and (derived records share its SpanId) its content
+        f"    AND NOT (SourceTable = '{SPANS}' AND (Kind = 'llm_request' OR {_DERIVED})"
+        f" AND (Tenant, TraceId, SpanId) IN ({_told_inside(where)}))"
+    )
     if not derived:
         return rows
     return f"""{rows}
@@ -263,13 +288,21 @@ def _with_facts(rows: str, where: str, src: str, twin_ids: bool = False) -> str:
     takes = [f"_paired AND {_lacks(block, twin)} AS _take{i}" for i, block in enumerate(FILLED)]
     replaced = [f"if(_take{i}, {twin[c]}, {c}) AS {c}" for i, block in enumerate(FILLED) for c in block]
     # A fact taken from the twin comes with the twin's provenance.
-    taken = ", ".join(f"if(_take{i}, [{', '.join(repr(_PROVENANCE_KEY[c]) for c in block)}], [])"
-                      for i, block in enumerate(FILLED))
-    replaced.append(f"if(_paired, mapUpdate(Provenance, mapFilter((k, v) -> has(arrayConcat({taken}), k), "
-                    f"_t_Provenance)), Provenance) AS Provenance")
+    taken = ", ".join(
+        f"if(_take{i}, [{', '.join(repr(_PROVENANCE_KEY[c]) for c in block)}], [])" for i, block in enumerate(FILLED)
+    )
+    replaced.append(
+        f"if(_paired, mapUpdate(Provenance, mapFilter((k, v) -> has(arrayConcat({taken}), k), "
+        f"_t_Provenance)), Provenance) AS Provenance"
+    )
     n = len(_key_parts())
     pair_key, twin_key, row_key = (", ".join(f"{prefix}{i}" for i in range(n)) for prefix in ("_p._k", "_tk", "_f._k"))
-    helpers = ["_paired", *([] if twin_ids else ["_twin_id"]), *twin.values(), *(f"_take{i}" for i in range(len(FILLED)))]
+    helpers = [
+        "_paired",
+        *([] if twin_ids else ["_twin_id"]),
+        *twin.values(),
+        *(f"_take{i}" for i in range(len(FILLED))),
+    ]
     return f"""
 SELECT * EXCEPT ({", ".join(helpers)}) REPLACE ({", ".join(replaced)})
 FROM (
@@ -363,8 +396,10 @@ def outer_tellings(where: str, form: int = ALONE, *, scope: str) -> str:
     if not form & (TWINS | ALONE):
         return "SELECT * FROM agent_events WHERE false"
     # (filtered in a subquery: in ClickHouse a WHERE beside the REPLACE would read the replaced Kind)
-    return (f"SELECT * REPLACE ('group' AS Kind) FROM (SELECT * FROM {source(scope, form)} WHERE ({where})"
-            f" AND {_CALL_SPAN} AND (Tenant, TraceId, SpanId) IN ({_told_inside(where)}))")
+    return (
+        f"SELECT * REPLACE ('group' AS Kind) FROM (SELECT * FROM {source(scope, form)} WHERE ({where})"
+        f" AND {_CALL_SPAN} AND (Tenant, TraceId, SpanId) IN ({_told_inside(where)}))"
+    )
 
 
 def per_group(where: str, aggregates: str, form: int = ALONE, *, scope: str) -> str:

@@ -15,8 +15,10 @@ import asyncio
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-_TOO_MANY = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nretry-after: 1\r\n"
-             b"connection: close\r\ncontent-length: 35\r\n\r\ntoo many connections; retry later\r\n")
+_TOO_MANY = (
+    b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nretry-after: 1\r\n"
+    b"connection: close\r\ncontent-length: 35\r\n\r\ntoo many connections; retry later\r\n"
+)
 
 
 class GuardedH11Protocol(H11Protocol):
@@ -73,12 +75,16 @@ class GuardedH11Protocol(H11Protocol):
 
     def _expired(self) -> None:
         self._deadline = None
-        self.logger.info("closing a connection that sent no complete %s within %g s",
-                         "headers" if self._waiting_for is h11.IDLE else "body", self.read_seconds)
+        self.logger.info(
+            "closing a connection that sent no complete %s within %g s",
+            "headers" if self._waiting_for is h11.IDLE else "body",
+            self.read_seconds,
+        )
         self.transport.close()
 
 
 def guarded_protocol(read_seconds: float, max_connections: int) -> type[H11Protocol]:
     """The protocol class for uvicorn.Config(http=...), with these limits."""
-    return type("GuardedH11Protocol", (GuardedH11Protocol,),
-                {"read_seconds": read_seconds, "max_connections": max_connections})
+    return type(
+        "GuardedH11Protocol", (GuardedH11Protocol,), {"read_seconds": read_seconds, "max_connections": max_connections}
+    )

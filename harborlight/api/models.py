@@ -36,23 +36,42 @@ def record_fields(*records: type) -> dict[str, Any]:
 
 def answer_model(name: str, doc: str, *records: type, **fields: Any) -> type[BaseModel]:
     """A model named `name` with the given fields, then every field of `records`; no field it does not name."""
-    return create_model(name, __config__=ConfigDict(extra="forbid"), __doc__=doc, **fields,
-                        **record_fields(*records))
+    return create_model(name, __config__=ConfigDict(extra="forbid"), __doc__=doc, **fields, **record_fields(*records))
 
 
 JobRow = answer_model(
-    "JobRow", "A job's metrics (solve rates, counts, totals) and its pass@k / pass^k.", JobMetrics,
-    pass_at_k=(answer_model("JobPassAtK", "pass@k and pass^k over the job's tasks.", PassAtK), ...))
+    "JobRow",
+    "A job's metrics (solve rates, counts, totals) and its pass@k / pass^k.",
+    JobMetrics,
+    pass_at_k=(answer_model("JobPassAtK", "pass@k and pass^k over the job's tasks.", PassAtK), ...),
+)
 
 TrialRow = answer_model(
-    "TrialRow", "One trial: who ran what, how it ended, where its time went, its tokens and cost.",
-    TrialOutcome, TrialTimings,
-    job=(str, ...), trial=(str, ...), task=(str | None, ...), source=(str | None, ...), attempt=(int | None, ...),
-    agent=(str | None, ...), agent_version=(str | None, ...), model=(str | None, ...), category=(str | None, ...),
-    is_running=(bool, ...), started_at=(float | None, ...), finished_at=(float | None, ...),
-    first_seen=(float | None, ...), last_seen=(float | None, ...), n_events=(int | None, ...),
-    n_input_tokens=(Valued[int], ...), n_cache_tokens=(Valued[int], ...), n_output_tokens=(Valued[int], ...),
-    cost_usd=(Valued[float], ...), n_steps=(Valued[int], ...), n_tool_calls=(Valued[int], ...),
+    "TrialRow",
+    "One trial: who ran what, how it ended, where its time went, its tokens and cost.",
+    TrialOutcome,
+    TrialTimings,
+    job=(str, ...),
+    trial=(str, ...),
+    task=(str | None, ...),
+    source=(str | None, ...),
+    attempt=(int | None, ...),
+    agent=(str | None, ...),
+    agent_version=(str | None, ...),
+    model=(str | None, ...),
+    category=(str | None, ...),
+    is_running=(bool, ...),
+    started_at=(float | None, ...),
+    finished_at=(float | None, ...),
+    first_seen=(float | None, ...),
+    last_seen=(float | None, ...),
+    n_events=(int | None, ...),
+    n_input_tokens=(Valued[int], ...),
+    n_cache_tokens=(Valued[int], ...),
+    n_output_tokens=(Valued[int], ...),
+    cost_usd=(Valued[float], ...),
+    n_steps=(Valued[int], ...),
+    n_tool_calls=(Valued[int], ...),
 )
 
 
@@ -90,23 +109,38 @@ class Step(BaseModel):
 
 
 TrialBehavior = answer_model(
-    "TrialBehavior", "How the agent worked: its tool calls by category, files touched, repeats, tokens per call.",
+    "TrialBehavior",
+    "How the agent worked: its tool calls by category, files touched, repeats, tokens per call.",
     Behavior,
-    job=(str, ...), trial=(str, ...), n_calls=(int, ...), n_model_calls=(int, ...), truncated=(bool, ...),
-    last_agent_message=(Valued[str], ...), steps=(Valued[list[Step]], ...), calls=(list[ToolCall], ...),
+    job=(str, ...),
+    trial=(str, ...),
+    n_calls=(int, ...),
+    n_model_calls=(int, ...),
+    truncated=(bool, ...),
+    last_agent_message=(Valued[str], ...),
+    steps=(Valued[list[Step]], ...),
+    calls=(list[ToolCall], ...),
 )
 
 TrialTime = answer_model(
-    "TrialTime", "Where the trial's agent phase went, its longest calls and its critical path.", TimeSplit,
-    job=(str, ...), trial=(str, ...), longest_calls=(Valued[list[LongCall]], ...),
-    critical_path=(Valued[CriticalPath], ...))
+    "TrialTime",
+    "Where the trial's agent phase went, its longest calls and its critical path.",
+    TimeSplit,
+    job=(str, ...),
+    trial=(str, ...),
+    longest_calls=(Valued[list[LongCall]], ...),
+    critical_path=(Valued[CriticalPath], ...),
+)
 JobTime = answer_model("JobTime", "The job's finished trials' time splits summed.", JobTimeSplit, job=(str, ...))
-TrialDurations = answer_model("TrialDurations", "The trial's span durations on log-spaced bins.", DurationChart,
-                              job=(str, ...), trial=(str, ...))
-JobDurations = answer_model("JobDurations", "The job's span durations on log-spaced bins.", DurationChart,
-                            job=(str, ...))
-JobComparison = answer_model("JobComparison", "Jobs on their matched tasks: rates, differences, flips, paired tests.",
-                             Comparison)
+TrialDurations = answer_model(
+    "TrialDurations", "The trial's span durations on log-spaced bins.", DurationChart, job=(str, ...), trial=(str, ...)
+)
+JobDurations = answer_model(
+    "JobDurations", "The job's span durations on log-spaced bins.", DurationChart, job=(str, ...)
+)
+JobComparison = answer_model(
+    "JobComparison", "Jobs on their matched tasks: rates, differences, flips, paired tests.", Comparison
+)
 
 
 class SourceCounts(BaseModel):
@@ -153,10 +187,14 @@ class BrokenParts(BaseModel):
 
 
 IngestReport = answer_model(
-    "IngestReport", "What was received, accepted, rejected, deduplicated and stored; the writer and log (operator "
-    "only, else null).",
-    since_start=(SinceStart, ...), writer=(CommitStats | None, ...), log=(LogReport | None, ...),
-    stored=(list[StoredCount], ...), broken_parts=(BrokenParts | None, ...))
+    "IngestReport",
+    "What was received, accepted, rejected, deduplicated and stored; the writer and log (operator only, else null).",
+    since_start=(SinceStart, ...),
+    writer=(CommitStats | None, ...),
+    log=(LogReport | None, ...),
+    stored=(list[StoredCount], ...),
+    broken_parts=(BrokenParts | None, ...),
+)
 
 
 class Commits(BaseModel):
@@ -206,14 +244,21 @@ class ImportTally(BaseModel):
 # GET /api/trials/{trial}/trajectory answers the ATIF document harborlight/transfer/ builds (its records are
 # harborlight/transfer/atif.py, which the API does not import): its required top level, named here.
 TRAJECTORY_SCHEMA: dict[str, Any] = {
-    "title": "Trajectory", "type": "object", "required": ["schema_version", "agent", "steps"],
+    "title": "Trajectory",
+    "type": "object",
+    "required": ["schema_version", "agent", "steps"],
     "properties": {
         "schema_version": {"type": "string", "description": "ATIF-v1.6 to ATIF-v1.8"},
         "session_id": {"type": ["string", "null"]},
         "agent": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}},
-        "steps": {"type": "array", "items": {"type": "object", "required": ["step_id", "source"],
-                                             "properties": {"step_id": {"type": "integer"},
-                                                            "source": {"enum": ["user", "agent", "system"]}}}},
+        "steps": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["step_id", "source"],
+                "properties": {"step_id": {"type": "integer"}, "source": {"enum": ["user", "agent", "system"]}},
+            },
+        },
         "final_metrics": {"type": ["object", "null"]},
         "subagent_trajectories": {"type": ["array", "null"], "items": {"type": "object"}},
     },

@@ -29,12 +29,18 @@ class ApiError(Exception):
 
 
 def add_api_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--server", default=None,
-                        help="ask a running harborlight, e.g. http://127.0.0.1:4318 (env HARBORLIGHT_SERVER)")
-    parser.add_argument("--token", default=None,
-                        help="bearer token for --server when it requires one (env HARBORLIGHT_TOKEN)")
-    parser.add_argument("--data-dir", type=Path, default=None,
-                        help="read this embedded store directly (env HARBORLIGHT_DATA_DIR, default harborlight-data)")
+    parser.add_argument(
+        "--server", default=None, help="ask a running harborlight, e.g. http://127.0.0.1:4318 (env HARBORLIGHT_SERVER)"
+    )
+    parser.add_argument(
+        "--token", default=None, help="bearer token for --server when it requires one (env HARBORLIGHT_TOKEN)"
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="read this embedded store directly (env HARBORLIGHT_DATA_DIR, default harborlight-data)",
+    )
     parser.add_argument("--clickhouse-url", default=None, help="read a ClickHouse server directly")
 
 
@@ -112,8 +118,9 @@ class Api:
                 raise ApiError("pass --server or --data-dir / --clickhouse-url, not both")
             token = args.token or os.environ.get("HARBORLIGHT_TOKEN")
             self.where, self.remote = server, True
-            self._client = httpx.Client(base_url=server.rstrip("/"), timeout=120,
-                                        headers={"authorization": f"Bearer {token}"} if token else {})
+            self._client = httpx.Client(
+                base_url=server.rstrip("/"), timeout=120, headers={"authorization": f"Bearer {token}"} if token else {}
+            )
         else:
             self._client = self._in_process()
         return self._client
@@ -142,8 +149,9 @@ class Api:
         self.where = settings.clickhouse_url or str(settings.data_dir)
         # Whoever reads the store's files sees every tenant's rows, as the operator token does; trajectories
         # (last_agent_message) are built, nothing is imported through this app.
-        app = build_api(Services(store=store, authenticate=lambda authorization: "",
-                                 transfers=Transfers(store, receiver=None)))
+        app = build_api(
+            Services(store=store, authenticate=lambda authorization: "", transfers=Transfers(store, receiver=None))
+        )
         transport = InProcess(app)
         self._close = store.client.close  # (the client closes the transport)
         return httpx.Client(transport=transport, base_url="http://harborlight.local", timeout=None)
@@ -156,8 +164,10 @@ def _reason(reply: "httpx.Response") -> str:
     except (ValueError, AttributeError):
         detail = reply.text.strip()[:200]
     if isinstance(detail, list):
-        detail = "; ".join(f"{e.get('loc', ['?'])[-1]}: {e.get('msg')}"
-                           + (f", got {e['input']!r}" if "input" in e else "") for e in detail)
+        detail = "; ".join(
+            f"{e.get('loc', ['?'])[-1]}: {e.get('msg')}" + (f", got {e['input']!r}" if "input" in e else "")
+            for e in detail
+        )
     return str(detail or f"HTTP {reply.status_code}")
 
 

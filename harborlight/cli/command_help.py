@@ -8,5 +8,6 @@ from typing import Any
 def add_command(commands: Any, name: str, summary: str, examples: list[str]) -> argparse.ArgumentParser:
     """A subcommand of `commands` (argparse subparsers) whose `--help` shows `summary` and `examples`."""
     epilog = "examples:\n" + "\n".join(f"  {line}" for line in examples)
-    return commands.add_parser(name, help=summary, description=summary, epilog=epilog,
-                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    return commands.add_parser(
+        name, help=summary, description=summary, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
+    )

@@ -14,10 +14,17 @@ from harborlight.cli.command_help import add_command
 from harborlight.cli.render import console, print_json, printable_json
 from harborlight.api.routes.display import MISSING, num, pct, value
 
-RATES = (("raw solve rate", "raw_solve_rate"), ("adjusted solve rate", "adjusted_solve_rate"),
-         ("mean score", "mean_score"))
-TOTALS = (("trials", "n_trials", "{:,}"), ("infra failures", "n_infra", "{:,}"),
-          ("tokens in", "total_input_tokens", "{:,}"), ("cost $", "total_cost_usd", "{:.4f}"))
+RATES = (
+    ("raw solve rate", "raw_solve_rate"),
+    ("adjusted solve rate", "adjusted_solve_rate"),
+    ("mean score", "mean_score"),
+)
+TOTALS = (
+    ("trials", "n_trials", "{:,}"),
+    ("infra failures", "n_infra", "{:,}"),
+    ("tokens in", "total_input_tokens", "{:,}"),
+    ("cost $", "total_cost_usd", "{:.4f}"),
+)
 FLIP_STYLES = {"gained": "green", "lost": "red", "mixed": "yellow"}
 
 
@@ -32,15 +39,21 @@ def _difference(name: str, d: float | None) -> str:
 
 
 def metrics_table(c: dict[str, Any]) -> Table:
-    table = Table(title=f"{value(c['matched_tasks'])} matched task(s), {value(c['n_flips'])} flip(s)",
-                  title_justify="left")
+    table = Table(
+        title=f"{value(c['matched_tasks'])} matched task(s), {value(c['n_flips'])} flip(s)", title_justify="left"
+    )
     table.add_column("on matched tasks", style="bold")
     for i, job in enumerate(c["jobs"]):
         table.add_column(job if i else f"{job} (baseline)", justify="right")
     for label, field in RATES:
-        table.add_row(label, *(_rate(field, value(c["metrics"][j][field]))
-                               + (_difference(field, value(c["differences"][j][field])) if i else "")
-                               for i, j in enumerate(c["jobs"])))
+        table.add_row(
+            label,
+            *(
+                _rate(field, value(c["metrics"][j][field]))
+                + (_difference(field, value(c["differences"][j][field])) if i else "")
+                for i, j in enumerate(c["jobs"])
+            ),
+        )
     for label, field, fmt in TOTALS:
         table.add_row(label, *(num(value(c["metrics"][j][field]), fmt) for j in c["jobs"]))
     return table
@@ -67,13 +80,23 @@ def paired_table(c: dict[str, Any]) -> Table:
         scale = 100 if points else 1
         mean = value(p["mean_difference"])
         ci = value(p["difference_ci"])
-        difference = MISSING if mean is None else fmt.format(mean * scale) + (" pts" if points else "") + (
-            f" [{fmt.format(ci['low'] * scale)}, {fmt.format(ci['high'] * scale)}]" if ci else "")
+        difference = (
+            MISSING
+            if mean is None
+            else fmt.format(mean * scale)
+            + (" pts" if points else "")
+            + (f" [{fmt.format(ci['low'] * scale)}, {fmt.format(ci['high'] * scale)}]" if ci else "")
+        )
         excluded = value(p["n_excluded"])
-        table.add_row(job, "solve rate" if points else "score",
-                      f"{value(p['n_tasks'])}" + (f" ({excluded} left out)" if excluded else ""), difference,
-                      TESTS[p["test"]], num(value(p["p_value"]), "{:.2g}"),
-                      f"{value(p['n_better'])} / {value(p['n_worse'])} / {value(p['n_tied'])}")
+        table.add_row(
+            job,
+            "solve rate" if points else "score",
+            f"{value(p['n_tasks'])}" + (f" ({excluded} left out)" if excluded else ""),
+            difference,
+            TESTS[p["test"]],
+            num(value(p["p_value"]), "{:.2g}"),
+            f"{value(p['n_better'])} / {value(p['n_worse'])} / {value(p['n_tied'])}",
+        )
     return table
 
 
@@ -93,8 +116,13 @@ def tasks_table(c: dict[str, Any]) -> Table:
     for column in ("dataset", "task", *c["jobs"], "flip"):
         table.add_column(column)
     for row in c["rows"]:
-        table.add_row(row["dataset"] or MISSING, row["task"], *(row["outcomes"][j] or "running" for j in c["jobs"]),
-                      row["flip"] or "", style=FLIP_STYLES.get(row["flip"] or ""))
+        table.add_row(
+            row["dataset"] or MISSING,
+            row["task"],
+            *(row["outcomes"][j] or "running" for j in c["jobs"]),
+            row["flip"] or "",
+            style=FLIP_STYLES.get(row["flip"] or ""),
+        )
     return table
 
 
@@ -126,14 +154,22 @@ def _show(api: Api, args: argparse.Namespace) -> None:
 
 
 def add_compare_command(commands: Any) -> None:
-    parser = add_command(commands, "compare", "jobs on their matched tasks: rates, differences, paired test, flips", [
-        "harborlight compare claude-baseline claude-new-prompt",
-        "harborlight compare run-a run-b run-c --json --server http://127.0.0.1:4318",
-        "harborlight compare claude-baseline claude-new-prompt --last-message",
-    ])
+    parser = add_command(
+        commands,
+        "compare",
+        "jobs on their matched tasks: rates, differences, paired test, flips",
+        [
+            "harborlight compare claude-baseline claude-new-prompt",
+            "harborlight compare run-a run-b run-c --json --server http://127.0.0.1:4318",
+            "harborlight compare claude-baseline claude-new-prompt --last-message",
+        ],
+    )
     parser.add_argument("jobs", metavar="JOB", nargs="+", help="two or more job names, the baseline first")
-    parser.add_argument("--last-message", action="store_true",
-                        help="each task's closing agent message per job (reads one trajectory per task and job)")
+    parser.add_argument(
+        "--last-message",
+        action="store_true",
+        help="each task's closing agent message per job (reads one trajectory per task and job)",
+    )
     parser.add_argument("--json", action="store_true", help="the route's JSON instead")
     add_api_options(parser)
     parser.set_defaults(run=lambda args: run_query(args, "compare JOB JOB...", _show))

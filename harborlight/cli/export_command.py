@@ -22,8 +22,10 @@ from harborlight.transfer.service import export_files
 async def _from_server(args: argparse.Namespace, out: Path) -> Path:
     async with server_client(args) as client:
         try:
-            reply = await client.get(f"/api/jobs/{quote(args.job, safe='')}/export",
-                                     params={"snapshot": str(args.snapshot).lower(), "jobs_dir": str(out)})
+            reply = await client.get(
+                f"/api/jobs/{quote(args.job, safe='')}/export",
+                params={"snapshot": str(args.snapshot).lower(), "jobs_dir": str(out)},
+            )
         except Exception as exc:
             raise TransferError(cannot_reach(args.server, exc)) from None
     if reply.status_code == 401:
@@ -66,13 +68,21 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def add_export_command(commands: Any) -> None:
-    parser = add_command(commands, "export-job", "write a job as a Harbor job directory (DIR/<job>/)", [
-        "harborlight export-job 2026-12-01__09-00-00 --out jobs/",
-        "harborlight export-job 2026-12-01__09-00-00 --out jobs/ --snapshot --server http://127.0.0.1:4318",
-    ])
+    parser = add_command(
+        commands,
+        "export-job",
+        "write a job as a Harbor job directory (DIR/<job>/)",
+        [
+            "harborlight export-job 2026-12-01__09-00-00 --out jobs/",
+            "harborlight export-job 2026-12-01__09-00-00 --out jobs/ --snapshot --server http://127.0.0.1:4318",
+        ],
+    )
     parser.add_argument("job", metavar="JOB", help="the job name (harbor.job.name)")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="the jobs folder to write into")
-    parser.add_argument("--snapshot", action="store_true",
-                        help="also write result.json for trials still running (Harbor writes it at the end)")
+    parser.add_argument(
+        "--snapshot",
+        action="store_true",
+        help="also write result.json for trials still running (Harbor writes it at the end)",
+    )
     add_store_options(parser)
     parser.set_defaults(run=_export)

@@ -24,8 +24,15 @@ from harborlight.transfer.pump import Tally
 
 def _progress() -> Progress:
     console = Console(stderr=True)
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=console, disable=not console.is_terminal, transient=True)
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=not console.is_terminal,
+        transient=True,
+    )
 
 
 def _rejections(tally: Tally) -> str:
@@ -41,10 +48,15 @@ async def _otlp(args: argparse.Namespace) -> str:
         task = progress.add_task("importing OTLP files", total=len(files))
         async with sink_for(args, "import otlp") as sink:
             tally = await import_otlp(files, sink, lambda n: progress.advance(task, n))
-    duplicates = (f"; {tally.duplicates} request(s) ({tally.stored - tally.new:,} item(s)) were already stored, "
-                  "not stored again" if tally.duplicates else "")
-    return (f"stored {tally.new:,} new item(s) from {len(files)} file(s) in {tally.requests:,} request(s)"
-            f"{_rejections(tally)}{duplicates}")
+    duplicates = (
+        f"; {tally.duplicates} request(s) ({tally.stored - tally.new:,} item(s)) were already stored, not stored again"
+        if tally.duplicates
+        else ""
+    )
+    return (
+        f"stored {tally.new:,} new item(s) from {len(files)} file(s) in {tally.requests:,} request(s)"
+        f"{_rejections(tally)}{duplicates}"
+    )
 
 
 _LIMITS = ("import_max_json_mib", "import_max_trajectory_mib", "import_max_log_mib")
@@ -52,9 +64,11 @@ _LIMITS = ("import_max_json_mib", "import_max_trajectory_mib", "import_max_log_m
 
 def _limits(args: argparse.Namespace) -> FileLimits:
     settings = Settings.resolve({name: getattr(args, name, None) for name in _LIMITS})
-    return FileLimits(json_bytes=settings.import_max_json_mib * MIB,
-                      trajectory_bytes=settings.import_max_trajectory_mib * MIB,
-                      log_bytes=settings.import_max_log_mib * MIB)
+    return FileLimits(
+        json_bytes=settings.import_max_json_mib * MIB,
+        trajectory_bytes=settings.import_max_trajectory_mib * MIB,
+        log_bytes=settings.import_max_log_mib * MIB,
+    )
 
 
 def _refused(line: str) -> None:
@@ -73,8 +87,10 @@ async def _harbor(args: argparse.Namespace) -> str:
         running += f"; skipped {report.running_skipped} running trial(s) with no trajectory step yet"
     again = " (already stored)" if report.spans.requests and report.spans.duplicates == report.spans.requests else ""
     refused = f"; refused {len(report.refused)} file(s), listed above" if report.refused else ""
-    return (f"imported {report.trials} trial(s) of {len(report.jobs)} job(s) as {report.spans.stored:,} span(s)"
-            f"{again}{running}{_rejections(report.spans)}{refused}")
+    return (
+        f"imported {report.trials} trial(s) of {len(report.jobs)} job(s) as {report.spans.stored:,} span(s)"
+        f"{again}{running}{_rejections(report.spans)}{refused}"
+    )
 
 
 def _run(work) -> Any:
@@ -91,27 +107,47 @@ def _run(work) -> Any:
 
 def add_import_command(commands: Any) -> None:
     """Registers `import otlp` and `import harbor` on the CLI's subcommands."""
-    parser = add_command(commands, "import", "store OpenTelemetry files or Harbor job directories", [
-        "harborlight import otlp traces.jsonl logs.jsonl",
-        "harborlight import harbor jobs/2026-12-01__09-00-00",
-    ])
+    parser = add_command(
+        commands,
+        "import",
+        "store OpenTelemetry files or Harbor job directories",
+        [
+            "harborlight import otlp traces.jsonl logs.jsonl",
+            "harborlight import harbor jobs/2026-12-01__09-00-00",
+        ],
+    )
     kinds = parser.add_subparsers(dest="kind", required=True)
-    otlp = add_command(kinds, "otlp", "Collector file exporter JSON lines, OTLP/JSON documents, OTLP protobuf", [
-        "harborlight import otlp traces.jsonl logs.jsonl metrics.jsonl",
-        "harborlight import otlp export.pb --server http://127.0.0.1:4318 --token $HARBORLIGHT_TOKEN",
-    ])
+    otlp = add_command(
+        kinds,
+        "otlp",
+        "Collector file exporter JSON lines, OTLP/JSON documents, OTLP protobuf",
+        [
+            "harborlight import otlp traces.jsonl logs.jsonl metrics.jsonl",
+            "harborlight import otlp export.pb --server http://127.0.0.1:4318 --token $HARBORLIGHT_TOKEN",
+        ],
+    )
     otlp.add_argument("files", metavar="FILE", nargs="+", type=Path)
     add_store_options(otlp)
     otlp.set_defaults(run=_run(_otlp))
-    harbor = add_command(kinds, "harbor", "Harbor job directories (result.json, ATIF trajectories, rewards)", [
-        "harborlight import harbor jobs/2026-12-01__09-00-00",
-        "harborlight import harbor jobs/* --data-dir harborlight-data",
-    ])
+    harbor = add_command(
+        kinds,
+        "harbor",
+        "Harbor job directories (result.json, ATIF trajectories, rewards)",
+        [
+            "harborlight import harbor jobs/2026-12-01__09-00-00",
+            "harborlight import harbor jobs/* --data-dir harborlight-data",
+        ],
+    )
     harbor.add_argument("jobdirs", metavar="JOBDIR", nargs="+", type=Path)
     for name in _LIMITS:
         default = Settings.__dataclass_fields__[name].default
-        harbor.add_argument(flag_name(name), dest=name, type=int, default=None, metavar="MIB",
-                            help=f"{Settings.__dataclass_fields__[name].metadata['help']} "
-                                 f"(env {env_name(name)}, default {default})")
+        harbor.add_argument(
+            flag_name(name),
+            dest=name,
+            type=int,
+            default=None,
+            metavar="MIB",
+            help=f"{Settings.__dataclass_fields__[name].metadata['help']} (env {env_name(name)}, default {default})",
+        )
     add_store_options(harbor)
     harbor.set_defaults(run=_run(_harbor))

@@ -18,21 +18,28 @@ from harborlight.settings import Settings, env_name, flag_name
 # the one its module registers.
 COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("report_command", "a job's metrics: a table, metrics.json, summary.md or an HTML page"),
-    "spans": ("spans_command",
-              "agent events (model calls, tool calls, ...) by job, trial, kind, tool category, model, status, time"),
-    "trial": ("trial_command",
-              "one trial: outcome, reward, phase timings, tokens, cost, behaviour, where the time went"),
+    "spans": (
+        "spans_command",
+        "agent events (model calls, tool calls, ...) by job, trial, kind, tool category, model, status, time",
+    ),
+    "trial": (
+        "trial_command",
+        "one trial: outcome, reward, phase timings, tokens, cost, behaviour, where the time went",
+    ),
     "trace": ("trace_command", "a trial's span tree: kinds, names, durations, timing quality"),
     "jobs": ("jobs_command", "job rows: solve rates, pass@k / pass^k, tokens, cost"),
     "compare": ("compare_command", "jobs on their matched tasks: rates, differences, paired test, flips"),
-    "watch": ("watch_command",
-              "a live table of a job's trials, from a running server (without a terminal: one line per event)"),
+    "watch": (
+        "watch_command",
+        "a live table of a job's trials, from a running server (without a terminal: one line per event)",
+    ),
     "import": ("import_command", "store OpenTelemetry files or Harbor job directories"),
     "export-job": ("export_command", "write a job as a Harbor job directory (DIR/<job>/)"),
     "schema": ("schema_command", "print or apply the store's DDL, for one server or a cluster"),
     "wal": ("wal_command", "the write-ahead log: commit again the requests the store refused"),
 }
 SERVE_SUMMARY = "receive OTLP and answer the API"
+
 
 class OneLineParser(argparse.ArgumentParser):
     """A bad flag is one line on stderr (argparse would print the usage block first); exit 2."""
@@ -46,7 +53,10 @@ def _add_settings(parser: argparse.ArgumentParser, names: list[str]) -> None:
         if f.name in names:
             kind = Path if "Path" in str(f.type) else int if "int" in str(f.type) else str
             parser.add_argument(
-                flag_name(f.name), dest=f.name, type=kind, default=None,
+                flag_name(f.name),
+                dest=f.name,
+                type=kind,
+                default=None,
                 help=f"{f.metadata['help']} (env {env_name(f.name)}, default {f.default})",
             )
 
@@ -98,11 +108,16 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     name and summary, enough for `harborlight --help`)."""
     parser = OneLineParser(prog="harborlight", description="Observability backend for AI agents.")
     commands = parser.add_subparsers(dest="command", required=True)
-    serve = add_command(commands, "serve", SERVE_SUMMARY, [
-        "harborlight serve",
-        "harborlight serve --host 0.0.0.0 --data-dir /var/lib/harborlight --tokens-file tokens   # lines: TOKEN TENANT",
-        "harborlight serve --clickhouse-url http://default:secret@clickhouse:8123/otel --clickhouse-http-port 8124",
-    ])
+    serve = add_command(
+        commands,
+        "serve",
+        SERVE_SUMMARY,
+        [
+            "harborlight serve",
+            "harborlight serve --host 0.0.0.0 --data-dir /var/lib/harborlight --tokens-file tokens   # lines: TOKEN TENANT",
+            "harborlight serve --clickhouse-url http://default:secret@clickhouse:8123/otel --clickhouse-http-port 8124",
+        ],
+    )
     _add_settings(serve, [f.name for f in fields(Settings)])
     serve.set_defaults(run=_serve)
     chosen = None if argv is None else asked_for(argv)
@@ -125,8 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"harborlight: {exc}", file=sys.stderr)
         return 2
     except RecursionError:  # JSON or a span tree nested past Python's recursion limit, wherever it was read
-        print("harborlight: the input nests deeper than harborlight reads (Python's recursion limit)",
-              file=sys.stderr)
+        print("harborlight: the input nests deeper than harborlight reads (Python's recursion limit)", file=sys.stderr)
         return 1
 
 

@@ -28,23 +28,37 @@ def _show(api: Api, args: argparse.Namespace) -> None:
         time = api.json(f"/api/jobs/{job}/time")
         console().print(report_tables(*printable_json([row, trials, time])))
     else:
-        write_document(api.get(f"/api/jobs/{job}/report", format=args.format, against=args.against).text,
-                       is_json=args.format in ("json", "intervals"))
+        write_document(
+            api.get(f"/api/jobs/{job}/report", format=args.format, against=args.against).text,
+            is_json=args.format in ("json", "intervals"),
+        )
 
 
 def add_report_command(commands: Any) -> None:
     """Registers `report` on the CLI's subcommands."""
-    report = add_command(commands, "report", "a job's metrics: a table, metrics.json, summary.md or an HTML page", [
-        "harborlight report 2026-12-01__09-00-00",
-        "harborlight report 2026-12-01__09-00-00 --format json > metrics.json",
-        "harborlight report 2026-12-01__09-00-00 --format md --server http://127.0.0.1:4318",
-        "harborlight report claude-new-prompt --format html --against claude-baseline > report.html",
-    ])
+    report = add_command(
+        commands,
+        "report",
+        "a job's metrics: a table, metrics.json, summary.md or an HTML page",
+        [
+            "harborlight report 2026-12-01__09-00-00",
+            "harborlight report 2026-12-01__09-00-00 --format json > metrics.json",
+            "harborlight report 2026-12-01__09-00-00 --format md --server http://127.0.0.1:4318",
+            "harborlight report claude-new-prompt --format html --against claude-baseline > report.html",
+        ],
+    )
     report.add_argument("job", metavar="JOB", help="the job name (harbor.job.name)")
-    report.add_argument("--format", default="table",
-                        help="table (default), json (AgentCompass metrics.json), md (summary.md), intervals "
-                             "(each metrics.json series' 95%% interval, JSON) or html (one self-contained page to share)")
-    report.add_argument("--against", metavar="JOB", default="",
-                        help="with --format html: the paired comparison with this job on their matched tasks")
+    report.add_argument(
+        "--format",
+        default="table",
+        help="table (default), json (AgentCompass metrics.json), md (summary.md), intervals "
+        "(each metrics.json series' 95%% interval, JSON) or html (one self-contained page to share)",
+    )
+    report.add_argument(
+        "--against",
+        metavar="JOB",
+        default="",
+        help="with --format html: the paired comparison with this job on their matched tasks",
+    )
     add_api_options(report)
     report.set_defaults(run=lambda args: run_query(args, "report JOB", _show))

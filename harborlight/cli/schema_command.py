@@ -37,20 +37,40 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def add_schema_command(commands: Any) -> None:
-    parser = add_command(commands, "schema", "print or apply the store's DDL, for one server or a cluster", [
-        "harborlight schema print",
-        "harborlight schema --cluster harborlight --replicated print",
-        "harborlight schema --cluster harborlight --replicated --shard-by trial apply "
-        "--clickhouse-url http://default:secret@clickhouse-1:8123/default",
-    ])
+    parser = add_command(
+        commands,
+        "schema",
+        "print or apply the store's DDL, for one server or a cluster",
+        [
+            "harborlight schema print",
+            "harborlight schema --cluster harborlight --replicated print",
+            "harborlight schema --cluster harborlight --replicated --shard-by trial apply "
+            "--clickhouse-url http://default:secret@clickhouse-1:8123/default",
+        ],
+    )
     parser.add_argument("action", choices=("print", "apply"), help="write the DDL to stdout, or run it")
-    parser.add_argument("--cluster", default=None, metavar="NAME",
-                        help="the cluster form, ON CLUSTER NAME (a cluster of the servers' remote_servers)")
-    parser.add_argument("--replicated", action="store_true",
-                        help="local tables are Replicated*MergeTree (needs Keeper and the {shard} / {replica} macros)")
-    parser.add_argument("--shard-by", default=None, choices=tuple(SHARD_KEYS),
-                        help="what keeps rows together on one shard (default trial)")
-    parser.add_argument("--retention-days", type=int, default=None,
-                        help="drop telemetry older than this many days (a TTL on each telemetry table)")
+    parser.add_argument(
+        "--cluster",
+        default=None,
+        metavar="NAME",
+        help="the cluster form, ON CLUSTER NAME (a cluster of the servers' remote_servers)",
+    )
+    parser.add_argument(
+        "--replicated",
+        action="store_true",
+        help="local tables are Replicated*MergeTree (needs Keeper and the {shard} / {replica} macros)",
+    )
+    parser.add_argument(
+        "--shard-by",
+        default=None,
+        choices=tuple(SHARD_KEYS),
+        help="what keeps rows together on one shard (default trial)",
+    )
+    parser.add_argument(
+        "--retention-days",
+        type=int,
+        default=None,
+        help="drop telemetry older than this many days (a TTL on each telemetry table)",
+    )
     parser.add_argument("--clickhouse-url", default=None, help="where apply runs, e.g. http://user:pass@host:8123/db")
     parser.set_defaults(run=_run)

@@ -12,8 +12,18 @@ from harborlight.cli.render import console, print_json, printable_json
 from harborlight.api.routes.display import MISSING, nanos_as_seconds, num, utc
 
 # flag -> the route's query parameter
-FILTERS = {"job": "job", "trial": "trial", "kind": "kind", "category": "tool_category", "model": "model",
-           "status": "status", "service": "service", "name": "name", "since": "since", "until": "until"}
+FILTERS = {
+    "job": "job",
+    "trial": "trial",
+    "kind": "kind",
+    "category": "tool_category",
+    "model": "model",
+    "status": "status",
+    "service": "service",
+    "name": "name",
+    "since": "since",
+    "until": "until",
+}
 
 
 def positive_int(raw: str) -> int:
@@ -25,8 +35,10 @@ def positive_int(raw: str) -> int:
 def _outcome(event: dict[str, Any]) -> str:
     said = {True: "ok", False: "error", None: ""}[event["success"]]
     status = event["http_status"]
-    return " ".join(s for s in (str(status) if status is not None else "", said, event["error_type"] or "") if s) \
+    return (
+        " ".join(s for s in (str(status) if status is not None else "", said, event["error_type"] or "") if s)
         or MISSING
+    )
 
 
 def _what(event: dict[str, Any]) -> str:
@@ -47,15 +59,33 @@ def spans_table(page: dict[str, Any], with_trial: bool) -> Table:
     items = page["items"]
     more = f"; more with --cursor {page['next_cursor']}" if page["next_cursor"] else ""
     table = Table(title=f"{len(items)} event(s){more}", title_justify="left")
-    columns = ["time (UTC)", *(["trial"] if with_trial else []), "kind", "name / tool", "model",
-               "tokens in / out", "cost $", "status", "duration"]
+    columns = [
+        "time (UTC)",
+        *(["trial"] if with_trial else []),
+        "kind",
+        "name / tool",
+        "model",
+        "tokens in / out",
+        "cost $",
+        "status",
+        "duration",
+    ]
     for column in columns:
         table.add_column(column, justify="right" if column in ("tokens in / out", "cost $", "duration") else "left")
     for e in items:
         failed = e["success"] is False or (e["http_status"] or 0) >= 400
-        table.add_row(utc(e["start_unix_nano"], nanos=True), *([e["trial"] or MISSING] if with_trial else []),
-                      e["kind"], _what(e), e["model"] or MISSING, _tokens(e), num(e["cost_usd"], "{:.4f}"),
-                      _outcome(e), nanos_as_seconds(e["duration_ns"]), style="red" if failed else None)
+        table.add_row(
+            utc(e["start_unix_nano"], nanos=True),
+            *([e["trial"] or MISSING] if with_trial else []),
+            e["kind"],
+            _what(e),
+            e["model"] or MISSING,
+            _tokens(e),
+            num(e["cost_usd"], "{:.4f}"),
+            _outcome(e),
+            nanos_as_seconds(e["duration_ns"]),
+            style="red" if failed else None,
+        )
     return table
 
 
@@ -74,26 +104,35 @@ def _show(api: Api, args: argparse.Namespace) -> None:
 
 
 def add_spans_command(commands: Any) -> None:
-    parser = add_command(commands, "spans", "agent events (model calls, tool calls, ...) by job, trial, kind, "
-                         "tool category, model, status, time", [
-        "harborlight spans --trial hello-world__aB3dE9f --kind tool",
-        "harborlight spans --job 2026-12-01__09-00-00 --kind llm_request --status 429",
-        "harborlight spans --category execute --since 2026-12-01T09:00:00Z --limit 1000 --json",
-    ])
+    parser = add_command(
+        commands,
+        "spans",
+        "agent events (model calls, tool calls, ...) by job, trial, kind, tool category, model, status, time",
+        [
+            "harborlight spans --trial hello-world__aB3dE9f --kind tool",
+            "harborlight spans --job 2026-12-01__09-00-00 --kind llm_request --status 429",
+            "harborlight spans --category execute --since 2026-12-01T09:00:00Z --limit 1000 --json",
+        ],
+    )
     parser.add_argument("--job", default="", help="the job (harbor.job.name)")
     parser.add_argument("--trial", default="", help="the trial (harbor.trial.name)")
-    parser.add_argument("--kind", default="", help="llm_request, tool, subagent, session, user_message, reasoning, "
-                                                   "output, compaction or group")
-    parser.add_argument("--category", default="", help="a tool call's category: plan, search, read, edit, execute "
-                                                       "or other")
+    parser.add_argument(
+        "--kind",
+        default="",
+        help="llm_request, tool, subagent, session, user_message, reasoning, output, compaction or group",
+    )
+    parser.add_argument(
+        "--category", default="", help="a tool call's category: plan, search, read, edit, execute or other"
+    )
     parser.add_argument("--model", default="", help="the model, as recorded")
     parser.add_argument("--status", default="", help="an HTTP status (e.g. 429), or ok / error")
     parser.add_argument("--service", default="", help="service.name of the sender")
     parser.add_argument("--name", default="", help="span name or event name")
     parser.add_argument("--since", default="", help="ISO 8601 start, inclusive (e.g. 2025-12-01T09:00:00Z)")
     parser.add_argument("--until", default="", help="ISO 8601 end, exclusive")
-    parser.add_argument("--limit", type=positive_int, default=100,
-                        help="most events listed (default 100); pages are followed up to it")
+    parser.add_argument(
+        "--limit", type=positive_int, default=100, help="most events listed (default 100); pages are followed up to it"
+    )
     parser.add_argument("--cursor", default=None, help="start after a previous listing's last event")
     parser.add_argument("--json", action="store_true", help="the route's JSON ({items, next_cursor}) instead")
     add_api_options(parser)

@@ -13,8 +13,14 @@ from harborlight.cli.command_help import add_command
 from harborlight.cli.render import console, print_json, printable_json
 from harborlight.api.routes.display import nanos_as_seconds, num
 
-KIND_STYLES = {"session": "bold", "subagent": "bold magenta", "llm_request": "cyan", "tool": "green",
-               "user_message": "yellow", "compaction": "blue"}
+KIND_STYLES = {
+    "session": "bold",
+    "subagent": "bold magenta",
+    "llm_request": "cyan",
+    "tool": "green",
+    "user_message": "yellow",
+    "compaction": "blue",
+}
 
 
 def _facts(event: dict[str, Any]) -> list[str]:
@@ -59,10 +65,12 @@ def node_label(node: dict[str, Any]) -> Text:
 
 def trace_tree(trace: dict[str, Any]) -> Tree:
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(trace["kinds"].items()))
-    title = (f"trial {trace['trial']}: {trace['events']} event(s), {trace['orphans']} orphan(s); {kinds}"
-             + (f"; {trace['hidden']} left out (--hide, --hide-span)" if trace["hidden"] else "")
-             + ("; truncated: the trial has more events than the API reads" if trace["truncated"] else "")
-             + ("; deeper than the API nests: the deeper spans are in --json's rows" if trace.get("unnested") else ""))
+    title = (
+        f"trial {trace['trial']}: {trace['events']} event(s), {trace['orphans']} orphan(s); {kinds}"
+        + (f"; {trace['hidden']} left out (--hide, --hide-span)" if trace["hidden"] else "")
+        + ("; truncated: the trial has more events than the API reads" if trace["truncated"] else "")
+        + ("; deeper than the API nests: the deeper spans are in --json's rows" if trace.get("unnested") else "")
+    )
     tree = Tree(Text(title, style="bold"))
     unnested = set(trace.get("unnested") or ())
     stack = [(tree, node) for node in reversed(trace["roots"])]
@@ -87,8 +95,9 @@ def totals_lines(totals: dict[str, Any]) -> list[str]:
         lines.append(f"  final_metrics of {who}: " + ", ".join(f"{k} {v}" for k, v in f["final_metrics"].items()))
     for c in value["counters"]:
         what = " ".join(x for x in (c["model"], c["type"]) if x)
-        lines.append(f"  {c['metric']} {what}: {c['value']:g}{' ' + c['unit'] if c['unit'] else ''}"
-                     f" ({c['points']} point(s))")
+        lines.append(
+            f"  {c['metric']} {what}: {c['value']:g}{' ' + c['unit'] if c['unit'] else ''} ({c['points']} point(s))"
+        )
     return lines
 
 
@@ -103,16 +112,27 @@ def _show(api: Api, args: argparse.Namespace) -> None:
 
 
 def add_trace_command(commands: Any) -> None:
-    parser = add_command(commands, "trace", "a trial's span tree: kinds, names, durations, timing quality", [
-        "harborlight trace hello-world__aB3dE9f",
-        "harborlight trace hello-world__aB3dE9f --job 2026-12-01__09-00-00 --json",
-        "harborlight trace hello-world__aB3dE9f --hide reasoning,output --hide-span 4c7740acd2dda7e4",
-    ])
+    parser = add_command(
+        commands,
+        "trace",
+        "a trial's span tree: kinds, names, durations, timing quality",
+        [
+            "harborlight trace hello-world__aB3dE9f",
+            "harborlight trace hello-world__aB3dE9f --job 2026-12-01__09-00-00 --json",
+            "harborlight trace hello-world__aB3dE9f --hide reasoning,output --hide-span 4c7740acd2dda7e4",
+        ],
+    )
     parser.add_argument("trial", metavar="TRIAL", help="the trial name (harbor.trial.name)")
     parser.add_argument("--job", default="", help="the job, when the trial name is in several jobs")
-    parser.add_argument("--hide", default="", metavar="KINDS", help="comma-separated kinds left out, with their subtrees")
-    parser.add_argument("--hide-span", default="", metavar="IDS",
-                        help="comma-separated span ids (event_id in --json) left out, with their subtrees")
+    parser.add_argument(
+        "--hide", default="", metavar="KINDS", help="comma-separated kinds left out, with their subtrees"
+    )
+    parser.add_argument(
+        "--hide-span",
+        default="",
+        metavar="IDS",
+        help="comma-separated span ids (event_id in --json) left out, with their subtrees",
+    )
     parser.add_argument("--json", action="store_true", help="the route's JSON instead")
     add_api_options(parser)
     parser.set_defaults(run=lambda args: run_query(args, "trace TRIAL", _show))

@@ -24,8 +24,12 @@ IMPORT_LOG_BYTES = 1 << 30
 
 
 def add_store_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data-dir", type=Path, default=None,
-                        help="use this embedded store directly (env HARBORLIGHT_DATA_DIR, default harborlight-data)")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="use this embedded store directly (env HARBORLIGHT_DATA_DIR, default harborlight-data)",
+    )
     parser.add_argument("--clickhouse-url", default=None, help="use a ClickHouse server directly")
     parser.add_argument("--server", default=None, help="go through a running harborlight, e.g. http://127.0.0.1:4318")
     parser.add_argument("--token", default=None, help="bearer token for --server when it requires one")
@@ -60,12 +64,14 @@ async def sink_for(args: argparse.Namespace, command: str) -> AsyncIterator[Sink
     try:
         # The import's own log, in a directory of its own (a server may hold the store's): drained, and
         # checked empty, before the import says it is done.
-        with tempfile.TemporaryDirectory(prefix="harborlight-import-") as directory, \
-                WriteAheadLog(Path(directory), FsyncPolicy(None), IMPORT_LOG_BYTES) as wal:
+        with (
+            tempfile.TemporaryDirectory(prefix="harborlight-import-") as directory,
+            WriteAheadLog(Path(directory), FsyncPolicy(None), IMPORT_LOG_BYTES) as wal,
+        ):
             committer = Committer(wal, inserter, inserter.reachable)
             async with Writer(wal, committer, recent_digests(store, REMEMBERED_DIGESTS)) as writer:
                 yield ReceiverSink(Receiver(writer))
-            if (left := wal.depth().requests):
+            if left := wal.depth().requests:
                 raise TransferError(f"{left} requests could not be stored: {committer.stats.last_error}")
     finally:
         inserter.close()

@@ -17,15 +17,44 @@ from harborlight.read.derive.trial_state import NOTES, TrialState, row_state
 # The trial row's valued fields, grouped as a reader looks for them; fields the API adds later land
 # in "other" rather than being left out.
 TRIAL_GROUPS = {
-    "outcome": ("outcome", "reward", "score", "n_parts", "exception_type", "n_rate_limited_retries",
-                "f2p_pass", "f2p_fail", "p2p_pass", "p2p_fail", "is_regression"),
+    "outcome": (
+        "outcome",
+        "reward",
+        "score",
+        "n_parts",
+        "exception_type",
+        "n_rate_limited_retries",
+        "f2p_pass",
+        "f2p_fail",
+        "p2p_pass",
+        "p2p_fail",
+        "is_regression",
+    ),
     "phase timings": ("dur_total", "dur_env", "dur_agent_setup", "dur_agent", "dur_verifier", "dur_other"),
     "tokens and cost": ("n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd", "n_steps", "n_tool_calls"),
 }
-SECONDS = {"dur_total", "dur_env", "dur_agent_setup", "dur_agent", "dur_verifier", "dur_other", "time_to_first_edit",
-           "agent_window_s", "model_time_s", "tool_time_s", "gap_time_s"}
-TIME_FIELDS = ("agent_window_s", "model_time_s", "tool_time_s", "gap_time_s", "model_time_by_model", "n_timed_calls",
-               "n_untimed_calls")
+SECONDS = {
+    "dur_total",
+    "dur_env",
+    "dur_agent_setup",
+    "dur_agent",
+    "dur_verifier",
+    "dur_other",
+    "time_to_first_edit",
+    "agent_window_s",
+    "model_time_s",
+    "tool_time_s",
+    "gap_time_s",
+}
+TIME_FIELDS = (
+    "agent_window_s",
+    "model_time_s",
+    "tool_time_s",
+    "gap_time_s",
+    "model_time_by_model",
+    "n_timed_calls",
+    "n_untimed_calls",
+)
 MAX_CALL_ROWS = 50
 
 
@@ -52,8 +81,13 @@ def valued_table(title: str, row: dict[str, Any], names: tuple[str, ...]) -> Tab
     for name in names:
         field = row[name]
         missing = field["value"] is None
-        table.add_row(name, _shown(name, field["value"]), field["provenance"], field["note"] or "",
-                      style="dim" if missing else None)
+        table.add_row(
+            name,
+            _shown(name, field["value"]),
+            field["provenance"],
+            field["note"] or "",
+            style="dim" if missing else None,
+        )
     return table
 
 
@@ -67,12 +101,16 @@ def identity_table(row: dict[str, Any]) -> Table:
     table = Table(title=f"trial {row['trial']}", show_header=False, title_justify="left")
     table.add_column("field", style="bold")
     table.add_column("value")
-    for name, shown in (("job", row["job"]), ("task", f"{row['task'] or MISSING} ({row['source'] or MISSING})"),
-                        ("attempt", plain(row["attempt"])),
-                        ("agent", f"{row['agent'] or MISSING} {row['agent_version'] or ''}".strip()),
-                        ("model", row["model"] or MISSING), ("state", _state(row)),
-                        ("started / finished", f"{utc(row['started_at'])} / {utc(row['finished_at'])}"),
-                        ("agent events", plain(row["n_events"]))):
+    for name, shown in (
+        ("job", row["job"]),
+        ("task", f"{row['task'] or MISSING} ({row['source'] or MISSING})"),
+        ("attempt", plain(row["attempt"])),
+        ("agent", f"{row['agent'] or MISSING} {row['agent_version'] or ''}".strip()),
+        ("model", row["model"] or MISSING),
+        ("state", _state(row)),
+        ("started / finished", f"{utc(row['started_at'])} / {utc(row['finished_at'])}"),
+        ("agent events", plain(row["n_events"])),
+    ):
         table.add_row(name, shown)
     return table
 
@@ -80,15 +118,23 @@ def identity_table(row: dict[str, Any]) -> Table:
 def calls_table(behavior: dict[str, Any]) -> Table:
     calls = behavior["calls"]
     shown = calls[:MAX_CALL_ROWS]
-    table = Table(title="tool calls" + (f" (first {len(shown)} of {len(calls)})" if len(calls) > len(shown) else ""),
-                  title_justify="left")
+    table = Table(
+        title="tool calls" + (f" (first {len(shown)} of {len(calls)})" if len(calls) > len(shown) else ""),
+        title_justify="left",
+    )
     for column in ("#", "tool", "category", "targets", "failed", "failure"):
         table.add_column(column)
     for c in shown:
         failure = c["failure"]["value"]
-        table.add_row(str(c["index"]), c["name"], c["category"], ", ".join(c["targets"]),
-                      {True: "failed", False: "", None: MISSING}[c["failed"]],
-                      "" if failure is None else failure.splitlines()[0][:120], style="red" if c["failed"] else None)
+        table.add_row(
+            str(c["index"]),
+            c["name"],
+            c["category"],
+            ", ".join(c["targets"]),
+            {True: "failed", False: "", None: MISSING}[c["failed"]],
+            "" if failure is None else failure.splitlines()[0][:120],
+            style="red" if c["failed"] else None,
+        )
     return table
 
 
@@ -103,9 +149,14 @@ def steps_table(behavior: dict[str, Any]) -> Table:
         table.add_column(column, justify="right" if column in ("step", "dur") else "left")
     for s in shown:
         dur = s["dur"]
-        table.add_row(plain(s["step_id"]), s["source"] or MISSING, s["timestamp"] or MISSING,
-                      seconds(dur["value"]) if dur["value"] is not None else MISSING, dur["note"] or "",
-                      style="dim" if dur["value"] is None else None)
+        table.add_row(
+            plain(s["step_id"]),
+            s["source"] or MISSING,
+            s["timestamp"] or MISSING,
+            seconds(dur["value"]) if dur["value"] is not None else MISSING,
+            dur["note"] or "",
+            style="dim" if dur["value"] is None else None,
+        )
     return table
 
 
@@ -144,8 +195,15 @@ def trial_view(row: dict[str, Any], behavior: dict[str, Any], time: dict[str, An
     if other:
         parts.append(valued_table("other", row, other))
     behaviour_fields = tuple(n for n, f in behavior.items() if is_valued(f) and n != "steps")
-    parts.append(valued_table(f"behaviour ({behavior['n_calls']} tool calls, {behavior['n_model_calls']} model calls"
-                              + (", truncated" if behavior["truncated"] else "") + ")", behavior, behaviour_fields))
+    parts.append(
+        valued_table(
+            f"behaviour ({behavior['n_calls']} tool calls, {behavior['n_model_calls']} model calls"
+            + (", truncated" if behavior["truncated"] else "")
+            + ")",
+            behavior,
+            behaviour_fields,
+        )
+    )
     if behavior["calls"]:
         parts.append(calls_table(behavior))
     parts.append(steps_table(behavior))
@@ -166,15 +224,21 @@ def _show(api: Api, args: argparse.Namespace) -> None:
 
 
 def add_trial_command(commands: Any) -> None:
-    parser = add_command(commands, "trial", "one trial: outcome, reward, phase timings, tokens, cost, behaviour, "
-                         "where the time went", [
-        "harborlight trial hello-world__aB3dE9f",
-        "harborlight trial hello-world__aB3dE9f --job 2026-12-01__09-00-00 --json --server http://127.0.0.1:4318",
-    ])
+    parser = add_command(
+        commands,
+        "trial",
+        "one trial: outcome, reward, phase timings, tokens, cost, behaviour, where the time went",
+        [
+            "harborlight trial hello-world__aB3dE9f",
+            "harborlight trial hello-world__aB3dE9f --job 2026-12-01__09-00-00 --json --server http://127.0.0.1:4318",
+        ],
+    )
     parser.add_argument("trial", metavar="TRIAL", help="the trial name (harbor.trial.name)")
     parser.add_argument("--job", default="", help="the job, when the trial name is in several jobs")
-    parser.add_argument("--json", action="store_true",
-                        help='the routes\' JSON instead: {"trial": /api/trials/TRIAL, "behavior": .../behavior, '
-                             '"time": .../time}')
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help='the routes\' JSON instead: {"trial": /api/trials/TRIAL, "behavior": .../behavior, "time": .../time}',
+    )
     add_api_options(parser)
     parser.set_defaults(run=lambda args: run_query(args, "trial TRIAL", _show))

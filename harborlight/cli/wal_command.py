@@ -36,8 +36,11 @@ def _records(path: Path):
     with Reader(path) as reader:
         if not reader.has_magic():
             return []
-        return [(f.record, f.appended_at_ns) for f, _ in frames(reader, len(MAGIC), path.stat().st_size)
-                if isinstance(f, Parsed)]
+        return [
+            (f.record, f.appended_at_ns)
+            for f, _ in frames(reader, len(MAGIC), path.stat().st_size)
+            if isinstance(f, Parsed)
+        ]
 
 
 def _list(wal_dir: Path) -> int:
@@ -45,8 +48,10 @@ def _list(wal_dir: Path) -> int:
     for path in files:
         for record, appended_at in _records(path):
             when = datetime.datetime.fromtimestamp(appended_at / 1e9, datetime.UTC).isoformat(timespec="seconds")
-            print(f"{path.name}\t{record.signal.value}\t{record.tenant or '-'}\t{record.items} items\t"
-                  f"{len(record.payload)} bytes\tacknowledged {when}")
+            print(
+                f"{path.name}\t{record.signal.value}\t{record.tenant or '-'}\t{record.items} items\t"
+                f"{len(record.payload)} bytes\tacknowledged {when}"
+            )
     print(f"harborlight: {len(files)} request(s) set aside in {wal_dir / 'rejected'}", file=sys.stderr)
     return 0
 
@@ -97,18 +102,28 @@ def _run(args: argparse.Namespace) -> int:
     except LogInUse as exc:
         print(f"harborlight: {exc}: stop that server, replay, and start it again", file=sys.stderr)
         return 1
-    print(f"harborlight: {requests} set-aside request(s) of {files} file(s) appended to the write-ahead log "
-          f"{wal_dir}; the next `harborlight serve` on it stores them (those already stored are skipped)")
+    print(
+        f"harborlight: {requests} set-aside request(s) of {files} file(s) appended to the write-ahead log "
+        f"{wal_dir}; the next `harborlight serve` on it stores them (those already stored are skipped)"
+    )
     return 0
 
 
 def add_wal_command(commands: Any) -> None:
-    parser = add_command(commands, "wal", "the write-ahead log: commit again the requests the store refused", [
-        "harborlight wal replay-rejected --data-dir harborlight-data",
-        "harborlight wal replay-rejected --wal-dir /var/lib/harborlight/wal --list",
-    ])
-    parser.add_argument("action", choices=("replay-rejected",),
-                        help="append the requests set aside in <wal-dir>/rejected/ to the log again")
+    parser = add_command(
+        commands,
+        "wal",
+        "the write-ahead log: commit again the requests the store refused",
+        [
+            "harborlight wal replay-rejected --data-dir harborlight-data",
+            "harborlight wal replay-rejected --wal-dir /var/lib/harborlight/wal --list",
+        ],
+    )
+    parser.add_argument(
+        "action",
+        choices=("replay-rejected",),
+        help="append the requests set aside in <wal-dir>/rejected/ to the log again",
+    )
     parser.add_argument("--data-dir", type=Path, default=None, help="the store's directory; the log is <data-dir>/wal")
     parser.add_argument("--wal-dir", type=Path, default=None, help="the write-ahead log's directory")
     parser.add_argument("--list", action="store_true", help="list the set-aside requests, replay nothing")

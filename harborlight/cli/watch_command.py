@@ -77,15 +77,34 @@ class TrialBoard:
 
     def table(self) -> Table:
         table = Table(title=f"job {self.job}: {len(self.trials)} trials", expand=False)
-        for column in ("trial", "task", "last phase", "model calls", "tool calls", "tokens in/out", "cost $", "state", "outcome"):
+        for column in (
+            "trial",
+            "task",
+            "last phase",
+            "model calls",
+            "tool calls",
+            "tokens in/out",
+            "cost $",
+            "state",
+            "outcome",
+        ):
             table.add_column(column, justify="right" if column[0] in "mtc" and column != "task" else "left")
         for t in sorted(self.trials.values(), key=lambda t: t.trial):
             failed_models = f" ({t.failed_model_calls} failed)" if t.failed_model_calls else ""
             failed_tools = f" ({t.failed_tool_calls} failed)" if t.failed_tool_calls else ""
             style = {"ok": "green", "resolved": "green", "error": "red"}.get(t.outcome, "")
-            table.add_row(t.trial, t.task, t.phase, f"{t.model_calls}{failed_models}", f"{t.tool_calls}{failed_tools}",
-                          f"{t.input_tokens}/{t.output_tokens}", f"{t.cost_usd:.4f}", t.state.value, t.outcome,
-                          style=style)
+            table.add_row(
+                t.trial,
+                t.task,
+                t.phase,
+                f"{t.model_calls}{failed_models}",
+                f"{t.tool_calls}{failed_tools}",
+                f"{t.input_tokens}/{t.output_tokens}",
+                f"{t.cost_usd:.4f}",
+                t.state.value,
+                t.outcome,
+                style=style,
+            )
         return table
 
 
@@ -138,8 +157,10 @@ def _follow(args: argparse.Namespace, show) -> int:
 def _watch(args: argparse.Namespace) -> int:
     try:
         if not args.wait and not _job_known(args.server, args.job, args.token):
-            print(f"harborlight: no job named {args.job} on {args.server} "
-                  "(pass --wait to wait for its first event)", file=sys.stderr)
+            print(
+                f"harborlight: no job named {args.job} on {args.server} (pass --wait to wait for its first event)",
+                file=sys.stderr,
+            )
             return 1
         if not sys.stdout.isatty():  # piped or logged: one line per event, as it comes
             return _follow(args, lambda board, event: print(line(event), flush=True))
@@ -148,27 +169,42 @@ def _watch(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 0
     except urllib.error.HTTPError as exc:
-        print(f"harborlight: {args.server} answered {exc.code}: {exc.read().decode(errors='replace')[:200]}",
-              file=sys.stderr)
+        print(
+            f"harborlight: {args.server} answered {exc.code}: {exc.read().decode(errors='replace')[:200]}",
+            file=sys.stderr,
+        )
         return 1
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
-        print(f"harborlight: {cannot_reach(args.server, reason if isinstance(reason, BaseException) else str(reason))}",
-              file=sys.stderr)
+        print(
+            f"harborlight: {cannot_reach(args.server, reason if isinstance(reason, BaseException) else str(reason))}",
+            file=sys.stderr,
+        )
         return 1
 
 
 def add_watch_command(commands) -> None:
-    watch = add_command(commands, "watch", "a live table of a job's trials, from a running server (without a "
-                        "terminal: one line per event)", [
-        "harborlight watch 2026-12-01__09-00-00",
-        "harborlight watch 2026-12-01__09-00-00 --server http://10.0.0.5:4318 --token $HARBORLIGHT_TOKEN",
-    ])
+    watch = add_command(
+        commands,
+        "watch",
+        "a live table of a job's trials, from a running server (without a terminal: one line per event)",
+        [
+            "harborlight watch 2026-12-01__09-00-00",
+            "harborlight watch 2026-12-01__09-00-00 --server http://10.0.0.5:4318 --token $HARBORLIGHT_TOKEN",
+        ],
+    )
     watch.add_argument("job", help="the job (harbor.job.name) to watch")
-    watch.add_argument("--server", default=os.environ.get("HARBORLIGHT_SERVER", DEFAULT_SERVER),
-                       help=f"the running harborlight (env HARBORLIGHT_SERVER, default {DEFAULT_SERVER})")
-    watch.add_argument("--token", default=os.environ.get("HARBORLIGHT_TOKEN"),
-                       help="API token when the server asks for one (env HARBORLIGHT_TOKEN)")
-    watch.add_argument("--wait", action="store_true",
-                       help="wait for a job the server has not heard of yet (else: one line, exit 1)")
+    watch.add_argument(
+        "--server",
+        default=os.environ.get("HARBORLIGHT_SERVER", DEFAULT_SERVER),
+        help=f"the running harborlight (env HARBORLIGHT_SERVER, default {DEFAULT_SERVER})",
+    )
+    watch.add_argument(
+        "--token",
+        default=os.environ.get("HARBORLIGHT_TOKEN"),
+        help="API token when the server asks for one (env HARBORLIGHT_TOKEN)",
+    )
+    watch.add_argument(
+        "--wait", action="store_true", help="wait for a job the server has not heard of yet (else: one line, exit 1)"
+    )
     watch.set_defaults(run=_watch)

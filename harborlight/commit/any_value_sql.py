@@ -8,11 +8,14 @@ column per value and one small renderer keep query planning cheap, which is most
 INSERT of a few thousand spans.
 """
 
+
 def _ecmascript(number: str) -> str:
     # pdata writes large doubles as ECMAScript does ("1e+21"), and NaN, Infinity, -Infinity; the engine
     # writes "1e21", "nan", "inf", "-inf".
-    return (f"multiIf(endsWith({number}, 'nan'), 'NaN', endsWith({number}, 'inf'), "
-            f"if(startsWith({number}, '-'), '-Infinity', 'Infinity'), replaceRegexpOne({number}, 'e([0-9])', 'e+\\\\1'))")
+    return (
+        f"multiIf(endsWith({number}, 'nan'), 'NaN', endsWith({number}, 'inf'), "
+        f"if(startsWith({number}, '-'), '-Infinity', 'Infinity'), replaceRegexpOne({number}, 'e([0-9])', 'e+\\\\1'))"
+    )
 
 
 def scalar_value_text(b: str) -> str:

@@ -46,8 +46,14 @@ class BatchInserter:
             fresh = [r for r in fresh if r.digest in mine]
         for (signal, tenant), grouped in groupby(sorted(fresh, key=_group), key=_group):
             group = list(grouped)
-            insert_requests(self._connection, Signal(signal), [r.payload for r in group], tenant or None,
-                            nested=any(r.nested for r in group), retry_token=token)
+            insert_requests(
+                self._connection,
+                Signal(signal),
+                [r.payload for r in group],
+                tenant or None,
+                nested=any(r.nested for r in group),
+                retry_token=token,
+            )
             # A failure here fails the batch: it is tried again, and the rows above are skipped by their token.
             record_digests(self._connection, [(r.digest, r.signal.value, r.items) for r in group])
         self.skipped_requests += len(records) - len(fresh)

@@ -75,8 +75,14 @@ class _StoreFailingAtStart(Exception):
 
 
 class Committer:
-    def __init__(self, wal: WriteAheadLog, insert: Insert, reachable: Reachable,
-                 limits: CommitLimits = CommitLimits(), probe: Probe | None = None) -> None:
+    def __init__(
+        self,
+        wal: WriteAheadLog,
+        insert: Insert,
+        reachable: Reachable,
+        limits: CommitLimits = CommitLimits(),
+        probe: Probe | None = None,
+    ) -> None:
         self._wal = wal
         self._insert = insert
         self._reachable = reachable
@@ -108,8 +114,11 @@ class Committer:
         try:
             await self.drain()
         except _StoreFailingAtStart:
-            log.warning("the store cannot take writes at start (%s): serving, with %d requests of the log still "
-                        "to store", self.stats.last_fault, self._wal.depth().requests)
+            log.warning(
+                "the store cannot take writes at start (%s): serving, with %d requests of the log still to store",
+                self.stats.last_fault,
+                self._wal.depth().requests,
+            )
         finally:
             self._starting = False
         self._task = asyncio.create_task(self._run(), name="harborlight-committer")
@@ -171,8 +180,11 @@ class Committer:
         """The log could not record the batch's progress (a checkpoint or a deletion failed): the same batch
         is tried again after a pause, never skipped."""
         self._failed(exc, store_fault(exc) or type(exc).__name__)
-        log.error("committing the log failed; trying the same batch again in %.1f s: %s",
-                  self._limits.max_backoff_seconds, brief(exc))
+        log.error(
+            "committing the log failed; trying the same batch again in %.1f s: %s",
+            self._limits.max_backoff_seconds,
+            brief(exc),
+        )
         await asyncio.sleep(self._limits.max_backoff_seconds)
 
     async def _commit_next(self) -> bool:
@@ -180,8 +192,7 @@ class Committer:
         there was none."""
         entries = self._pending
         if entries is None:
-            entries = await self._in_thread(self._wal.take, self._limits.max_batch_items,
-                                            self._limits.max_batch_bytes)
+            entries = await self._in_thread(self._wal.take, self._limits.max_batch_items, self._limits.max_batch_bytes)
             if not entries:
                 return False
             self._pending, self._pending_set_aside, self._pending_started = entries, None, time.perf_counter()
@@ -230,8 +241,12 @@ class Committer:
                     if self._starting:
                         raise _StoreFailingAtStart from exc
                     if fault_seen is None:
-                        log.warning("the store cannot take writes (%s): keeping %d requests in the log and "
-                                    "trying again: %s", fault, len(entries), brief(exc))
+                        log.warning(
+                            "the store cannot take writes (%s): keeping %d requests in the log and trying again: %s",
+                            fault,
+                            len(entries),
+                            brief(exc),
+                        )
                     fault_seen = fault
                     failures = 0
                 else:
@@ -243,14 +258,19 @@ class Committer:
                             return await self._set_aside(entries[0], attempts, token)
                         failures = 0  # not proven the request's: tried again
                     else:
-                        log.warning("commit of %d requests failed (attempt %d), retrying: %s",
-                                    len(entries), failures, brief(exc))
+                        log.warning(
+                            "commit of %d requests failed (attempt %d), retrying: %s",
+                            len(entries),
+                            failures,
+                            brief(exc),
+                        )
                 self.stats.retried_commits += 1
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, self._limits.max_backoff_seconds)
         self.stats.split_batches += 1
-        log.warning("commit of %d requests kept failing, committing them in halves: %s",
-                    len(entries), self.stats.last_error)
+        log.warning(
+            "commit of %d requests kept failing, committing them in halves: %s", len(entries), self.stats.last_error
+        )
         half = len(entries) // 2
         return await self._store(entries[:half], 1, since) | await self._store(entries[half:], 1, since)
 
@@ -267,16 +287,24 @@ class Committer:
         except Exception as exc:
             fault = store_fault(exc) or f"probe: {type(exc).__name__}"
             self._failed(exc, fault)
-            log.warning("a request keeps failing and the store takes no other write either (%s): "
-                        "keeping it in the log: %s", fault, brief(exc))
+            log.warning(
+                "a request keeps failing and the store takes no other write either (%s): keeping it in the log: %s",
+                fault,
+                brief(exc),
+            )
             return False
 
     async def _set_aside(self, entry: Entry, attempts: int, token: str) -> set[int]:
         await self._in_thread(self._wal.set_aside, entry, self.stats.last_error or "", token)
         self.stats.set_aside_requests += 1
-        log.error("the store refused request %d alone %d times while it took other writes: set aside in %s "
-                  "(%s); `harborlight wal replay-rejected` commits it again once the cause is fixed",
-                  entry.seq, attempts, self._wal.rejected_dir, self.stats.last_error)
+        log.error(
+            "the store refused request %d alone %d times while it took other writes: set aside in %s "
+            "(%s); `harborlight wal replay-rejected` commits it again once the cause is fixed",
+            entry.seq,
+            attempts,
+            self._wal.rejected_dir,
+            self.stats.last_error,
+        )
         return {entry.seq}
 
     def _failed(self, exc: Exception, fault: str | None) -> None:

@@ -49,7 +49,8 @@ def owned_requests(store: Store, digests: Iterable[bytes], log_id: str) -> set[b
     for digest in wanted:
         store.client.command(
             "INSERT INTO harborlight_request_claims (Digest, Log) SELECT {d:String}, {l:String}",
-            parameters={"d": digest, "l": log_id}, settings={"insert_deduplication_token": f"claim:{digest}"},
+            parameters={"d": digest, "l": log_id},
+            settings={"insert_deduplication_token": f"claim:{digest}"},
         )
     if not wanted:
         return set()

@@ -35,8 +35,10 @@ class Decoding:
 
     @cached_property
     def traces_structure(self) -> str:
-        return (f"resource_spans Array(Tuple(resource {self._resource}, "
-                f"scope_spans Array(Tuple(scope {self._scope}, spans Array({self._span})))))")
+        return (
+            f"resource_spans Array(Tuple(resource {self._resource}, "
+            f"scope_spans Array(Tuple(scope {self._scope}, spans Array({self._span})))))"
+        )
 
     @cached_property
     def logs_structure(self) -> str:
@@ -45,9 +47,11 @@ class Decoding:
             f"body String, attributes {self._attrs}, flags UInt32, trace_id String, span_id String, "
             "observed_time_unix_nano UInt64, event_name String)"
         )
-        return (f"resource_logs Array(Tuple(resource {self._resource}, "
-                f"scope_logs Array(Tuple(scope {self._scope}, log_records Array({log}), schema_url String)), "
-                "schema_url String))")
+        return (
+            f"resource_logs Array(Tuple(resource {self._resource}, "
+            f"scope_logs Array(Tuple(scope {self._scope}, log_records Array({log}), schema_url String)), "
+            "schema_url String))"
+        )
 
     @cached_property
     def metrics_structure(self) -> str:
@@ -83,9 +87,11 @@ class Decoding:
             f"exponential_histogram Tuple(data_points {exponential_points}, aggregation_temporality Int32), "
             f"summary Tuple(data_points {summary_points}))"
         )
-        return (f"resource_metrics Array(Tuple(resource {self._resource}, "
-                f"scope_metrics Array(Tuple(scope {self._scope}, metrics Array({metric}), schema_url String)), "
-                "schema_url String))")
+        return (
+            f"resource_metrics Array(Tuple(resource {self._resource}, "
+            f"scope_metrics Array(Tuple(scope {self._scope}, metrics Array({metric}), schema_url String)), "
+            "schema_url String))"
+        )
 
     @property
     def _attrs(self) -> str:
@@ -135,13 +141,14 @@ def _hex(expr: str) -> str:
     return f"lower(hex({expr}))"
 
 
-def _scoped(decoding: Decoding, source: str, tenant: str | None, resources: str, scopes: str, items: str,
-            extra: str = "") -> str:
+def _scoped(
+    decoding: Decoding, source: str, tenant: str | None, resources: str, scopes: str, items: str, extra: str = ""
+) -> str:
     """One row per scope block with its resource and scope columns, computed once, not per item."""
     return f"""
     SELECT
-        {decoding.attribute_maps('[rs.resource.attributes, sc.scope.attributes]')} AS scoped_maps,
-        {_with_tenant('scoped_maps[1]', tenant)} AS res_attrs,
+        {decoding.attribute_maps("[rs.resource.attributes, sc.scope.attributes]")} AS scoped_maps,
+        {_with_tenant("scoped_maps[1]", tenant)} AS res_attrs,
         res_attrs['service.name'] AS service_name,
         sc.scope.name AS scope_name,
         sc.scope.version AS scope_version,
@@ -170,10 +177,10 @@ INSERT INTO otel_traces (
     `Events.Timestamp`, `Events.Name`, `Events.Attributes`,
     `Links.TraceId`, `Links.SpanId`, `Links.TraceState`, `Links.Attributes`)
 SELECT
-    {_nanos('sp.start_time_unix_nano')},
-    {_hex('sp.trace_id')},
-    {_hex('sp.span_id')},
-    {_hex('sp.parent_span_id')},
+    {_nanos("sp.start_time_unix_nano")},
+    {_hex("sp.trace_id")},
+    {_hex("sp.span_id")},
+    {_hex("sp.parent_span_id")},
     sp.trace_state,
     sp.name,
     {SPAN_KINDS}[least(greatest(sp.kind, 0), 5) + 1],
@@ -185,11 +192,11 @@ SELECT
     sp.end_time_unix_nano - sp.start_time_unix_nano,
     {STATUS_CODES}[least(greatest(sp.status.code, 0), 2) + 1],
     sp.status.message,
-    arrayMap(e -> {_nanos('e.time_unix_nano')}, sp.events),
+    arrayMap(e -> {_nanos("e.time_unix_nano")}, sp.events),
     arrayMap(e -> e.name, sp.events),
     arraySlice(maps, 3, length(sp.events)),
-    arrayMap(l -> {_hex('l.trace_id')}, sp.links),
-    arrayMap(l -> {_hex('l.span_id')}, sp.links),
+    arrayMap(l -> {_hex("l.trace_id")}, sp.links),
+    arrayMap(l -> {_hex("l.span_id")}, sp.links),
     arrayMap(l -> l.trace_state, sp.links),
     arraySlice(maps, 3 + length(sp.events), length(sp.links))
 FROM {source}
@@ -205,24 +212,33 @@ INSERT INTO otel_logs (
     ResourceSchemaUrl, ResourceAttributes, ScopeSchemaUrl, ScopeName, ScopeVersion, ScopeAttributes,
     LogAttributes, EventName)
 SELECT
-    {_nanos('if(lr.time_unix_nano = 0, lr.observed_time_unix_nano, lr.time_unix_nano)')},
-    {_hex('lr.trace_id')},
-    {_hex('lr.span_id')},
+    {_nanos("if(lr.time_unix_nano = 0, lr.observed_time_unix_nano, lr.time_unix_nano)")},
+    {_hex("lr.trace_id")},
+    {_hex("lr.span_id")},
     bitAnd(lr.flags, 255),
     lr.severity_text,
     lr.severity_number,
     service_name,
-    {scalar_value_text('lr.body')},
+    {scalar_value_text("lr.body")},
     res_schema_url,
     res_attrs,
     scope_schema_url,
     scope_name,
     scope_version,
     scope_attrs,
-    {decoding.attribute_maps('[lr.attributes]')}[1],
+    {decoding.attribute_maps("[lr.attributes]")}[1],
     lr.event_name
-FROM ({_scoped(decoding, source, tenant, 'resource_logs', 'scope_logs', 'log_records',
-               extra=", rs.schema_url AS res_schema_url, sc.schema_url AS scope_schema_url")})
+FROM ({
+        _scoped(
+            decoding,
+            source,
+            tenant,
+            "resource_logs",
+            "scope_logs",
+            "log_records",
+            extra=", rs.schema_url AS res_schema_url, sc.schema_url AS scope_schema_url",
+        )
+    })
 ARRAY JOIN items AS lr"""
 
 
@@ -237,13 +253,14 @@ _EXEMPLAR_COLUMNS = """
 
 def _metric_common_values(decoding: Decoding, exemplars: bool = True) -> str:
     point_maps = decoding.attribute_maps(
-        "arrayConcat([dp.attributes], arrayMap(x -> x.filtered_attributes, dp.exemplars))" if exemplars
+        "arrayConcat([dp.attributes], arrayMap(x -> x.filtered_attributes, dp.exemplars))"
+        if exemplars
         else "[dp.attributes]"
     )
     return f"""
     res_attrs, res_schema_url, scope_name, scope_version, scope_attrs, scope_dropped, scope_schema_url,
     service_name, m.name, m.description, m.unit, ({point_maps} AS point_maps)[1],
-    {_nanos('dp.start_time_unix_nano')}, {_nanos('dp.time_unix_nano')}"""
+    {_nanos("dp.start_time_unix_nano")}, {_nanos("dp.time_unix_nano")}"""
 
 
 def _fixed_hex(expr: str, size: int) -> str:
@@ -253,15 +270,22 @@ def _fixed_hex(expr: str, size: int) -> str:
 
 _EXEMPLAR_VALUES = f"""
     arraySlice(point_maps, 2, length(dp.exemplars)),
-    arrayMap(x -> {_nanos('x.time_unix_nano')}, dp.exemplars),
+    arrayMap(x -> {_nanos("x.time_unix_nano")}, dp.exemplars),
     arrayMap(x -> ifNull(x.as_double, toFloat64(ifNull(x.as_int, 0))), dp.exemplars),
-    arrayMap(x -> {_fixed_hex('x.span_id', 8)}, dp.exemplars),
-    arrayMap(x -> {_fixed_hex('x.trace_id', 16)}, dp.exemplars)"""
+    arrayMap(x -> {_fixed_hex("x.span_id", 8)}, dp.exemplars),
+    arrayMap(x -> {_fixed_hex("x.trace_id", 16)}, dp.exemplars)"""
 
 
 def _metric_source(decoding: Decoding, source: str, tenant: str | None, points: str) -> str:
-    scoped = _scoped(decoding, source, tenant, 'resource_metrics', 'scope_metrics', 'metrics',
-                     extra=", rs.schema_url AS res_schema_url, sc.schema_url AS scope_schema_url")
+    scoped = _scoped(
+        decoding,
+        source,
+        tenant,
+        "resource_metrics",
+        "scope_metrics",
+        "metrics",
+        extra=", rs.schema_url AS res_schema_url, sc.schema_url AS scope_schema_url",
+    )
     return f"""FROM ({scoped})
 ARRAY JOIN items AS m
 ARRAY JOIN m.{points} AS dp"""
@@ -272,7 +296,7 @@ def gauge_insert(source: str, tenant: str | None = None, decoding: Decoding = DE
 INSERT INTO otel_metrics_gauge ({_METRIC_COMMON}, Value, Flags, {_EXEMPLAR_COLUMNS})
 SELECT {_metric_common_values(decoding)},
     ifNull(dp.as_double, toFloat64(ifNull(dp.as_int, 0))), dp.flags, {_EXEMPLAR_VALUES}
-{_metric_source(decoding, source, tenant, 'gauge.data_points')}"""
+{_metric_source(decoding, source, tenant, "gauge.data_points")}"""
 
 
 def sum_insert(source: str, tenant: str | None = None, decoding: Decoding = DECODING) -> str:
@@ -282,7 +306,7 @@ INSERT INTO otel_metrics_sum ({_METRIC_COMMON}, Value, Flags, {_EXEMPLAR_COLUMNS
 SELECT {_metric_common_values(decoding)},
     ifNull(dp.as_double, toFloat64(ifNull(dp.as_int, 0))), dp.flags, {_EXEMPLAR_VALUES},
     m.sum.aggregation_temporality, m.sum.is_monotonic
-{_metric_source(decoding, source, tenant, 'sum.data_points')}"""
+{_metric_source(decoding, source, tenant, "sum.data_points")}"""
 
 
 def histogram_insert(source: str, tenant: str | None = None, decoding: Decoding = DECODING) -> str:
@@ -292,7 +316,7 @@ INSERT INTO otel_metrics_histogram ({_METRIC_COMMON}, Count, Sum, BucketCounts, 
 SELECT {_metric_common_values(decoding)},
     dp.count, dp.sum, dp.bucket_counts, dp.explicit_bounds, {_EXEMPLAR_VALUES}, dp.flags,
     ifNull(dp.min, 0), ifNull(dp.max, 0), m.histogram.aggregation_temporality
-{_metric_source(decoding, source, tenant, 'histogram.data_points')}"""
+{_metric_source(decoding, source, tenant, "histogram.data_points")}"""
 
 
 def exponential_histogram_insert(source: str, tenant: str | None = None, decoding: Decoding = DECODING) -> str:
@@ -304,7 +328,7 @@ SELECT {_metric_common_values(decoding)},
     dp.count, dp.sum, dp.scale, dp.zero_count, dp.positive.offset, dp.positive.bucket_counts, dp.negative.offset,
     dp.negative.bucket_counts, {_EXEMPLAR_VALUES}, dp.flags, ifNull(dp.min, 0), ifNull(dp.max, 0),
     m.exponential_histogram.aggregation_temporality
-{_metric_source(decoding, source, tenant, 'exponential_histogram.data_points')}"""
+{_metric_source(decoding, source, tenant, "exponential_histogram.data_points")}"""
 
 
 def summary_insert(source: str, tenant: str | None = None, decoding: Decoding = DECODING) -> str:
@@ -315,4 +339,4 @@ INSERT INTO otel_metrics_summary ({_METRIC_COMMON}, Count, Sum, `ValueAtQuantile
 SELECT {_metric_common_values(decoding, exemplars=False)},
     dp.count, dp.sum, arrayMap(q -> q.quantile, dp.quantile_values), arrayMap(q -> q.value, dp.quantile_values),
     dp.flags
-{_metric_source(decoding, source, tenant, 'summary.data_points')}"""
+{_metric_source(decoding, source, tenant, "summary.data_points")}"""

@@ -30,7 +30,7 @@ def _nested_value_at(data: bytes, at: int) -> bool:
     if not match:
         return False
     outer, inner = _varint(match.group(1)), _varint(match.group(2))
-    return outer == 1 + len(match.group(2)) + inner and (inner == 0 or data[match.end():match.end() + 1] == b"\x0a")
+    return outer == 1 + len(match.group(2)) + inner and (inner == 0 or data[match.end() : match.end() + 1] == b"\x0a")
 
 
 def _tail(buffer: pa.Buffer, start: int) -> pa.Array:

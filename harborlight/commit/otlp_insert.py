@@ -35,8 +35,11 @@ _INSERTS = {
 }
 # A metrics commit runs the INSERT of each type its requests hold (an INSERT's planning is most of its cost).
 _METRIC_INSERTS = {
-    "gauge": ingest_sql.gauge_insert, "sum": ingest_sql.sum_insert, "histogram": ingest_sql.histogram_insert,
-    "exponential_histogram": ingest_sql.exponential_histogram_insert, "summary": ingest_sql.summary_insert,
+    "gauge": ingest_sql.gauge_insert,
+    "sum": ingest_sql.sum_insert,
+    "histogram": ingest_sql.histogram_insert,
+    "exponential_histogram": ingest_sql.exponential_histogram_insert,
+    "summary": ingest_sql.summary_insert,
 }
 
 
@@ -71,8 +74,9 @@ def _metrics_prepared(requests: list[bytes]) -> tuple[list[bytes], list[Callable
     for request in requests:
         message = ExportMetricsServiceRequest.FromString(request)
         flatten_structured_values(Signal.metrics, message)
-        kinds.update(m.WhichOneof("data") for rm in message.resource_metrics for sm in rm.scope_metrics
-                     for m in sm.metrics)
+        kinds.update(
+            m.WhichOneof("data") for rm in message.resource_metrics for sm in rm.scope_metrics for m in sm.metrics
+        )
         prepared.append(message.SerializeToString())
     return prepared, [insert for kind, insert in _METRIC_INSERTS.items() if kind in kinds]
 
@@ -103,7 +107,11 @@ def length_delimited(requests: list[bytes]) -> bytes:
 
 
 def insert_requests(
-    store: Store, signal: Signal, requests: list[bytes], tenant: str | None = None, nested: bool | None = None,
+    store: Store,
+    signal: Signal,
+    requests: list[bytes],
+    tenant: str | None = None,
+    nested: bool | None = None,
     retry_token: str | None = None,
 ) -> None:
     """Commits every item of `requests` (already validated) to the signal's tables; raises on failure.
@@ -119,8 +127,9 @@ def insert_requests(
     else:
         inserts = _INSERTS[signal]
         if nested is None or nested:
-            requests = [with_structured_values_as_text(signal, r) if needs_nested_decoding(signal, r) else r
-                        for r in requests]
+            requests = [
+                with_structured_values_as_text(signal, r) if needs_nested_decoding(signal, r) else r for r in requests
+            ]
     decoding = DECODING
     settings = _settings(signal, decoding, store.embedded)
     if retry_token:

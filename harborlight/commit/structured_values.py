@@ -22,8 +22,11 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from harborlight.store.signal import Signal
 
-_REQUESTS: dict[Signal, type[Message]] = {Signal.traces: ExportTraceServiceRequest, Signal.logs: ExportLogsServiceRequest,
-             Signal.metrics: ExportMetricsServiceRequest}
+_REQUESTS: dict[Signal, type[Message]] = {
+    Signal.traces: ExportTraceServiceRequest,
+    Signal.logs: ExportLogsServiceRequest,
+    Signal.metrics: ExportMetricsServiceRequest,
+}
 
 
 class _Unencodable(ValueError):
@@ -32,8 +35,17 @@ class _Unencodable(ValueError):
 
 # Go's encoding/json string escapes (HTML escaping off): the two-character forms, \u00XX for the
 # other control characters, and U+2028 / U+2029 always.
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
-            "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
 _NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f\u2028\u2029]')
 
 
@@ -93,6 +105,7 @@ def structured_text(value: Message) -> str:
 
 def _values(signal: Signal, request: Message) -> Iterator[Message]:
     """Every AnyValue of a request that is stored as a column value (attributes at every level, log bodies)."""
+
     def attributes(*owners: Message) -> Iterator[Message]:
         for owner in owners:
             for kv in owner.attributes:

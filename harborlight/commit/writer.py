@@ -21,8 +21,13 @@ REMEMBERED_DIGESTS = 100_000
 
 
 class Writer:
-    def __init__(self, wal: WriteAheadLog, committer: Committer, known: Iterable[bytes] = (),
-                 remembered: int = REMEMBERED_DIGESTS) -> None:
+    def __init__(
+        self,
+        wal: WriteAheadLog,
+        committer: Committer,
+        known: Iterable[bytes] = (),
+        remembered: int = REMEMBERED_DIGESTS,
+    ) -> None:
         self._wal = wal
         self._committer = committer
         self._remembered = remembered
@@ -57,8 +62,14 @@ class Writer:
         return self._committer.on_commit
 
     async def write(
-        self, signal: Signal, payload: bytes, items: int, digest: bytes, tenant: str | None = None,
-        nested: bool = True, expanded_bytes: int = 0,
+        self,
+        signal: Signal,
+        payload: bytes,
+        items: int,
+        digest: bytes,
+        tenant: str | None = None,
+        nested: bool = True,
+        expanded_bytes: int = 0,
     ) -> bool:
         """Returns once the request is in the log: True if appended now, False if it was a duplicate."""
         if (twin := self._seen.get(digest)) is not None:

@@ -68,12 +68,20 @@ def _brief(exc: BaseException) -> str:
 
 
 class HarborlightPlugin(BaseJobPlugin):
-    def __init__(self, endpoint: str | None = None, token: str | None = None, timeout: float | None = None,
-                 protocol: str | None = None, end_timeout: float = DEFAULT_END_TIMEOUT,
-                 queue_size: int = DEFAULT_QUEUE_SIZE, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        endpoint: str | None = None,
+        token: str | None = None,
+        timeout: float | None = None,
+        protocol: str | None = None,
+        end_timeout: float = DEFAULT_END_TIMEOUT,
+        queue_size: int = DEFAULT_QUEUE_SIZE,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
-        self._targets: dict[Signal, Target] = targets(endpoint, protocol, None if token is None else str(token),
-                                                      timeout, dict(os.environ))
+        self._targets: dict[Signal, Target] = targets(
+            endpoint, protocol, None if token is None else str(token), timeout, dict(os.environ)
+        )
         self._urls = {signal: target.endpoint for signal, target in self._targets.items()}
         self._end_timeout = float(end_timeout)
         self._sender = Sender(self._targets, queue_size)
@@ -162,30 +170,46 @@ class HarborlightPlugin(BaseJobPlugin):
             log.warning("harborlight plugin: job %s: %s", self._job_dir.name, line)
         context, numbers = context_of(job), attempts(job)
         for trial in job.trials:
-            self._sender.submit(Batch(f"trial {trial.name}", "trial.log and lock.json",
-                                      trial_log_requests(context, trial, numbers.get(trial.name))))
+            self._sender.submit(
+                Batch(
+                    f"trial {trial.name}",
+                    "trial.log and lock.json",
+                    trial_log_requests(context, trial, numbers.get(trial.name)),
+                )
+            )
         self._sender.submit(Batch(f"job {job.name}", "job.log and lock.json", job_log_requests(context, job)))
 
     def _readable_job(self) -> SimpleNamespace:
         """The job as read_job reads it, without the trials that cannot be read (each logged)."""
         config, result = read_job_head(self._job_dir)
         trials = []
-        for path in sorted(p for p in self._job_dir.iterdir() if p.is_dir() and not p.is_symlink()
-                           and not p.name.startswith(".") and (p / "config.json").is_file()):
+        for path in sorted(
+            p
+            for p in self._job_dir.iterdir()
+            if p.is_dir() and not p.is_symlink() and not p.name.startswith(".") and (p / "config.json").is_file()
+        ):
             try:
                 trials.append(read_trial(path))
             except Exception as exc:
                 self._unreadable(f"trial {path.name}", "trial.log and lock.json", exc)
-        return SimpleNamespace(name=self._job_dir.name, path=self._job_dir, config=config, result=result,
-                               trials=tuple(trials), log=_carried(self._job_dir / "job.log"),
-                               lock=_carried(self._job_dir / "lock.json"))
+        return SimpleNamespace(
+            name=self._job_dir.name,
+            path=self._job_dir,
+            config=config,
+            result=result,
+            trials=tuple(trials),
+            log=_carried(self._job_dir / "job.log"),
+            lock=_carried(self._job_dir / "lock.json"),
+        )
 
     def _summary(self) -> None:
         counts = self._sender.counts
-        line = (f"harborlight plugin: job {self._job_dir.name if self._job_dir else '?'}: {counts.sent} requests "
-                f"taken, {counts.failed} not taken, {self.dropped} dropped ({counts.dropped_full} with the queue "
-                f"full, {counts.dropped_end} at the end's {self._end_timeout:g} s deadline), {self.unreadable} "
-                f"trials whose files it could not read, {counts.rejected} items rejected")
+        line = (
+            f"harborlight plugin: job {self._job_dir.name if self._job_dir else '?'}: {counts.sent} requests "
+            f"taken, {counts.failed} not taken, {self.dropped} dropped ({counts.dropped_full} with the queue "
+            f"full, {counts.dropped_end} at the end's {self._end_timeout:g} s deadline), {self.unreadable} "
+            f"trials whose files it could not read, {counts.rejected} items rejected"
+        )
         if self.failures or self.dropped or counts.rejected:
             log.warning("%s; `harborlight import harbor JOBDIR` sends the directory again", line)
         else:
@@ -219,13 +243,15 @@ class HarborlightPlugin(BaseJobPlugin):
         try:
             trial = read_trial(self._job_dir / event.trial_name)
             so_far = TrialResult.model_validate(json.loads(event.result.model_dump_json()))
-            setup, _ = finished_stages(job_context(self._job_dir), dataclasses.replace(trial, result=so_far),
-                                       self._attempt(event.result))
+            setup, _ = finished_stages(
+                job_context(self._job_dir), dataclasses.replace(trial, result=so_far), self._attempt(event.result)
+            )
         except Exception as exc:
             self._unreadable(f"trial {event.trial_name}", "its setup phases", exc)
             return
-        self._sender.submit(Batch(f"trial {event.trial_name}", "its setup phases",
-                                  [(Signal.traces, body) for body in setup]))
+        self._sender.submit(
+            Batch(f"trial {event.trial_name}", "its setup phases", [(Signal.traces, body) for body in setup])
+        )
 
     async def _on_end(self, event: TrialHookEvent) -> None:
         try:
@@ -257,14 +283,19 @@ def _unreachable_warning(unreachable: list[tuple[Target, str]]) -> str:
     reasons = " ".join(reason for _, reason in unreachable)
     protocols = {target.protocol for target, _ in unreachable}
     if any(code in reasons for code in ("HTTP 401", "HTTP 403", "UNAUTHENTICATED", "PERMISSION_DENIED")):
-        hint = ("set its token: --plugin-kwarg token=T, or OTEL_EXPORTER_OTLP_HEADERS="
-                "Authorization=Bearer%20T")
+        hint = "set its token: --plugin-kwarg token=T, or OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20T"
     elif protocols == {GRPC}:
-        hint = ("set OTEL_EXPORTER_OTLP_ENDPOINT to harborlight's OTLP/gRPC port (http://HOST:4317), or "
-                "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf for its OTLP/HTTP port (http://HOST:4318)")
+        hint = (
+            "set OTEL_EXPORTER_OTLP_ENDPOINT to harborlight's OTLP/gRPC port (http://HOST:4317), or "
+            "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf for its OTLP/HTTP port (http://HOST:4318)"
+        )
     else:
-        hint = ("set --plugin-kwarg endpoint=http://HOST:4318 (harborlight's OTLP/HTTP port); for its gRPC "
-                "port (4317) set OTEL_EXPORTER_OTLP_PROTOCOL=grpc (or --plugin-kwarg protocol=grpc)")
-    return (f"WARNING harborlight plugin: cannot reach harborlight at {where}. The job runs, but its trials "
-            f"reach harborlight only if it answers later (else `harborlight import harbor JOBDIR` afterwards): "
-            f"{hint}.")
+        hint = (
+            "set --plugin-kwarg endpoint=http://HOST:4318 (harborlight's OTLP/HTTP port); for its gRPC "
+            "port (4317) set OTEL_EXPORTER_OTLP_PROTOCOL=grpc (or --plugin-kwarg protocol=grpc)"
+        )
+    return (
+        f"WARNING harborlight plugin: cannot reach harborlight at {where}. The job runs, but its trials "
+        f"reach harborlight only if it answers later (else `harborlight import harbor JOBDIR` afterwards): "
+        f"{hint}."
+    )

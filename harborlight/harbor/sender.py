@@ -78,8 +78,7 @@ def _protocol(value: str | None, source: str, strict: bool) -> str:
         return HTTP
     if value in PROTOCOLS:
         return value
-    message = (f"harborlight plugin: {source}={value!r} is not a protocol it speaks "
-               f"({' or '.join(PROTOCOLS)})")
+    message = f"harborlight plugin: {source}={value!r} is not a protocol it speaks ({' or '.join(PROTOCOLS)})"
     if strict:
         raise ValueError(message)
     log.warning("%s; it sends %s", message, HTTP)
@@ -95,8 +94,9 @@ def _grpc_endpoint(url: str, insecure_setting: str | None) -> tuple[str, bool]:
     return url, (insecure_setting or "").lower() == "true"
 
 
-def targets(endpoint: str | None, protocol: str | None, token: str | None, timeout: float | None,
-            environ: dict[str, str]) -> dict[Signal, Target]:
+def targets(
+    endpoint: str | None, protocol: str | None, token: str | None, timeout: float | None, environ: dict[str, str]
+) -> dict[Signal, Target]:
     """Where each signal goes: a base URL given to the plugin (and its protocol, http/protobuf unless
     given), else the exporter's variables (a per-signal URL is used as it is; over OTLP/HTTP the base
     one gets the signal's path)."""
@@ -108,18 +108,32 @@ def targets(endpoint: str | None, protocol: str | None, token: str | None, timeo
         else:
             own_url = environ.get(f"OTEL_EXPORTER_OTLP_{signal.value.upper()}_ENDPOINT", "").strip()
             url, own = own_url or environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip(), bool(own_url)
-            kind = (_protocol(protocol, "protocol", strict=True) if protocol
-                    else _protocol(_env(environ, signal, "PROTOCOL"),
-                                   f"OTEL_EXPORTER_OTLP_{signal.value.upper()}_PROTOCOL", strict=False))
+            kind = (
+                _protocol(protocol, "protocol", strict=True)
+                if protocol
+                else _protocol(
+                    _env(environ, signal, "PROTOCOL"),
+                    f"OTEL_EXPORTER_OTLP_{signal.value.upper()}_PROTOCOL",
+                    strict=False,
+                )
+            )
         if not url:
-            raise ValueError("harborlight plugin: no endpoint; pass --plugin-kwarg endpoint=http://HOST:4318 "
-                             "or set OTEL_EXPORTER_OTLP_ENDPOINT")
+            raise ValueError(
+                "harborlight plugin: no endpoint; pass --plugin-kwarg endpoint=http://HOST:4318 "
+                "or set OTEL_EXPORTER_OTLP_ENDPOINT"
+            )
         if token is not None:
             headers = {"authorization": f"Bearer {token}"}
         else:
             headers = {k.lower(): v for k, v in parse_headers(environ.get("OTEL_EXPORTER_OTLP_HEADERS", "")).items()}
-            headers.update({k.lower(): v for k, v in parse_headers(
-                environ.get(f"OTEL_EXPORTER_OTLP_{signal.value.upper()}_HEADERS", "")).items()})
+            headers.update(
+                {
+                    k.lower(): v
+                    for k, v in parse_headers(
+                        environ.get(f"OTEL_EXPORTER_OTLP_{signal.value.upper()}_HEADERS", "")
+                    ).items()
+                }
+            )
         if timeout is not None:
             seconds = float(timeout)
         else:
@@ -181,8 +195,9 @@ class _Transport:
             else:
                 self._channel = grpc.aio.secure_channel(target.endpoint, _credentials(), compression=compression)
             # the request's bytes as they are: no serializer (grpcio sends bytes unchanged)
-            self._export = self._channel.unary_unary(self._spec.grpc_method, request_serializer=None,
-                                                     response_deserializer=None)
+            self._export = self._channel.unary_unary(
+                self._spec.grpc_method, request_serializer=None, response_deserializer=None
+            )
             self._client = None
         else:
             headers = {**dict(target.headers), "content-type": "application/x-protobuf"}
@@ -230,8 +245,9 @@ def _credentials() -> grpc.ChannelCredentials:
 class Sender:
     """Sends batches off the caller's path. `submit` never waits; `close` waits at most `end_timeout`."""
 
-    def __init__(self, targets: dict[Signal, Target], queue_size: int = DEFAULT_QUEUE_SIZE,
-                 workers: int = WORKERS) -> None:
+    def __init__(
+        self, targets: dict[Signal, Target], queue_size: int = DEFAULT_QUEUE_SIZE, workers: int = WORKERS
+    ) -> None:
         self.targets = targets
         self.counts = Counts()
         self._queue_size = max(1, int(queue_size))
@@ -337,7 +353,11 @@ class Sender:
             return None
 
         reasons = await asyncio.gather(*(ask(signal, target) for signal, target in distinct.values()))
-        return [(target, reason) for (_, target), reason in zip(distinct.values(), reasons, strict=True) if reason is not None]
+        return [
+            (target, reason)
+            for (_, target), reason in zip(distinct.values(), reasons, strict=True)
+            if reason is not None
+        ]
 
     async def _wait_idle(self) -> None:
         while True:
@@ -377,23 +397,39 @@ class Sender:
         except Unanswered as exc:
             self.counts.failed += 1
             if self.counts.failed <= SHOWN_FAILURES:
-                log.warning("harborlight plugin: %s: %s request not taken by %s: %s%s", batch.owner, batch.what,
-                            transport.target.describe(), exc,
-                            "; further ones are counted, not shown (the job's end sums them up)"
-                            if self.counts.failed == SHOWN_FAILURES else "")
+                log.warning(
+                    "harborlight plugin: %s: %s request not taken by %s: %s%s",
+                    batch.owner,
+                    batch.what,
+                    transport.target.describe(),
+                    exc,
+                    "; further ones are counted, not shown (the job's end sums them up)"
+                    if self.counts.failed == SHOWN_FAILURES
+                    else "",
+                )
             return
         self.counts.sent += 1
         partial = transport.partial(content)
         if partial is None:
-            log.warning("harborlight plugin: %s: %s answered %s with no OTLP response", batch.owner,
-                        transport.target.endpoint, signal.value)
+            log.warning(
+                "harborlight plugin: %s: %s answered %s with no OTLP response",
+                batch.owner,
+                transport.target.endpoint,
+                signal.value,
+            )
             return
         rejected, message = partial
         if rejected or message:
             self.counts.rejected += rejected
             spec = SIGNALS[signal]
-            log.warning("harborlight plugin: %s: %s rejected %d %s: %s", batch.owner, transport.target.endpoint,
-                        rejected, spec.rejected_field.removeprefix("rejected_").replace("_", " "), message)
+            log.warning(
+                "harborlight plugin: %s: %s rejected %d %s: %s",
+                batch.owner,
+                transport.target.endpoint,
+                rejected,
+                spec.rejected_field.removeprefix("rejected_").replace("_", " "),
+                message,
+            )
 
     async def _stop(self) -> None:
         for task in self._tasks:

@@ -36,6 +36,7 @@ class IngestCounters:
 
     def snapshot(self, tenant: str | None = None) -> dict[str, list[dict[str, object]]]:
         """Per (signal, service, job) rows; only `tenant`'s when given."""
+
         def mine(key: tuple[str | None, ...]) -> bool:
             return tenant is None or key[0] == tenant
 
@@ -43,19 +44,26 @@ class IngestCounters:
         return {
             "sources": [
                 {
-                    "signal": signal, "service": service or None, "job": job or None,
-                    "received": self.received[k], "accepted": self.accepted[k], "rejected": self.rejected[k],
-                    "truncated": self.truncated[k], "duplicate_requests": self.duplicate_requests[k],
+                    "signal": signal,
+                    "service": service or None,
+                    "job": job or None,
+                    "received": self.received[k],
+                    "accepted": self.accepted[k],
+                    "rejected": self.rejected[k],
+                    "truncated": self.truncated[k],
+                    "duplicate_requests": self.duplicate_requests[k],
                 }
                 for k in sources
                 for _, signal, service, job in [k]
             ],
             "rejected_reasons": [
                 {"signal": s, "reason": r, "requests": n}
-                for (t, s, r), n in self.rejected_reasons.most_common() if mine((t,))
+                for (t, s, r), n in self.rejected_reasons.most_common()
+                if mine((t,))
             ],
             "refused_requests": [
                 {"signal": s, "error": e, "requests": n}
-                for (t, s, e), n in self.refused_requests.most_common() if mine((t,))
+                for (t, s, e), n in self.refused_requests.most_common()
+                if mine((t,))
             ],
         }

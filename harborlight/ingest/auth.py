@@ -36,8 +36,10 @@ class Authenticator:
         if tokens_file:
             listed = read_tokens_file(tokens_file)
             if auth_token and auth_token in listed:
-                raise ValueError(f"--auth-token is also the token of tenant {listed[auth_token]!r} in {tokens_file}: "
-                                 "give the operator a token of its own")
+                raise ValueError(
+                    f"--auth-token is also the token of tenant {listed[auth_token]!r} in {tokens_file}: "
+                    "give the operator a token of its own"
+                )
             tokens.update(listed)
         return cls(tokens)
 
@@ -82,8 +84,9 @@ def read_tokens_file(path: Path) -> dict[str, str]:
         if not _TENANT_NAME.fullmatch(parts[1]):
             raise ValueError(f"{path}:{number}: a tenant name is letters, digits, '.', '_' or '-'")
         if parts[0] in lines_of:
-            raise ValueError(f"{path}:{number}: this token is already on line {lines_of[parts[0]]}: a token names one "
-                             "tenant")
+            raise ValueError(
+                f"{path}:{number}: this token is already on line {lines_of[parts[0]]}: a token names one tenant"
+            )
         tokens[parts[0]], lines_of[parts[0]] = parts[1], number
     if not tokens:
         raise ValueError(f"tokens file {path} has no 'token tenant' lines")

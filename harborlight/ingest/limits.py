@@ -61,8 +61,10 @@ SHAPES = {
     "SummaryDataPoint": _Shape(),
     "Exemplar": _Shape(attributes="filtered_attributes"),
     "Metric": _Shape(texts=("name", "description", "unit"), attributes=None, sized=False),  # metadata is not stored
-    **{holder: _Shape(texts=("schema_url",), attributes=None, sized=False)  # flagged in the resource or scope held
-       for holder in ("ResourceSpans", "ResourceLogs", "ResourceMetrics", "ScopeSpans", "ScopeLogs", "ScopeMetrics")},
+    **{
+        holder: _Shape(texts=("schema_url",), attributes=None, sized=False)  # flagged in the resource or scope held
+        for holder in ("ResourceSpans", "ResourceLogs", "ResourceMetrics", "ScopeSpans", "ScopeLogs", "ScopeMetrics")
+    },
 }
 
 
@@ -130,8 +132,9 @@ def _label(key: str | bytes) -> str:
     return key if isinstance(key, str) else key.decode("utf-8", "replace")
 
 
-def _cut_attributes(attributes: RepeatedCompositeFieldContainer[Message], limits: Limits, prefix: str,
-                    cuts: Cuts) -> None:
+def _cut_attributes(
+    attributes: RepeatedCompositeFieldContainer[Message], limits: Limits, prefix: str, cuts: Cuts
+) -> None:
     cuts.dropped += _drop_beyond(attributes, limits.max_attributes_per_item)
     for kv in attributes:
         key_cut = _cut_field(kv, "key", limits.max_attribute_value_bytes)

@@ -87,8 +87,11 @@ def mlflow_router(authenticator: Authenticator) -> APIRouter:
             return body
         match = _BY_NAME.match(str(body.get("filter") or ""))
         if match is None:
-            return _error(400, "INVALID_PARAMETER_VALUE",
-                          "harborlight finds experiments by name only: filter \"name = '<job>'\" (an experiment is a job)")
+            return _error(
+                400,
+                "INVALID_PARAMETER_VALUE",
+                "harborlight finds experiments by name only: filter \"name = '<job>'\" (an experiment is a job)",
+            )
         return JSONResponse({"experiments": [_experiment(match.group(1).replace("''", "'"))]})
 
     @router.post("/api/2.0/mlflow/experiments/create", summary="The experiment of a job (every job has one)")

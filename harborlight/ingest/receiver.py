@@ -45,7 +45,12 @@ class Receiver:
             if checked.accepted:
                 digest = hashlib.blake2b(body, digest_size=16, key=(caller.tenant or "").encode()).digest()
                 duplicate = not await self._writer.write(
-                    signal, checked.payload, checked.accepted, digest, caller.tenant, checked.nested,
+                    signal,
+                    checked.payload,
+                    checked.accepted,
+                    digest,
+                    caller.tenant,
+                    checked.nested,
                     checked.expanded_bytes,
                 )
         except IngestError as exc:

@@ -52,8 +52,14 @@ class Refusals:
     cut_short: Callable[[], Exception]
 
 
-def inflate_within(body: bytes, new_decoder: Callable[[], Decoder], limit: int | None, members: bool,
-                   decode_errors: tuple[type[Exception], ...], refusals: Refusals) -> tuple[bytes, bytes]:
+def inflate_within(
+    body: bytes,
+    new_decoder: Callable[[], Decoder],
+    limit: int | None,
+    members: bool,
+    decode_errors: tuple[type[Exception], ...],
+    refusals: Refusals,
+) -> tuple[bytes, bytes]:
     """`body` decoded, never past `limit` bytes (None: no limit), each stream to its end (a cut one is
     refused); with `members`, stream after stream while more than zero padding follows (concatenated gzip
     members, as gzip readers take them). Returns what was decoded and the bytes after the last stream.
@@ -90,8 +96,11 @@ def inflate(body: bytes, encoding: str, max_bytes: int | None) -> bytes:
     refusals = Refusals(
         undecodable=lambda reason: InvalidRequest(f"body is not valid {encoding}: {reason}"),
         past_limit=lambda: TooLarge(f"decompressed body exceeds the {max_bytes}-byte limit"),
-        cut_short=lambda: InvalidRequest(f"{encoding} body is cut short: its stream does not end (no checksum trailer)"),
+        cut_short=lambda: InvalidRequest(
+            f"{encoding} body is cut short: its stream does not end (no checksum trailer)"
+        ),
     )
-    inflated, _ = inflate_within(body, lambda: zlib.decompressobj(wbits=_WBITS[encoding]), max_bytes,
-                                 encoding == "gzip", (zlib.error,), refusals)
+    inflated, _ = inflate_within(
+        body, lambda: zlib.decompressobj(wbits=_WBITS[encoding]), max_bytes, encoding == "gzip", (zlib.error,), refusals
+    )
     return inflated

@@ -24,15 +24,33 @@ class SignalSpec:
 SIGNALS: dict[Signal, SignalSpec] = {
     s.signal: s
     for s in (
-        SignalSpec(Signal.traces, "/v1/traces", "/opentelemetry.proto.collector.trace.v1.TraceService/Export",
-                   trace_pb.ExportTraceServiceRequest, trace_pb.ExportTraceServiceResponse,
-                   "span", "rejected_spans"),
-        SignalSpec(Signal.logs, "/v1/logs", "/opentelemetry.proto.collector.logs.v1.LogsService/Export",
-                   logs_pb.ExportLogsServiceRequest, logs_pb.ExportLogsServiceResponse,
-                   "log record", "rejected_log_records"),
-        SignalSpec(Signal.metrics, "/v1/metrics", "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export",
-                   metrics_pb.ExportMetricsServiceRequest, metrics_pb.ExportMetricsServiceResponse,
-                   "data point", "rejected_data_points"),
+        SignalSpec(
+            Signal.traces,
+            "/v1/traces",
+            "/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+            trace_pb.ExportTraceServiceRequest,
+            trace_pb.ExportTraceServiceResponse,
+            "span",
+            "rejected_spans",
+        ),
+        SignalSpec(
+            Signal.logs,
+            "/v1/logs",
+            "/opentelemetry.proto.collector.logs.v1.LogsService/Export",
+            logs_pb.ExportLogsServiceRequest,
+            logs_pb.ExportLogsServiceResponse,
+            "log record",
+            "rejected_log_records",
+        ),
+        SignalSpec(
+            Signal.metrics,
+            "/v1/metrics",
+            "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export",
+            metrics_pb.ExportMetricsServiceRequest,
+            metrics_pb.ExportMetricsServiceResponse,
+            "data point",
+            "rejected_data_points",
+        ),
     )
 }
 

@@ -179,8 +179,14 @@ def _blocks(signal: Signal, request: Message) -> Iterator[_Block]:
                     kind = metric.WhichOneof("data")
                     if kind is not None:
                         point = metric.DESCRIPTOR.fields_by_name[kind].message_type.fields_by_name["data_points"]
-                        yield _Block(rm.resource, sm.scope, getattr(metric, kind).data_points,
-                                     point.message_type.name, (rm, sm, metric), metric)
+                        yield _Block(
+                            rm.resource,
+                            sm.scope,
+                            getattr(metric, kind).data_points,
+                            point.message_type.name,
+                            (rm, sm, metric),
+                            metric,
+                        )
 
 
 def _id_problem(what: str, value: bytes, size: int, optional: bool) -> str | None:
@@ -205,10 +211,14 @@ _ZERO8, _ZERO16 = bytes(8), bytes(16)
 def _plain_span(s: Message) -> bool:
     trace_id, span_id, parent = s.trace_id, s.span_id, s.parent_span_id
     return (
-        len(trace_id) == 16 and len(span_id) == 8 and trace_id != _ZERO16 and span_id != _ZERO8
+        len(trace_id) == 16
+        and len(span_id) == 8
+        and trace_id != _ZERO16
+        and span_id != _ZERO8
         and (not parent or (len(parent) == 8 and parent != _ZERO8))
         and 0 < s.start_time_unix_nano <= s.end_time_unix_nano <= MAX_UNIX_NANO
-        and not s.events and not s.links
+        and not s.events
+        and not s.links
     )
 
 
@@ -217,18 +227,25 @@ def _plain_log(r: Message) -> bool:
     return (
         (not trace_id or (len(trace_id) == 16 and trace_id != _ZERO16))
         and (not span_id or (len(span_id) == 8 and span_id != _ZERO8))
-        and r.time_unix_nano <= MAX_UNIX_NANO and r.observed_time_unix_nano <= MAX_UNIX_NANO
+        and r.time_unix_nano <= MAX_UNIX_NANO
+        and r.observed_time_unix_nano <= MAX_UNIX_NANO
     )
 
 
 def _plain_point(p: Message) -> bool:
-    return (p.time_unix_nano <= MAX_METRIC_UNIX_NANO and p.start_time_unix_nano <= MAX_METRIC_UNIX_NANO
-            and not any(x.time_unix_nano > MAX_METRIC_UNIX_NANO for x in getattr(p, "exemplars", ())))
+    return (
+        p.time_unix_nano <= MAX_METRIC_UNIX_NANO
+        and p.start_time_unix_nano <= MAX_METRIC_UNIX_NANO
+        and not any(x.time_unix_nano > MAX_METRIC_UNIX_NANO for x in getattr(p, "exemplars", ()))
+    )
 
 
 def _point_time_problem(what: str, value: int) -> str | None:
-    return f"{what} {value} is beyond 2106-02-07 (a metric's time is stored to the second)" \
-        if value > MAX_METRIC_UNIX_NANO else None
+    return (
+        f"{what} {value} is beyond 2106-02-07 (a metric's time is stored to the second)"
+        if value > MAX_METRIC_UNIX_NANO
+        else None
+    )
 
 
 _PLAINLY_VALID = {Signal.traces: _plain_span, Signal.logs: _plain_log, Signal.metrics: _plain_point}
@@ -243,11 +260,23 @@ def _problem(signal: Signal, item: Message) -> str | None:
             or _id_problem("parent_span_id", item.parent_span_id, 8, optional=True)
             or ("start_time_unix_nano is missing" if item.start_time_unix_nano == 0 else None)
             or _time_problem("end_time_unix_nano", item.end_time_unix_nano)
-            or ("end_time_unix_nano is before start_time_unix_nano"
-                if item.end_time_unix_nano < item.start_time_unix_nano else None)
+            or (
+                "end_time_unix_nano is before start_time_unix_nano"
+                if item.end_time_unix_nano < item.start_time_unix_nano
+                else None
+            )
             or next((p for e in item.events if (p := _time_problem("event time", e.time_unix_nano))), None)
-            or next((p for link in item.links if (p := _id_problem("link trace_id", link.trace_id, 16, False)
-                                                   or _id_problem("link span_id", link.span_id, 8, False))), None)
+            or next(
+                (
+                    p
+                    for link in item.links
+                    if (
+                        p := _id_problem("link trace_id", link.trace_id, 16, False)
+                        or _id_problem("link span_id", link.span_id, 8, False)
+                    )
+                ),
+                None,
+            )
         )
     if signal is Signal.logs:
         return (
@@ -259,6 +288,12 @@ def _problem(signal: Signal, item: Message) -> str | None:
     return (
         _point_time_problem("time_unix_nano", item.time_unix_nano)
         or _point_time_problem("start_time_unix_nano", item.start_time_unix_nano)
-        or next((p for x in getattr(item, "exemplars", ())
-                 if (p := _point_time_problem("exemplar time_unix_nano", x.time_unix_nano))), None)
+        or next(
+            (
+                p
+                for x in getattr(item, "exemplars", ())
+                if (p := _point_time_problem("exemplar time_unix_nano", x.time_unix_nano))
+            ),
+            None,
+        )
     )

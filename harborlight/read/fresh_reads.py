@@ -17,8 +17,9 @@ CaughtUp = Callable[[float], Awaitable[int]]
 
 
 class FreshReads:
-    def __init__(self, app: ASGIApp, caught_up: CaughtUp, timeout: float,
-                 applies: Callable[[Scope], bool] = lambda scope: True) -> None:
+    def __init__(
+        self, app: ASGIApp, caught_up: CaughtUp, timeout: float, applies: Callable[[Scope], bool] = lambda scope: True
+    ) -> None:
         self._app = app
         self._caught_up = caught_up
         self._timeout = timeout

@@ -56,10 +56,16 @@ def _level(level: int, low: int = 1, high: int = 9) -> int:
 CODINGS = (
     Coding("zstd", lambda data, level: zstd.compress(data, level=_level(level, 1, 22)), zstd.ZstdDecompressor),
     Coding("br", lambda data, level: brotli.compress(data, quality=_level(level, 0, 11)), _Brotli),
-    Coding("lz4", lambda data, level: lz4.frame.compress(data, compression_level=_level(level, 1, 12)),
-           lz4.frame.LZ4FrameDecompressor),
-    Coding("gzip", lambda data, level: gzip.compress(data, compresslevel=_level(level), mtime=0),
-           lambda: zlib.decompressobj(wbits=31)),
+    Coding(
+        "lz4",
+        lambda data, level: lz4.frame.compress(data, compression_level=_level(level, 1, 12)),
+        lz4.frame.LZ4FrameDecompressor,
+    ),
+    Coding(
+        "gzip",
+        lambda data, level: gzip.compress(data, compresslevel=_level(level), mtime=0),
+        lambda: zlib.decompressobj(wbits=31),
+    ),
     Coding("deflate", lambda data, level: zlib.compress(data, _level(level)), zlib.decompressobj),
     Coding("xz", lambda data, level: lzma.compress(data, preset=_level(level, 0, 9)), lzma.LZMADecompressor),
     Coding("bz2", lambda data, level: bz2.compress(data, _level(level)), bz2.BZ2Decompressor),
@@ -95,15 +101,18 @@ def decoded_body(body: bytes, content_encoding: str, limit: int) -> bytes:
     if name in ("", "identity", "none", "auto"):
         return body
     if name not in _BY_NAME:
-        raise UnknownCoding(f"Unknown compression method '{content_encoding}'. Only 'auto', 'none', 'gzip', 'deflate', "
-                      "'br', 'xz', 'zstd', 'lz4', 'bz2' are supported as compression methods")
+        raise UnknownCoding(
+            f"Unknown compression method '{content_encoding}'. Only 'auto', 'none', 'gzip', 'deflate', "
+            "'br', 'xz', 'zstd', 'lz4', 'bz2' are supported as compression methods"
+        )
     refusals = Refusals(
         undecodable=lambda reason: BadBody(f"cannot decode the {name} request body: {reason}"),
         past_limit=lambda: BodyTooLarge(f"the request body inflates past {limit} bytes"),
         cut_short=lambda: BadBody(f"the {name} request body is cut short"),
     )
-    decoded, rest = inflate_within(body, _BY_NAME[name].decompressor, limit, name in ("gzip", "gz"),
-                                   _DECODE_ERRORS, refusals)
+    decoded, rest = inflate_within(
+        body, _BY_NAME[name].decompressor, limit, name in ("gzip", "gz"), _DECODE_ERRORS, refusals
+    )
     if rest:
         raise BadBody(f"the {name} request body has bytes after its end")
     return decoded

@@ -22,15 +22,33 @@ _TENANT_EXPRESSIONS = frozenset(TENANT_KEYS.values())
 
 # Statements that only read (the first node of EXPLAIN AST). SET and USE are answered without running.
 _READ_STATEMENTS = {
-    "SelectWithUnionQuery", "SelectIntersectExceptQuery", "ShowTables", "ShowColumns", "ShowCreateTableQuery",
-    "DescribeQuery", "ExistsTableQuery", "ExistsDatabaseQuery", "ExistsViewQuery", "Explain",
+    "SelectWithUnionQuery",
+    "SelectIntersectExceptQuery",
+    "ShowTables",
+    "ShowColumns",
+    "ShowCreateTableQuery",
+    "DescribeQuery",
+    "ExistsTableQuery",
+    "ExistsDatabaseQuery",
+    "ExistsViewQuery",
+    "Explain",
 }
 # Nodes that carry a statement's INTO OUTFILE literal as a direct child.
 _QUERY_WITH_OUTPUT = _READ_STATEMENTS
 # Table functions that read nothing outside the store; every other one (file, url, s3, remote, merge, ...) is refused.
 SAFE_TABLE_FUNCTIONS = {
-    "numbers", "numbers_mt", "zeros", "zeros_mt", "generaterandom", "generateseries", "generate_series", "values",
-    "view", "null", "format", "one",
+    "numbers",
+    "numbers_mt",
+    "zeros",
+    "zeros_mt",
+    "generaterandom",
+    "generateseries",
+    "generate_series",
+    "values",
+    "view",
+    "null",
+    "format",
+    "one",
 }
 # Ordinary functions that read files or other tables behind the filters' back.
 UNSAFE_FUNCTIONS = {"file", "catboostevaluate", "evalmlmethod", "modelevaluate", "joinget", "joingetornull"}
@@ -38,8 +56,18 @@ UNSAFE_FUNCTIONS = {"file", "catboostevaluate", "evalmlmethod", "modelevaluate",
 # data directory): paths, host names, ports, macros, disks' sizes. A tenant may not call them; version(),
 # displayName() (clickhouse-go's hello asks it) and getSetting (the statement's own settings) stay.
 SERVER_FUNCTIONS = {
-    "getserversetting", "getmergetreesetting", "getmacro", "serveruuid", "hostname", "fqdn", "getserverport",
-    "tcpport", "getoskernelversion", "filesystemavailable", "filesystemcapacity", "filesystemunreserved",
+    "getserversetting",
+    "getmergetreesetting",
+    "getmacro",
+    "serveruuid",
+    "hostname",
+    "fqdn",
+    "getserverport",
+    "tcpport",
+    "getoskernelversion",
+    "filesystemavailable",
+    "filesystemcapacity",
+    "filesystemunreserved",
     "filesystemfree",
 }
 # Settings a tenant's isolation rests on: with them, the tenant filter prunes every other tenant's partitions before
@@ -48,13 +76,47 @@ SERVER_FUNCTIONS = {
 TENANT_PINS = {"use_partition_pruning": 1, "use_partition_key": 1, "defer_partition_pruning_after_final": 0}
 # System tables holding secrets, other callers' queries or server internals.
 SECRET_SYSTEM_TABLES = {
-    "processes", "query_log", "query_thread_log", "query_views_log", "query_metric_log", "text_log", "trace_log",
-    "session_log", "part_log", "asynchronous_insert_log", "asynchronous_inserts", "processors_profile_log",
-    "opentelemetry_span_log", "users", "roles", "grants", "role_grants", "quotas", "quota_limits", "quota_usage",
-    "quotas_usage", "row_policies", "settings_profiles", "settings_profile_elements", "named_collections",
-    "user_directories", "zookeeper", "zookeeper_log", "zookeeper_connection", "dictionaries", "backups",
-    "backup_log", "blob_storage_log", "s3queue_log", "crash_log", "error_log", "query_cache", "stack_trace",
-    "user_processes", "kafka_consumers", "certificates",
+    "processes",
+    "query_log",
+    "query_thread_log",
+    "query_views_log",
+    "query_metric_log",
+    "text_log",
+    "trace_log",
+    "session_log",
+    "part_log",
+    "asynchronous_insert_log",
+    "asynchronous_inserts",
+    "processors_profile_log",
+    "opentelemetry_span_log",
+    "users",
+    "roles",
+    "grants",
+    "role_grants",
+    "quotas",
+    "quota_limits",
+    "quota_usage",
+    "quotas_usage",
+    "row_policies",
+    "settings_profiles",
+    "settings_profile_elements",
+    "named_collections",
+    "user_directories",
+    "zookeeper",
+    "zookeeper_log",
+    "zookeeper_connection",
+    "dictionaries",
+    "backups",
+    "backup_log",
+    "blob_storage_log",
+    "s3queue_log",
+    "crash_log",
+    "error_log",
+    "query_cache",
+    "stack_trace",
+    "user_processes",
+    "kafka_consumers",
+    "certificates",
 }
 # What a tenant may read of the engine's own tables (every other system table is refused): names, types and
 # definitions, never another tenant's values (system.errors keeps failed statements' messages), counts or sizes
@@ -62,53 +124,184 @@ SECRET_SYSTEM_TABLES = {
 # A table maps to the columns a tenant may read; None: all of them.
 _ALL = None
 TENANT_READABLE: dict[str, frozenset[str] | None] = {
-    **{f"system.{t}": _ALL for t in (
-        "one", "numbers", "numbers_mt", "zeros", "zeros_mt", "functions", "table_functions", "formats",
-        "data_type_families", "table_engines", "database_engines", "aggregate_function_combinators", "time_zones",
-        "keywords", "collations", "settings", "merge_tree_settings", "build_options", "licenses", "contributors")},
+    **{
+        f"system.{t}": _ALL
+        for t in (
+            "one",
+            "numbers",
+            "numbers_mt",
+            "zeros",
+            "zeros_mt",
+            "functions",
+            "table_functions",
+            "formats",
+            "data_type_families",
+            "table_engines",
+            "database_engines",
+            "aggregate_function_combinators",
+            "time_zones",
+            "keywords",
+            "collations",
+            "settings",
+            "merge_tree_settings",
+            "build_options",
+            "licenses",
+            "contributors",
+        )
+    },
     "system.databases": frozenset({"name", "engine", "uuid", "engine_full", "comment", "is_external", "database"}),
-    "system.tables": frozenset({
-        "database", "name", "table", "uuid", "engine", "is_temporary", "metadata_modification_time",
-        "metadata_version", "dependencies_database", "dependencies_table", "create_table_query", "engine_full",
-        "as_select", "parameterized_view_parameters", "partition_key", "sorting_key", "primary_key", "sampling_key",
-        "unique_key", "skipping_indices_types", "storage_policy", "comment", "has_own_data",
-        "loading_dependencies_database", "loading_dependencies_table", "loading_dependent_database",
-        "loading_dependent_table", "target_database", "target_table", "definer"}),
-    "system.columns": frozenset({
-        "database", "table", "name", "column", "type", "position", "default_kind", "default_expression", "comment",
-        "is_in_partition_key", "is_in_sorting_key", "is_in_primary_key", "is_in_sampling_key", "compression_codec",
-        "character_octet_length", "numeric_precision", "numeric_precision_radix", "numeric_scale",
-        "datetime_precision", "serialization_hint", "statistics"}),
-    **{f"information_schema.{t}": _ALL for t in (
-        "schemata", "columns", "views", "key_column_usage", "referential_constraints", "engines", "character_sets",
-        "collations")},
+    "system.tables": frozenset(
+        {
+            "database",
+            "name",
+            "table",
+            "uuid",
+            "engine",
+            "is_temporary",
+            "metadata_modification_time",
+            "metadata_version",
+            "dependencies_database",
+            "dependencies_table",
+            "create_table_query",
+            "engine_full",
+            "as_select",
+            "parameterized_view_parameters",
+            "partition_key",
+            "sorting_key",
+            "primary_key",
+            "sampling_key",
+            "unique_key",
+            "skipping_indices_types",
+            "storage_policy",
+            "comment",
+            "has_own_data",
+            "loading_dependencies_database",
+            "loading_dependencies_table",
+            "loading_dependent_database",
+            "loading_dependent_table",
+            "target_database",
+            "target_table",
+            "definer",
+        }
+    ),
+    "system.columns": frozenset(
+        {
+            "database",
+            "table",
+            "name",
+            "column",
+            "type",
+            "position",
+            "default_kind",
+            "default_expression",
+            "comment",
+            "is_in_partition_key",
+            "is_in_sorting_key",
+            "is_in_primary_key",
+            "is_in_sampling_key",
+            "compression_codec",
+            "character_octet_length",
+            "numeric_precision",
+            "numeric_precision_radix",
+            "numeric_scale",
+            "datetime_precision",
+            "serialization_hint",
+            "statistics",
+        }
+    ),
+    **{
+        f"information_schema.{t}": _ALL
+        for t in (
+            "schemata",
+            "columns",
+            "views",
+            "key_column_usage",
+            "referential_constraints",
+            "engines",
+            "character_sets",
+            "collations",
+        )
+    },
     "information_schema.tables": frozenset(
-        {c for name in ("table_catalog", "table_schema", "table_name", "table_type", "table_collation",
-                        "table_comment", "engine", "version", "row_format", "create_time", "create_options")
-         for c in (name, name.upper())}),
+        {
+            c
+            for name in (
+                "table_catalog",
+                "table_schema",
+                "table_name",
+                "table_type",
+                "table_collation",
+                "table_comment",
+                "engine",
+                "version",
+                "row_format",
+                "create_time",
+                "create_options",
+            )
+            for c in (name, name.upper())
+        }
+    ),
 }
 _ENGINE_DATABASES = ("system", "information_schema", "INFORMATION_SCHEMA")
 # The EXPLAIN kinds a tenant may run: none of them shows rows, parts or granules (ESTIMATE and indexes = 1 do).
 _TENANT_EXPLAINS = {
-    "EXPLAIN", "EXPLAIN AST", "EXPLAIN SYNTAX", "EXPLAIN QUERY TREE", "EXPLAIN PLAN", "EXPLAIN PIPELINE",
+    "EXPLAIN",
+    "EXPLAIN AST",
+    "EXPLAIN SYNTAX",
+    "EXPLAIN QUERY TREE",
+    "EXPLAIN PLAN",
+    "EXPLAIN PIPELINE",
 }
 _COLUMN = re.compile(r"^ *COLUMN id: \d+, column_name: (.+?), result_type: .*, source_id: (\d+)$")
 _TABLE = re.compile(r"^ *TABLE id: (\d+)(?:, alias: [^,]+)?, table_name: (\S+)$")
 
 # Settings a caller may not change: they would lift the guard, read files, or share results across tenants.
 _DENIED_SETTING_PREFIXES = (
-    "readonly", "allow_ddl", "dialect", "format_schema", "output_format_schema", "format_template",
-    "use_query_cache", "enable_reads_from_query_cache", "enable_writes_to_query_cache", "query_cache",
-    "allow_introspection_functions", "format_display_secrets", "parallel_replicas", "cluster_for_parallel_replicas",
-    "allow_experimental_parallel_reading", "enable_parallel_replicas", "max_parallel_replicas", "max_server_memory",
+    "readonly",
+    "allow_ddl",
+    "dialect",
+    "format_schema",
+    "output_format_schema",
+    "format_template",
+    "use_query_cache",
+    "enable_reads_from_query_cache",
+    "enable_writes_to_query_cache",
+    "query_cache",
+    "allow_introspection_functions",
+    "format_display_secrets",
+    "parallel_replicas",
+    "cluster_for_parallel_replicas",
+    "allow_experimental_parallel_reading",
+    "enable_parallel_replicas",
+    "max_parallel_replicas",
+    "max_server_memory",
 )
 # URL parameters of ClickHouse's HTTP interface that are not settings.
 NOT_SETTINGS = {
-    "query", "database", "default_format", "query_id", "session_id", "session_timeout", "session_check", "user",
-    "password", "quota_key", "compress", "decompress", "buffer_size", "wait_end_of_query", "client_protocol_version",
-    "role", "send_progress_in_http_headers", "http_headers_progress_interval_ms", "enable_http_compression",
-    "http_zlib_compression_level", "cancel_http_readonly_queries_on_client_close", "http_response_buffer_size",
-    "stacktrace", "close_session",
+    "query",
+    "database",
+    "default_format",
+    "query_id",
+    "session_id",
+    "session_timeout",
+    "session_check",
+    "user",
+    "password",
+    "quota_key",
+    "compress",
+    "decompress",
+    "buffer_size",
+    "wait_end_of_query",
+    "client_protocol_version",
+    "role",
+    "send_progress_in_http_headers",
+    "http_headers_progress_interval_ms",
+    "enable_http_compression",
+    "http_zlib_compression_level",
+    "cancel_http_readonly_queries_on_client_close",
+    "http_response_buffer_size",
+    "stacktrace",
+    "close_session",
 }
 _NODE = re.compile(r"^( *)(\S+)(?: (\S+))?")
 _ALIAS = re.compile(r"\(alias (.+?)\)")
@@ -157,8 +350,9 @@ def check(ast: str, table_functions: Iterable[str], database: str, text: str = "
                 if TENANT_READABLE[name] is not None and "view" in parents:  # view() hides its columns
                     raise Refused(ACCESS_DENIED, f"{name} cannot be read inside view() by a tenant")
         if tenant and node == "Function" and arg.lower() in SERVER_FUNCTIONS:
-            raise Refused(ACCESS_DENIED, f"{arg} tells of the server, not of the tenant's rows, and is not run for a "
-                          "tenant")
+            raise Refused(
+                ACCESS_DENIED, f"{arg} tells of the server, not of the tenant's rows, and is not run for a tenant"
+            )
         if node == "Function" and arg.lower() == "view":
             parents[-1] = "view"
         if parent == "TableExpression" and (alias := _ALIAS.search(line)):
@@ -182,13 +376,19 @@ def check(ast: str, table_functions: Iterable[str], database: str, text: str = "
 def _check_tenant_statement(kind: str, nodes: list, text: str) -> None:
     if kind == "Explain":
         explain = nodes[0][3].strip()
-        explain = explain[len("Explain "):explain.index(" (children") if " (children" in explain else None].strip()
+        explain = explain[len("Explain ") : explain.index(" (children") if " (children" in explain else None].strip()
         if explain not in _TENANT_EXPLAINS or any(depth == 1 and node == "Set" for depth, node, _, _ in nodes):
-            raise Refused(ACCESS_DENIED, f"{explain} with its options shows counts and is not run for a tenant"
-                          if explain in _TENANT_EXPLAINS else f"{explain} shows counts and is not run for a tenant")
+            raise Refused(
+                ACCESS_DENIED,
+                f"{explain} with its options shows counts and is not run for a tenant"
+                if explain in _TENANT_EXPLAINS
+                else f"{explain} shows counts and is not run for a tenant",
+            )
     if kind in ("ShowTables", "ShowColumns") and " WHERE " in _outside_quotes(text):
-        raise Refused(ACCESS_DENIED, "SHOW ... WHERE reads columns a tenant may not; select from system.tables "
-                      "or system.columns instead")
+        raise Refused(
+            ACCESS_DENIED,
+            "SHOW ... WHERE reads columns a tenant may not; select from system.tables or system.columns instead",
+        )
 
 
 def _outside_quotes(text: str) -> str:
@@ -247,8 +447,10 @@ def check_setting(name: str, value: str, bounds: Mapping[str, Bound]) -> None:
     `value` is the setting's literal (a URL value or a formatted literal); a bounded setting must stay within its
     bounds: the check of a ClickHouse settings constraint `<min>low</min><max>high</max>`."""
     if name.lower() == "allow_ddl":
-        raise Refused(CODES["QUERY_IS_PROHIBITED"],
-                      "Cannot modify 'allow_ddl' setting when DDL queries are prohibited for the user")
+        raise Refused(
+            CODES["QUERY_IS_PROHIBITED"],
+            "Cannot modify 'allow_ddl' setting when DDL queries are prohibited for the user",
+        )
     if is_denied_setting(name):
         raise Refused(READONLY, f"Cannot modify '{name}' setting in readonly mode")
     if name not in bounds:
@@ -256,8 +458,9 @@ def check_setting(name: str, value: str, bounds: Mapping[str, Bound]) -> None:
     try:
         number = float(unquoted(value))
     except (ValueError, Unreadable):
-        raise Refused(CODES["CANNOT_PARSE_INPUT_ASSERTION_FAILED"],
-                      f"Cannot parse {value!r} as a value of {name}") from None
+        raise Refused(
+            CODES["CANNOT_PARSE_INPUT_ASSERTION_FAILED"], f"Cannot parse {value!r} as a value of {name}"
+        ) from None
     bound = bounds[name]
     if bound.high is not None and number > bound.high:
         raise Refused(CODES["SETTING_CONSTRAINT_VIOLATION"], f"Setting {name} shouldn't be greater than {bound.high:g}")
@@ -311,12 +514,16 @@ def check_tenant_tables(tables: Iterable[str], filters: Mapping[str, str]) -> No
     (one that `tenant_filters` keeps no rows of): its own expressions would be evaluated on them."""
     for table in sorted(tables):
         if table.partition(".")[0] not in _ENGINE_DATABASES and filters.get(table) == NO_ROWS:
-            raise Refused(ACCESS_DENIED, f"{table} is not readable by a tenant: only tables that keep each tenant's "
-                          "rows in parts of their own are (a view: read the table it writes)")
+            raise Refused(
+                ACCESS_DENIED,
+                f"{table} is not readable by a tenant: only tables that keep each tenant's "
+                "rows in parts of their own are (a view: read the table it writes)",
+            )
 
 
-def combined_filters(tenant: Mapping[str, str], caller: list[tuple[str, str]], database: str,
-                     aliases: frozenset[str]) -> list[tuple[str, str]]:
+def combined_filters(
+    tenant: Mapping[str, str], caller: list[tuple[str, str]], database: str, aliases: frozenset[str]
+) -> list[tuple[str, str]]:
     """The `additional_table_filters` entries for a tenant whose request names its own: for each table the
     tenant filter AND, when the caller names that table (`table` in the current database, or `db.table`),
     the caller's filter. ClickHouse applies the first entry that names a table, so the tenant's entries come
@@ -324,8 +531,10 @@ def combined_filters(tenant: Mapping[str, str], caller: list[tuple[str, str]], d
     statement's table aliases is refused: an alias would apply one table's tenant filter to another's rows."""
     for alias in aliases:
         if "." in alias or alias in (key for key, _ in caller):
-            raise Refused(ACCESS_DENIED, f"with tenants on, the table alias {alias!r} cannot be named in "
-                          f"{TABLE_FILTERS} (name the table)")
+            raise Refused(
+                ACCESS_DENIED,
+                f"with tenants on, the table alias {alias!r} cannot be named in {TABLE_FILTERS} (name the table)",
+            )
     extra: list[tuple[str, str]] = []
     narrowed: dict[str, str] = {}
     for key, expr in caller:
@@ -334,8 +543,9 @@ def combined_filters(tenant: Mapping[str, str], caller: list[tuple[str, str]], d
             narrowed.setdefault(table, expr)  # the first entry naming a table is the one ClickHouse applies
         else:
             extra.append((key, expr))
-    entries = [(table, f"({expr}) AND ({narrowed[table]})" if table in narrowed else expr)
-               for table, expr in tenant.items()]
+    entries = [
+        (table, f"({expr}) AND ({narrowed[table]})" if table in narrowed else expr) for table, expr in tenant.items()
+    ]
     return entries + extra
 
 
@@ -343,10 +553,12 @@ def is_conjunction(ast: str, first: str) -> bool:
     """Whether `EXPLAIN AST SELECT <expression>` (ast) is an `and` whose first operand has the AST `first`
     (`EXPLAIN AST SELECT <that operand>`): a combined filter keeps every row the tenant's filter drops dropped."""
     lines, first_lines = ast.splitlines(), first.splitlines()
-    if len(lines) < 6 or [line.strip() for line in lines[3:5]] != ["ExpressionList (children 1)",
-                                                                    "Function and (children 1)"]:
+    if len(lines) < 6 or [line.strip() for line in lines[3:5]] != [
+        "ExpressionList (children 1)",
+        "Function and (children 1)",
+    ]:
         return False
-    operand = [line[2:] for line in lines[6:6 + len(first_lines) - 4]]
+    operand = [line[2:] for line in lines[6 : 6 + len(first_lines) - 4]]
     return lines[5].strip().startswith("ExpressionList (children ") and operand == first_lines[4:]
 
 

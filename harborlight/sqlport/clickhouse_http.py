@@ -41,11 +41,23 @@ from starlette.types import ASGIApp
 from harborlight.sqlport.clickhouse_compression import BadBody, BodyTooLarge, UnknownCoding, answer_coding, decoded_body
 from harborlight.sqlport.clickhouse_errors import CODES, Refused, Reply, error_reply
 from harborlight.sqlport.clickhouse_guard import (
-    TABLE_FILTERS, TENANT_PINS, Bound, check, check_setting, check_tenant_tables, is_denied_setting, url_settings,
+    TABLE_FILTERS,
+    TENANT_PINS,
+    Bound,
+    check,
+    check_setting,
+    check_tenant_tables,
+    is_denied_setting,
+    url_settings,
 )
 from harborlight.sqlport.clickhouse_native import UnsupportedType, reframe, settings_for
 from harborlight.sqlport.clickhouse_statement import (
-    check_tenant_reads, checked_clauses, combined, set_names, tenant_filters_of, url_filter_entries,
+    check_tenant_reads,
+    checked_clauses,
+    combined,
+    set_names,
+    tenant_filters_of,
+    url_filter_entries,
 )
 from harborlight.sqlport.clickhouse_totals import asks_totals, run_with_totals
 from harborlight.sqlport.sql_threads import run_statement
@@ -85,13 +97,15 @@ class QueryLimits:
 
     def bounds(self, tenant: bool = False) -> dict[str, Bound]:
         """The bounds of a statement; a tenant's also pins the settings its isolation rests on (TENANT_PINS)."""
-        bounds = {"max_execution_time": Bound.cap(self.max_execution_time),
-                  "max_temporary_data_on_disk_size_for_query": Bound.cap(self.max_temporary_bytes),
-                  # below the writer's commits: a statement pauses while a commit runs, so it never takes their CPU
-                  "priority": Bound(READ_PRIORITY, low=READ_PRIORITY),
-                  # the OS's share of the cores, as every other process has: a niced statement waited for every
-                  # busy process on the machine (70x its time beside two busy loops at nice 19, 1.4x at 0)
-                  "os_thread_priority": Bound(0, 0, 0)}
+        bounds = {
+            "max_execution_time": Bound.cap(self.max_execution_time),
+            "max_temporary_data_on_disk_size_for_query": Bound.cap(self.max_temporary_bytes),
+            # below the writer's commits: a statement pauses while a commit runs, so it never takes their CPU
+            "priority": Bound(READ_PRIORITY, low=READ_PRIORITY),
+            # the OS's share of the cores, as every other process has: a niced statement waited for every
+            # busy process on the machine (70x its time beside two busy loops at nice 19, 1.4x at 0)
+            "os_thread_priority": Bound(0, 0, 0),
+        }
         if self.max_memory_usage:
             bounds["max_memory_usage"] = Bound.cap(self.max_memory_usage)
         if self.max_threads:
@@ -159,8 +173,10 @@ def protocol_revision(params: Mapping[str, str]) -> int:
     if text is None:
         return 0
     if not text.isdigit():
-        raise Refused(CODES["CANNOT_PARSE_INPUT_ASSERTION_FAILED"],
-                      f"Cannot parse input: expected an unsigned integer for client_protocol_version, got {text!r}")
+        raise Refused(
+            CODES["CANNOT_PARSE_INPUT_ASSERTION_FAILED"],
+            f"Cannot parse input: expected an unsigned integer for client_protocol_version, got {text!r}",
+        )
     return int(text)
 
 
@@ -194,14 +210,20 @@ class ClickHouseInterface:
             self._engine = _Engine(row[0], row[1], str(row[2]).lower() in ("1", "true"), int(row[3]), row[4])
         return self._engine
 
-    def handle(self, caller: Caller, headers: Mapping[str, str], params: Mapping[str, str], body: bytes,
-               run_id: str = "") -> Reply:
+    def handle(
+        self, caller: Caller, headers: Mapping[str, str], params: Mapping[str, str], body: bytes, run_id: str = ""
+    ) -> Reply:
         """The reply to one request; its statement runs tagged `run_id`, for cancel()."""
         query_id = params.get("query_id") or str(uuid.uuid4())
         reply = self._execute(caller, headers, params, body, run_id)
         engine = self._engine
-        reply.headers.update({"X-ClickHouse-Query-Id": query_id, "X-ClickHouse-Server-Display-Name": SERVER_NAME,
-                              "X-ClickHouse-Timezone": engine.timezone if engine else "UTC"})
+        reply.headers.update(
+            {
+                "X-ClickHouse-Query-Id": query_id,
+                "X-ClickHouse-Server-Display-Name": SERVER_NAME,
+                "X-ClickHouse-Timezone": engine.timezone if engine else "UTC",
+            }
+        )
         return compressed(reply, headers, params, engine)
 
     def cancel(self, run_id: str) -> None:
@@ -211,13 +233,16 @@ class ClickHouseInterface:
         with sql_session(self._store) as session:
             session.run(f"KILL QUERY WHERE startsWith(query, {_run_tag(run_id)!r}) ASYNC", "TabSeparated")
 
-    def _execute(self, caller: Caller, headers: Mapping[str, str], params: Mapping[str, str], body: bytes,
-                 run_id: str) -> Reply:
+    def _execute(
+        self, caller: Caller, headers: Mapping[str, str], params: Mapping[str, str], body: bytes, run_id: str
+    ) -> Reply:
         version = self._engine.version if self._engine else ""
         try:
             revision = protocol_revision(params)
-            sql = _statement_text(params.get("query", ""), decoded_body(
-                body, headers.get("content-encoding", ""), self.limits.max_request_bytes))
+            sql = _statement_text(
+                params.get("query", ""),
+                decoded_body(body, headers.get("content-encoding", ""), self.limits.max_request_bytes),
+            )
             answer = self.answer(caller, params, sql, revision, run_id)
         except Refused as exc:
             return error_reply(exc.code, str(exc), self.version)
@@ -234,21 +259,40 @@ class ClickHouseInterface:
             return error_reply(CODES["ZLIB_INFLATE_FAILED"], str(exc), version)
         if not answer.ran:
             return Reply(200, b"", {"X-ClickHouse-Summary": "{}"})
-        summary = {"read_rows": str(answer.read_rows), "read_bytes": str(answer.read_bytes), "written_rows": "0",
-                   "written_bytes": "0", "total_rows_to_read": str(answer.read_rows), "result_rows": "0",
-                   "result_bytes": str(len(answer.body)), "elapsed_ns": str(answer.elapsed_ns)}
-        return Reply(200, answer.body, {
-            "X-ClickHouse-Format": answer.output_format, "X-ClickHouse-Summary": json.dumps(summary),
-            "Content-Type": _content_type(answer.output_format),
-        })
+        summary = {
+            "read_rows": str(answer.read_rows),
+            "read_bytes": str(answer.read_bytes),
+            "written_rows": "0",
+            "written_bytes": "0",
+            "total_rows_to_read": str(answer.read_rows),
+            "result_rows": "0",
+            "result_bytes": str(len(answer.body)),
+            "elapsed_ns": str(answer.elapsed_ns),
+        }
+        return Reply(
+            200,
+            answer.body,
+            {
+                "X-ClickHouse-Format": answer.output_format,
+                "X-ClickHouse-Summary": json.dumps(summary),
+                "Content-Type": _content_type(answer.output_format),
+            },
+        )
 
     @property
     def version(self) -> str:
         """The engine's version, once a statement has asked it ("" before)."""
         return self._engine.version if self._engine else ""
 
-    def answer(self, caller: Caller, params: Mapping[str, str], sql: str, revision: int = 0, run_id: str = "",
-               native_blocks: bool = False) -> Answer:
+    def answer(
+        self,
+        caller: Caller,
+        params: Mapping[str, str],
+        sql: str,
+        revision: int = 0,
+        run_id: str = "",
+        native_blocks: bool = False,
+    ) -> Answer:
         """One statement's answer under the guard, for any wire: `params` as ClickHouse's HTTP interface names
         them (database, default_format, param_*, settings). `native_blocks`: the answer is revision-0 Native
         whatever the statement's FORMAT clause says, for a wire that frames each block itself for `revision`
@@ -262,8 +306,17 @@ class ClickHouseInterface:
         finally:
             self._cancelled.discard(run_id)
 
-    def _run(self, session: SqlSession, engine: _Engine, caller: Caller, params: Mapping[str, str], sql: str,
-             revision: int, run_id: str, native_blocks: bool) -> Answer:
+    def _run(
+        self,
+        session: SqlSession,
+        engine: _Engine,
+        caller: Caller,
+        params: Mapping[str, str],
+        sql: str,
+        revision: int,
+        run_id: str,
+        native_blocks: bool,
+    ) -> Answer:
         database = params.get("database") or "default"
         fmt = "Native" if native_blocks else params.get("default_format") or "TabSeparated"
         if self._store.embedded and database != "default":
@@ -309,8 +362,16 @@ class ClickHouseInterface:
         if native_blocks and asks_totals(canonical, settings):
             parts = run_with_totals(session, tagged, bound)
             out = parts.output
-            return Answer(parts.body, fmt, out.read_rows, out.read_bytes, out.elapsed_ns,
-                          names_and_types=parts.names_and_types, totals=parts.totals, extremes=parts.extremes)
+            return Answer(
+                parts.body,
+                fmt,
+                out.read_rows,
+                out.read_bytes,
+                out.elapsed_ns,
+                names_and_types=parts.names_and_types,
+                totals=parts.totals,
+                extremes=parts.extremes,
+            )
         out = session.run(tagged, fmt, bound)
         output_format = fmt if native_blocks else statement.output_format or fmt
         body = out.body
@@ -321,8 +382,11 @@ class ClickHouseInterface:
             try:
                 body = reframe(body, revision)
             except UnsupportedType as exc:
-                raise Refused(CODES["NOT_IMPLEMENTED"], f"harborlight cannot write a {exc} column as Native for "
-                              f"client revision {revision}; cast it (for example toString(...))") from None
+                raise Refused(
+                    CODES["NOT_IMPLEMENTED"],
+                    f"harborlight cannot write a {exc} column as Native for "
+                    f"client revision {revision}; cast it (for example toString(...))",
+                ) from None
         return Answer(body, output_format, out.read_rows, out.read_bytes, out.elapsed_ns, names_and_types=header)
 
 
@@ -331,13 +395,12 @@ def _without_format(canonical: str, output_format: str) -> str:
     suffix = f" FORMAT {output_format}"
     if not canonical.endswith(suffix):
         raise Refused(CODES["SYNTAX_ERROR"], "cannot read the statement's FORMAT clause")
-    return canonical[:-len(suffix)]
+    return canonical[: -len(suffix)]
 
 
 def _run_tag(run_id: str) -> str:
     """The comment a statement's text starts with while it runs, so KILL QUERY can find it."""
     return f"/* harborlight-run {run_id} */"
-
 
 
 def _statement_text(query: str, body: bytes) -> str:
@@ -392,8 +455,11 @@ def clickhouse_app(interface: ClickHouseInterface) -> Starlette:
             return Response(b"Ok.\n", media_type="text/plain; charset=UTF-8")
         caller = interface.authenticate(headers, params)
         if caller is None:  # before any body is read
-            reply = error_reply(CODES["AUTHENTICATION_FAILED"], "default: Authentication failed: password is "
-                                "incorrect, or there is no user with such name (send an API token as the password)")
+            reply = error_reply(
+                CODES["AUTHENTICATION_FAILED"],
+                "default: Authentication failed: password is "
+                "incorrect, or there is no user with such name (send an API token as the password)",
+            )
             return Response(reply.body, status_code=reply.status, headers=reply.headers)
         try:
             body = await _read_body(request, interface.limits.max_request_bytes)
@@ -412,24 +478,32 @@ def clickhouse_app(interface: ClickHouseInterface) -> Starlette:
         reply = await statement
         return Response(reply.body, status_code=reply.status, headers=reply.headers)
 
-    return Starlette(routes=[
-        Route("/ping", ping, methods=["GET", "HEAD"]),
-        Route("/replicas_status", ping, methods=["GET", "HEAD"]),
-        Route("/", query, methods=["GET", "POST"]),
-    ])
+    return Starlette(
+        routes=[
+            Route("/ping", ping, methods=["GET", "HEAD"]),
+            Route("/replicas_status", ping, methods=["GET", "HEAD"]),
+            Route("/", query, methods=["GET", "POST"]),
+        ]
+    )
 
 
 @asynccontextmanager
 async def clickhouse_http_server(
-    store: Store, authenticator: Authenticator, host: str, port: int, limits: QueryLimits = QueryLimits(),
-    wrap: Callable[[ASGIApp], ASGIApp] = lambda app: app, protocol: type[asyncio.Protocol] | str = "auto",
+    store: Store,
+    authenticator: Authenticator,
+    host: str,
+    port: int,
+    limits: QueryLimits = QueryLimits(),
+    wrap: Callable[[ASGIApp], ASGIApp] = lambda app: app,
+    protocol: type[asyncio.Protocol] | str = "auto",
 ) -> AsyncIterator[int]:
     """Serves the interface on host:port until the block exits; yields the bound port. `wrap`: middleware
     around the interface's app, and `protocol` uvicorn's HTTP protocol class (the composition root's: the one that
     times out slow clients and caps connections)."""
     app = wrap(clickhouse_app(ClickHouseInterface(store, authenticator, limits)))
-    config = uvicorn.Config(app, host=host, port=port,
-                            log_level="warning", lifespan="off", timeout_graceful_shutdown=5, http=protocol)
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", lifespan="off", timeout_graceful_shutdown=5, http=protocol
+    )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     while not server.started:
@@ -446,8 +520,13 @@ async def clickhouse_http_server(
 
 @asynccontextmanager
 async def optional_clickhouse_http_server(
-    store: Store, authenticator: Authenticator, host: str, port: int | None, limits: QueryLimits = QueryLimits(),
-    wrap: Callable[[ASGIApp], ASGIApp] = lambda app: app, protocol: type[asyncio.Protocol] | str = "auto",
+    store: Store,
+    authenticator: Authenticator,
+    host: str,
+    port: int | None,
+    limits: QueryLimits = QueryLimits(),
+    wrap: Callable[[ASGIApp], ASGIApp] = lambda app: app,
+    protocol: type[asyncio.Protocol] | str = "auto",
 ) -> AsyncIterator[int | None]:
     """The interface when a port is configured (0: any free port), else nothing; yields the bound port or None."""
     if port is None:

@@ -24,15 +24,47 @@ OUT_OF_ORDER_BUCKETS = 54480  # BlockInfo field 3 (an empty list for a plain blo
 HIGHEST_REVISION = 54491
 
 _FIXED = {
-    "UInt8": 1, "Int8": 1, "Bool": 1, "Boolean": 1, "Enum8": 1, "Nothing": 1, "UInt16": 2, "Int16": 2,
-    "Enum16": 2, "Date": 2, "BFloat16": 2, "UInt32": 4, "Int32": 4, "Float32": 4, "Date32": 4, "DateTime": 4,
-    "IPv4": 4, "Time": 4, "Decimal32": 4, "UInt64": 8, "Int64": 8, "Float64": 8, "DateTime64": 8, "Time64": 8,
-    "Decimal64": 8, "UInt128": 16, "Int128": 16, "UUID": 16, "IPv6": 16, "Decimal128": 16, "UInt256": 32,
-    "Int256": 32, "Decimal256": 32,
+    "UInt8": 1,
+    "Int8": 1,
+    "Bool": 1,
+    "Boolean": 1,
+    "Enum8": 1,
+    "Nothing": 1,
+    "UInt16": 2,
+    "Int16": 2,
+    "Enum16": 2,
+    "Date": 2,
+    "BFloat16": 2,
+    "UInt32": 4,
+    "Int32": 4,
+    "Float32": 4,
+    "Date32": 4,
+    "DateTime": 4,
+    "IPv4": 4,
+    "Time": 4,
+    "Decimal32": 4,
+    "UInt64": 8,
+    "Int64": 8,
+    "Float64": 8,
+    "DateTime64": 8,
+    "Time64": 8,
+    "Decimal64": 8,
+    "UInt128": 16,
+    "Int128": 16,
+    "UUID": 16,
+    "IPv6": 16,
+    "Decimal128": 16,
+    "UInt256": 32,
+    "Int256": 32,
+    "Decimal256": 32,
 }
 _ALIASES = {  # geo types are stored as these
-    "Point": "Tuple(Float64, Float64)", "Ring": "Array(Point)", "LineString": "Array(Point)",
-    "MultiLineString": "Array(LineString)", "Polygon": "Array(Ring)", "MultiPolygon": "Array(Polygon)",
+    "Point": "Tuple(Float64, Float64)",
+    "Ring": "Array(Point)",
+    "LineString": "Array(Point)",
+    "MultiLineString": "Array(LineString)",
+    "Polygon": "Array(Ring)",
+    "MultiPolygon": "Array(Polygon)",
 }
 _U64 = struct.Struct("<Q")
 _LC_KEY_WIDTH = (1, 2, 4, 8)
@@ -80,7 +112,7 @@ def _split_arguments(text: str) -> list[str]:
 def _element_type(arg: str) -> str:
     """A tuple element's type: `name Type` (a named tuple) or `Type`."""
     if arg.startswith("`"):
-        return arg[arg.index("`", 1) + 1:].strip()
+        return arg[arg.index("`", 1) + 1 :].strip()
     name, space, rest = arg.partition(" ")
     return rest.strip() if space and "(" not in name else arg
 
@@ -221,7 +253,7 @@ def reframe(data: bytes, revision: int) -> bytes:
             out += data[pos:name_end]
             type_start = name_end
             type_end = _string_end(data, type_start)
-            type_name = data[_varint(data, type_start)[1]:type_end]
+            type_name = data[_varint(data, type_start)[1] : type_end]
             if revision < TIME_ZONE_IN_DATETIME and _DATETIME_WITH_ZONE.match(type_name):
                 out += b"\x08DateTime"
             else:
@@ -254,7 +286,7 @@ def split_blocks(data: bytes) -> list[bytes]:
             type_start = _string_end(data, pos)
             type_end = _string_end(data, type_start)
             if rows:
-                column = _Type(data[_varint(data, type_start)[1]:type_end].decode())
+                column = _Type(data[_varint(data, type_start)[1] : type_end].decode())
                 pos = _skip_data(column, rows, data, _skip_prefix(column, data, type_end))
             else:
                 pos = type_end
@@ -280,8 +312,8 @@ def header_of(block: bytes) -> bytes:
     for _ in range(columns):
         name_end = _string_end(block, pos)
         type_end = _string_end(block, name_end)
-        type_name = block[_varint(block, name_end)[1]:type_end].decode()
-        names.append((block[_varint(block, pos)[1]:name_end].decode(), type_name))
+        type_name = block[_varint(block, name_end)[1] : type_end].decode()
+        names.append((block[_varint(block, pos)[1] : name_end].decode(), type_name))
         column = _Type(type_name)
         pos = _skip_data(column, rows, block, _skip_prefix(column, block, type_end)) if rows else type_end
     return empty_block(names)

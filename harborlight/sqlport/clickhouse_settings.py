@@ -112,7 +112,7 @@ def replaced(text: str, values: dict[int, str]) -> str:
     """The text with the literal starting at each position in `values` replaced."""
     out, last = [], 0
     for assignment in sorted(_at_positions(text, values), key=lambda a: a.start):
-        out += [text[last:assignment.start], values[assignment.start]]
+        out += [text[last : assignment.start], values[assignment.start]]
         last = assignment.end
     return "".join(out) + text[last:]
 
@@ -137,7 +137,7 @@ def unquoted(literal: str) -> str:
         if c == "\\" and i + 1 < len(body):
             nxt = body[i + 1]
             if nxt == "x" and i + 3 < len(body):
-                out.append(chr(int(body[i + 2:i + 4], 16)))
+                out.append(chr(int(body[i + 2 : i + 4], 16)))
                 i += 4
                 continue
             out.append(_ESCAPES.get(nxt, nxt))
@@ -154,11 +154,11 @@ def map_entries(literal: str) -> list[tuple[str, str]]:
         raise Unreadable("not a map literal")
     entries, i, body = [], 0, literal[1:-1]
     while i < len(body):
-        key_end = _skip_quoted(body, i) if body[i:i + 1] == "'" else -1
-        if key_end < 0 or body[key_end:key_end + 1] != ":" or body[key_end + 1:key_end + 2] != "'":
+        key_end = _skip_quoted(body, i) if body[i : i + 1] == "'" else -1
+        if key_end < 0 or body[key_end : key_end + 1] != ":" or body[key_end + 1 : key_end + 2] != "'":
             raise Unreadable("a map entry that is not 'key':'value'")
         value_end = _skip_quoted(body, key_end + 1)
-        entries.append((unquoted(body[i:key_end]), unquoted(body[key_end + 1:value_end])))
+        entries.append((unquoted(body[i:key_end]), unquoted(body[key_end + 1 : value_end])))
         i = value_end + 2 if body.startswith(", ", value_end) else value_end
         if i != len(body) and not body.startswith(", ", value_end):
             raise Unreadable("a map entry followed by something else")

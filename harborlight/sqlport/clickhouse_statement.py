@@ -8,21 +8,44 @@ from collections.abc import Mapping
 
 from harborlight.sqlport.clickhouse_errors import CODES, Refused
 from harborlight.sqlport.clickhouse_guard import (
-    TABLE_FILTERS, Bound, Statement, check_setting, check_tenant_columns, check_tenant_tables, combined_filters,
-    filters_setting, is_conjunction, read_columns, read_tables, tenant_filters,
+    TABLE_FILTERS,
+    Bound,
+    Statement,
+    check_setting,
+    check_tenant_columns,
+    check_tenant_tables,
+    combined_filters,
+    filters_setting,
+    is_conjunction,
+    read_columns,
+    read_tables,
+    tenant_filters,
 )
 from harborlight.sqlport.clickhouse_settings import Unreadable, map_entries, replaced, set_assignments, settings_clauses
 from harborlight.sqlport.sql_session import SqlSession, format_single_statement
 
-_EXPLAIN_PREFIXES = ("EXPLAIN QUERY TREE ", "EXPLAIN PIPELINE ", "EXPLAIN SYNTAX ", "EXPLAIN PLAN ", "EXPLAIN AST ",
-                     "EXPLAIN ")
+_EXPLAIN_PREFIXES = (
+    "EXPLAIN QUERY TREE ",
+    "EXPLAIN PIPELINE ",
+    "EXPLAIN SYNTAX ",
+    "EXPLAIN PLAN ",
+    "EXPLAIN AST ",
+    "EXPLAIN ",
+)
 _TABLES = """
 SELECT database, name, engine, partition_key FROM system.tables
 WHERE database NOT IN ('system', 'information_schema', 'INFORMATION_SCHEMA') AND NOT is_temporary"""
 
 
-def checked_clauses(session: SqlSession, canonical: str, ast: str, statement: Statement,
-                     bounds: Mapping[str, Bound], tenant: dict[str, str] | None, database: str) -> str:
+def checked_clauses(
+    session: SqlSession,
+    canonical: str,
+    ast: str,
+    statement: Statement,
+    bounds: Mapping[str, Bound],
+    tenant: dict[str, str] | None,
+    database: str,
+) -> str:
     """The statement after checking every setting of its SETTINGS clauses; with tenants on, each clause's
     `additional_table_filters` (which replaces the request's within its query) combined with the tenant's."""
     try:
@@ -46,13 +69,14 @@ def checked_clauses(session: SqlSession, canonical: str, ast: str, statement: St
     return rewritten
 
 
-def check_tenant_reads(session: SqlSession, canonical: str, statement: Statement, bound: Mapping[str, str],
-                       filters: Mapping[str, str]) -> None:
+def check_tenant_reads(
+    session: SqlSession, canonical: str, statement: Statement, bound: Mapping[str, str], filters: Mapping[str, str]
+) -> None:
     """A tenant's statement reads no column that counts other tenants' rows and no table whose parts may hold
     other tenants' rows (`filters`: the tenant's), by the analyzer's resolution of its tables and columns (an
     EXPLAIN is checked on the statement it explains: its analysis folds scalar subqueries)."""
     if statement.kind == "Explain":  # a tenant's EXPLAIN has no options (clickhouse_guard), only its kind
-        inner = next(canonical[len(p):] for p in _EXPLAIN_PREFIXES if canonical.startswith(p))
+        inner = next(canonical[len(p) :] for p in _EXPLAIN_PREFIXES if canonical.startswith(p))
     elif statement.kind in ("SelectWithUnionQuery", "SelectIntersectExceptQuery"):
         inner = canonical
     else:
@@ -60,7 +84,7 @@ def check_tenant_reads(session: SqlSession, canonical: str, statement: Statement
     if not inner.startswith(("SELECT", "WITH", "(")):
         return
     if statement.output_format and inner.endswith(f" FORMAT {statement.output_format}"):  # the EXPLAIN's own output
-        inner = inner[:-len(f" FORMAT {statement.output_format}")]
+        inner = inner[: -len(f" FORMAT {statement.output_format}")]
     tree = session.run(f"EXPLAIN QUERY TREE {inner}", "TabSeparatedRaw", bound).body.decode()
     check_tenant_tables(read_tables(tree), filters)
     check_tenant_columns(read_columns(tree))
@@ -97,8 +121,9 @@ def tenant_filters_of(session: SqlSession, tenant: str) -> dict[str, str]:
     return tenant_filters(tables, tenant)
 
 
-def combined(session: SqlSession, tenant: dict[str, str], caller: list[tuple[str, str]], database: str,
-              statement: Statement) -> str:
+def combined(
+    session: SqlSession, tenant: dict[str, str], caller: list[tuple[str, str]], database: str, statement: Statement
+) -> str:
     """The tenant's filters with the caller's, each combination proved by the engine's parser to be the tenant's
     filter AND the caller's (so no caller text can reach outside its parentheses)."""
     entries = combined_filters(tenant, caller, database, statement.table_aliases)
@@ -107,6 +132,7 @@ def combined(session: SqlSession, tenant: dict[str, str], caller: list[tuple[str
             combined = session.run(f"EXPLAIN AST SELECT {expr}", "TabSeparatedRaw").body.decode()
             own = session.run(f"EXPLAIN AST SELECT {tenant[table]}", "TabSeparatedRaw").body.decode()
             if not is_conjunction(combined, own):
-                raise Refused(CODES["BAD_ARGUMENTS"], f"the additional_table_filters entry for {table} is not "
-                              "one expression")
+                raise Refused(
+                    CODES["BAD_ARGUMENTS"], f"the additional_table_filters entry for {table} is not one expression"
+                )
     return filters_setting(entries)

@@ -29,8 +29,11 @@ class WithTotals:
 def asks_totals(canonical: str, settings: Mapping[str, str]) -> bool:
     """Whether a formatted statement (or the settings it runs with) asks for totals or extremes; a mention inside a
     string literal only costs the JSON route."""
-    return bool(_WITH_TOTALS.search(canonical) or _EXTREMES_ON.search(canonical)
-                or settings.get("extremes", "").lower() in ("1", "true"))
+    return bool(
+        _WITH_TOTALS.search(canonical)
+        or _EXTREMES_ON.search(canonical)
+        or settings.get("extremes", "").lower() in ("1", "true")
+    )
 
 
 def run_with_totals(session: SqlSession, sql: str, bound: Mapping[str, str]) -> WithTotals:
@@ -44,10 +47,13 @@ def run_with_totals(session: SqlSession, sql: str, bound: Mapping[str, str]) -> 
         if not rows:
             return b""
         text = "\n".join(json.dumps(row) for row in rows).encode()
-        return session.run(_AS_NATIVE, "Native", {"structure": structure,
-                                                   "rows": base64.b64encode(text).decode()}).body
+        return session.run(_AS_NATIVE, "Native", {"structure": structure, "rows": base64.b64encode(text).decode()}).body
 
     extremes = doc.get("extremes")
-    return WithTotals(native(doc["data"]), native([doc["totals"]]) if "totals" in doc else b"",
-                      native([extremes["min"], extremes["max"]]) if extremes else b"",
-                      (json.dumps(names) + "\n" + json.dumps(types) + "\n").encode(), out)
+    return WithTotals(
+        native(doc["data"]),
+        native([doc["totals"]]) if "totals" in doc else b"",
+        native([extremes["min"], extremes["max"]]) if extremes else b"",
+        (json.dumps(names) + "\n" + json.dumps(types) + "\n").encode(),
+        out,
+    )

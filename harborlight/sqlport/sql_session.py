@@ -54,7 +54,7 @@ def quote(value: str) -> str:
 def engine_error(exc: Exception) -> EngineError:
     """ClickHouse's code and message out of a chDB or clickhouse-connect exception."""
     message = str(exc)
-    message = message[message.find("Code: "):] if "Code: " in message else message
+    message = message[message.find("Code: ") :] if "Code: " in message else message
     message = message.strip().split("\n\n")[0]
     code = _CODE.search(message)
     return EngineError(int(code.group(1)) if code else 1001, message)
@@ -76,8 +76,9 @@ class _EmbeddedSession:
             raise engine_error(exc) from None
         if result is None:
             return Output(b"", elapsed_ns=int((time.monotonic() - started) * 1e9))
-        return Output(result.bytes() or b"", result.rows_read(), result.bytes_read(),
-                      int((time.monotonic() - started) * 1e9))
+        return Output(
+            result.bytes() or b"", result.rows_read(), result.bytes_read(), int((time.monotonic() - started) * 1e9)
+        )
 
 
 class _ServerSession:
@@ -95,8 +96,9 @@ class _ServerSession:
         if _TRAILING_FORMAT.search(sql) or sql.startswith("EXPLAIN AST"):
             fmt = None
         try:
-            body = self._client.raw_query(sql, parameters=dict(params) if params else None,
-                                          settings=dict(self._settings), fmt=fmt)
+            body = self._client.raw_query(
+                sql, parameters=dict(params) if params else None, settings=dict(self._settings), fmt=fmt
+            )
         except Exception as exc:  # clickhouse-connect's DatabaseError quotes the server's message
             raise engine_error(exc) from None
         return Output(body, elapsed_ns=int((time.monotonic() - started) * 1e9))

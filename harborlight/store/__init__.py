@@ -6,6 +6,16 @@ from harborlight.store.client import Store, StoreUnavailable, open_client
 from harborlight.store.schema import SCHEMA_VERSION, ensure_schema
 
 __all__ = [
-    "SCHEMA_VERSION", "Signal", "Store", "StoreUnavailable", "ensure_schema", "insert_requests", "open_client",
-    "needs_nested_decoding", "owned_requests", "recent_digests", "record_digests", "stored_digests",
+    "SCHEMA_VERSION",
+    "Signal",
+    "Store",
+    "StoreUnavailable",
+    "ensure_schema",
+    "insert_requests",
+    "open_client",
+    "needs_nested_decoding",
+    "owned_requests",
+    "recent_digests",
+    "record_digests",
+    "stored_digests",
 ]

@@ -34,8 +34,10 @@ def broken_parts(store: Store) -> list[BrokenPart] | None:
         listed = store.client.query(_BROKEN).result_rows
     except DatabaseError:
         return None
-    return [BrokenPart(f"{database}.{table}", name, reason, _rows(store, path))
-            for database, table, name, reason, path in listed]
+    return [
+        BrokenPart(f"{database}.{table}", name, reason, _rows(store, path))
+        for database, table, name, reason, path in listed
+    ]
 
 
 def rows_of(parts: list[BrokenPart]) -> int | None:
@@ -48,8 +50,10 @@ def describe(parts: list[BrokenPart]) -> str:
     """One log line naming them."""
     rows = rows_of(parts)
     named = ", ".join(f"{p.table} {p.name} ({'unknown' if p.rows is None else p.rows} rows)" for p in parts)
-    return (f"{len(parts)} damaged part(s) set aside by the engine: {'an unknown number of' if rows is None else rows} "
-            f"rows no query answers ({named})")
+    return (
+        f"{len(parts)} damaged part(s) set aside by the engine: {'an unknown number of' if rows is None else rows} "
+        f"rows no query answers ({named})"
+    )
 
 
 def _rows(store: Store, path: str) -> int | None:

@@ -72,9 +72,7 @@ def open_client(
             options = {"mark_cache_size": 64 << 20, "uncompressed_cache_size": 0}
             if engine_memory_bytes:
                 options["max_server_memory_usage"] = engine_memory_bytes
-            client = clickhouse_connect.get_client(
-                interface="chdb", path=str(data_dir.resolve()), chdb_options=options
-            )
+            client = clickhouse_connect.get_client(interface="chdb", path=str(data_dir.resolve()), chdb_options=options)
         except Exception as exc:
             if "Cannot lock file" in engine_said():
                 raise StoreUnavailable(

@@ -9,8 +9,18 @@ from clickhouse_connect.driver.client import Client
 from harborlight.agent.identity import names_backfill
 from harborlight.agent.sources import CONTEXTS
 from harborlight.store.schema_ddl import (
-    NAMES_VERSION, REBUILT, SCHEMA_VERSION, TENANT_PARTS_VERSION, TRACE_INDEX_FILL, VERSION_TABLE, Statement,
-    comment_of, plain_schema, statement, view_comment, without_comment,
+    NAMES_VERSION,
+    REBUILT,
+    SCHEMA_VERSION,
+    TENANT_PARTS_VERSION,
+    TRACE_INDEX_FILL,
+    VERSION_TABLE,
+    Statement,
+    comment_of,
+    plain_schema,
+    statement,
+    view_comment,
+    without_comment,
 )
 from harborlight.store.schema_rebuild import rebuild
 
@@ -88,7 +98,9 @@ def _name_again(client: Client, fresh: bool) -> None:
     naming rule changed. It runs on start, before ingest does, and repeats whole after a start that died
     half-way (the version is recorded after it, the view swapped after it)."""
     if not fresh:
-        log.warning("taking the names of the stored agent events (who names the records named after a trace or session)")
+        log.warning(
+            "taking the names of the stored agent events (who names the records named after a trace or session)"
+        )
     client.command("TRUNCATE TABLE agent_names")
     client.command(names_backfill(), settings={"insert_deduplicate": 0})
 
@@ -116,8 +128,10 @@ def _needs_setting(client: Client, setting: Statement) -> bool:
         parameters={"n": setting.name},
     ).result_rows
     name = setting.sql.split("MODIFY SETTING ", 1)[1].split(" =")[0]
-    return any(engine.endswith("MergeTree") and not engine.startswith("Replicated") and name not in create
-               for engine, create in rows)
+    return any(
+        engine.endswith("MergeTree") and not engine.startswith("Replicated") and name not in create
+        for engine, create in rows
+    )
 
 
 def ensure_schema(client: Client, retention_days: int | None = None) -> int:

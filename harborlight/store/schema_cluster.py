@@ -58,15 +58,19 @@ def apply_cluster_schema(client: Client, cluster: Cluster, retention_days: int |
             if s.kind == "view":
                 client.command(f"DROP VIEW IF EXISTS {s.name} ON CLUSTER {cluster.name} SYNC")
                 client.command(s.sql)
-        client.command(f"TRUNCATE TABLE IF EXISTS {local_name('otel_traces_trace_id_ts')} ON CLUSTER {cluster.name} "
-                       "SYNC")
+        client.command(
+            f"TRUNCATE TABLE IF EXISTS {local_name('otel_traces_trace_id_ts')} ON CLUSTER {cluster.name} SYNC"
+        )
         client.command(TRACE_INDEX_FILL, settings={"distributed_foreground_insert": 1, "insert_deduplicate": 0})
     if NAMES_VERSION not in applied:  # a store from before the names table: its events' names, through the fronts
         client.command(f"TRUNCATE TABLE IF EXISTS {local_name('agent_names')} ON CLUSTER {cluster.name} SYNC")
         client.command(names_backfill(), settings={"distributed_foreground_insert": 1, "insert_deduplicate": 0})
     for version in sorted({s.version for s in plain_schema()} - applied - {0}):
-        client.command(f"INSERT INTO {VERSION_TABLE} (Version) VALUES ({{v:UInt32}})", parameters={"v": version},
-                       settings={"distributed_foreground_insert": 1})
+        client.command(
+            f"INSERT INTO {VERSION_TABLE} (Version) VALUES ({{v:UInt32}})",
+            parameters={"v": version},
+            settings={"distributed_foreground_insert": 1},
+        )
     return ran
 
 

@@ -18,10 +18,18 @@ from harborlight.agent.rules import FACTS
 
 # Each migration is a list of statement files under harborlight/store/sql/, applied in order.
 MIGRATIONS: list[tuple[int, list[str]]] = [
-    (1, [
-        "otel_traces", "otel_traces_trace_id_ts", "otel_logs", "otel_metrics_gauge", "otel_metrics_sum",
-        "otel_metrics_histogram", "harborlight_ingested_requests",
-    ]),
+    (
+        1,
+        [
+            "otel_traces",
+            "otel_traces_trace_id_ts",
+            "otel_logs",
+            "otel_metrics_gauge",
+            "otel_metrics_sum",
+            "otel_metrics_histogram",
+            "harborlight_ingested_requests",
+        ],
+    ),
     # The agent layer: agent_events (its views, compiled from harborlight/agent/rules.py, are in the last step).
     (2, ["agent_events"]),
     # RequestId: a model call's provider request id.
@@ -30,8 +38,16 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     # the session, not its turns); SessionId (the agent's own session id, by which an imported trial takes
     # the records streamed under it). The views come last: they write every column the statements before
     # them create (each start runs every statement; each is idempotent).
-    (4, ["agent_events_side_call", "agent_events_session_id", "agent_events_session_id_index", "agent_events_traces_mv",
-         "agent_events_logs_mv"]),
+    (
+        4,
+        [
+            "agent_events_side_call",
+            "agent_events_session_id",
+            "agent_events_session_id_index",
+            "agent_events_traces_mv",
+            "agent_events_logs_mv",
+        ],
+    ),
     # Trial summaries: each trial's row stored where every reader reads it (trial_rows), derived again when
     # the trial's arrival count moves (trial_arrivals, fed by its view, against trial_summarized). The
     # counts of a store from before are taken from its agent events (harborlight/store/schema.py _count_arrivals).
@@ -68,12 +84,30 @@ TENANT_PARTS_VERSION = next(version for version, names in MIGRATIONS if "otel_tr
 # pruned before any row is read, so nothing the tenant writes is ever evaluated on another tenant's rows.
 RAW_TENANT = "ResourceAttributes['harborlight.tenant']"
 TENANT_KEYS: dict[str, str] = {
-    **dict.fromkeys((
-        "otel_traces", "otel_logs", "otel_metrics_gauge", "otel_metrics_sum", "otel_metrics_histogram",
-        "otel_metrics_exponential_histogram", "otel_metrics_summary"), RAW_TENANT),
-    **dict.fromkeys((
-        "otel_traces_trace_id_ts", "agent_events", "agent_names", "trial_arrivals", "trial_summarized", "trial_rows",
-        "job_rows"), "Tenant"),
+    **dict.fromkeys(
+        (
+            "otel_traces",
+            "otel_logs",
+            "otel_metrics_gauge",
+            "otel_metrics_sum",
+            "otel_metrics_histogram",
+            "otel_metrics_exponential_histogram",
+            "otel_metrics_summary",
+        ),
+        RAW_TENANT,
+    ),
+    **dict.fromkeys(
+        (
+            "otel_traces_trace_id_ts",
+            "agent_events",
+            "agent_names",
+            "trial_arrivals",
+            "trial_summarized",
+            "trial_rows",
+            "job_rows",
+        ),
+        "Tenant",
+    ),
 }
 
 # Tables whose form a migration changed beyond what ALTER can do (types in the sorting key, the key itself): a
@@ -94,8 +128,15 @@ _VERSION_TABLE_SQL = f"""CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (
 # attempt: plain MergeTree tables only remember recent block ids when given this window (Replicated
 # tables always do, and a Distributed table has no such setting).
 RETRY_SAFE_TABLES = (
-    "otel_traces", "otel_traces_trace_id_ts", "otel_logs", "otel_metrics_gauge", "otel_metrics_sum",
-    "otel_metrics_histogram", "otel_metrics_exponential_histogram", "otel_metrics_summary", "agent_events",
+    "otel_traces",
+    "otel_traces_trace_id_ts",
+    "otel_logs",
+    "otel_metrics_gauge",
+    "otel_metrics_sum",
+    "otel_metrics_histogram",
+    "otel_metrics_exponential_histogram",
+    "otel_metrics_summary",
+    "agent_events",
     "trial_arrivals",
 )
 DEDUPLICATION_WINDOW = 1000
@@ -132,7 +173,9 @@ SHARD_KEYS: dict[str, dict[str, str]] = {
     },
 }
 SHARD_KEYS["trace"] = SHARD_KEYS["trial"] | {
-    "otel_traces": "cityHash64(TraceId)", "otel_logs": "cityHash64(TraceId)", "agent_events": "cityHash64(TraceId)",
+    "otel_traces": "cityHash64(TraceId)",
+    "otel_logs": "cityHash64(TraceId)",
+    "agent_events": "cityHash64(TraceId)",
 }
 
 REPLICA_PATH = "/clickhouse/tables/{shard}/{database}/{table}"
@@ -198,16 +241,18 @@ _ORDER_BY = re.compile(r"^ORDER BY ", re.M)
 def tenant_partitioned(sql: str, tenant: str) -> str:
     """A CREATE TABLE statement whose partition key is led by the row's `tenant` expression."""
     if by := _PARTITION_BY.search(sql):
-        return f"{sql[:by.start(1)]}({tenant}, {by[1]}){sql[by.end(1):]}"
+        return f"{sql[: by.start(1)]}({tenant}, {by[1]}){sql[by.end(1) :]}"
     if order := _ORDER_BY.search(sql):
-        return f"{sql[:order.start()]}PARTITION BY {tenant}\n{sql[order.start():]}"
+        return f"{sql[: order.start()]}PARTITION BY {tenant}\n{sql[order.start() :]}"
     raise ValueError("a tenant's table needs an ORDER BY line to put its partition key before")
 
 
 # The trace-id index derived again from the stored spans (its view's statement over every row), each row with
 # its tenant: for a store from before the index kept its rows' tenant.
-TRACE_INDEX_FILL = ("INSERT INTO otel_traces_trace_id_ts (TraceId, Start, End, Tenant) "
-                    + statement("otel_traces_trace_id_ts_mv").split(" AS\n", 1)[1])
+TRACE_INDEX_FILL = (
+    "INSERT INTO otel_traces_trace_id_ts (TraceId, Start, End, Tenant) "
+    + statement("otel_traces_trace_id_ts_mv").split(" AS\n", 1)[1]
+)
 
 
 def view_comment(sql: str) -> str:
@@ -241,11 +286,17 @@ def plain_schema(retention_days: int | None = None) -> list[Statement]:
             elif table := _CREATE_TABLE.search(sql):
                 out.append(Statement(table[1], version, "table", sql))
             else:
-                raise ValueError(f"harborlight/store/sql/{name}.sql is none of CREATE TABLE, ALTER TABLE, CREATE MATERIALIZED "
-                                 "VIEW: give it a cluster form in harborlight/store/schema_ddl.py")
+                raise ValueError(
+                    f"harborlight/store/sql/{name}.sql is none of CREATE TABLE, ALTER TABLE, CREATE MATERIALIZED "
+                    "VIEW: give it a cluster form in harborlight/store/schema_ddl.py"
+                )
     out += [
-        Statement(t, 0, "setting", f"ALTER TABLE {t} MODIFY SETTING non_replicated_deduplication_window = "
-                                   f"{DEDUPLICATION_WINDOW}")
+        Statement(
+            t,
+            0,
+            "setting",
+            f"ALTER TABLE {t} MODIFY SETTING non_replicated_deduplication_window = {DEDUPLICATION_WINDOW}",
+        )
         for t in RETRY_SAFE_TABLES
     ]
     return out
@@ -257,7 +308,9 @@ def cluster_schema(cluster: Cluster, retention_days: int | None = None) -> list[
     tables = {s.name for s in plain if s.kind == "table"}
     missing = sorted(tables - SHARD_KEYS[cluster.shard_by].keys())
     if missing:
-        raise ValueError(f"no sharding key for {', '.join(missing)}: add it to SHARD_KEYS in harborlight/store/schema_ddl.py")
+        raise ValueError(
+            f"no sharding key for {', '.join(missing)}: add it to SHARD_KEYS in harborlight/store/schema_ddl.py"
+        )
     out: list[Statement] = []
     for s in plain:
         if s.kind == "table":
@@ -295,8 +348,10 @@ def _table(s: Statement, cluster: Cluster, like: str | None = None) -> list[Stat
     if cluster.replicated:
         local = _ENGINE.sub(_replicated_engine, local, count=1)
     key = SHARD_KEYS[cluster.shard_by][like or s.name]
-    front = (f"CREATE TABLE IF NOT EXISTS {s.name} {_on(cluster)} AS {local_name(s.name)}\n"
-             f"ENGINE = Distributed('{cluster.name}', currentDatabase(), '{local_name(s.name)}', {key})")
+    front = (
+        f"CREATE TABLE IF NOT EXISTS {s.name} {_on(cluster)} AS {local_name(s.name)}\n"
+        f"ENGINE = Distributed('{cluster.name}', currentDatabase(), '{local_name(s.name)}', {key})"
+    )
     return [Statement(local_name(s.name), s.version, "table", local), Statement(s.name, s.version, "table", front)]
 
 
@@ -317,8 +372,9 @@ def _front(s: Statement, cluster: Cluster) -> Statement:
 def _view(s: Statement, cluster: Cluster, tables: set[str]) -> Statement:
     plain = without_comment(s.sql)
     match = _VIEW.search(plain)
-    sql = _VIEW.sub(f"CREATE MATERIALIZED VIEW IF NOT EXISTS {s.name} {_on(cluster)} TO {local_name(match[2])} ",
-                    plain, count=1)
+    sql = _VIEW.sub(
+        f"CREATE MATERIALIZED VIEW IF NOT EXISTS {s.name} {_on(cluster)} TO {local_name(match[2])} ", plain, count=1
+    )
     # The view fires on inserts into its source's local table (a shard's), never on the Distributed front.
     sql = re.sub(r"\bFROM (\w+)\b", lambda m: f"FROM {local_name(m[1])}" if m[1] in tables else m[0], sql)
     return Statement(s.name, s.version, "view", with_comment(sql))

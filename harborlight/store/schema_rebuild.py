@@ -29,19 +29,28 @@ def form(client: Client, name: str) -> tuple:
     indexes."""
     columns = client.query(
         "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = {t:String} "
-        "ORDER BY position", parameters={"t": name}).result_rows
+        "ORDER BY position",
+        parameters={"t": name},
+    ).result_rows
     keys = client.query(
         "SELECT sorting_key, partition_key FROM system.tables WHERE database = currentDatabase() AND name = {t:String}",
-        parameters={"t": name}).result_rows
+        parameters={"t": name},
+    ).result_rows
     indexes = client.query(
         "SELECT name, type_full, expr FROM system.data_skipping_indices WHERE database = currentDatabase() "
-        "AND table = {t:String} ORDER BY name", parameters={"t": name}).result_rows
+        "AND table = {t:String} ORDER BY name",
+        parameters={"t": name},
+    ).result_rows
     return tuple(map(tuple, columns)), tuple(map(tuple, keys)), tuple(map(tuple, indexes))
 
 
 def _exists(client: Client, name: str) -> bool:
-    return bool(client.command("SELECT count() FROM system.tables WHERE database = currentDatabase() "
-                               "AND name = {t:String}", parameters={"t": name}))
+    return bool(
+        client.command(
+            "SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = {t:String}",
+            parameters={"t": name},
+        )
+    )
 
 
 def _columns(client: Client, name: str) -> str:
@@ -49,7 +58,8 @@ def _columns(client: Client, name: str) -> str:
     rows = client.query(
         "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = {t:String} "
         "AND default_kind NOT IN ('MATERIALIZED', 'ALIAS', 'EPHEMERAL') ORDER BY position",
-        parameters={"t": name}).result_rows
+        parameters={"t": name},
+    ).result_rows
     return ", ".join(f"`{row[0]}`" for row in rows)
 
 
@@ -97,13 +107,18 @@ def rebuild(client: Client, name: str, sql: str, version: int) -> bool:
         client.command(renamed(sql, n.old))
         client.command(f"EXCHANGE TABLES {name} AND {n.old}")
     if _exists(client, n.old):
-        log.warning("making %s again in the form of schema %d: copying its %d rows", name, version,
-                    client.command(f"SELECT count() FROM {n.old}"))
+        log.warning(
+            "making %s again in the form of schema %d: copying its %d rows",
+            name,
+            version,
+            client.command(f"SELECT count() FROM {n.old}"),
+        )
         client.command(f"DROP TABLE IF EXISTS {n.rows} SYNC")
         client.command(renamed(sql, n.rows))
         columns = _columns(client, n.rows)
-        client.command(f"INSERT INTO {n.rows} ({columns}) SELECT {columns} FROM {n.old}",
-                       settings={"insert_deduplicate": 0})
+        client.command(
+            f"INSERT INTO {n.rows} ({columns}) SELECT {columns} FROM {n.old}", settings={"insert_deduplicate": 0}
+        )
         client.command(f"DROP TABLE {n.old} SYNC")
     if _exists(client, n.rows):
         for (partition,) in client.query(f"SELECT DISTINCT _partition_id FROM {n.rows}").result_rows:
@@ -130,8 +145,10 @@ def rebuild_on_cluster(client: Client, cluster: Cluster, name: str, sql: str, fr
 
     def front_over(table: str) -> str:  # a front over a local table of another form, sharded as `name`'s rows
         key = front.rsplit(f"'{local}', ", 1)[1]
-        return (f"CREATE TABLE IF NOT EXISTS {table} {on} AS {local_name(table)}\n"
-                f"ENGINE = Distributed('{cluster.name}', currentDatabase(), '{local_name(table)}', {key}")
+        return (
+            f"CREATE TABLE IF NOT EXISTS {table} {on} AS {local_name(table)}\n"
+            f"ENGINE = Distributed('{cluster.name}', currentDatabase(), '{local_name(table)}', {key}"
+        )
 
     make(n.probe)
     other = form(client, local) != form(client, local_name(n.probe))
@@ -146,12 +163,18 @@ def rebuild_on_cluster(client: Client, cluster: Cluster, name: str, sql: str, fr
     if _exists(client, local_name(n.old)):
         drop(n.old)
         client.command(front_over(n.old))
-        log.warning("making %s again in the form of schema %d: copying its %d rows", local, version,
-                    client.command(f"SELECT count() FROM {n.old}"))
+        log.warning(
+            "making %s again in the form of schema %d: copying its %d rows",
+            local,
+            version,
+            client.command(f"SELECT count() FROM {n.old}"),
+        )
         make(n.rows)
         columns = _columns(client, local_name(n.rows))
-        client.command(f"INSERT INTO {n.rows} ({columns}) SELECT {columns} FROM {n.old}",
-                       settings={"insert_deduplicate": 0, "distributed_foreground_insert": 1})
+        client.command(
+            f"INSERT INTO {n.rows} ({columns}) SELECT {columns} FROM {n.old}",
+            settings={"insert_deduplicate": 0, "distributed_foreground_insert": 1},
+        )
         drop(n.old, local_name(n.old))
     if cluster.replicated and not _keeper_path(client, local).endswith(f"/{local}"):
         # The table exchanged in keeps the Keeper path of the name it was made under: it gives its rows and its
@@ -165,10 +188,12 @@ def rebuild_on_cluster(client: Client, cluster: Cluster, name: str, sql: str, fr
             partitions = client.query(
                 "SELECT DISTINCT partition_id FROM clusterAllReplicas({c:String}, system.parts) "
                 "WHERE database = currentDatabase() AND table = {t:String} AND active",
-                parameters={"c": cluster.name, "t": local_name(source)}).result_rows
+                parameters={"c": cluster.name, "t": local_name(source)},
+            ).result_rows
             for (partition,) in partitions:  # a node without the partition moves nothing
-                client.command(f"ALTER TABLE {local_name(source)} {on} MOVE PARTITION ID {_literal(partition)} "
-                               f"TO TABLE {local}")
+                client.command(
+                    f"ALTER TABLE {local_name(source)} {on} MOVE PARTITION ID {_literal(partition)} TO TABLE {local}"
+                )
             drop(source, local_name(source))
     return other
 
@@ -182,6 +207,8 @@ def keeper_path_statement(sql: str, table: str) -> str:
 
 
 def _keeper_path(client: Client, table: str) -> str:
-    rows = client.query("SELECT zookeeper_path FROM system.replicas WHERE database = currentDatabase() "
-                        "AND table = {t:String}", parameters={"t": table}).result_rows
+    rows = client.query(
+        "SELECT zookeeper_path FROM system.replicas WHERE database = currentDatabase() AND table = {t:String}",
+        parameters={"t": table},
+    ).result_rows
     return rows[0][0] if rows else ""

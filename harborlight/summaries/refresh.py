@@ -48,11 +48,14 @@ def refresh(client: Client, tenant: str = "") -> int:
     for owner, keys in by_tenant.items():
         jobs: set[str] = set()
         for at in range(0, len(keys), CHUNK):
-            jobs |= _derive(client, owner, keys[at:at + CHUNK])
+            jobs |= _derive(client, owner, keys[at : at + CHUNK])
         derive_jobs(client, owner, sorted(jobs))
         for at in range(0, len(keys), CHUNK):
-            client.insert("trial_summarized", [[owner, key, arrived, time.time_ns()] for key, arrived in keys[at:at + CHUNK]],
-                          column_names=["Tenant", "TrialKey", "Arrived", "Version"])
+            client.insert(
+                "trial_summarized",
+                [[owner, key, arrived, time.time_ns()] for key, arrived in keys[at : at + CHUNK]],
+                column_names=["Tenant", "TrialKey", "Arrived", "Version"],
+            )
     return len(stale)
 
 
@@ -75,8 +78,10 @@ def rows_reshaped(client: Client) -> bool:
 def restale_all(client: Client) -> None:
     """Marks every trial name stale (derived at zero events), so the next refresh derives every trial row
     and job row again; the same statement on one engine and on a cluster's tables."""
-    client.command(f"INSERT INTO trial_summarized (Tenant, TrialKey, Arrived, Version) "
-                   f"SELECT DISTINCT Tenant, TrialKey, 0, {time.time_ns()} FROM trial_arrivals")
+    client.command(
+        f"INSERT INTO trial_summarized (Tenant, TrialKey, Arrived, Version) "
+        f"SELECT DISTINCT Tenant, TrialKey, 0, {time.time_ns()} FROM trial_arrivals"
+    )
 
 
 def derive_underived_jobs(client: Client) -> int:
@@ -104,12 +109,15 @@ def derive_jobs(client: Client, tenant: str, jobs: Sequence[str], delete_empty: 
         if not loaded:
             if not delete_empty:
                 continue
-            rows.append([{"Tenant": tenant, "Version": version, "Deleted": 1, "job": job}.get(c, _empty(c))
-                         for c in columns])
+            rows.append(
+                [{"Tenant": tenant, "Version": version, "Deleted": 1, "job": job}.get(c, _empty(c)) for c in columns]
+            )
             continue
         row = job_row(job, [t.facts for t in loaded])
-        seen = {"first_seen": min((t.first_seen for t in loaded if t.first_seen is not None), default=None),
-                "last_seen": max((t.last_seen for t in loaded if t.last_seen is not None), default=None)}
+        seen = {
+            "first_seen": min((t.first_seen for t in loaded if t.first_seen is not None), default=None),
+            "last_seen": max((t.last_seen for t in loaded if t.last_seen is not None), default=None),
+        }
         rows.append(_stored_values(tenant, version, row, columns, seen))
     if rows:
         client.insert("job_rows", rows, column_names=columns)
@@ -131,11 +139,19 @@ def _derive(client: Client, tenant: str, keys: Sequence[tuple[str, int]]) -> set
     trials = sorted((set(names) | touched) - {""})
     loaded = load_trials(client, tenant, trials=trials) if trials else []
     present = {(t.facts.job, t.facts.trial) for t in loaded}
-    gone = [(job, trial) for job, trial in client.query(
-        STORED_NAMES, parameters={"tenant": tenant, "trials": trials}).result_rows if (job, trial) not in present]
+    gone = [
+        (job, trial)
+        for job, trial in client.query(STORED_NAMES, parameters={"tenant": tenant, "trials": trials}).result_rows
+        if (job, trial) not in present
+    ]
     rows = [_stored_row(tenant, version, t, columns) for t in loaded]
-    rows += [[{"Tenant": tenant, "Version": version, "Deleted": 1, "job": job, "trial": trial}.get(c, _empty(c))
-              for c in columns] for job, trial in gone]
+    rows += [
+        [
+            {"Tenant": tenant, "Version": version, "Deleted": 1, "job": job, "trial": trial}.get(c, _empty(c))
+            for c in columns
+        ]
+        for job, trial in gone
+    ]
     if rows:
         client.insert("trial_rows", rows, column_names=columns)
     log.debug("derived %d trial rows again (%d gone) for %d changed names", len(loaded), len(gone), len(keys))
@@ -152,12 +168,18 @@ def _stored_row(tenant: str, version: int, trial: LoadedTrial, columns: list[str
     return _stored_values(tenant, version, trial_row(trial), columns, facts, Facts=facts_json(trial.facts))
 
 
-def _stored_values(tenant: str, version: int, row: dict, columns: list[str], other: dict, **extra: object
-                   ) -> list[object]:
+def _stored_values(
+    tenant: str, version: int, row: dict, columns: list[str], other: dict, **extra: object
+) -> list[object]:
     """A stored row: the API row's fields as the table's columns by the same names (a valued field's value),
     else `other`'s, and the API row itself as Row."""
-    values = {"Tenant": tenant, "Version": version, "Deleted": 0, "Row": json.dumps(row, separators=(",", ":")),
-              **extra}
+    values = {
+        "Tenant": tenant,
+        "Version": version,
+        "Deleted": 0,
+        "Row": json.dumps(row, separators=(",", ":")),
+        **extra,
+    }
     for column in columns:
         if column not in values:
             value = row[column] if column in row else other[column]
@@ -205,8 +227,10 @@ class TrialRowsKeeper:
             try:
                 # Once after the start: rows derived by older code, and jobs without a row, are derived.
                 if not self._checked and rows_reshaped(self._store.client):
-                    log.warning("the stored trial and job rows have other fields than this version derives: "
-                                "deriving every one again")
+                    log.warning(
+                        "the stored trial and job rows have other fields than this version derives: "
+                        "deriving every one again"
+                    )
                     restale_all(self._store.client)
                 refresh(self._store.client)
                 if not self._checked:

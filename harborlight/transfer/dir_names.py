@@ -21,15 +21,23 @@ def safe_name(name: str, what: str) -> str:
     if not name or name in (".", "..") or name.startswith(".") or "/" in name or "\\" in name or "\0" in name:
         raise TransferError(f"the {what} name {name!r} cannot be a directory name")
     if len(name.encode()) > _JOB_NAME_BYTES:
-        raise TransferError(f"the {what} name is {len(name.encode())} bytes long: a directory name holds at most "
-                            f"{_JOB_NAME_BYTES} here")
+        raise TransferError(
+            f"the {what} name is {len(name.encode())} bytes long: a directory name holds at most {_JOB_NAME_BYTES} here"
+        )
     return name
 
 
 def _plain(name: str) -> bool:
-    return (bool(name) and name not in (".", "..") and not name.startswith(".") and name.isprintable()
-            and "/" not in name and "\\" not in name and name.casefold() not in JOB_FILES
-            and len(name.encode()) <= 255)
+    return (
+        bool(name)
+        and name not in (".", "..")
+        and not name.startswith(".")
+        and name.isprintable()
+        and "/" not in name
+        and "\\" not in name
+        and name.casefold() not in JOB_FILES
+        and len(name.encode()) <= 255
+    )
 
 
 def trial_directory(name: str) -> str:

@@ -67,15 +67,21 @@ def _part_kind(part: dict) -> str | None:
 def _parts_text(parts: Any, kinds: tuple[str, ...]) -> str | None:
     if not isinstance(parts, list):
         return None
-    texts = [str(p.get("content") if p.get("content") is not None else p.get("text", ""))
-             for p in parts if isinstance(p, dict) and _part_kind(p) in kinds]
+    texts = [
+        str(p.get("content") if p.get("content") is not None else p.get("text", ""))
+        for p in parts
+        if isinstance(p, dict) and _part_kind(p) in kinds
+    ]
     return "".join(texts) if texts else None
 
 
 def _tool_call(part: dict) -> tuple[str, str, dict[str, Any]]:
     call = part.get("functionCall") if isinstance(part.get("functionCall"), dict) else part
-    return (str(call.get("id") or ""), str(call.get("name") or ""),
-            as_arguments(call.get("arguments", call.get("args"))))
+    return (
+        str(call.get("id") or ""),
+        str(call.get("name") or ""),
+        as_arguments(call.get("arguments", call.get("args"))),
+    )
 
 
 def _output_messages(attributes: dict[str, str]) -> list | None:
@@ -85,8 +91,12 @@ def _output_messages(attributes: dict[str, str]) -> list | None:
         return messages
     chunks = load_json(attributes.get(GEMINI_RESPONSE))
     if isinstance(chunks, list) and chunks and all(isinstance(c, dict) and "candidates" in c for c in chunks):
-        return [candidate.get("content") for chunk in chunks for candidate in chunk.get("candidates") or []
-                if isinstance(candidate, dict)]
+        return [
+            candidate.get("content")
+            for chunk in chunks
+            for candidate in chunk.get("candidates") or []
+            if isinstance(candidate, dict)
+        ]
     return None
 
 
@@ -121,10 +131,18 @@ def _body_tool_call(call: Any) -> tuple[str, str, dict[str, Any]] | None:
 def flat_messages(attributes: dict[str, str], form: FlatMessages) -> list[tuple[str, str]]:
     """(role, text) of each message flattened into `attributes` (rules.FLAT_INPUT_MESSAGES), in order; a
     message without text has ''."""
-    roles = {int(m.group(1)): value for key, value in attributes.items()
-             if (m := re.match(form.pattern((form.role,)), key))}
-    return [(roles[n], next((attributes[f"{form.prefix}{n}{s}"] for s in form.texts
-                             if attributes.get(f"{form.prefix}{n}{s}")), "")) for n in sorted(roles)]
+    roles = {
+        int(m.group(1)): value for key, value in attributes.items() if (m := re.match(form.pattern((form.role,)), key))
+    }
+    return [
+        (
+            roles[n],
+            next(
+                (attributes[f"{form.prefix}{n}{s}"] for s in form.texts if attributes.get(f"{form.prefix}{n}{s}")), ""
+            ),
+        )
+        for n in sorted(roles)
+    ]
 
 
 def _flat_user_turn(attributes: dict[str, str]) -> str | None:
@@ -143,8 +161,14 @@ def _flat_tool_calls(attributes: dict[str, str], form: FlatMessages, n: int) -> 
     if not calls:
         return []
     numbers = sorted({int(m.group(1)) for key in attributes if (m := re.match(re.escape(head) + r"([0-9]+)\.", key))})
-    return [(attributes.get(f"{head}{k}{id_key}", ""), attributes.get(f"{head}{k}{name_key}", ""),
-             as_arguments(attributes.get(f"{head}{k}{arguments_key}"))) for k in numbers]
+    return [
+        (
+            attributes.get(f"{head}{k}{id_key}", ""),
+            attributes.get(f"{head}{k}{name_key}", ""),
+            as_arguments(attributes.get(f"{head}{k}{arguments_key}")),
+        )
+        for k in numbers
+    ]
 
 
 def _event_parts(content: str | None) -> list:
@@ -172,8 +196,12 @@ def _span_event_choice(event: Event) -> ModelOutput | None:
         return None
     parts = _event_parts(choices[-1].attributes.get("message"))
     uses = [p["toolUse"] for p in parts if isinstance(p, dict) and isinstance(p.get("toolUse"), dict)]
-    return ModelOutput(text=_parts_of_text(parts) or None, tool_calls=[
-        (str(u.get("toolUseId") or ""), str(u.get("name") or ""), as_arguments(u.get("input"))) for u in uses])
+    return ModelOutput(
+        text=_parts_of_text(parts) or None,
+        tool_calls=[
+            (str(u.get("toolUseId") or ""), str(u.get("name") or ""), as_arguments(u.get("input"))) for u in uses
+        ],
+    )
 
 
 def new_user_turn(event: Event) -> str | None:
@@ -186,8 +214,11 @@ def new_user_turn(event: Event) -> str | None:
     last = messages[-1]
     if last.get("role") != "user":
         return None
-    return _parts_text(last.get("parts"), ("text",)) if any(
-        isinstance(p, dict) and p.get("type") == "text" for p in last.get("parts") or []) else None
+    return (
+        _parts_text(last.get("parts"), ("text",))
+        if any(isinstance(p, dict) and p.get("type") == "text" for p in last.get("parts") or [])
+        else None
+    )
 
 
 def user_message(event: Event) -> tuple[str, str]:
@@ -199,7 +230,9 @@ def user_message(event: Event) -> tuple[str, str]:
     if isinstance(messages, list):
         for message in reversed(messages):
             if isinstance(message, dict) and message.get("role") in ("user", "system"):
-                return message["role"], _parts_text(message.get("parts"), ("text",)) or str(message.get("content") or "")
+                return message["role"], _parts_text(message.get("parts"), ("text",)) or str(
+                    message.get("content") or ""
+                )
     if (turn := _flat_user_turn(event.attributes) or _span_event_user_turn(event)) is not None:
         return "user", turn
     text = _first(event.attributes, USER_TEXT)
@@ -259,8 +292,11 @@ def as_arguments(value: Any) -> dict[str, Any]:
 def unwrapped(arguments: dict[str, Any]) -> dict[str, Any]:
     """The tool's own arguments where a framework's wrapper holds them (rules.ARGUMENT_WRAPPERS)."""
     for inner, others in ARGUMENT_WRAPPERS:
-        if (isinstance(arguments.get(inner), dict) and set(arguments) <= {inner, *others}
-                and all(v == [] or not isinstance(v, list) for v in arguments.values())):
+        if (
+            isinstance(arguments.get(inner), dict)
+            and set(arguments) <= {inner, *others}
+            and all(v == [] or not isinstance(v, list) for v in arguments.values())
+        ):
             return arguments[inner]
     return arguments
 

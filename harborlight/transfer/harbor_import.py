@@ -25,7 +25,9 @@ class HarborImport:
     running_skipped: int = 0  # running trials with nothing ended yet (no trajectory step): nothing to send
     spans: Tally = field(default_factory=Tally)
     logs: Tally = field(default_factory=Tally)
-    refused: list[str] = field(default_factory=list)  # a line per file left out (harborlight/transfer/confined_files.py)
+    refused: list[str] = field(
+        default_factory=list
+    )  # a line per file left out (harborlight/transfer/confined_files.py)
 
 
 def _group(trial: HarborTrial) -> tuple:
@@ -43,16 +45,27 @@ def attempts(job: HarborJob) -> dict[str, int]:
         groups[_group(trial)].append(trial)
     numbers = {}
     for members in groups.values():
-        ordered = sorted(members, key=lambda t: (t.result is None, t.result is None or t.result.started_at is None,
-                                                 t.result.started_at if t.result else None, t.name))
+        ordered = sorted(
+            members,
+            key=lambda t: (
+                t.result is None,
+                t.result is None or t.result.started_at is None,
+                t.result.started_at if t.result else None,
+                t.name,
+            ),
+        )
         numbers.update({t.name: i for i, t in enumerate(ordered, 1)})
     return numbers
 
 
 def _context(name: str, config: dict, result: JobResult | None) -> JobContext:
-    return JobContext(name=name, job_id=str(result.id) if result else None, config=config,
-                      started_at=result.started_at if result else None,
-                      n_total_trials=result.n_total_trials if result else None)
+    return JobContext(
+        name=name,
+        job_id=str(result.id) if result else None,
+        config=config,
+        started_at=result.started_at if result else None,
+        n_total_trials=result.n_total_trials if result else None,
+    )
 
 
 def context_of(job: HarborJob) -> JobContext:
@@ -71,26 +84,38 @@ def count_trials(paths: list[Path]) -> int:
 
 def _carried(resource: dict, files: dict[str, LogFile | None]) -> list[tuple[Signal, bytes]]:
     """Harbor's own files (logs, locks) that exist, as log records of their event names."""
-    return [(Signal.logs, harbor_logs.log_request(resource, event, carried.text, carried.written_ns))
-            for event, carried in files.items() if carried is not None]
+    return [
+        (Signal.logs, harbor_logs.log_request(resource, event, carried.text, carried.written_ns))
+        for event, carried in files.items()
+        if carried is not None
+    ]
 
 
 def trial_log_requests(context: JobContext, trial: HarborTrial, attempt: int | None) -> list[tuple[Signal, bytes]]:
     """A trial's trial.log and lock.json as the importer sends them."""
-    return _carried(trial_identity(context, trial, attempt).resource_attributes(),
-                    {harbor_logs.TRIAL_LOG: trial.log, harbor_logs.TRIAL_LOCK: trial.lock})
+    return _carried(
+        trial_identity(context, trial, attempt).resource_attributes(),
+        {harbor_logs.TRIAL_LOG: trial.log, harbor_logs.TRIAL_LOCK: trial.lock},
+    )
 
 
 def job_log_requests(context: JobContext, job: HarborJob) -> list[tuple[Signal, bytes]]:
     """The job's job.log and lock.json as the importer sends them."""
-    resource = {"service.name": "harbor", "harbor.job.name": job.name,
-                **({"harbor.job.id": context.job_id} if context.job_id else {})}
+    resource = {
+        "service.name": "harbor",
+        "harbor.job.name": job.name,
+        **({"harbor.job.id": context.job_id} if context.job_id else {}),
+    }
     return _carried(resource, {harbor_logs.JOB_LOG: job.log, harbor_logs.JOB_LOCK: job.lock})
 
 
-async def import_harbor(paths: list[Path], sink: Sink, on_trial: Callable[[int], None] = lambda n: None,
-                        limits: FileLimits = FileLimits(),
-                        on_refused: Callable[[str], None] = lambda line: None) -> HarborImport:
+async def import_harbor(
+    paths: list[Path],
+    sink: Sink,
+    on_trial: Callable[[int], None] = lambda n: None,
+    limits: FileLimits = FileLimits(),
+    on_refused: Callable[[str], None] = lambda line: None,
+) -> HarborImport:
     """Job by job: a directory that is not a Harbor job raises TransferError after the jobs before
     it are stored. A file that is not a regular file inside its job directory, or is over its limit, is
     left out (a trial whose config.json or result.json is: the trial) and told to `on_refused`."""

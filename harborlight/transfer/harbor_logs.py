@@ -46,14 +46,27 @@ def _attributes(values: dict[str, str | int]) -> list[KeyValue]:
 
 def log_request(resource: dict[str, str | int], event_name: str, text: str, written_ns: int) -> bytes:
     """ExportLogsServiceRequest bytes for one log file (an empty file is one empty record)."""
-    parts = [text[i:i + CHUNK] for i in range(0, len(text), CHUNK)] or [""]
-    records = [LogRecord(time_unix_nano=written_ns, observed_time_unix_nano=written_ns, severity_number=9,
-                         severity_text="INFO", event_name=event_name, body=AnyValue(string_value=part),
-                         attributes=_attributes({PART: index, PARTS: len(parts)}))
-               for index, part in enumerate(parts)]
-    request = ExportLogsServiceRequest(resource_logs=[ResourceLogs(
-        resource=Resource(attributes=_attributes(resource)),
-        scope_logs=[ScopeLogs(scope=InstrumentationScope(name=SCOPE), log_records=records)])])
+    parts = [text[i : i + CHUNK] for i in range(0, len(text), CHUNK)] or [""]
+    records = [
+        LogRecord(
+            time_unix_nano=written_ns,
+            observed_time_unix_nano=written_ns,
+            severity_number=9,
+            severity_text="INFO",
+            event_name=event_name,
+            body=AnyValue(string_value=part),
+            attributes=_attributes({PART: index, PARTS: len(parts)}),
+        )
+        for index, part in enumerate(parts)
+    ]
+    request = ExportLogsServiceRequest(
+        resource_logs=[
+            ResourceLogs(
+                resource=Resource(attributes=_attributes(resource)),
+                scope_logs=[ScopeLogs(scope=InstrumentationScope(name=SCOPE), log_records=records)],
+            )
+        ]
+    )
     return request.SerializeToString()
 
 

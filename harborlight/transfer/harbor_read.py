@@ -86,7 +86,9 @@ class _Reader:
         try:
             return model.model_validate(value)
         except ValidationError as exc:
-            raise TransferError(f"{self.dir.shown / relative}: not a valid Harbor {model.__name__} ({_brief(exc)})") from None
+            raise TransferError(
+                f"{self.dir.shown / relative}: not a valid Harbor {model.__name__} ({_brief(exc)})"
+            ) from None
 
     def log(self, relative: str, limit: int, setting: str) -> LogFile | None:
         """A log (or lock) file carried as it is; a refused one is left out with its line."""
@@ -132,21 +134,34 @@ def _read_trial(reader: _Reader, name: str) -> HarborTrial:
         raise TransferError(f"{reader.dir.shown / name / 'config.json'}: not readable JSON (no such file)")
     config = reader.parse(config_read, f"{name}/config.json")
     if not isinstance(config, dict):
-        raise TransferError(f"{reader.dir.shown / name / 'config.json'}: not a Harbor TrialConfig (expected a JSON object)")
+        raise TransferError(
+            f"{reader.dir.shown / name / 'config.json'}: not a Harbor TrialConfig (expected a JSON object)"
+        )
     result = reader.model(TrialResult, f"{name}/result.json")
-    trajectory = reader.optional(lambda: reader.model(Trajectory, f"{name}/agent/trajectory.json",
-                                                      reader.limits.trajectory_bytes, "--import-max-trajectory-mib"))
+    trajectory = reader.optional(
+        lambda: reader.model(
+            Trajectory, f"{name}/agent/trajectory.json", reader.limits.trajectory_bytes, "--import-max-trajectory-mib"
+        )
+    )
     log = reader.log(f"{name}/trial.log", reader.limits.log_bytes, "--import-max-log-mib")
     lock = reader.log(f"{name}/lock.json", reader.limits.json_bytes, "--import-max-json-mib")
     report = reader.optional(lambda: reader.json(f"{name}/verifier/report.json"))
     named = result.trial_name if result is not None else config.get("trial_name")
     # A trial the export wrote under another directory name (harborlight/transfer/dir_names.py) keeps its name.
     renamed = isinstance(named, str) and named != name and trial_directory(named) == name
-    return HarborTrial(named if renamed else name, config, result, trajectory, _lines(log), log, lock,
-                       started_ns=config_read.mtime_ns,
-                       verifier_started=reader.dir.holds_a_file(f"{name}/verifier"),
-                       verifier_report=None if report is _ABSENT else report,
-                       refused=tuple(reader.refused[before:]))
+    return HarborTrial(
+        named if renamed else name,
+        config,
+        result,
+        trajectory,
+        _lines(log),
+        log,
+        lock,
+        started_ns=config_read.mtime_ns,
+        verifier_started=reader.dir.holds_a_file(f"{name}/verifier"),
+        verifier_report=None if report is _ABSENT else report,
+        refused=tuple(reader.refused[before:]),
+    )
 
 
 def read_trial(path: Path, limits: FileLimits = FileLimits()) -> HarborTrial:
@@ -157,14 +172,19 @@ def read_trial(path: Path, limits: FileLimits = FileLimits()) -> HarborTrial:
 def _head(reader: _Reader) -> tuple[dict[str, Any], JobResult | None]:
     path = reader.dir.shown
     if path.is_file():
-        raise TransferError(f"{path}: a file, not a Harbor job directory: pass the directory that holds the job's "
-                            "config.json (an OTLP file: harborlight import otlp)")
+        raise TransferError(
+            f"{path}: a file, not a Harbor job directory: pass the directory that holds the job's "
+            "config.json (an OTLP file: harborlight import otlp)"
+        )
     if not path.is_dir():
         raise TransferError(f"{path}: no such directory")
     if not reader.dir.is_file("config.json"):
         jobs = sorted(name for name in trial_names(path) if trial_names(path / name))  # folders of trials
-        hint = (f": it holds job directories; pass them, e.g. {path / jobs[0]} (or {path}/*)" if jobs
-                else " (no config.json)")
+        hint = (
+            f": it holds job directories; pass them, e.g. {path / jobs[0]} (or {path}/*)"
+            if jobs
+            else " (no config.json)"
+        )
         raise TransferError(f"{path}: not a Harbor job directory{hint}")
     if path.name in trial_names(path.parent) and {"agent", "verifier"} & set(reader.dir.directories()[0]):
         raise TransferError(f"{path}: a trial directory, not a job directory: pass its job, {path.parent}")

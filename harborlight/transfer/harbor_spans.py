@@ -46,8 +46,12 @@ AGENT_RESULT = "harbor.agent.result"
 VERIFIER_MODE = "harbor.verifier.environment_mode"
 STEP_RESULTS = "harbor.step_results"
 N_TOTAL_TRIALS = "harbor.job.n_total_trials"
-AGENT_TOTALS = (("harbor.agent.n_input_tokens", "n_input_tokens"), ("harbor.agent.n_cache_tokens", "n_cache_tokens"),
-                ("harbor.agent.n_output_tokens", "n_output_tokens"), ("harbor.agent.cost_usd", "cost_usd"))
+AGENT_TOTALS = (
+    ("harbor.agent.n_input_tokens", "n_input_tokens"),
+    ("harbor.agent.n_cache_tokens", "n_cache_tokens"),
+    ("harbor.agent.n_output_tokens", "n_output_tokens"),
+    ("harbor.agent.cost_usd", "cost_usd"),
+)
 
 
 @dataclass(frozen=True)
@@ -102,24 +106,35 @@ def _json(value) -> str:
 
 def identity_of(job: JobContext, trial: HarborTrial, result: TrialResult, attempt: int | None) -> TrialIdentity:
     model = result.agent_info.model_info
-    return TrialIdentity(job=job.name, trial=trial.name, task=result.task_name, task_source=result.source,
-                         attempt=attempt, job_id=job.job_id, agent=result.agent_info.name,
-                         agent_version=result.agent_info.version, model=model.name if model else None)
+    return TrialIdentity(
+        job=job.name,
+        trial=trial.name,
+        task=result.task_name,
+        task_source=result.source,
+        attempt=attempt,
+        job_id=job.job_id,
+        agent=result.agent_info.name,
+        agent_version=result.agent_info.version,
+        model=model.name if model else None,
+    )
 
 
 def _provider(identity: TrialIdentity, job: JobContext, trial: HarborTrial) -> tuple[TracerProvider, _Collect]:
     collected = _Collect()
     # The identity alone: Resource.create's detectors add a random service.instance.id per process and
     # whatever OTEL_RESOURCE_ATTRIBUTES holds, and the same directory must give the same bytes anywhere.
-    provider = TracerProvider(resource=Resource(identity.resource_attributes()),
-                              id_generator=_Ids(f"{job.name}/{trial.name}"))
+    provider = TracerProvider(
+        resource=Resource(identity.resource_attributes()), id_generator=_Ids(f"{job.name}/{trial.name}")
+    )
     provider.add_span_processor(SimpleSpanProcessor(collected))
     return provider, collected
 
 
 def _requests(spans: list[ReadableSpan]) -> list[bytes]:
-    return [encode_spans(spans[i:i + MAX_SPANS_PER_REQUEST]).SerializeToString()
-            for i in range(0, len(spans), MAX_SPANS_PER_REQUEST)]
+    return [
+        encode_spans(spans[i : i + MAX_SPANS_PER_REQUEST]).SerializeToString()
+        for i in range(0, len(spans), MAX_SPANS_PER_REQUEST)
+    ]
 
 
 def trial_requests(job: JobContext, trial: HarborTrial, attempt: int | None) -> list[bytes]:
@@ -139,8 +154,11 @@ def finished_stages(job: JobContext, trial: HarborTrial, attempt: int | None) ->
     identity = identity_of(job, trial, result, attempt)
     provider, collected = _provider(identity, job, trial)
     phases: dict[str, TimingInfo | None] = {
-        "environment_setup": result.environment_setup, "agent_setup": result.agent_setup,
-        "agent_execution": result.agent_execution, "verifier": result.verifier}
+        "environment_setup": result.environment_setup,
+        "agent_setup": result.agent_setup,
+        "agent_execution": result.agent_execution,
+        "verifier": result.verifier,
+    }
     times = [t for p in phases.values() if p for t in (_ns(p.started_at), _ns(p.finished_at)) if t]
     start = _ns(result.started_at) or min(times, default=0) or _ns(result.finished_at) or 1
     end = max([_ns(result.finished_at) or start, *times])
@@ -172,15 +190,24 @@ def finished_stages(job: JobContext, trial: HarborTrial, attempt: int | None) ->
                 occurred = _ns(exception.occurred_at) if exception else None
                 if exception and failed_in is None and occurred is not None and p_start <= occurred <= p_end:
                     failed_in = span
-                    spans.exception(exception.exception_type, exception.exception_message,
-                                    exception.exception_traceback, span=span, time=occurred)
+                    spans.exception(
+                        exception.exception_type,
+                        exception.exception_message,
+                        exception.exception_traceback,
+                        span=span,
+                        time=occurred,
+                    )
         if trial.trajectory is not None and result.agent_execution is None:
             emit_trajectory(provider.get_tracer(atif_attributes.SCOPE), root, trial.trajectory, start)
         for key, value in carried.items():  # a trial without phases
             root.set_attribute(key, value)
         if exception and failed_in is None:
-            spans.exception(exception.exception_type, exception.exception_message, exception.exception_traceback,
-                            time=_ns(exception.occurred_at))
+            spans.exception(
+                exception.exception_type,
+                exception.exception_message,
+                exception.exception_traceback,
+                time=_ns(exception.occurred_at),
+            )
     provider.shutdown()
     setup = [s for s in collected.spans if s.name in SETUP_SPANS]
     return _requests(setup), _requests([s for s in collected.spans if s.name not in SETUP_SPANS])
@@ -195,18 +222,26 @@ def trial_identity(job: JobContext, trial: HarborTrial, attempt: int | None) -> 
 def running_identity(job: JobContext, trial: HarborTrial, attempt: int | None) -> TrialIdentity:
     """Who a running trial is, from its config.json (and the trajectory's agent version)."""
     task, agent, model = config_facts(trial)
-    return TrialIdentity(job=job.name, trial=trial.name, task=task,
-                         task_source=(trial.config.get("task") or {}).get("source"), attempt=attempt,
-                         job_id=trial.config.get("job_id") or job.job_id, agent=agent,
-                         agent_version=trial.trajectory.agent.version if trial.trajectory else None, model=model)
+    return TrialIdentity(
+        job=job.name,
+        trial=trial.name,
+        task=task,
+        task_source=(trial.config.get("task") or {}).get("source"),
+        attempt=attempt,
+        job_id=trial.config.get("job_id") or job.job_id,
+        agent=agent,
+        agent_version=trial.trajectory.agent.version if trial.trajectory else None,
+        model=model,
+    )
 
 
 def config_facts(trial: HarborTrial) -> tuple[str, str | None, str | None]:
     """(task name, agent name, model name without its provider) from a trial's config.json."""
     task = trial.config.get("task") or {}
     agent = trial.config.get("agent") or {}
-    task_name = (PurePosixPath(task["path"]).name if task.get("path") else
-                 str(task.get("name") or "").rsplit("/", 1)[-1]) or trial.name.split("__")[0]
+    task_name = (
+        PurePosixPath(task["path"]).name if task.get("path") else str(task.get("name") or "").rsplit("/", 1)[-1]
+    ) or trial.name.split("__")[0]
     model = agent.get("model_name")
     return task_name, agent.get("name"), model.rpartition("/")[2] if model else None
 
@@ -233,8 +268,9 @@ def running_requests(job: JobContext, trial: HarborTrial, attempt: int | None) -
                 span.set_attribute(key, value)
         with spans.phase("agent_setup", start_time=agent_start, end_time=agent_start):
             pass
-        execution = spans.tracer.start_span("harbor.agent_execution", context=trace.set_span_in_context(spans.root),
-                                            start_time=agent_start)
+        execution = spans.tracer.start_span(
+            "harbor.agent_execution", context=trace.set_span_in_context(spans.root), start_time=agent_start
+        )
         end = emit_trajectory(provider.get_tracer(atif_attributes.SCOPE), execution, trajectory, agent_start)
         if trial.verifier_started:
             execution.end(end_time=end)
@@ -246,9 +282,14 @@ def running_requests(job: JobContext, trial: HarborTrial, attempt: int | None) -
 def _carried_attributes(job: JobContext, trial: HarborTrial, model_provider: str | None) -> dict:
     """What only the files know of the trial and its job, on its first phase: a live harness sends
     that phase first, long before the root ends (a running trial's root has not)."""
-    values = {TRIAL_CONFIG: _json(trial.config), JOB_CONFIG: _json(job.config),
-              JOB_STARTED: job.started_at.isoformat() if job.started_at else None,
-              N_TOTAL_TRIALS: job.n_total_trials, MODEL_PROVIDER: model_provider, GOLD_PATCH: gold_patch(trial.config)}
+    values = {
+        TRIAL_CONFIG: _json(trial.config),
+        JOB_CONFIG: _json(job.config),
+        JOB_STARTED: job.started_at.isoformat() if job.started_at else None,
+        N_TOTAL_TRIALS: job.n_total_trials,
+        MODEL_PROVIDER: model_provider,
+        GOLD_PATCH: gold_patch(trial.config),
+    }
     return {k: v for k, v in values.items() if v is not None}
 
 
@@ -260,9 +301,10 @@ def _provider_of(result: TrialResult) -> str | None:
 
 def _root_attributes(result: TrialResult) -> dict:
     values = {
-        TRIAL_ID: str(result.id), TASK_ID: _json(result.task_id), TASK_CHECKSUM: result.task_checksum,
-        AGENT_RESULT: (_json(result.agent_result.model_dump(mode="json"))
-                       if result.agent_result is not None else None),
+        TRIAL_ID: str(result.id),
+        TASK_ID: _json(result.task_id),
+        TASK_CHECKSUM: result.task_checksum,
+        AGENT_RESULT: (_json(result.agent_result.model_dump(mode="json")) if result.agent_result is not None else None),
         VERIFIER_MODE: result.verifier_environment_mode,
         STEP_RESULTS: _json(result.step_results) if result.step_results is not None else None,
     }

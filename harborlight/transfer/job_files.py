@@ -61,8 +61,13 @@ def _job_config(job: str, jobs_dir: str, records: list[TrialRecords]) -> dict:
     return {**carried, "job_name": job, "jobs_dir": jobs_dir}
 
 
-def job_files(job: str, trials: dict[str, TrialTelemetry], jobs_dir: str, snapshot: bool = False,
-              logs: CarriedLogs = CarriedLogs()) -> dict[str, bytes]:
+def job_files(
+    job: str,
+    trials: dict[str, TrialTelemetry],
+    jobs_dir: str,
+    snapshot: bool = False,
+    logs: CarriedLogs = CarriedLogs(),
+) -> dict[str, bytes]:
     safe_name(job, "job")
     job_dir = f"{jobs_dir.rstrip('/')}/{job}"
     job_id = _job_id(job, trials)
@@ -81,9 +86,14 @@ def job_files(job: str, trials: dict[str, TrialTelemetry], jobs_dir: str, snapsh
     carried_start = next((r.job_started for r in records if r.job_started), None)
     starts = [t.events[0].start_ns for t in trials.values() if t.events]
     done = not running and len(finished) >= n_total
-    result = JobResult(id=uuid.UUID(job_id), started_at=carried_start or _local(min(starts)),
-                       updated_at=_local(max(all_ns)), finished_at=_local(max(all_ns)) if done else None,
-                       n_total_trials=n_total, stats=job_stats(finished, n_total, len(running)))
+    result = JobResult(
+        id=uuid.UUID(job_id),
+        started_at=carried_start or _local(min(starts)),
+        updated_at=_local(max(all_ns)),
+        finished_at=_local(max(all_ns)) if done else None,
+        n_total_trials=n_total,
+        stats=job_stats(finished, n_total, len(running)),
+    )
     files["config.json"] = dump_object(_job_config(job, jobs_dir, records))
     files["result.json"] = dump(result)
     files["job.log"] = logs.job if logs.job is not None else "".join(f"{line}\n" for line in _job_log(records))
@@ -94,8 +104,9 @@ def job_files(job: str, trials: dict[str, TrialTelemetry], jobs_dir: str, snapsh
     return {path: text.encode() for path, text in sorted(files.items())}
 
 
-def _trial_files(files: dict[str, str], name: str, r: TrialRecords, trial: TrialTelemetry, snapshot: bool,
-                 log: str | None) -> None:
+def _trial_files(
+    files: dict[str, str], name: str, r: TrialRecords, trial: TrialTelemetry, snapshot: bool, log: str | None
+) -> None:
     files[f"{name}/config.json"] = dump_object(r.config)
     if not r.running or snapshot:
         files[f"{name}/result.json"] = dump(r.result)
@@ -118,7 +129,7 @@ def _job_log(records: list[TrialRecords]) -> list[str]:
         if r.running:
             lines.append(f"trial {r.name} is running")
             continue
-        outcome = (f"failed with {r.result.exception_info.exception_type}" if r.result.exception_info else "finished")
+        outcome = f"failed with {r.result.exception_info.exception_type}" if r.result.exception_info else "finished"
         rewards = r.result.verifier_result.rewards if r.result.verifier_result else None
         lines.append(f"{r.result.finished_at.isoformat()} INFO trial {r.name} {outcome}; rewards {rewards}")
     return lines

@@ -24,9 +24,14 @@ from harborlight.ingest.signals import SIGNALS
 from harborlight.store import Signal
 from harborlight.transfer.errors import FileTooLarge, TransferError
 
-_JSON_KEYS = {"resourceSpans": Signal.traces, "resource_spans": Signal.traces,
-              "resourceLogs": Signal.logs, "resource_logs": Signal.logs,
-              "resourceMetrics": Signal.metrics, "resource_metrics": Signal.metrics}
+_JSON_KEYS = {
+    "resourceSpans": Signal.traces,
+    "resource_spans": Signal.traces,
+    "resourceLogs": Signal.logs,
+    "resource_logs": Signal.logs,
+    "resourceMetrics": Signal.metrics,
+    "resource_metrics": Signal.metrics,
+}
 
 
 @dataclass(frozen=True)
@@ -42,8 +47,10 @@ def read_chunks(name: str, data: bytes, max_bytes: int | None = None) -> Iterato
         try:
             data = inflate(data, "gzip", max_bytes)
         except TooLarge:
-            raise FileTooLarge(f"{name}: inflates past the {max_bytes}-byte limit; "
-                               "import it with `harborlight import otlp FILE --server URL`") from None
+            raise FileTooLarge(
+                f"{name}: inflates past the {max_bytes}-byte limit; "
+                "import it with `harborlight import otlp FILE --server URL`"
+            ) from None
         except InvalidRequest as exc:
             raise TransferError(f"{name}: not a readable gzip file ({exc})") from None
     stripped = data.lstrip()
@@ -60,8 +67,9 @@ def _json_signal(name: str, where: str, document) -> Signal:
         for key in document:
             if key in _JSON_KEYS:
                 return _JSON_KEYS[key]
-    raise TransferError(f"{name}: {where} is not an OTLP/JSON export request "
-                        "(expected resourceSpans, resourceLogs or resourceMetrics)")
+    raise TransferError(
+        f"{name}: {where} is not an OTLP/JSON export request (expected resourceSpans, resourceLogs or resourceMetrics)"
+    )
 
 
 def _from_json(name: str, where: str, text: bytes, document) -> Chunk:
@@ -105,10 +113,10 @@ def _protobuf_chunks(name: str, data: bytes) -> Iterator[Chunk]:
     offset, index = 0, 0
     while offset < len(data):
         index += 1
-        size = int.from_bytes(data[offset:offset + 4], "big")
+        size = int.from_bytes(data[offset : offset + 4], "big")
         if offset + 4 > len(data) or size == 0 or offset + 4 + size > len(data):
             raise TransferError(f"{name}: request {index} is cut short at byte {offset} (truncated file?)")
-        piece = data[offset + 4:offset + 4 + size]
+        piece = data[offset + 4 : offset + 4 + size]
         yield Chunk(_protobuf_signal(name, f"request {index}", piece), piece, f"request {index}")
         offset += 4 + size
 
@@ -116,13 +124,25 @@ def _protobuf_chunks(name: str, data: bytes) -> Iterator[Chunk]:
 def _plausible(signal: Signal, request) -> int:
     """How many items look like real items of this signal (the three requests share field numbers)."""
     if signal is Signal.traces:
-        return sum(len(s.trace_id) == 16 and len(s.span_id) == 8 for rs in request.resource_spans
-                   for ss in rs.scope_spans for s in ss.spans)
+        return sum(
+            len(s.trace_id) == 16 and len(s.span_id) == 8
+            for rs in request.resource_spans
+            for ss in rs.scope_spans
+            for s in ss.spans
+        )
     if signal is Signal.logs:
-        return sum(bool(r.time_unix_nano or r.observed_time_unix_nano) for rl in request.resource_logs
-                   for sl in rl.scope_logs for r in sl.log_records)
-    return sum(bool(m.name and m.WhichOneof("data")) for rm in request.resource_metrics
-               for sm in rm.scope_metrics for m in sm.metrics)
+        return sum(
+            bool(r.time_unix_nano or r.observed_time_unix_nano)
+            for rl in request.resource_logs
+            for sl in rl.scope_logs
+            for r in sl.log_records
+        )
+    return sum(
+        bool(m.name and m.WhichOneof("data"))
+        for rm in request.resource_metrics
+        for sm in rm.scope_metrics
+        for m in sm.metrics
+    )
 
 
 def _protobuf_signal(name: str, where: str, body: bytes) -> Signal:
@@ -136,5 +156,7 @@ def _protobuf_signal(name: str, where: str, body: bytes) -> Signal:
         if score > best_score:
             best, best_score = signal, score
     if best is None:
-        raise TransferError(f"{name}: {where} is not OTLP protobuf, OTLP/JSON or JSON lines (truncated or another format?)")
+        raise TransferError(
+            f"{name}: {where} is not OTLP protobuf, OTLP/JSON or JSON lines (truncated or another format?)"
+        )
     return best

@@ -27,7 +27,10 @@ def read_files(paths: list[Path]) -> list[NamedData]:
 
 
 async def import_otlp(
-    files: list[NamedData], sink: Sink, on_file: Callable[[int], None] = lambda n: None, max_bytes: int | None = None,
+    files: list[NamedData],
+    sink: Sink,
+    on_file: Callable[[int], None] = lambda n: None,
+    max_bytes: int | None = None,
 ) -> Tally:
     """Stores every readable request; on a bad piece, what came before it stays stored and the
     TransferError is raised after the sends in flight are committed. `max_bytes`: see read_chunks."""

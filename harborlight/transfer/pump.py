@@ -34,8 +34,7 @@ class Tally:
 
 
 class Pump:
-    def __init__(self, sink: Sink, on_sent: Callable[[int], None] = lambda n: None,
-                 in_flight: int = IN_FLIGHT) -> None:
+    def __init__(self, sink: Sink, on_sent: Callable[[int], None] = lambda n: None, in_flight: int = IN_FLIGHT) -> None:
         self._sink = sink
         self._on_sent = on_sent
         self._slots = asyncio.Semaphore(in_flight)

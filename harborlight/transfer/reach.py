@@ -14,8 +14,10 @@ _OTHER_PROTOCOL = (httpx.RemoteProtocolError, http.client.BadStatusLine, http.cl
 def _hint(server: str, exc: BaseException | None = None) -> str:
     parts = urlsplit(server if "://" in server else f"http://{server}")
     if parts.port == GRPC_PORT or isinstance(exc, _OTHER_PROTOCOL):
-        return ("; that looks like the OTLP/gRPC port: the API answers on the HTTP port "
-                f"(4318 unless --http-port says otherwise), e.g. {parts.scheme}://{parts.hostname}:4318")
+        return (
+            "; that looks like the OTLP/gRPC port: the API answers on the HTTP port "
+            f"(4318 unless --http-port says otherwise), e.g. {parts.scheme}://{parts.hostname}:4318"
+        )
     if parts.path.strip("/"):
         return f"; pass the server's address without a path, e.g. {parts.scheme}://{parts.netloc}"
     return "; is `harborlight serve` running there?"

@@ -32,8 +32,9 @@ class Transfers:
     async def import_otlp(self, name: str, data: bytes, tenant: str) -> dict:
         if self.receiver is None:
             raise ValueError("this store takes no imports: it is read directly, not served")
-        tally = await import_otlp([NamedData(name, data)], ReceiverSink(self.receiver, tenant),
-                                  max_bytes=self.max_file_bytes)
+        tally = await import_otlp(
+            [NamedData(name, data)], ReceiverSink(self.receiver, tenant), max_bytes=self.max_file_bytes
+        )
         return {**asdict(tally), "reasons": dict(tally.reasons)}
 
     def trajectory(self, trial: str, job: str, tenant: str) -> str:

@@ -61,8 +61,9 @@ class HttpSink:
         spec = SIGNALS[signal]
         for _ in range(RETRIES):
             try:
-                reply = await self._client.post(spec.http_path, content=body,
-                                                headers={"content-type": "application/x-protobuf"})
+                reply = await self._client.post(
+                    spec.http_path, content=body, headers={"content-type": "application/x-protobuf"}
+                )
             except httpx.HTTPError as exc:
                 raise TransferError(cannot_reach(str(self._client.base_url).rstrip("/"), exc)) from None
             if reply.status_code in (429, 503):
@@ -72,8 +73,12 @@ class HttpSink:
                 raise TransferError(f"the server refused the data ({reply.status_code}): {_status_message(reply)}")
             answer = spec.response.FromString(reply.content)
             rejected = getattr(answer.partial_success, spec.rejected_field)
-            return Sent(_count(signal, body) - rejected, rejected, answer.partial_success.error_message,
-                        reply.headers.get(DUPLICATE_HEADER) == "true")
+            return Sent(
+                _count(signal, body) - rejected,
+                rejected,
+                answer.partial_success.error_message,
+                reply.headers.get(DUPLICATE_HEADER) == "true",
+            )
         raise TransferError("the server stayed busy; try again")
 
 
@@ -92,5 +97,10 @@ def _count(signal: Signal, body: bytes) -> int:
         return sum(len(ss.spans) for rs in request.resource_spans for ss in rs.scope_spans)
     if signal is Signal.logs:
         return sum(len(sl.log_records) for rl in request.resource_logs for sl in rl.scope_logs)
-    return sum(len(getattr(m, m.WhichOneof("data")).data_points) for rm in request.resource_metrics
-               for sm in rm.scope_metrics for m in sm.metrics if m.WhichOneof("data"))
+    return sum(
+        len(getattr(m, m.WhichOneof("data")).data_points)
+        for rm in request.resource_metrics
+        for sm in rm.scope_metrics
+        for m in sm.metrics
+        if m.WhichOneof("data")
+    )

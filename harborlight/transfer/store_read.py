@@ -37,10 +37,13 @@ _TRIAL = "TrialName = {trial:String} AND ({job:String} = '' OR JobName = {job:St
 # bound), by one scalar subquery of the traces' time table (ordered by trace id). otel_traces' ORDER BY leads to
 # the time after service and span name, so the trace-id bloom index is checked in those granules only, not in
 # every granule of the table (which grew with the store: issue 18).
-_SPAN_BOUNDS = ("(SELECT (min(Start), max(End)) FROM otel_traces_trace_id_ts "
-                "WHERE TraceId IN {span_traces:Array(String)})")
-_WITHIN_TRACES = (f"toDateTime(Timestamp) >= tupleElement({_SPAN_BOUNDS}, 1)"
-                  f" AND toDateTime(Timestamp) <= tupleElement({_SPAN_BOUNDS}, 2)")
+_SPAN_BOUNDS = (
+    "(SELECT (min(Start), max(End)) FROM otel_traces_trace_id_ts WHERE TraceId IN {span_traces:Array(String)})"
+)
+_WITHIN_TRACES = (
+    f"toDateTime(Timestamp) >= tupleElement({_SPAN_BOUNDS}, 1)"
+    f" AND toDateTime(Timestamp) <= tupleElement({_SPAN_BOUNDS}, 2)"
+)
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,8 @@ class _Reads:
 
     @cached_property
     def events(self) -> dict[int, str]:
-        return {form: f"""
+        return {
+            form: f"""
 SELECT EventId, TraceId, SpanId, ParentSpanId, SourceTable, Kind, Resolve, Name, ServiceName, ScopeName,
        toUnixTimestamp64Nano(Timestamp), toUnixTimestamp64Nano(EndTimestamp), TimingQuality,
        TrialName, Attempt, TaskName, AgentName, Model, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
@@ -73,7 +77,9 @@ SELECT EventId, TraceId, SpanId, ParentSpanId, SourceTable, Kind, Resolve, Name,
        toUnixTimestamp64Nano(Timestamp) + ifNull(DurationNs, 0), AgentVersion, RequestId, SideCall, _twin_id
 FROM ({agent_twins.events(self.records, form, derived=False, twin_ids=True, scope=self.identity)})
 ORDER BY TrialName, Timestamp, EventId
-""" for form in agent_twins.FORMS}
+"""
+            for form in agent_twins.FORMS
+        }
 
     def _counted(self, form: int, signal: str) -> str:
         """The events read of one signal (no dropped twin: agent_twins.counted), their rows as `form` reads them."""
@@ -84,28 +90,34 @@ ORDER BY TrialName, Timestamp, EventId
     def spans(self) -> dict[int, str]:
         """The raw records of the spans among the events read: their traces' spans, within the first to last
         second of the events' traces (`span_traces`, bound: _WITHIN_TRACES)."""
-        return {form: f"""
+        return {
+            form: f"""
 SELECT TraceId, SpanId, SpanAttributes, if(startsWith(SpanName, 'harbor.'), ResourceAttributes, map()),
        StatusMessage, arrayMap(t -> toUnixTimestamp64Nano(t), `Events.Timestamp`), `Events.Name`,
        `Events.Attributes`
 FROM otel_traces
-WHERE TraceId IN (SELECT DISTINCT TraceId FROM ({self._counted(form, 'otel_traces')}))
+WHERE TraceId IN (SELECT DISTINCT TraceId FROM ({self._counted(form, "otel_traces")}))
   AND {_WITHIN_TRACES}
   AND {_RAW_TENANT}
-""" for form in agent_twins.FORMS}
+"""
+            for form in agent_twins.FORMS
+        }
 
     @cached_property
     def logs(self) -> dict[int, str]:
         """Likewise, keyed by the agent event's own id: concurrent trials' events can share a service, an
         empty trace and a time."""
-        return {form: f"""
+        return {
+            form: f"""
 SELECT {log_event_id_sql()}, Body, LogAttributes
 FROM otel_logs
 WHERE (ServiceName, TraceId, SpanId, Timestamp) IN (
         SELECT ServiceName, TraceId, SpanId, addNanoseconds(Timestamp, ifNull(DurationNs, 0))
-        FROM ({self._counted(form, 'otel_logs')}))
+        FROM ({self._counted(form, "otel_logs")}))
   AND {_RAW_TENANT}
-""" for form in agent_twins.FORMS}
+"""
+            for form in agent_twins.FORMS
+        }
 
     def _twins(self, form: int, signal: str) -> str:
         """The dropped twins of one signal named by `{twins:Array(String)}` (their EventIds)."""
@@ -115,27 +127,32 @@ WHERE (ServiceName, TraceId, SpanId, Timestamp) IN (
     @cached_property
     def twin_spans(self) -> dict[int, str]:
         """The attributes of the dropped twins that are spans."""
-        return {form: f"""
+        return {
+            form: f"""
 SELECT SpanId, SpanAttributes FROM otel_traces
-WHERE (TraceId, SpanId) IN (SELECT TraceId, SpanId FROM ({self._twins(form, 'otel_traces')})) AND {_RAW_TENANT}
-""" for form in agent_twins.FORMS}
+WHERE (TraceId, SpanId) IN (SELECT TraceId, SpanId FROM ({self._twins(form, "otel_traces")})) AND {_RAW_TENANT}
+"""
+            for form in agent_twins.FORMS
+        }
 
     @cached_property
     def twin_logs(self) -> dict[int, str]:
         """The attributes of the dropped twins that are log records (their bodies are their own: Claude Code's
         names its event)."""
-        return {form: f"""
+        return {
+            form: f"""
 SELECT {log_event_id_sql()}, LogAttributes FROM otel_logs
 WHERE (ServiceName, TraceId, SpanId, Timestamp) IN (
         SELECT ServiceName, TraceId, SpanId, addNanoseconds(Timestamp, ifNull(DurationNs, 0))
-        FROM ({self._twins(form, 'otel_logs')}))
+        FROM ({self._twins(form, "otel_logs")}))
   AND {_RAW_TENANT}
-""" for form in agent_twins.FORMS}
+"""
+            for form in agent_twins.FORMS
+        }
 
 
 JOB, TRIAL = _Reads(_JOB), _Reads(_TRIAL)
-_JOBS_OF_TRIAL = (f"SELECT DISTINCT JobName FROM ({named(TRIAL.identity)}) WHERE {TRIAL.identity} "
-                  "ORDER BY JobName")
+_JOBS_OF_TRIAL = f"SELECT DISTINCT JobName FROM ({named(TRIAL.identity)}) WHERE {TRIAL.identity} ORDER BY JobName"
 
 
 CARRIED_LOGS = f"""
@@ -152,7 +169,8 @@ def read_logs(store: Store, job: str, tenant: str = "") -> harbor_logs.CarriedLo
     per_trial = (harbor_logs.TRIAL_LOG, harbor_logs.TRIAL_LOCK)
     files: dict[tuple[str, str], list[tuple[int, int, int, str]]] = defaultdict(list)
     for name, trial, written, part, parts, body in store.client.query(
-            CARRIED_LOGS, parameters={"job": job, "tenant": tenant}).result_rows:
+        CARRIED_LOGS, parameters={"job": job, "tenant": tenant}
+    ).result_rows:
         files[(name, trial if name in per_trial else "")].append((written, part, parts, body))
     texts = {key: text for key, rows in files.items() if (text := harbor_logs.joined(rows)) is not None}
 
@@ -160,8 +178,11 @@ def read_logs(store: Store, job: str, tenant: str = "") -> harbor_logs.CarriedLo
         return {trial: text for (name, trial), text in texts.items() if name == event}
 
     return harbor_logs.CarriedLogs(
-        job=texts.get((harbor_logs.JOB_LOG, "")), trials=of_trials(harbor_logs.TRIAL_LOG),
-        job_lock=texts.get((harbor_logs.JOB_LOCK, "")), trial_locks=of_trials(harbor_logs.TRIAL_LOCK))
+        job=texts.get((harbor_logs.JOB_LOG, "")),
+        trials=of_trials(harbor_logs.TRIAL_LOG),
+        job_lock=texts.get((harbor_logs.JOB_LOCK, "")),
+        trial_locks=of_trials(harbor_logs.TRIAL_LOCK),
+    )
 
 
 def read_job(store: Store, job: str, tenant: str = "") -> dict[str, TrialTelemetry]:
@@ -192,8 +213,10 @@ def _read(store: Store, reads: _Reads, params: dict[str, str]) -> dict[str, Tria
         spans: dict[tuple, tuple] = {}
         logs: dict[str, tuple] = {}
         if traces := list({r[1] for r in rows if r[4] == "otel_traces"}):
-            spans = {(r[0], r[1]): r for r in store.client.query(
-                reads.spans[form], parameters={**params, "span_traces": traces}).result_rows}
+            spans = {
+                (r[0], r[1]): r
+                for r in store.client.query(reads.spans[form], parameters={**params, "span_traces": traces}).result_rows
+            }
         if any(r[4] == "otel_logs" for r in rows):
             logs = {r[0]: r for r in store.client.query(reads.logs[form], parameters=params).result_rows}
         twins = _twin_content(store, reads, form, params, rows)
@@ -213,11 +236,13 @@ def _twin_content(store: Store, reads: _Reads, form: int, params: dict, rows: li
     found: dict[str, dict] = {}
     if twins["otel_traces"]:
         for span_id, attributes in store.client.query(
-                reads.twin_spans[form], parameters={**params, "twins": twins["otel_traces"]}).result_rows:
+            reads.twin_spans[form], parameters={**params, "twins": twins["otel_traces"]}
+        ).result_rows:
             found[span_id] = dict(attributes)  # a span's EventId is its span id
     if twins["otel_logs"]:
         for event_id, attributes in store.client.query(
-                reads.twin_logs[form], parameters={**params, "twins": twins["otel_logs"]}).result_rows:
+            reads.twin_logs[form], parameters={**params, "twins": twins["otel_logs"]}
+        ).result_rows:
             found[event_id] = dict(attributes)
     return found
 
@@ -254,13 +279,41 @@ def _event(r: tuple, spans: dict, logs: dict, twin: dict[str, str]) -> Event:
         if raw_log is not None:
             attributes = {**dict(raw_log[2]), "body": raw_log[1]}
     return Event(
-        event_id=r[0], trace_id=r[1], span_id=r[2], parent_span_id=r[3], source=r[4], kind=r[5], resolve=r[6],
-        name=r[7], service=r[8], scope=r[9], start_ns=r[10],
-        end_ns=r[30] if r[4] == "otel_logs" and r[11] is not None else r[11], timing=r[12], trial=r[13] or "",
-        attempt=r[14], task=r[15], agent=r[16], model=r[17], input_tokens=r[18], cached_tokens=r[19],
-        cache_write_tokens=r[20], output_tokens=r[21], reasoning_tokens=r[22], cost_usd=r[23], http_status=r[24],
-        error_type=r[25], success=r[26], tool_name=r[27], tool_category=r[28], tool_call_id=r[29],
-        agent_version=r[31], request_id=r[32], side_call=r[33], attributes={**twin, **attributes}, resource=resource,
-        span_events=span_events, status_message=status,
+        event_id=r[0],
+        trace_id=r[1],
+        span_id=r[2],
+        parent_span_id=r[3],
+        source=r[4],
+        kind=r[5],
+        resolve=r[6],
+        name=r[7],
+        service=r[8],
+        scope=r[9],
+        start_ns=r[10],
+        end_ns=r[30] if r[4] == "otel_logs" and r[11] is not None else r[11],
+        timing=r[12],
+        trial=r[13] or "",
+        attempt=r[14],
+        task=r[15],
+        agent=r[16],
+        model=r[17],
+        input_tokens=r[18],
+        cached_tokens=r[19],
+        cache_write_tokens=r[20],
+        output_tokens=r[21],
+        reasoning_tokens=r[22],
+        cost_usd=r[23],
+        http_status=r[24],
+        error_type=r[25],
+        success=r[26],
+        tool_name=r[27],
+        tool_category=r[28],
+        tool_call_id=r[29],
+        agent_version=r[31],
+        request_id=r[32],
+        side_call=r[33],
+        attributes={**twin, **attributes},
+        resource=resource,
+        span_events=span_events,
+        status_message=status,
     )
-

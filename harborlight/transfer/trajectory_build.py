@@ -95,8 +95,11 @@ def _owners(events: list[Event]) -> dict[str, str | None]:
         owner = tool_at_or_above(event.parent_span_id if event.source == "otel_traces" else event.span_id)
         passed: set[str] = set()
         # not itself, nor the same call told twice (a tool span over the call's own record): the next one up
-        while owner is not None and owner.event_id not in passed and (
-                owner is event or (event.kind == "tool" and owner.tool_call_id == event.tool_call_id)):
+        while (
+            owner is not None
+            and owner.event_id not in passed
+            and (owner is event or (event.kind == "tool" and owner.tool_call_id == event.tool_call_id))
+        ):
             passed.add(owner.event_id)
             owner = tool_at_or_above(owner.parent_span_id)
         owners[event.event_id] = None if owner is None or owner.event_id in passed else owner.event_id
@@ -128,22 +131,33 @@ def _trajectory(key: str | None, groups: dict[str | None, list[Event]], defaults
     if not steps:
         return None
     a = head.attributes if head else {}
-    model = a.get(A.REQUEST_MODEL) or (defaults.model if key is None else None) or next(
-        (s.model_name for s in steps if s.model_name), None)
-    agent = Agent(name=_harbor_name(a.get(A.AGENT_NAME)) or defaults.name,
-                  version=a.get(A.AGENT_VERSION) or defaults.version,
-                  model_name=model, tool_definitions=load_json(a.get(A.TOOL_DEFINITIONS)),
-                  extra=load_json(a.get(A.AGENT_EXTRA)))
+    model = (
+        a.get(A.REQUEST_MODEL)
+        or (defaults.model if key is None else None)
+        or next((s.model_name for s in steps if s.model_name), None)
+    )
+    agent = Agent(
+        name=_harbor_name(a.get(A.AGENT_NAME)) or defaults.name,
+        version=a.get(A.AGENT_VERSION) or defaults.version,
+        model_name=model,
+        tool_definitions=load_json(a.get(A.TOOL_DEFINITIONS)),
+        extra=load_json(a.get(A.AGENT_EXTRA)),
+    )
     final = load_json(a.get(A.FINAL_METRICS))
     trajectory = Trajectory(
         schema_version=a.get(A.SCHEMA_VERSION) or ("ATIF-v1.7" if subagents or key is not None else "ATIF-v1.6"),
-        session_id=a.get(A.CONVERSATION_ID) or next((e.attributes["session.id"] for e in events
-                                                     if e.attributes.get("session.id")), None) or defaults.session_id,
+        session_id=a.get(A.CONVERSATION_ID)
+        or next((e.attributes["session.id"] for e in events if e.attributes.get("session.id")), None)
+        or defaults.session_id,
         trajectory_id=a.get(A.AGENT_ID) or (key if key is not None else None),
-        agent=agent, steps=steps, notes=a.get(A.NOTES),
-        final_metrics=(FinalMetrics.model_validate(final) if isinstance(final, dict)
-                       else _totals(steps, subagents, side_calls)),
-        continued_trajectory_ref=a.get(A.CONTINUED_REF), extra=load_json(a.get(A.TRAJECTORY_EXTRA)),
+        agent=agent,
+        steps=steps,
+        notes=a.get(A.NOTES),
+        final_metrics=(
+            FinalMetrics.model_validate(final) if isinstance(final, dict) else _totals(steps, subagents, side_calls)
+        ),
+        continued_trajectory_ref=a.get(A.CONTINUED_REF),
+        extra=load_json(a.get(A.TRAJECTORY_EXTRA)),
         subagent_trajectories=subagents or None,
     )
     return trajectory
@@ -159,22 +173,41 @@ def _totals(steps: list[Step], subagents: list[Trajectory], side_calls: list[Met
         return sum(values) if values else None
 
     cost = total("cost_usd")
-    sub_costs = [t.final_metrics.total_cost_usd for t in subagents
-                 if t.final_metrics and t.final_metrics.total_cost_usd is not None]
+    sub_costs = [
+        t.final_metrics.total_cost_usd
+        for t in subagents
+        if t.final_metrics and t.final_metrics.total_cost_usd is not None
+    ]
     if sub_costs:
         cost = (cost or 0.0) + sum(sub_costs)
-    return FinalMetrics(total_prompt_tokens=total("prompt_tokens"), total_completion_tokens=total("completion_tokens"),
-                        total_cached_tokens=total("cached_tokens"), total_cost_usd=cost, total_steps=len(steps))
+    return FinalMetrics(
+        total_prompt_tokens=total("prompt_tokens"),
+        total_completion_tokens=total("completion_tokens"),
+        total_cached_tokens=total("cached_tokens"),
+        total_cost_usd=cost,
+        total_steps=len(steps),
+    )
 
 
 def _metrics(event: Event) -> Metrics | None:
     carried = load_json(event.attributes.get(A.METRICS))
     if isinstance(carried, dict):
         return Metrics.model_validate(carried)
-    extra = {k: v for k, v in (("reasoning_output_tokens", event.reasoning_tokens),
-                               ("cache_creation_input_tokens", event.cache_write_tokens)) if v is not None}
-    metrics = Metrics(prompt_tokens=event.input_tokens, completion_tokens=event.output_tokens,
-                      cached_tokens=event.cached_tokens, cost_usd=event.cost_usd, extra=extra or None)
+    extra = {
+        k: v
+        for k, v in (
+            ("reasoning_output_tokens", event.reasoning_tokens),
+            ("cache_creation_input_tokens", event.cache_write_tokens),
+        )
+        if v is not None
+    }
+    metrics = Metrics(
+        prompt_tokens=event.input_tokens,
+        completion_tokens=event.output_tokens,
+        cached_tokens=event.cached_tokens,
+        cost_usd=event.cost_usd,
+        extra=extra or None,
+    )
     return None if metrics == Metrics() else metrics
 
 
@@ -188,8 +221,9 @@ def _common(event: Event) -> dict:
     }
 
 
-def _steps(events: list[Event], groups: dict,
-           defaults: AgentDefaults) -> tuple[list[Step], list[Trajectory], list[Metrics]]:
+def _steps(
+    events: list[Event], groups: dict, defaults: AgentDefaults
+) -> tuple[list[Step], list[Trajectory], list[Metrics]]:
     """(the steps, the sub-agents' trajectories, the metrics of the side calls)."""
     steps: list[Step] = []
     subagents: list[Trajectory] = []
@@ -208,8 +242,14 @@ def _steps(events: list[Event], groups: dict,
             role, text = user_message(event)
             parts = load_json(event.attributes.get(A.STEP_MESSAGE))
             role = event.attributes.get(A.STEP_SOURCE, role)
-            steps.append(Step(step_id=len(steps) + 1, source=role if role in ("user", "system") else "user",
-                              message=parts if isinstance(parts, list) else text, **_common(event)))
+            steps.append(
+                Step(
+                    step_id=len(steps) + 1,
+                    source=role if role in ("user", "system") else "user",
+                    message=parts if isinstance(parts, list) else text,
+                    **_common(event),
+                )
+            )
             current = None
         elif event.kind == "llm_request":
             if (event.http_status or 0) >= 400 or (event.success is False and event.output_tokens is None):
@@ -224,11 +264,15 @@ def _steps(events: list[Event], groups: dict,
                 by_span[event.span_id] = current
         elif event.kind in ("output", "reasoning"):
             out = model_output(event)
-            step = by_request.get(event.request_id or "") or (
-                by_span.get(event.span_id) if event.source == "otel_logs" else None) or current
+            step = (
+                by_request.get(event.request_id or "")
+                or (by_span.get(event.span_id) if event.source == "otel_logs" else None)
+                or current
+            )
             if step is None or (event.kind == "output" and step.message and out.text):
-                step = current = Step(step_id=len(steps) + 1, source="agent", message="", model_name=event.model,
-                                      **_common(event))
+                step = current = Step(
+                    step_id=len(steps) + 1, source="agent", message="", model_name=event.model, **_common(event)
+                )
                 steps.append(current)
             if event.kind == "output" and out.text:
                 step.message = out.text
@@ -260,12 +304,19 @@ def _agent_step(event: Event, step_id: int) -> Step:
     effort = load_json(a.get(A.REASONING_EFFORT))
     count = a.get(A.LLM_CALL_COUNT)
     metrics = _metrics(event)
-    return Step(step_id=step_id, source="agent", message=parts if isinstance(parts, list) else (out.text or ""),
-                model_name=a.get(A.REQUEST_MODEL) if event.scope == A.SCOPE else event.model,
-                reasoning_content=out.reasoning, tool_calls=calls or None,
-                metrics=None if count == "0" else metrics, reasoning_effort=effort,
-                llm_call_count=int(count) if count not in (None, "") else None,
-                observation=_other_results(a), **_common(event))
+    return Step(
+        step_id=step_id,
+        source="agent",
+        message=parts if isinstance(parts, list) else (out.text or ""),
+        model_name=a.get(A.REQUEST_MODEL) if event.scope == A.SCOPE else event.model,
+        reasoning_content=out.reasoning,
+        tool_calls=calls or None,
+        metrics=None if count == "0" else metrics,
+        reasoning_effort=effort,
+        llm_call_count=int(count) if count not in (None, "") else None,
+        observation=_other_results(a),
+        **_common(event),
+    )
 
 
 def _add_requested_calls(step: Step, out) -> None:
@@ -294,22 +345,36 @@ def _requested_call_id(step: Step, event: Event) -> str | None:
     name, arguments = event.tool_name or event.name, tool_arguments(event)
 
     def same(requested: dict[str, Any]) -> bool:
-        return (not arguments or requested == arguments
-                or (list(arguments) == ["input"] and list(requested.values()) == [arguments["input"]]))
+        return (
+            not arguments
+            or requested == arguments
+            or (list(arguments) == ["input"] and list(requested.values()) == [arguments["input"]])
+        )
 
-    return next((c.tool_call_id for c in step.tool_calls or [] if c.function_name == name
-                 and c.tool_call_id not in answered and same(c.arguments or {})), None)
+    return next(
+        (
+            c.tool_call_id
+            for c in step.tool_calls or []
+            if c.function_name == name and c.tool_call_id not in answered and same(c.arguments or {})
+        ),
+        None,
+    )
 
 
 def _add_tool_call(step: Step, event: Event, sub: Trajectory | None, n_steps: int) -> None:
     a = event.attributes
-    call_id = (event.tool_call_id or a.get(A.TOOL_CALL_ID) or _requested_call_id(step, event)
-               or f"call_{n_steps}_{len(step.tool_calls or []) + 1}")
+    call_id = (
+        event.tool_call_id
+        or a.get(A.TOOL_CALL_ID)
+        or _requested_call_id(step, event)
+        or f"call_{n_steps}_{len(step.tool_calls or []) + 1}"
+    )
     calls = step.tool_calls or []
     call = next((c for c in calls if c.tool_call_id == call_id), None)
     if call is None:
-        call = ToolCall(tool_call_id=call_id, function_name=event.tool_name or event.name,
-                        arguments=tool_arguments(event))
+        call = ToolCall(
+            tool_call_id=call_id, function_name=event.tool_name or event.name, arguments=tool_arguments(event)
+        )
         calls.append(call)
         step.tool_calls = calls
     if a.get(A.TOOL_CALL_EXTRA):
@@ -321,9 +386,11 @@ def _add_tool_call(step: Step, event: Event, sub: Trajectory | None, n_steps: in
     if refs is None and sub is not None:
         refs = [{"trajectory_id": sub.trajectory_id}]
     result = ObservationResult(
-        source_call_id=call_id, content=parts if isinstance(parts, list) else tool_result(event),
+        source_call_id=call_id,
+        content=parts if isinstance(parts, list) else tool_result(event),
         subagent_trajectory_ref=[SubagentRef.model_validate(r) for r in refs] if refs else None,
-        extra=load_json(a.get(A.RESULT_EXTRA)))
+        extra=load_json(a.get(A.RESULT_EXTRA)),
+    )
     if step.observation is None:
         step.observation = Observation(results=[])
     twin = next((r for r in step.observation.results if r.source_call_id == call_id), None)
@@ -331,4 +398,3 @@ def _add_tool_call(step: Step, event: Event, sub: Trajectory | None, n_steps: in
         step.observation.results.append(result)
     elif twin.content is None:
         twin.content = result.content
-

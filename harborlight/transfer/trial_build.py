@@ -62,10 +62,12 @@ def _identity(trial: TrialTelemetry) -> dict[str, str]:
             if key.startswith("harbor.") and value:
                 found.setdefault(key, value)
     first = trial.events[0]
-    fallbacks = {"harbor.task.name": next((e.task for e in trial.events if e.task), None),
-                 "harbor.agent.name": next((e.agent for e in trial.events if e.agent), None),
-                 "harbor.agent.version": next((e.agent_version for e in trial.events if e.agent_version), None),
-                 "harbor.attempt": str(first.attempt) if first.attempt is not None else None}
+    fallbacks = {
+        "harbor.task.name": next((e.task for e in trial.events if e.task), None),
+        "harbor.agent.name": next((e.agent for e in trial.events if e.agent), None),
+        "harbor.agent.version": next((e.agent_version for e in trial.events if e.agent_version), None),
+        "harbor.attempt": str(first.attempt) if first.attempt is not None else None,
+    }
     for key, value in fallbacks.items():
         if value and key not in found:
             found[key] = value
@@ -91,16 +93,22 @@ def _exception(trial: TrialTelemetry) -> ExceptionInfo | None:
         return None
     time_ns, first = min(found, key=lambda pair: pair[0])
     a = first.attributes
-    return ExceptionInfo(exception_type=a.get("exception.type") or "Exception",
-                         exception_message=a.get("exception.message", ""),
-                         exception_traceback=a.get("exception.stacktrace", ""), occurred_at=utc(time_ns))
+    return ExceptionInfo(
+        exception_type=a.get("exception.type") or "Exception",
+        exception_message=a.get("exception.message", ""),
+        exception_traceback=a.get("exception.stacktrace", ""),
+        occurred_at=utc(time_ns),
+    )
 
 
 def _rewards(verifier: Event | None) -> dict[str, float] | None:
     if verifier is None:
         return None
-    rewards = {k.removeprefix("harbor.reward."): float(v) for k, v in verifier.attributes.items()
-               if k.startswith("harbor.reward.")}
+    rewards = {
+        k.removeprefix("harbor.reward."): float(v)
+        for k, v in verifier.attributes.items()
+        if k.startswith("harbor.reward.")
+    }
     return rewards or None
 
 
@@ -114,8 +122,12 @@ def _agent_result(trial: TrialTelemetry, carried: str | None) -> AgentContext:
         values = [getattr(e, field) for e in calls if getattr(e, field) is not None]
         return sum(values) if values else None
 
-    return AgentContext(n_input_tokens=total("input_tokens"), n_cache_tokens=total("cached_tokens"),
-                        n_output_tokens=total("output_tokens"), cost_usd=total("cost_usd"))
+    return AgentContext(
+        n_input_tokens=total("input_tokens"),
+        n_cache_tokens=total("cached_tokens"),
+        n_output_tokens=total("output_tokens"),
+        cost_usd=total("cost_usd"),
+    )
 
 
 def _model_info(identity: dict[str, str], root: dict[str, str]) -> ModelInfo | None:
@@ -131,27 +143,38 @@ def _model_info(identity: dict[str, str], root: dict[str, str]) -> ModelInfo | N
 def _carried(trial: TrialTelemetry) -> dict[str, str]:
     """What the Harbor importer carried: the configs on the trial's first phase, the result's own facts
     on the root span (older imports carried everything there; the root's win)."""
-    first = next((e.attributes for e in trial.events if e.is_lifecycle and H.TRIAL_CONFIG in e.attributes
-                  and e is not trial.root), {})
+    first = next(
+        (
+            e.attributes
+            for e in trial.events
+            if e.is_lifecycle and H.TRIAL_CONFIG in e.attributes and e is not trial.root
+        ),
+        {},
+    )
     return {**first, **(trial.root.attributes if trial.root is not None else {})}
 
 
-def build_trial(trial: TrialTelemetry, job: str, trials_dir: str, job_id: str | None,
-                directory: str | None = None) -> TrialRecords:
+def build_trial(
+    trial: TrialTelemetry, job: str, trials_dir: str, job_id: str | None, directory: str | None = None
+) -> TrialRecords:
     """`directory`: the trial's directory under trials_dir when it is not its name (harborlight/transfer/job_files.py)."""
     root = trial.root
     r = _carried(trial)
     identity = _identity(trial)
     task = identity.get("harbor.task.name") or trial.name.split("__")[0]
     source = identity.get("harbor.task.source")
-    agent = AgentInfo(name=identity.get("harbor.agent.name") or "unknown",
-                      version=identity.get("harbor.agent.version") or "unknown",
-                      model_info=_model_info(identity, r))
+    agent = AgentInfo(
+        name=identity.get("harbor.agent.name") or "unknown",
+        version=identity.get("harbor.agent.version") or "unknown",
+        model_info=_model_info(identity, r),
+    )
     model = identity.get("harbor.model.name")
     config = load_json(r.get(H.TRIAL_CONFIG))
     if not isinstance(config, dict):
-        config = {"task": {"path": task, **({"source": source} if source else {})},
-                  "agent": {"name": agent.name, **({"model_name": model} if model else {})}}
+        config = {
+            "task": {"path": task, **({"source": source} if source else {})},
+            "agent": {"name": agent.name, **({"model_name": model} if model else {})},
+        }
     config = {**config, "trial_name": trial.name, "trials_dir": trials_dir}
     job_id = job_id or identity.get("harbor.job.id")
     if job_id:
@@ -163,13 +186,20 @@ def build_trial(trial: TrialTelemetry, job: str, trials_dir: str, job_id: str | 
     starts = [e.start_ns for e in trial.events]
     result = TrialResult(
         id=r.get(H.TRIAL_ID) or uuid.uuid5(NAMESPACE, f"{job}/{trial.name}"),
-        task_name=task, trial_name=trial.name, trial_uri=f"file://{trials_dir}/{directory or trial.name}",
-        task_id=task_id if isinstance(task_id, dict) else {"path": task}, source=source,
+        task_name=task,
+        trial_name=trial.name,
+        trial_uri=f"file://{trials_dir}/{directory or trial.name}",
+        task_id=task_id if isinstance(task_id, dict) else {"path": task},
+        source=source,
         task_checksum=r.get(H.TASK_CHECKSUM) or hashlib.sha256(task.encode()).hexdigest(),
-        config=config, agent_info=agent, agent_result=_agent_result(trial, r.get(H.AGENT_RESULT)),
+        config=config,
+        agent_info=agent,
+        agent_result=_agent_result(trial, r.get(H.AGENT_RESULT)),
         verifier_result=VerifierResult(rewards=rewards) if rewards is not None else None,
-        verifier_environment_mode=r.get(H.VERIFIER_MODE), exception_info=exception,
-        started_at=utc(root.start_ns if root else min(starts)), finished_at=utc(_finished(trial)),
+        verifier_environment_mode=r.get(H.VERIFIER_MODE),
+        exception_info=exception,
+        started_at=utc(root.start_ns if root else min(starts)),
+        finished_at=utc(_finished(trial)),
         step_results=load_json(r.get(H.STEP_RESULTS)),
         **{p: _timing(e) for p, e in phases.items()},
     )
@@ -177,12 +207,18 @@ def build_trial(trial: TrialTelemetry, job: str, trials_dir: str, job_id: str | 
     job_started = r.get(H.JOB_STARTED)
     total = r.get(H.N_TOTAL_TRIALS)
     return TrialRecords(
-        name=trial.name, running=trial.is_running, config=config, result=result,
+        name=trial.name,
+        running=trial.is_running,
+        config=config,
+        result=result,
         trajectory=build_trajectory(trial.events, defaults),
         exception_text=(exception.exception_traceback or f"{exception.exception_type}: {exception.exception_message}\n")
-        if exception else None,
-        job_config=load_json(r.get(H.JOB_CONFIG)), job_started=datetime.fromisoformat(job_started) if job_started else None,
-        n_total_trials=int(total) if total else None, log_lines=_log_lines(trial, result),
+        if exception
+        else None,
+        job_config=load_json(r.get(H.JOB_CONFIG)),
+        job_started=datetime.fromisoformat(job_started) if job_started else None,
+        n_total_trials=int(total) if total else None,
+        log_lines=_log_lines(trial, result),
         attempt=int(identity["harbor.attempt"]) if identity.get("harbor.attempt", "").isdigit() else None,
     )
 
@@ -198,8 +234,10 @@ def _log_lines(trial: TrialTelemetry, result: TrialResult) -> list[str]:
         for span_event in event.span_events:
             if span_event.name == "exception":
                 a = span_event.attributes
-                lines.append(f"{utc(span_event.time_ns).isoformat()} ERROR {what}: "
-                             f"{a.get('exception.type', '')}: {a.get('exception.message', '')}")
+                lines.append(
+                    f"{utc(span_event.time_ns).isoformat()} ERROR {what}: "
+                    f"{a.get('exception.type', '')}: {a.get('exception.message', '')}"
+                )
         if event.end_ns is not None:
             lines.append(f"{utc(event.end_ns).isoformat()} INFO {what} finished")
     if result.verifier_result and result.verifier_result.rewards is not None:

@@ -23,8 +23,9 @@ def report_attributes(report: Any) -> dict[str, bool | int]:
     (entry,) = report.values()
     if not isinstance(entry, dict):
         return {}
-    values: dict[str, bool | int] = {f"{PREFIX}{name}": entry[key] for name, key in _FLAGS
-                                     if isinstance(entry.get(key), bool)}
+    values: dict[str, bool | int] = {
+        f"{PREFIX}{name}": entry[key] for name, key in _FLAGS if isinstance(entry.get(key), bool)
+    }
     status = entry.get("tests_status")
     for name, key in _TESTS:
         tests = status.get(key) if isinstance(status, dict) else None

@@ -6,5 +6,13 @@ from harborlight.wal.segment import Damage
 from harborlight.wal.write_ahead_log import Depth, Entry, LogInUse, LogReport, Recovered, WriteAheadLog
 
 __all__ = [
-    "Damage", "Depth", "Entry", "FsyncPolicy", "LogInUse", "LogReport", "Record", "Recovered", "WriteAheadLog",
+    "Damage",
+    "Depth",
+    "Entry",
+    "FsyncPolicy",
+    "LogInUse",
+    "LogReport",
+    "Record",
+    "Recovered",
+    "WriteAheadLog",
 ]

@@ -62,7 +62,7 @@ def _slots(data: bytes) -> list[tuple[int, Checkpoint]]:
     found = []
     if len(data) == FILE_BYTES:
         for i in range(2):
-            slot = data[i * SLOT_BYTES:i * SLOT_BYTES + _SLOT.size + 4]
+            slot = data[i * SLOT_BYTES : i * SLOT_BYTES + _SLOT.size + 4]
             if slot.strip(b"\0") and (body := _valid(slot)) is not None:
                 log_id, through, first, last, generation = _SLOT.unpack(body)
                 found.append((generation, Checkpoint(log_id.hex(), through, (first, last) if last else None)))

@@ -97,8 +97,9 @@ class Flusher:
         except OSError as exc:  # the bytes may never reach the disk: say so to whoever waits, retryably
             log.error("write-ahead log fsync failed: %s", exc)
             for _, future in waiters:
-                refusal = LogUnwritable(f"the write-ahead log's disk did not take this request's bytes "
-                                        f"({exc.strerror or exc}); retry later")
+                refusal = LogUnwritable(
+                    f"the write-ahead log's disk did not take this request's bytes ({exc.strerror or exc}); retry later"
+                )
                 refusal.__cause__ = exc
                 future.set_exception(refusal)
             return

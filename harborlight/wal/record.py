@@ -75,8 +75,14 @@ def encode(record: Record, appended_at_ns: int) -> list[bytes]:
         raise ValueError(f"a digest has {DIGEST_BYTES} bytes, not {len(record.digest)}")
     tenant = (record.tenant or "").encode()
     prefix = BODY.pack(
-        VERSION, _SIGNAL_CODES[record.signal], _NESTED if record.nested else 0, record.items,
-        record.expanded_bytes, appended_at_ns, record.digest, len(tenant),
+        VERSION,
+        _SIGNAL_CODES[record.signal],
+        _NESTED if record.nested else 0,
+        record.items,
+        record.expanded_bytes,
+        appended_at_ns,
+        record.digest,
+        len(tenant),
     )
     length = len(prefix) + len(tenant) + len(record.payload)
     if length > MAX_BODY_BYTES:
@@ -95,7 +101,7 @@ def parse(data: memoryview | bytes, pos: int) -> Frame:
     if len(data) - pos < HEADER.size:
         return Truncated()
     length, crc, header_crc = HEADER.unpack_from(data, pos)
-    if zlib.crc32(data[pos:pos + 8]) != header_crc:
+    if zlib.crc32(data[pos : pos + 8]) != header_crc:
         return BadHeader("header checksum mismatch")
     if length < BODY.size:
         return BadHeader(f"body length {length} is shorter than a record")
@@ -108,8 +114,8 @@ def parse(data: memoryview | bytes, pos: int) -> Frame:
     version, code, flags, items, expanded, appended_at, digest, tenant_len = BODY.unpack_from(body)
     if version != VERSION or code not in _SIGNALS or BODY.size + tenant_len > length:
         return BadBody(f"unknown record layout (version {version}, signal {code})", end)
-    tenant = bytes(body[BODY.size:BODY.size + tenant_len]).decode()
-    payload = bytes(body[BODY.size + tenant_len:])
+    tenant = bytes(body[BODY.size : BODY.size + tenant_len]).decode()
+    payload = bytes(body[BODY.size + tenant_len :])
     record = Record(_SIGNALS[code], tenant or None, digest, items, payload, bool(flags & _NESTED), expanded)
     return Parsed(record, appended_at, end)
 
@@ -119,7 +125,7 @@ def appended_at(data: memoryview | bytes, pos: int) -> int | None:
     if len(data) - pos < HEADER.size + BODY.size:
         return None
     _, _, header_crc = HEADER.unpack_from(data, pos)
-    if zlib.crc32(data[pos:pos + 8]) != header_crc:
+    if zlib.crc32(data[pos : pos + 8]) != header_crc:
         return None
     appended: int = BODY.unpack_from(data, pos + HEADER.size)[5]
     return appended

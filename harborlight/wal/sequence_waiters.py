@@ -7,7 +7,8 @@ Waiter = tuple[int, Future[None] | asyncio.Future[None]]
 
 
 def resolve_through[W: Future[None] | asyncio.Future[None]](
-        waiters: list[tuple[int, W]], reached: int) -> list[tuple[int, W]]:
+    waiters: list[tuple[int, W]], reached: int
+) -> list[tuple[int, W]]:
     """Resolves every future waiting for a sequence number up to `reached`; returns the others, in order."""
     waiting = []
     for seq, future in waiters:

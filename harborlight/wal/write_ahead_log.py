@@ -139,14 +139,20 @@ def _lock(directory: Path) -> int:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
-        raise LogInUse(f"the write-ahead log {directory} is in use by another harborlight "
-                       "(each process needs a --wal-dir of its own)") from None
+        raise LogInUse(
+            f"the write-ahead log {directory} is in use by another harborlight "
+            "(each process needs a --wal-dir of its own)"
+        ) from None
     return fd
 
 
 class WriteAheadLog:
     def __init__(
-        self, directory: Path, policy: FsyncPolicy, max_bytes: int, segment_bytes: int | None = None,
+        self,
+        directory: Path,
+        policy: FsyncPolicy,
+        max_bytes: int,
+        segment_bytes: int | None = None,
         settle: Callable[[], None] | None = None,
     ) -> None:
         """Opens the log in `directory`, recovering what a previous process left. `settle`, when given,
@@ -170,8 +176,9 @@ class WriteAheadLog:
         # used in a token is never used again under the same log id.
         self._next_seq = max(next_seq, self._checkpoint.committed_through + 1, in_flight[1] + 1 if in_flight else 0)
         self._written = sum(s.size - len(MAGIC) for s in self._segments)
-        self.recovered = Recovered(len(self._segments), self._next_seq - self._first_seq(), self._written, damage,
-                                   in_flight)
+        self.recovered = Recovered(
+            len(self._segments), self._next_seq - self._first_seq(), self._written, damage, in_flight
+        )
         self._head = self._start()
         self._cursor = self._start()
         self._stored_through = in_flight[0] - 1 if in_flight else self._checkpoint.committed_through
@@ -185,8 +192,10 @@ class WriteAheadLog:
             self._active = self._segments[-1]
             self._active.fd = segment.reopen(self._active.path)
         self._durable = self._next_seq - 1
-        if checkpoint.load(self.directory) is None or (self.directory / checkpoint.NAME).stat().st_size \
-                != checkpoint.FILE_BYTES:
+        if (
+            checkpoint.load(self.directory) is None
+            or (self.directory / checkpoint.NAME).stat().st_size != checkpoint.FILE_BYTES
+        ):
             try:  # made now, while there is room: later checkpoints are written in place
                 checkpoint.create(self.directory, self._checkpoint, durable=policy.interval_ms is not None)
             except OSError as exc:
@@ -232,20 +241,27 @@ class WriteAheadLog:
             depth = self._written - self._head.position
             if depth and depth + size > self.max_bytes:
                 self.stats.refused_full += 1
-                raise LogFull(f"write-ahead log is full ({depth >> 20} of {self.max_bytes >> 20} MiB waiting "
-                              "for the store); retry later")
+                raise LogFull(
+                    f"write-ahead log is full ({depth >> 20} of {self.max_bytes >> 20} MiB waiting "
+                    "for the store); retry later"
+                )
             parts = encode(record, time.time_ns())
             try:
-                if self._active is None or self._torn or (
-                        self._active.size > len(MAGIC) and self._active.size + size > self.segment_bytes):
+                if (
+                    self._active is None
+                    or self._torn
+                    or (self._active.size > len(MAGIC) and self._active.size + size > self.segment_bytes)
+                ):
                     self._rotate()
                 assert self._active is not None and self._active.fd is not None
                 self._write(self._active, parts)
             except OSError as exc:
                 self.stats.refused_disk += 1
                 what = "is full" if no_space(exc) else "cannot be written"
-                raise LogUnwritable(f"the write-ahead log's disk {what} ({exc.strerror or exc}); nothing of this "
-                                    "request was kept: retry later") from exc
+                raise LogUnwritable(
+                    f"the write-ahead log's disk {what} ({exc.strerror or exc}); nothing of this "
+                    "request was kept: retry later"
+                ) from exc
             self._active.size += size
             self._written += size
             seq = self._next_seq
@@ -271,8 +287,11 @@ class WriteAheadLog:
             try:
                 os.ftruncate(s.fd, s.size)
             except OSError as exc:
-                log.error("write-ahead log: could not cut a failed append from %s (%s): a new segment follows",
-                          s.path.name, exc)
+                log.error(
+                    "write-ahead log: could not cut a failed append from %s (%s): a new segment follows",
+                    s.path.name,
+                    exc,
+                )
                 self._torn = True
             raise
 
@@ -394,13 +413,25 @@ class WriteAheadLog:
             if isinstance(frame, Parsed):
                 return current, frame
             if isinstance(frame, BadBody):
-                self._damaged(Damage(current.path.name, self._cursor.offset, frame.end - self._cursor.offset,
-                                     f"{frame.reason}: record skipped"))
+                self._damaged(
+                    Damage(
+                        current.path.name,
+                        self._cursor.offset,
+                        frame.end - self._cursor.offset,
+                        f"{frame.reason}: record skipped",
+                    )
+                )
                 self._advance(frame.end)
                 continue
             reason = getattr(frame, "reason", "record cut short")  # nothing after this point can be read
-            self._damaged(Damage(current.path.name, self._cursor.offset, stop - self._cursor.offset,
-                                 f"{reason}: rest of the segment skipped"))
+            self._damaged(
+                Damage(
+                    current.path.name,
+                    self._cursor.offset,
+                    stop - self._cursor.offset,
+                    f"{reason}: rest of the segment skipped",
+                )
+            )
             self._cursor.position += stop - self._cursor.offset
             self._cursor.offset = stop
             with self._lock:
@@ -409,8 +440,14 @@ class WriteAheadLog:
 
     def _consume(self, current: "_Segment", frame: Parsed) -> Entry:
         self._advance(frame.end)
-        return Entry(self._cursor.seq - 1, frame.record, frame.appended_at_ns, current.first_seq, frame.end,
-                     self._cursor.position)
+        return Entry(
+            self._cursor.seq - 1,
+            frame.record,
+            frame.appended_at_ns,
+            current.first_seq,
+            frame.end,
+            self._cursor.position,
+        )
 
     @property
     def rejected_dir(self) -> Path:
@@ -447,8 +484,12 @@ class WriteAheadLog:
         """Every record up to `entry` is stored: segments that hold nothing else are deleted."""
         with self._lock:
             self._head = _Place(entry.segment, entry.end, entry.seq + 1, entry.position)
-            done = [s for s in self._segments if s is not self._active and (
-                s.first_seq < entry.segment or (s.first_seq == entry.segment and entry.end >= s.size))]
+            done = [
+                s
+                for s in self._segments
+                if s is not self._active
+                and (s.first_seq < entry.segment or (s.first_seq == entry.segment and entry.end >= s.size))
+            ]
         if not done:
             return
         if self._settle is not None:
@@ -512,10 +553,22 @@ class WriteAheadLog:
         for path in rejected:
             with contextlib.suppress(FileNotFoundError):
                 rejected_bytes += path.stat().st_size - len(MAGIC)
-        return LogReport(depth.bytes, depth.requests, depth.oldest_age_seconds, self.max_bytes, str(self.policy),
-                         self.stats.appended_requests, self.stats.refused_full, self.stats.deleted_segments,
-                         [str(d) for d in self.stats.damage], self.stats.refused_disk, free, total,
-                         len(rejected), rejected_bytes)
+        return LogReport(
+            depth.bytes,
+            depth.requests,
+            depth.oldest_age_seconds,
+            self.max_bytes,
+            str(self.policy),
+            self.stats.appended_requests,
+            self.stats.refused_full,
+            self.stats.deleted_segments,
+            [str(d) for d in self.stats.damage],
+            self.stats.refused_disk,
+            free,
+            total,
+            len(rejected),
+            rejected_bytes,
+        )
 
     def _oldest_place(self) -> tuple[Path, int] | None:
         for s in self._segments:

@@ -29,22 +29,36 @@ def genai_request(i: int) -> bytes:
     spans = rs.scope_spans.add().spans
     trace_id = os.urandom(16)
     for n in range(SPANS_PER_REQUEST):
-        span = spans.add(trace_id=trace_id, span_id=os.urandom(8), parent_span_id=b"" if n == 0 else b"\x01" * 8,
-                         name="chat claude-sonnet-4", kind=3, start_time_unix_nano=T0 + n * 1000,
-                         end_time_unix_nano=T0 + n * 1000 + 900)
-        span.attributes.extend(attrs(**{
-            "gen_ai.operation.name": "chat", "gen_ai.request.model": "claude-sonnet-4",
-            "gen_ai.provider.name": "anthropic", "gen_ai.usage.input_tokens": 1000 + n,
-            "gen_ai.usage.output_tokens": 200, "gen_ai.usage.cache_read.input_tokens": 800,
-            "gen_ai.response.finish_reasons": '["stop"]', "gen_ai.conversation.id": f"conv-{i}",
-        }))
+        span = spans.add(
+            trace_id=trace_id,
+            span_id=os.urandom(8),
+            parent_span_id=b"" if n == 0 else b"\x01" * 8,
+            name="chat claude-sonnet-4",
+            kind=3,
+            start_time_unix_nano=T0 + n * 1000,
+            end_time_unix_nano=T0 + n * 1000 + 900,
+        )
+        span.attributes.extend(
+            attrs(
+                **{
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.request.model": "claude-sonnet-4",
+                    "gen_ai.provider.name": "anthropic",
+                    "gen_ai.usage.input_tokens": 1000 + n,
+                    "gen_ai.usage.output_tokens": 200,
+                    "gen_ai.usage.cache_read.input_tokens": 800,
+                    "gen_ai.response.finish_reasons": '["stop"]',
+                    "gen_ai.conversation.id": f"conv-{i}",
+                }
+            )
+        )
     return request.SerializeToString()
 
 
 def timed_insert(store, requests: list[bytes]) -> float:
     start = time.perf_counter()
     for k in range(0, len(requests), REQUESTS_PER_INSERT):
-        insert_requests(store, Signal.traces, requests[k:k + REQUESTS_PER_INSERT])
+        insert_requests(store, Signal.traces, requests[k : k + REQUESTS_PER_INSERT])
     return time.perf_counter() - start
 
 

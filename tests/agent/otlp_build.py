@@ -42,12 +42,26 @@ class Traces:
         self._scope = rs.scope_spans.add()
         self._scope.scope.name = self.scope
 
-    def span(self, name: str, attrs: dict | None = None, parent: bytes = b"", start_ms: int = 0, dur_ms: int = 10,
-             error: str | None = None, kind: int = 1, span_id: bytes | None = None) -> bytes:
+    def span(
+        self,
+        name: str,
+        attrs: dict | None = None,
+        parent: bytes = b"",
+        start_ms: int = 0,
+        dur_ms: int = 10,
+        error: str | None = None,
+        kind: int = 1,
+        span_id: bytes | None = None,
+    ) -> bytes:
         span_id = span_id or os.urandom(8)
         span = self._scope.spans.add(
-            trace_id=self.trace_id, span_id=span_id, parent_span_id=parent, name=name, kind=kind,
-            start_time_unix_nano=T0 + start_ms * MS, end_time_unix_nano=T0 + (start_ms + dur_ms) * MS,
+            trace_id=self.trace_id,
+            span_id=span_id,
+            parent_span_id=parent,
+            name=name,
+            kind=kind,
+            start_time_unix_nano=T0 + start_ms * MS,
+            end_time_unix_nano=T0 + (start_ms + dur_ms) * MS,
         )
         span.attributes.extend(kv(attrs or {}))
         if error is not None:
@@ -70,10 +84,18 @@ class Logs:
         self._scope = rl.scope_logs.add()
         self._scope.scope.name = self.scope
 
-    def event(self, attrs: dict, at_ms: int = 0, body: str = "", event_name: str = "",
-              trace_id: bytes = b"", span_id: bytes = b"") -> None:
-        record = self._scope.log_records.add(time_unix_nano=T0 + at_ms * MS, severity_number=9, event_name=event_name,
-                                             trace_id=trace_id, span_id=span_id)
+    def event(
+        self,
+        attrs: dict,
+        at_ms: int = 0,
+        body: str = "",
+        event_name: str = "",
+        trace_id: bytes = b"",
+        span_id: bytes = b"",
+    ) -> None:
+        record = self._scope.log_records.add(
+            time_unix_nano=T0 + at_ms * MS, severity_number=9, event_name=event_name, trace_id=trace_id, span_id=span_id
+        )
         record.body.string_value = body
         record.attributes.extend(kv(attrs))
 
@@ -86,16 +108,19 @@ def post(server, path: str, body: bytes, content_type: str = "application/x-prot
     assert reply.status_code == 200, reply.text
 
 
-EVENT_COLUMNS = ("Kind, Name, Model, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens, ReasoningTokens, "
-                 "CostUsd, HttpStatus, ErrorType, Success, ToolName, ToolCategory, ToolCallId, TargetPaths, "
-                 "JobName, TrialName, Attempt, TaskName, Provenance, TimingQuality, SourceTable")
+EVENT_COLUMNS = (
+    "Kind, Name, Model, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens, ReasoningTokens, "
+    "CostUsd, HttpStatus, ErrorType, Success, ToolName, ToolCategory, ToolCallId, TargetPaths, "
+    "JobName, TrialName, Attempt, TaskName, Provenance, TimingQuality, SourceTable"
+)
 
 
 def events(server, service: str, columns: str = EVENT_COLUMNS, order: str = "Timestamp, Name") -> list[dict]:
     """The agent events of one service, in time order, as column -> value."""
     names = [c.strip() for c in columns.split(",")]
-    rows = server.sql(f"SELECT {columns} FROM agent_events WHERE ServiceName = {{s:String}} "
-                      f"ORDER BY {order}", s=service)
+    rows = server.sql(
+        f"SELECT {columns} FROM agent_events WHERE ServiceName = {{s:String}} ORDER BY {order}", s=service
+    )
     return [dict(zip(names, row, strict=True)) for row in rows]
 
 

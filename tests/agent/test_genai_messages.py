@@ -35,10 +35,14 @@ def _identity(unique: str) -> dict:
 
 # Each call: (its input history as 1.30 events (event name, body), its output choice's message, its usage).
 _HISTORY_1 = [("gen_ai.system.message", {"content": SYSTEM}), ("gen_ai.user.message", {"content": FIRST})]
-_HISTORY_2 = _HISTORY_1 + [("gen_ai.assistant.message", {"tool_calls": [CALL]}),
-                           ("gen_ai.tool.message", {"content": TOOL_RESULT, "id": "call_1"})]
-_HISTORY_3 = _HISTORY_2 + [("gen_ai.assistant.message", {"content": ANSWER_1}),
-                           ("gen_ai.user.message", {"content": SECOND})]
+_HISTORY_2 = _HISTORY_1 + [
+    ("gen_ai.assistant.message", {"tool_calls": [CALL]}),
+    ("gen_ai.tool.message", {"content": TOOL_RESULT, "id": "call_1"}),
+]
+_HISTORY_3 = _HISTORY_2 + [
+    ("gen_ai.assistant.message", {"content": ANSWER_1}),
+    ("gen_ai.user.message", {"content": SECOND}),
+]
 CALLS = [
     (_HISTORY_1, {"role": "assistant", "tool_calls": [CALL]}, (31, 7)),
     (_HISTORY_2, {"role": "assistant", "content": ANSWER_1}, (53, 11)),
@@ -52,25 +56,54 @@ def _latest(history: list[tuple[str, dict]]) -> list[dict]:
     for name, body in history:
         role = name.split(".")[1]
         parts = [{"type": "text", "content": body["content"]}] if "content" in body else []
-        parts += [{"type": "tool_call", "id": c["id"], "name": c["function"]["name"],
-                   "arguments": json.loads(c["function"]["arguments"])} for c in body.get("tool_calls", [])]
-        out.append({"role": role, "parts": [{**p, "type": "tool_call_response", "id": body["id"],
-                                              "response": p["content"]} if role == "tool" else p for p in parts]})
+        parts += [
+            {
+                "type": "tool_call",
+                "id": c["id"],
+                "name": c["function"]["name"],
+                "arguments": json.loads(c["function"]["arguments"]),
+            }
+            for c in body.get("tool_calls", [])
+        ]
+        out.append(
+            {
+                "role": role,
+                "parts": [
+                    {**p, "type": "tool_call_response", "id": body["id"], "response": p["content"]}
+                    if role == "tool"
+                    else p
+                    for p in parts
+                ],
+            }
+        )
     return out
 
 
 def _send_1_30(server, unique: str) -> None:
     for n, (history, choice, (tokens_in, tokens_out)) in enumerate(CALLS):
         traces = Traces(_identity(unique))  # the instrumentation's calls are a trace each
-        span_id = traces.span("chat gpt-fake-1", {
-            "gen_ai.operation.name": "chat", "gen_ai.system": "openai", "gen_ai.request.model": "gpt-fake-1",
-            "gen_ai.usage.input_tokens": tokens_in, "gen_ai.usage.output_tokens": tokens_out},
-            start_ms=n * 100, dur_ms=50)
+        span_id = traces.span(
+            "chat gpt-fake-1",
+            {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.system": "openai",
+                "gen_ai.request.model": "gpt-fake-1",
+                "gen_ai.usage.input_tokens": tokens_in,
+                "gen_ai.usage.output_tokens": tokens_out,
+            },
+            start_ms=n * 100,
+            dur_ms=50,
+        )
         traces.send(server)
         logs = Logs(_identity(unique), scope="opentelemetry.instrumentation.openai_v2")
         for i, (name, body) in enumerate(history + [("gen_ai.choice", {"index": 0, "message": choice})]):
-            logs.event({"gen_ai.system": "openai"}, at_ms=n * 100 + 1 + i, event_name=name,
-                       trace_id=traces.trace_id, span_id=span_id)
+            logs.event(
+                {"gen_ai.system": "openai"},
+                at_ms=n * 100 + 1 + i,
+                event_name=name,
+                trace_id=traces.trace_id,
+                span_id=span_id,
+            )
             logs.request.resource_logs[0].scope_logs[0].log_records[-1].body.CopyFrom(_value(body))
         logs.send(server)
 
@@ -79,11 +112,21 @@ def _send_latest(server, unique: str) -> None:
     for n, (history, choice, (tokens_in, tokens_out)) in enumerate(CALLS):
         traces = Traces(_identity(unique))
         output = _latest([("gen_ai.assistant.message", choice)])
-        traces.span("chat gpt-fake-1", {
-            "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-fake-1",
-            "gen_ai.usage.input_tokens": tokens_in, "gen_ai.usage.output_tokens": tokens_out,
-            "gen_ai.input.messages": json.dumps(_latest(history)), "gen_ai.output.messages": json.dumps(output)},
-            start_ms=n * 100, dur_ms=50, span_id=os.urandom(8))
+        traces.span(
+            "chat gpt-fake-1",
+            {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.provider.name": "openai",
+                "gen_ai.request.model": "gpt-fake-1",
+                "gen_ai.usage.input_tokens": tokens_in,
+                "gen_ai.usage.output_tokens": tokens_out,
+                "gen_ai.input.messages": json.dumps(_latest(history)),
+                "gen_ai.output.messages": json.dumps(output),
+            },
+            start_ms=n * 100,
+            dur_ms=50,
+            span_id=os.urandom(8),
+        )
         traces.send(server)
 
 
@@ -105,8 +148,12 @@ def _check(server, unique: str) -> None:
     assert len(spans("output")) == 2
     steps = _get(server, f"/api/trials/{trial}/trajectory", job=job)["steps"]
     assert [(s["source"], s["message"], [c["function_name"] for c in s.get("tool_calls") or []]) for s in steps] == [
-        ("user", FIRST, []), ("agent", "", ["read_file"]), ("agent", ANSWER_1, []),
-        ("user", SECOND, []), ("agent", ANSWER_2, [])]
+        ("user", FIRST, []),
+        ("agent", "", ["read_file"]),
+        ("agent", ANSWER_1, []),
+        ("user", SECOND, []),
+        ("agent", ANSWER_2, []),
+    ]
     assert steps[1]["tool_calls"][0]["arguments"] == {"path": "/w/notes.txt"}
     behavior = _get(server, f"/api/trials/{trial}/behavior", job=job)
     assert behavior["last_agent_message"]["value"] == ANSWER_2
@@ -125,8 +172,14 @@ def test_latest_genai_messages_a_call_ending_with_the_users_text_carries_the_tur
 def test_a_users_message_without_a_genai_text_part_is_no_turn(server, unique):
     """Gemini CLI's own message format ({"text"} parts, no type): its turns are its user_prompt events."""
     traces = Traces(_identity(unique))
-    traces.span("llm_call", {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 5,
-                             "gen_ai.input.messages": json.dumps([{"role": "user", "parts": [{"text": FIRST}]}])})
+    traces.span(
+        "llm_call",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.usage.input_tokens": 5,
+            "gen_ai.input.messages": json.dumps([{"role": "user", "parts": [{"text": FIRST}]}]),
+        },
+    )
     traces.send(server)
     server.caught_up()
     rows = server.sql("SELECT Kind FROM agent_events WHERE ServiceName = {s:String}", s=unique)

@@ -10,9 +10,16 @@ from tests.agent.otlp_build import Traces
 
 
 def test_harness_helper_emits_lifecycle_spans_with_identity_rewards_and_exceptions(server, unique):
-    identity = TrialIdentity(job=f"job-{unique}", trial=f"trial-{unique}", task="hello-world", attempt=1,
-                             agent="claude-code", model="claude-sonnet-4-5", n_planned_trials=3,
-                             service=f"harness-{unique}")
+    identity = TrialIdentity(
+        job=f"job-{unique}",
+        trial=f"trial-{unique}",
+        task="hello-world",
+        attempt=1,
+        agent="claude-code",
+        model="claude-sonnet-4-5",
+        n_planned_trials=3,
+        service=f"harness-{unique}",
+    )
     provider = tracer_provider(identity, OTLPSpanExporter(endpoint=f"{server.http_url}/v1/traces"))
     with trial_spans(identity, provider) as trial:
         with trial.phase("environment_setup"):
@@ -32,9 +39,16 @@ def test_harness_helper_emits_lifecycle_spans_with_identity_rewards_and_exceptio
     assert env["TRACEPARENT"].startswith("00-")
     rows = server.sql(
         "SELECT SpanName, SpanAttributes, `Events.Name`, `Events.Attributes`, ResourceAttributes FROM otel_traces "
-        "WHERE ServiceName = {s:String} ORDER BY Timestamp", s=f"harness-{unique}")
-    assert [r[0] for r in rows] == ["harbor.trial", "harbor.environment_setup", "harbor.agent_setup",
-                                    "harbor.agent_execution", "harbor.verifier"]
+        "WHERE ServiceName = {s:String} ORDER BY Timestamp",
+        s=f"harness-{unique}",
+    )
+    assert [r[0] for r in rows] == [
+        "harbor.trial",
+        "harbor.environment_setup",
+        "harbor.agent_setup",
+        "harbor.agent_execution",
+        "harbor.verifier",
+    ]
     assert float(rows[4][1]["harbor.reward.reward"]) == 1.0
     assert rows[3][2] == ["exception"] and rows[3][3][0]["exception.type"] == "TimeoutError"
     assert rows[0][4]["harbor.trial.name"] == f"trial-{unique}" and rows[0][4]["harbor.attempt"] == "1"
@@ -43,7 +57,11 @@ def test_harness_helper_emits_lifecycle_spans_with_identity_rewards_and_exceptio
     (root,) = tree["roots"]
     assert root["kind"] == "session" and root["event"]["job"] == f"job-{unique}"
     assert [c["event"]["name"] for c in root["children"]] == [
-        "harbor.environment_setup", "harbor.agent_setup", "harbor.agent_execution", "harbor.verifier"]
+        "harbor.environment_setup",
+        "harbor.agent_setup",
+        "harbor.agent_execution",
+        "harbor.verifier",
+    ]
     execution_node = root["children"][2]["event"]
     assert execution_node["success"] is False and execution_node["timing"] == "measured"
 
@@ -57,8 +75,12 @@ def test_trace_keeps_orphans_and_accepts_late_parents(server, unique):
     late = Traces({"service.name": unique, "harbor.trial.name": trial})
     parent_id = b"\x07" * 8
     # The tool span and the sub-agent under it arrive before their parent, the agent's root.
-    tool = late.span("execute_tool Task", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Task",
-                                           "gen_ai.tool.call.id": "x"}, parent=parent_id, start_ms=5)
+    tool = late.span(
+        "execute_tool Task",
+        {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Task", "gen_ai.tool.call.id": "x"},
+        parent=parent_id,
+        start_ms=5,
+    )
     late.span("invoke_agent helper", {"gen_ai.operation.name": "invoke_agent"}, parent=tool, start_ms=6)
     late.send(server)
 
@@ -81,10 +103,16 @@ def test_trace_keeps_orphans_and_accepts_late_parents(server, unique):
 def test_spans_api_filters_by_kind_status_category_and_pages(server, unique):
     traces = Traces({"service.name": unique, "harbor.job.name": f"job-{unique}"})
     for i in range(3):
-        traces.span(f"chat m{i}", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m",
-                                   "http.response.status_code": 429 if i == 1 else 200}, start_ms=i)
-    traces.span("execute_tool Grep", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Grep"},
-                start_ms=10)
+        traces.span(
+            f"chat m{i}",
+            {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.request.model": "m",
+                "http.response.status_code": 429 if i == 1 else 200,
+            },
+            start_ms=i,
+        )
+    traces.span("execute_tool Grep", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Grep"}, start_ms=10)
     traces.send(server)
     url = f"{server.http_url}/api/spans"
 
@@ -93,12 +121,18 @@ def test_spans_api_filters_by_kind_status_category_and_pages(server, unique):
     searches = httpx.get(url, params={"job": f"job-{unique}", "tool_category": "search"}).json()["items"]
     assert [e["tool"]["name"] for e in searches] == ["Grep"]
     page1 = httpx.get(url, params={"job": f"job-{unique}", "kind": "llm_request", "limit": 2}).json()
-    page2 = httpx.get(url, params={"job": f"job-{unique}", "kind": "llm_request", "limit": 2,
-                                   "cursor": page1["next_cursor"]}).json()
+    page2 = httpx.get(
+        url, params={"job": f"job-{unique}", "kind": "llm_request", "limit": 2, "cursor": page1["next_cursor"]}
+    ).json()
     assert [e["name"] for e in page1["items"] + page2["items"]] == ["chat m0", "chat m1", "chat m2"]
     assert page2["next_cursor"] is None
-    assert page1["items"][0]["tokens"] == {"input": None, "cached": None, "cache_write": None, "output": None,
-                                           "reasoning": None}
+    assert page1["items"][0]["tokens"] == {
+        "input": None,
+        "cached": None,
+        "cache_write": None,
+        "output": None,
+        "reasoning": None,
+    }
     assert httpx.get(url, params={"kind": "banana"}).status_code == 400
 
 
@@ -119,4 +153,6 @@ def test_trace_of_a_trial_name_in_two_jobs_is_one_jobs_when_asked(server, unique
     assert models(job=f"a-{unique}") == ["model-a"]
     missing = httpx.get(url, params={"job": f"c-{unique}"})
     assert (missing.status_code, missing.json()["detail"]) == (
-        404, f"no agent events for trial {trial!r} in job 'c-{unique}'")
+        404,
+        f"no agent events for trial {trial!r} in job 'c-{unique}'",
+    )

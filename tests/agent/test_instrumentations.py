@@ -13,16 +13,26 @@ def _by_name(server, service: str) -> dict[str, dict]:
 def test_openhands_laminar(server, unique):
     traces = Traces({"service.name": unique})
     # Laminar stamps association properties on every span of the trace.
-    props = {"lmnr.association.properties.session_id": f"oh-{unique}",
-             "lmnr.association.properties.metadata.harbor.trial_name": f"t-{unique}"}
+    props = {
+        "lmnr.association.properties.session_id": f"oh-{unique}",
+        "lmnr.association.properties.metadata.harbor.trial_name": f"t-{unique}",
+    }
     root = traces.span(f"trial-{unique}", {**props, "lmnr.span.type": "EVALUATION"})
     agent = traces.span("agent", {**props, "lmnr.span.type": "EXECUTOR", "harbor.agent.cost_usd": 0.5}, parent=root)
-    traces.span("litellm.completion", {**props, "lmnr.span.type": "LLM", "gen_ai.request.model": "claude-opus-4",
-                                       "gen_ai.usage.input_tokens": 2000, "gen_ai.usage.output_tokens": 50,
-                                       "gen_ai.usage.cache_read_input_tokens": 1500, "gen_ai.usage.cost": 0.03},
-                parent=agent)
-    traces.span("terminal", {**props, "lmnr.span.type": "TOOL", "lmnr.span.input": '{"command": "ls"}'},
-                parent=agent)
+    traces.span(
+        "litellm.completion",
+        {
+            **props,
+            "lmnr.span.type": "LLM",
+            "gen_ai.request.model": "claude-opus-4",
+            "gen_ai.usage.input_tokens": 2000,
+            "gen_ai.usage.output_tokens": 50,
+            "gen_ai.usage.cache_read_input_tokens": 1500,
+            "gen_ai.usage.cost": 0.03,
+        },
+        parent=agent,
+    )
+    traces.span("terminal", {**props, "lmnr.span.type": "TOOL", "lmnr.span.input": '{"command": "ls"}'}, parent=agent)
     traces.send(server)
     rows = _by_name(server, unique)
     assert rows[f"trial-{unique}"]["Kind"] == "session" and rows["agent"]["Kind"] == "group"
@@ -30,24 +40,42 @@ def test_openhands_laminar(server, unique):
     assert (llm["Kind"], llm["CachedTokens"], llm["CostUsd"]) == ("llm_request", 1500, 0.03)
     terminal = rows["terminal"]
     assert (terminal["Kind"], terminal["ToolName"], terminal["ToolCategory"], terminal["ToolCallId"]) == (
-        "tool", "terminal", "execute", None)  # Laminar drops the call id
+        "tool",
+        "terminal",
+        "execute",
+        None,
+    )  # Laminar drops the call id
     assert {r["TrialName"] for r in rows.values()} == {f"t-{unique}"}
 
 
 def test_openllmetry(server, unique):
     traces = Traces({"service.name": unique, "harbor.trial.name": f"t-{unique}"})
     wf = traces.span("solve.workflow", {"traceloop.span.kind": "workflow", "traceloop.workflow.name": "solve"})
-    traces.span("anthropic.chat", {"llm.request.type": "chat", "gen_ai.system": "Anthropic",
-                                   "gen_ai.request.model": "claude-3-7-sonnet", "gen_ai.usage.prompt_tokens": 900,
-                                   "gen_ai.usage.completion_tokens": 80, "gen_ai.usage.cache_creation_input_tokens": 64,
-                                   "gen_ai.usage.reasoning_tokens": 10}, parent=wf)
+    traces.span(
+        "anthropic.chat",
+        {
+            "llm.request.type": "chat",
+            "gen_ai.system": "Anthropic",
+            "gen_ai.request.model": "claude-3-7-sonnet",
+            "gen_ai.usage.prompt_tokens": 900,
+            "gen_ai.usage.completion_tokens": 80,
+            "gen_ai.usage.cache_creation_input_tokens": 64,
+            "gen_ai.usage.reasoning_tokens": 10,
+        },
+        parent=wf,
+    )
     traces.span("grep.tool", {"traceloop.span.kind": "tool", "traceloop.entity.name": "grep"}, parent=wf)
     traces.send(server)
     rows = _by_name(server, unique)
     assert rows["solve.workflow"]["Kind"] == "session"
     chat = rows["anthropic.chat"]
-    assert (chat["Kind"], chat["InputTokens"], chat["OutputTokens"], chat["CacheWriteTokens"],
-            chat["ReasoningTokens"]) == ("llm_request", 900, 80, 64, 10)
+    assert (
+        chat["Kind"],
+        chat["InputTokens"],
+        chat["OutputTokens"],
+        chat["CacheWriteTokens"],
+        chat["ReasoningTokens"],
+    ) == ("llm_request", 900, 80, 64, 10)
     assert rows["grep.tool"]["Kind"] == "tool"
 
 
@@ -56,21 +84,55 @@ def test_harbor_atif2otel_openinference(server, unique):
     the LLM span, a sub-agent under the tool that spawned it, a context-management CHAIN."""
     traces = Traces({"service.name": unique, "telemetry.sdk.name": "harbor-atif2otel"}, scope="harbor-atif2otel")
     oi = "openinference.span.kind"
-    root = traces.span("claude-code", {oi: "AGENT", "agent.name": "claude-code", "session.id": "s-1",
-                                       "llm.model_name": "claude-sonnet-4-5", "llm.token_count.prompt": 50000,
-                                       "llm.cost.total": 1.25}, dur_ms=60000)
+    root = traces.span(
+        "claude-code",
+        {
+            oi: "AGENT",
+            "agent.name": "claude-code",
+            "session.id": "s-1",
+            "llm.model_name": "claude-sonnet-4-5",
+            "llm.token_count.prompt": 50000,
+            "llm.cost.total": 1.25,
+        },
+        dur_ms=60000,
+    )
     turn = traces.span("turn-1", {oi: "AGENT"}, parent=root, dur_ms=30000)
-    traces.span("claude-sonnet-4-5", {oi: "LLM", "llm.model_name": "claude-sonnet-4-5", "llm.token_count.prompt": 8000,
-                                      "llm.token_count.completion": 300,
-                                      "llm.token_count.prompt_details.cache_read": 7000, "llm.cost.total": 0.02},
-                parent=turn, start_ms=10, dur_ms=5000)
-    task = traces.span("Task", {oi: "TOOL", "tool.name": "Task", "input.value": '{"prompt": "explore"}'},
-                       parent=turn, start_ms=11, dur_ms=0)
+    traces.span(
+        "claude-sonnet-4-5",
+        {
+            oi: "LLM",
+            "llm.model_name": "claude-sonnet-4-5",
+            "llm.token_count.prompt": 8000,
+            "llm.token_count.completion": 300,
+            "llm.token_count.prompt_details.cache_read": 7000,
+            "llm.cost.total": 0.02,
+        },
+        parent=turn,
+        start_ms=10,
+        dur_ms=5000,
+    )
+    task = traces.span(
+        "Task",
+        {oi: "TOOL", "tool.name": "Task", "input.value": '{"prompt": "explore"}'},
+        parent=turn,
+        start_ms=11,
+        dur_ms=0,
+    )
     sub = traces.span("explore-agent", {oi: "AGENT", "agent.name": "explore-agent"}, parent=task, start_ms=12)
-    traces.span("Glob", {oi: "TOOL", "tool.name": "Glob", "input.value": '{"path": "/repo", "pattern": "*.py"}'},
-                parent=sub, start_ms=13, dur_ms=0)
-    traces.span("context-management", {oi: "CHAIN", "context_management.action": "{'type': 'compact'}"},
-                parent=turn, start_ms=20000, dur_ms=0)
+    traces.span(
+        "Glob",
+        {oi: "TOOL", "tool.name": "Glob", "input.value": '{"path": "/repo", "pattern": "*.py"}'},
+        parent=sub,
+        start_ms=13,
+        dur_ms=0,
+    )
+    traces.span(
+        "context-management",
+        {oi: "CHAIN", "context_management.action": "{'type': 'compact'}"},
+        parent=turn,
+        start_ms=20000,
+        dur_ms=0,
+    )
     traces.send(server)
     rows = _by_name(server, unique)
     assert rows["claude-code"]["Kind"] == "session" and rows["turn-1"]["Kind"] == "group"
@@ -78,12 +140,16 @@ def test_harbor_atif2otel_openinference(server, unique):
     assert (llm["Kind"], llm["InputTokens"], llm["CachedTokens"], llm["CostUsd"]) == ("llm_request", 8000, 7000, 0.02)
     assert llm["TimingQuality"] == "inferred"  # reconstructed from step timestamps
     assert (rows["Task"]["ToolCategory"], rows["Glob"]["ToolCategory"], rows["Glob"]["TargetPaths"]) == (
-        "other", "search", ["/repo"])
+        "other",
+        "search",
+        ["/repo"],
+    )
     assert rows["explore-agent"]["Kind"] == "group"  # provisional: the trace tree sees the Task tool above it
     assert rows["context-management"]["Kind"] == "compaction"
     # Stored, a span names its trial from its own attributes: the children have none but their trace.
     assert {n: r["TrialName"] for n, r in rows.items() if r["TrialName"] != traces.trace_id.hex()} == {
-        "claude-code": "s-1"}
+        "claude-code": "s-1"
+    }
 
     tree = httpx.get(f"{server.http_url}/api/trials/s-1/trace").json()  # read, they are the root's trial
     assert tree["orphans"] == 0 and tree["events"] == 7
@@ -96,55 +162,119 @@ def test_harbor_atif2otel_openinference(server, unique):
 
 def test_vercel_ai_sdk(server, unique):
     traces = Traces({"service.name": unique, "harbor.trial.name": f"t-{unique}"})
-    outer = traces.span("ai.generateText", {"operation.name": "ai.generateText", "ai.model.id": "gpt-4o",
-                                            "ai.usage.inputTokens": 1200, "ai.usage.outputTokens": 100})
-    traces.span("ai.generateText.doGenerate", {
-        "ai.model.id": "gpt-4o", "ai.model.provider": "openai.chat", "ai.usage.inputTokens": 1200,
-        "ai.usage.outputTokens": 100, "ai.usage.cachedInputTokens": 1024, "ai.usage.reasoningTokens": 64},
-        parent=outer)
-    traces.span("ai.toolCall", {"ai.toolCall.name": "readFile", "ai.toolCall.id": "call_v1",
-                                "ai.toolCall.args": '{"path": "docs/a.md"}'}, parent=outer)
+    outer = traces.span(
+        "ai.generateText",
+        {
+            "operation.name": "ai.generateText",
+            "ai.model.id": "gpt-4o",
+            "ai.usage.inputTokens": 1200,
+            "ai.usage.outputTokens": 100,
+        },
+    )
+    traces.span(
+        "ai.generateText.doGenerate",
+        {
+            "ai.model.id": "gpt-4o",
+            "ai.model.provider": "openai.chat",
+            "ai.usage.inputTokens": 1200,
+            "ai.usage.outputTokens": 100,
+            "ai.usage.cachedInputTokens": 1024,
+            "ai.usage.reasoningTokens": 64,
+        },
+        parent=outer,
+    )
+    traces.span(
+        "ai.toolCall",
+        {"ai.toolCall.name": "readFile", "ai.toolCall.id": "call_v1", "ai.toolCall.args": '{"path": "docs/a.md"}'},
+        parent=outer,
+    )
     traces.send(server)
     rows = _by_name(server, unique)
     assert rows["ai.generateText"]["Kind"] == "session"
     gen = rows["ai.generateText.doGenerate"]
     assert (gen["Kind"], gen["Model"], gen["CachedTokens"], gen["ReasoningTokens"]) == (
-        "llm_request", "gpt-4o", 1024, 64)
+        "llm_request",
+        "gpt-4o",
+        1024,
+        64,
+    )
     call = rows["ai.toolCall"]
     assert (call["Kind"], call["ToolCallId"], call["ToolCategory"], call["TargetPaths"]) == (
-        "tool", "call_v1", "other", ["docs/a.md"])
+        "tool",
+        "call_v1",
+        "other",
+        ["docs/a.md"],
+    )
 
 
 def test_langsmith_prompt_run_is_not_a_model_call(server, unique):
     traces = Traces({"service.name": unique})
-    chain = traces.span("AgentExecutor", {"langsmith.span.kind": "chain", "gen_ai.operation.name": "chain",
-                                          "langsmith.trace.session_id": "project-1"})
+    chain = traces.span(
+        "AgentExecutor",
+        {"langsmith.span.kind": "chain", "gen_ai.operation.name": "chain", "langsmith.trace.session_id": "project-1"},
+    )
     traces.span("ChatPromptTemplate", {"langsmith.span.kind": "prompt", "gen_ai.operation.name": "chat"}, parent=chain)
-    traces.span("ChatOpenAI", {"langsmith.span.kind": "llm", "gen_ai.operation.name": "chat",
-                               "gen_ai.request.model": "gpt-4o-mini", "gen_ai.usage.input_tokens": 50,
-                               "gen_ai.usage.output_tokens": 5}, parent=chain)
+    traces.span(
+        "ChatOpenAI",
+        {
+            "langsmith.span.kind": "llm",
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "gpt-4o-mini",
+            "gen_ai.usage.input_tokens": 50,
+            "gen_ai.usage.output_tokens": 5,
+        },
+        parent=chain,
+    )
     traces.span("search", {"langsmith.span.kind": "tool", "gen_ai.operation.name": "execute_tool"}, parent=chain)
     traces.send(server)
     rows = _by_name(server, unique)
     assert [rows[n]["Kind"] for n in ("AgentExecutor", "ChatPromptTemplate", "ChatOpenAI", "search")] == [
-        "group", "group", "llm_request", "tool"]
+        "group",
+        "group",
+        "llm_request",
+        "tool",
+    ]
     assert rows["ChatOpenAI"]["TrialName"] == traces.trace_id.hex()  # a LangSmith project is no session
 
 
 def test_plain_genai_semconv_spans_and_log_event(server, unique):
     resource = {"service.name": unique, "harbor.job.name": f"job-{unique}"}
     traces = Traces(resource)
-    root = traces.span("invoke_agent planner", {"gen_ai.operation.name": "invoke_agent",
-                                                "gen_ai.conversation.id": f"c-{unique}"})
-    traces.span("chat claude-sonnet-4", {"gen_ai.operation.name": "chat", "gen_ai.provider.name": "anthropic",
-                                         "gen_ai.request.model": "claude-sonnet-4", "error.type": "429"},
-                parent=root, error="rate limited")
-    traces.span("execute_tool write_file", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.id": "t1",
-                                            "gen_ai.tool.call.arguments": '{"file_path": "out.txt"}'}, parent=root)
+    root = traces.span(
+        "invoke_agent planner", {"gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": f"c-{unique}"}
+    )
+    traces.span(
+        "chat claude-sonnet-4",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": "anthropic",
+            "gen_ai.request.model": "claude-sonnet-4",
+            "error.type": "429",
+        },
+        parent=root,
+        error="rate limited",
+    )
+    traces.span(
+        "execute_tool write_file",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.call.id": "t1",
+            "gen_ai.tool.call.arguments": '{"file_path": "out.txt"}',
+        },
+        parent=root,
+    )
     traces.send(server)
     logs = Logs(resource)
-    logs.event({"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4.1", "gen_ai.usage.input_tokens": 10,
-                "gen_ai.usage.output_tokens": 2}, event_name="gen_ai.client.inference.operation.details", at_ms=50)
+    logs.event(
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "gpt-4.1",
+            "gen_ai.usage.input_tokens": 10,
+            "gen_ai.usage.output_tokens": 2,
+        },
+        event_name="gen_ai.client.inference.operation.details",
+        at_ms=50,
+    )
     logs.send(server)
     rows = _by_name(server, unique)
     chat = rows["chat claude-sonnet-4"]

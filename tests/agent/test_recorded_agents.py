@@ -36,8 +36,9 @@ def _get(server, path: str, **params):
 
 
 def _trajectory(server, recording) -> Trajectory:
-    reply = httpx.get(f"{server.http_url}/api/trials/{recording.trial}/trajectory", params={"job": recording.job},
-                      timeout=60)
+    reply = httpx.get(
+        f"{server.http_url}/api/trials/{recording.trial}/trajectory", params={"job": recording.job}, timeout=60
+    )
     assert reply.status_code == 200, reply.text
     return Trajectory.model_validate_json(reply.text)
 
@@ -77,12 +78,14 @@ def test_a_claude_code_side_call_counts_but_is_neither_the_model_nor_a_step(serv
     assert row["model"] == main[0].model != side.model
     # Claude Code's input counts exclude the cache; the trial's include it (GenAI semconv).
     assert row["n_input_tokens"]["value"] == SIDE_TURN.usage.input + sum(
-        t.usage.input + t.usage.cached + t.usage.cache_write for t in turns)
+        t.usage.input + t.usage.cached + t.usage.cache_write for t in turns
+    )
     assert row["n_output_tokens"]["value"] == SIDE_TURN.usage.output + sum(t.usage.output for t in turns)
     assert row["n_steps"]["value"] == len(turns)
     calls = _get(server, "/api/spans", trial=recording.trial, job=recording.job, kind="llm_request")["items"]
     assert [(c["model"], c["side_call"]) for c in calls] == [(side.model, "generate_session_title")] + [
-        (m.model, None) for m in main]
+        (m.model, None) for m in main
+    ]
     trajectory = _trajectory(server, recording)
     steps = [s for s in trajectory.steps if s.source == "agent"]
     assert trajectory.agent.model_name == main[0].model and {s.model_name for s in steps} == {main[0].model}
@@ -109,12 +112,31 @@ def test_harbors_own_traces_export_accepts_the_exported_trial(server, tmp_path):
     Claude Code run that streamed without a harness: it needs the trial's result.json and its agent."""
     recording = replay(server, "claude-code-2.1.197-three-turn-http")
     out = tmp_path / "jobs"
-    export = subprocess.run([sys.executable, "-m", "harborlight.cli.main", "export-job", recording.job, "--out", str(out),
-                             "--server", server.http_url], capture_output=True, text=True, timeout=300)
+    export = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harborlight.cli.main",
+            "export-job",
+            recording.job,
+            "--out",
+            str(out),
+            "--server",
+            server.http_url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert export.returncode == 0, export.stderr
     harbor = Path(sys.executable).parent / "harbor"
     trial_dir = out / recording.job / recording.trial
-    traces = subprocess.run([str(harbor), "traces", "export", "-p", str(trial_dir), "--no-push"],
-                            capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    traces = subprocess.run(
+        [str(harbor), "traces", "export", "-p", str(trial_dir), "--no-push"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert traces.returncode == 0, traces.stdout + traces.stderr
     assert f"Exported {len(recording.episode.turns)} rows" in traces.stdout

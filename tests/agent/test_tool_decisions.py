@@ -15,8 +15,9 @@ def _claude_logs(service: str, job: str, trial: str) -> tuple[Logs, callable]:
     logs = Logs({"service.name": service, "harbor.job.name": job, "harbor.trial.name": trial}, scope=LOGGER)
 
     def emit(name: str, at_ms: int, **attrs) -> None:
-        logs.event({"session.id": f"sess-{trial}", "event.name": name, **attrs}, at_ms=at_ms,
-                   body=f"claude_code.{name}")
+        logs.event(
+            {"session.id": f"sess-{trial}", "event.name": name, **attrs}, at_ms=at_ms, body=f"claude_code.{name}"
+        )
 
     return logs, emit
 
@@ -75,13 +76,32 @@ def test_a_decision_in_another_trial_with_the_same_id_does_not_leak(server, uniq
 def test_claude_code_tool_span_shows_the_decision_logged_for_its_tool_use_id(server, unique):
     session = f"sess-{unique}"
     traces = Traces({"service.name": unique}, scope="com.anthropic.claude_code.tracing")
-    traces.span("claude_code.tool", {"session.id": session, "tool_name": "Edit", "tool_use_id": "toolu_09",
-                                     "gen_ai.tool.call.id": "toolu_09", "gen_ai.operation.name": "execute_tool"},
-                start_ms=1000, dur_ms=5000)
+    traces.span(
+        "claude_code.tool",
+        {
+            "session.id": session,
+            "tool_name": "Edit",
+            "tool_use_id": "toolu_09",
+            "gen_ai.tool.call.id": "toolu_09",
+            "gen_ai.operation.name": "execute_tool",
+        },
+        start_ms=1000,
+        dur_ms=5000,
+    )
     traces.send(server)
     logs = Logs({"service.name": unique}, scope=LOGGER)
-    logs.event({"session.id": session, "event.name": "tool_decision", "tool_name": "Edit", "tool_use_id": "toolu_09",
-                "decision": "accept", "source": "user_temporary"}, at_ms=4000, body="claude_code.tool_decision")
+    logs.event(
+        {
+            "session.id": session,
+            "event.name": "tool_decision",
+            "tool_name": "Edit",
+            "tool_use_id": "toolu_09",
+            "decision": "accept",
+            "source": "user_temporary",
+        },
+        at_ms=4000,
+        body="claude_code.tool_decision",
+    )
     logs.send(server)
 
     edit = _tools(server, trial=session)["toolu_09"]
@@ -92,13 +112,25 @@ def test_claude_code_tool_span_shows_the_decision_logged_for_its_tool_use_id(ser
 def test_a_spans_only_claude_code_trial_takes_the_decision_from_the_tool_spans_blocked_on_user_child(server, unique):
     session = f"sess-{unique}"
     traces = Traces({"service.name": unique}, scope="com.anthropic.claude_code.tracing")
-    asked = traces.span("claude_code.tool", {"session.id": session, "tool_name": "Bash", "tool_use_id": "toolu_1"},
-                        start_ms=1000, dur_ms=5000)
-    traces.span("claude_code.tool.blocked_on_user", {"session.id": session, "decision": "reject",
-                                                     "source": "user_reject", "duration_ms": "3000"},
-                parent=asked, start_ms=1010, dur_ms=3000)
-    traces.span("claude_code.tool", {"session.id": session, "tool_name": "Read", "tool_use_id": "toolu_2"},
-                start_ms=7000, dur_ms=50)  # no child: nothing was asked
+    asked = traces.span(
+        "claude_code.tool",
+        {"session.id": session, "tool_name": "Bash", "tool_use_id": "toolu_1"},
+        start_ms=1000,
+        dur_ms=5000,
+    )
+    traces.span(
+        "claude_code.tool.blocked_on_user",
+        {"session.id": session, "decision": "reject", "source": "user_reject", "duration_ms": "3000"},
+        parent=asked,
+        start_ms=1010,
+        dur_ms=3000,
+    )
+    traces.span(
+        "claude_code.tool",
+        {"session.id": session, "tool_name": "Read", "tool_use_id": "toolu_2"},
+        start_ms=7000,
+        dur_ms=50,
+    )  # no child: nothing was asked
     traces.send(server)
 
     rejected = {"decision": "reject", "source": "user_reject", "how": "measured"}
@@ -111,15 +143,44 @@ def test_codex_tool_result_shows_its_decision_as_codex_sent_it(server, unique):
     service, conversation = f"codex-cli-{unique}", f"conv-{unique}"
     logs = Logs({"service.name": service})
     common = {"conversation.id": conversation, "model": "gpt-5-codex"}
-    logs.event({**common, "event.name": "codex.tool_decision", "tool_name": "shell", "call_id": "call_1",
-                "decision": "denied", "source": "user"}, at_ms=100)
-    logs.event({**common, "event.name": "codex.tool_result", "tool_name": "shell", "call_id": "call_1",
-                "success": "false", "duration_ms": "3"}, at_ms=300)
-    logs.event({**common, "event.name": "codex.tool_result", "tool_name": "update_plan", "call_id": "call_2",
-                "success": "true", "duration_ms": "1"}, at_ms=400)
+    logs.event(
+        {
+            **common,
+            "event.name": "codex.tool_decision",
+            "tool_name": "shell",
+            "call_id": "call_1",
+            "decision": "denied",
+            "source": "user",
+        },
+        at_ms=100,
+    )
+    logs.event(
+        {
+            **common,
+            "event.name": "codex.tool_result",
+            "tool_name": "shell",
+            "call_id": "call_1",
+            "success": "false",
+            "duration_ms": "3",
+        },
+        at_ms=300,
+    )
+    logs.event(
+        {
+            **common,
+            "event.name": "codex.tool_result",
+            "tool_name": "update_plan",
+            "call_id": "call_2",
+            "success": "true",
+            "duration_ms": "1",
+        },
+        at_ms=400,
+    )
     logs.send(server)
 
-    items = httpx.get(f"{server.http_url}/api/spans", params={"service": service, "kind": "tool"}, timeout=60).json()["items"]
+    items = httpx.get(f"{server.http_url}/api/spans", params={"service": service, "kind": "tool"}, timeout=60).json()[
+        "items"
+    ]
     assert [item["name"] for item in items] == ["codex.tool_result"] * 2  # the decision is no tool call of its own
     results = {item["tool"]["call_id"]: item for item in items}
     denied = {"decision": "denied", "source": "user", "how": "measured"}  # lowercased ReviewDecision, unmapped
@@ -130,13 +191,37 @@ def test_codex_tool_result_shows_its_decision_as_codex_sent_it(server, unique):
 
 def _event(call_id: str, trial: str | None, service: str = "svc") -> AgentEvent:
     return AgentEvent(
-        event_id=call_id, trace_id="", span_id="", parent_span_id="", source="otel_logs", kind="tool", kind_rule="",
-        name="tool_result", service=service, start_unix_nano=0, end_unix_nano=None, duration_ns=None,
-        timing="unknown", job=None, trial=trial, attempt=None, task=None, agent=None, model=None, provider=None, request_id=None,
-        agent_version=None, side_call=None,
+        event_id=call_id,
+        trace_id="",
+        span_id="",
+        parent_span_id="",
+        source="otel_logs",
+        kind="tool",
+        kind_rule="",
+        name="tool_result",
+        service=service,
+        start_unix_nano=0,
+        end_unix_nano=None,
+        duration_ns=None,
+        timing="unknown",
+        job=None,
+        trial=trial,
+        attempt=None,
+        task=None,
+        agent=None,
+        model=None,
+        provider=None,
+        request_id=None,
+        agent_version=None,
+        side_call=None,
         tokens={"input": None, "cached": None, "cache_write": None, "output": None, "reasoning": None},
-        cost_usd=None, http_status=None, error_type=None, success=None,
-        tool=Tool(name="Bash", category="execute", call_id=call_id, target_paths=[]), provenance={})
+        cost_usd=None,
+        http_status=None,
+        error_type=None,
+        success=None,
+        tool=Tool(name="Bash", category="execute", call_id=call_id, target_paths=[]),
+        provenance={},
+    )
 
 
 def test_a_logged_decision_wins_over_a_child_spans_and_a_child_span_applies_to_its_own_tool_span_only():
@@ -150,9 +235,14 @@ def test_a_logged_decision_wins_over_a_child_spans_and_a_child_span_applies_to_i
 
 
 def test_without_trial_identity_a_decision_matches_within_its_service_and_the_last_one_wins():
-    rows = [("c1", None, None, "svc", "accept", "config"), ("c1", None, None, "svc", "reject", "user_reject"),
-            ("c2", None, None, "other-svc", "accept", "config"), ("c3", None, "t1", "svc", "accept", "config")]
-    folded = {e.tool.call_id: e.decision for e in fold([_event("c1", None), _event("c2", None), _event("c3", None)],
-                                                       rows)}
+    rows = [
+        ("c1", None, None, "svc", "accept", "config"),
+        ("c1", None, None, "svc", "reject", "user_reject"),
+        ("c2", None, None, "other-svc", "accept", "config"),
+        ("c3", None, "t1", "svc", "accept", "config"),
+    ]
+    folded = {
+        e.tool.call_id: e.decision for e in fold([_event("c1", None), _event("c2", None), _event("c3", None)], rows)
+    }
     assert folded["c1"].model_dump() == {"decision": "reject", "source": "user_reject", "how": "measured"}
     assert folded["c2"] is None and folded["c3"] is None

@@ -53,6 +53,7 @@ def _send(server, request: ExportTraceServiceRequest) -> None:
 def converted_trial(server, tmp_path_factory):
     """(job, session, trace id) of one trial converted by harbor-atif2otel and sent as it comes out."""
     import uuid
+
     unique = uuid.uuid4().hex[:12]
     job, session = f"atif-{unique}", f"sess-{unique}"
     request = _converted(tmp_path_factory.mktemp("atif"), session, job)
@@ -76,7 +77,10 @@ def test_the_trial_row_behaviour_and_job_count_the_whole_trace(server, converted
     (row,) = _get(server, f"/api/jobs/{job}/trials")["items"]
     assert row["trial"] == session
     assert (row["n_steps"]["value"], row["n_tool_calls"]["value"], row["n_input_tokens"]["value"]) == (
-        N_MODEL_CALLS, N_TOOL_CALLS, INPUT_TOKENS)
+        N_MODEL_CALLS,
+        N_TOOL_CALLS,
+        INPUT_TOKENS,
+    )
     behavior = _get(server, f"/api/trials/{session}/behavior")
     assert (behavior["n_model_calls"], behavior["n_calls"]) == (N_MODEL_CALLS, N_TOOL_CALLS)
 
@@ -109,23 +113,33 @@ def test_children_exported_before_their_root_are_named_once_it_arrives(server, t
     assert _get(server, "/api/spans", trial=session)["items"] == []
     _send(server, last)
     assert len(_get(server, "/api/spans", trial=session, limit=1000)["items"]) == len(
-        _get(server, "/api/spans", job=job, limit=1000)["items"])
+        _get(server, "/api/spans", job=job, limit=1000)["items"]
+    )
     assert [r["trial"] for r in _get(server, f"/api/jobs/{job}/trials")["items"]] == [session]
 
 
 def test_a_session_id_on_a_child_span_names_the_trial_of_the_whole_trace(server, unique):
     """The OpenTelemetry SDK, for real: the session is set on one model-call span, not on the root."""
-    provider = TracerProvider(resource=Resource.create({"service.name": f"agent-{unique}",
-                                                        "harbor.job.name": f"job-{unique}"}))
+    provider = TracerProvider(
+        resource=Resource.create({"service.name": f"agent-{unique}", "harbor.job.name": f"job-{unique}"})
+    )
     provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=f"{server.http_url}/v1/traces")))
     tracer = provider.get_tracer("my-agent")
     with tracer.start_as_current_span("invoke_agent solver", attributes={"gen_ai.operation.name": "invoke_agent"}):
-        with tracer.start_as_current_span("chat gpt-4.1", attributes={
-                "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4.1", "gen_ai.usage.input_tokens": 10,
-                "session.id": f"s-{unique}"}):
+        with tracer.start_as_current_span(
+            "chat gpt-4.1",
+            attributes={
+                "gen_ai.operation.name": "chat",
+                "gen_ai.request.model": "gpt-4.1",
+                "gen_ai.usage.input_tokens": 10,
+                "session.id": f"s-{unique}",
+            },
+        ):
             pass
-        with tracer.start_as_current_span("execute_tool read_file", attributes={
-                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "read_file"}):
+        with tracer.start_as_current_span(
+            "execute_tool read_file",
+            attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "read_file"},
+        ):
             pass
     provider.shutdown()
     spans = _get(server, "/api/spans", trial=f"s-{unique}")["items"]

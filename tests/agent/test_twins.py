@@ -25,13 +25,18 @@ TRACER, LOGGER = "com.anthropic.claude_code.tracing", "com.anthropic.claude_code
 
 # Claude Code's model calls: (start ms, duration ms, HTTP status, raw input, cache read, cache write, output,
 # cost, sub-agent's). The third is the sub-agent's, made under the Task tool call.
-MODEL = ((100, 500, 429, None, None, None, None, None, False),
-         (1000, 2000, 200, 12, 9000, 1500, 340, 0.0421, False),
-         (3300, 1000, 200, 40, 2000, 0, 120, 0.0035, True),
-         (9300, 1500, 200, 25, 10000, 500, 60, 0.0110, False))
+MODEL = (
+    (100, 500, 429, None, None, None, None, None, False),
+    (1000, 2000, 200, 12, 9000, 1500, 340, 0.0421, False),
+    (3300, 1000, 200, 40, 2000, 0, 120, 0.0035, True),
+    (9300, 1500, 200, 25, 10000, 500, 60, 0.0110, False),
+)
 # Its tool calls: (tool_use_id, tool, start ms, duration ms, success). Grep is the sub-agent's.
-TOOLS = (("toolu_01", "Read", 3100, 50, True), ("toolu_02", "Task", 3200, 6000, True),
-         ("toolu_03", "Grep", 4400, 100, False))
+TOOLS = (
+    ("toolu_01", "Read", 3100, 50, True),
+    ("toolu_02", "Task", 3200, 6000, True),
+    ("toolu_03", "Grep", 4400, 100, False),
+)
 N_MODEL, N_TOOLS, N_LIMITED = len(MODEL), len(TOOLS), 1
 INPUT = sum(c[3] + c[4] + c[5] for c in MODEL if c[3] is not None)  # Claude Code's events leave the cache out
 CACHED = sum(c[4] for c in MODEL if c[4] is not None)
@@ -39,8 +44,14 @@ OUTPUT = sum(c[6] for c in MODEL if c[6] is not None)
 COST = sum(c[7] for c in MODEL if c[7] is not None)
 
 
-def _claude_code(resource: dict, spans: bool = True, logs: bool = True, lost_spans: tuple[int, ...] = (),
-                 lost_events: tuple[int, ...] = (), request_ids: bool = True) -> tuple[Traces, Logs]:
+def _claude_code(
+    resource: dict,
+    spans: bool = True,
+    logs: bool = True,
+    lost_spans: tuple[int, ...] = (),
+    lost_events: tuple[int, ...] = (),
+    request_ids: bool = True,
+) -> tuple[Traces, Logs]:
     """One Claude Code session as spans (beta tracing) and as log events; `lost_*`: indexes of MODEL
     whose span or event never arrived. request_ids=False: a model call's records omit `request_id`."""
     traces = Traces({**resource, "service.name": "claude-code"}, scope=TRACER)
@@ -50,43 +61,99 @@ def _claude_code(resource: dict, spans: bool = True, logs: bool = True, lost_spa
     def emit(name: str, at_ms: int, **attrs) -> None:
         events.event({**common, "event.name": name, **attrs}, at_ms=at_ms, body=f"claude_code.{name}")
 
-    turn = traces.span("claude_code.interaction", {**common, "gen_ai.operation.name": "invoke_agent",
-                                                   "user_prompt": "Fix the failing test"}, dur_ms=12_000)
+    turn = traces.span(
+        "claude_code.interaction",
+        {**common, "gen_ai.operation.name": "invoke_agent", "user_prompt": "Fix the failing test"},
+        dur_ms=12_000,
+    )
     emit("user_prompt", 0, prompt="Fix the failing test", prompt_length="20")
-    task = traces.span("claude_code.tool", {**common, "tool_name": "Task", "tool_use_id": "toolu_02",
-                                            "gen_ai.operation.name": "execute_tool"},
-                       parent=turn, start_ms=3200, dur_ms=6000)
+    task = traces.span(
+        "claude_code.tool",
+        {**common, "tool_name": "Task", "tool_use_id": "toolu_02", "gen_ai.operation.name": "execute_tool"},
+        parent=turn,
+        start_ms=3200,
+        dur_ms=6000,
+    )
     for tool_use_id, name, start, dur, success in TOOLS:
         if name != "Task":
-            traces.span("claude_code.tool", {**common, "tool_name": name, "tool_use_id": tool_use_id,
-                                             "gen_ai.operation.name": "execute_tool"},
-                        parent=task if name == "Grep" else turn, start_ms=start, dur_ms=dur)
-        emit("tool_result", start + dur, tool_name=name, tool_use_id=tool_use_id,
-             success="true" if success else "false", duration_ms=str(dur))
+            traces.span(
+                "claude_code.tool",
+                {**common, "tool_name": name, "tool_use_id": tool_use_id, "gen_ai.operation.name": "execute_tool"},
+                parent=task if name == "Grep" else turn,
+                start_ms=start,
+                dur_ms=dur,
+            )
+        emit(
+            "tool_result",
+            start + dur,
+            tool_name=name,
+            tool_use_id=tool_use_id,
+            success="true" if success else "false",
+            duration_ms=str(dur),
+        )
     emit("tool_decision", 3090, tool_name="Read", tool_use_id="toolu_01", decision="accept", source="config")
     for i, (start, dur, status, raw, read, write, out, cost, sub) in enumerate(MODEL):
         request = {"request_id": f"req_{i}"} if request_ids else {}
-        attrs = {**common, "model": "claude-sonnet-4-5", "gen_ai.operation.name": "chat", "status_code": status,
-                 **request}
+        attrs = {
+            **common,
+            "model": "claude-sonnet-4-5",
+            "gen_ai.operation.name": "chat",
+            "status_code": status,
+            **request,
+        }
         if status == 200:
-            tokens = {"input_tokens": raw, "output_tokens": out, "cache_read_tokens": read,
-                      "cache_creation_tokens": write}
+            tokens = {
+                "input_tokens": raw,
+                "output_tokens": out,
+                "cache_read_tokens": read,
+                "cache_creation_tokens": write,
+            }
             if i not in lost_spans:
-                traces.span("claude_code.llm_request", {
-                    **attrs, **tokens, "gen_ai.usage.input_tokens": raw + read + write, "success": True,
-                    "gen_ai.usage.output_tokens": out, "gen_ai.usage.cache_read.input_tokens": read,
-                    "gen_ai.usage.cache_write.input_tokens": write}, parent=task if sub else turn,
-                    start_ms=start, dur_ms=dur)
+                traces.span(
+                    "claude_code.llm_request",
+                    {
+                        **attrs,
+                        **tokens,
+                        "gen_ai.usage.input_tokens": raw + read + write,
+                        "success": True,
+                        "gen_ai.usage.output_tokens": out,
+                        "gen_ai.usage.cache_read.input_tokens": read,
+                        "gen_ai.usage.cache_write.input_tokens": write,
+                    },
+                    parent=task if sub else turn,
+                    start_ms=start,
+                    dur_ms=dur,
+                )
             if i not in lost_events:
-                emit("api_request", start + dur, **tokens, model="claude-sonnet-4-5", cost_usd=cost,
-                     duration_ms=dur, **request)
+                emit(
+                    "api_request",
+                    start + dur,
+                    **tokens,
+                    model="claude-sonnet-4-5",
+                    cost_usd=cost,
+                    duration_ms=dur,
+                    **request,
+                )
         else:
             if i not in lost_spans:
-                traces.span("claude_code.llm_request", {**attrs, "success": False, "error": "rate_limit_error"},
-                            parent=turn, start_ms=start, dur_ms=dur, error="rate_limit_error")
+                traces.span(
+                    "claude_code.llm_request",
+                    {**attrs, "success": False, "error": "rate_limit_error"},
+                    parent=turn,
+                    start_ms=start,
+                    dur_ms=dur,
+                    error="rate_limit_error",
+                )
             if i not in lost_events:
-                emit("api_error", start + dur, model="claude-sonnet-4-5", error="rate_limit_error",
-                     status_code=status, duration_ms=dur, **request)
+                emit(
+                    "api_error",
+                    start + dur,
+                    model="claude-sonnet-4-5",
+                    error="rate_limit_error",
+                    status_code=status,
+                    duration_ms=dur,
+                    **request,
+                )
     emit("assistant_response", 10_900, response="Fixed the off-by-one.", model="claude-sonnet-4-5")
     return traces if spans else None, events if logs else None
 
@@ -138,9 +205,17 @@ def _stream_harness(server, identity: TrialIdentity) -> None:
 def claude_trial(server):
     """A finished Claude Code trial that streamed spans and log events, with its harness spans."""
     import uuid
+
     unique = uuid.uuid4().hex[:12]
-    identity = TrialIdentity(job=f"twins-{unique}", trial=f"fix-bug__{unique}", task="fix-bug", attempt=1,
-                             agent="claude-code", agent_version="2.1.332", model="anthropic/claude-sonnet-4-5")
+    identity = TrialIdentity(
+        job=f"twins-{unique}",
+        trial=f"fix-bug__{unique}",
+        task="fix-bug",
+        attempt=1,
+        agent="claude-code",
+        agent_version="2.1.332",
+        model="anthropic/claude-sonnet-4-5",
+    )
     _stream_harness(server, identity)
     _send(server, *_claude_code(identity.resource_attributes()))
     return identity
@@ -152,7 +227,10 @@ def test_a_claude_code_trial_streamed_as_spans_and_events_counts_each_call_once(
     row = _get(server, f"/api/trials/{trial}")
     assert _value(row, "n_rate_limited_retries") == N_LIMITED
     assert (_value(row, "n_input_tokens"), _value(row, "n_cache_tokens"), _value(row, "n_output_tokens")) == (
-        INPUT, CACHED, OUTPUT)  # one signal's totals
+        INPUT,
+        CACHED,
+        OUTPUT,
+    )  # one signal's totals
     assert _value(row, "cost_usd") == pytest.approx(COST)  # only the events carry cost
     job = _get(server, f"/api/jobs/{claude_trial.job}")
     assert _value(job, "total_input_tokens") == INPUT and _value(job, "total_cost_usd") == pytest.approx(COST)
@@ -184,7 +262,9 @@ def test_the_trial_trace_keeps_the_span_tree_with_each_call_once(server, claude_
     task = next(n for n in nodes if n["kind"] == "tool" and n["event"]["tool"]["name"] == "Task")
     # The sub-agent's calls stay under the Task tool span that started it.
     assert sorted((c["kind"], c["event"]["source"]) for c in task["children"]) == [
-        ("llm_request", "otel_traces"), ("tool", "otel_traces")]
+        ("llm_request", "otel_traces"),
+        ("tool", "otel_traces"),
+    ]
     assert tree["orphans"] == 0
 
 
@@ -193,8 +273,11 @@ def test_the_harbor_export_has_each_step_once(server, claude_trial, tmp_path, ca
     code, _, err = run(capsys, "export-job", claude_trial.job, "--out", str(out), "--server", server.http_url)
     assert code == 0, err
     result = validate_job(out / claude_trial.job)[claude_trial.trial]
-    assert (result.agent_result.n_input_tokens, result.agent_result.n_cache_tokens,
-            result.agent_result.n_output_tokens) == (INPUT, CACHED, OUTPUT)
+    assert (
+        result.agent_result.n_input_tokens,
+        result.agent_result.n_cache_tokens,
+        result.agent_result.n_output_tokens,
+    ) == (INPUT, CACHED, OUTPUT)
     assert result.agent_result.cost_usd == pytest.approx(COST)
     trial_dir = out / claude_trial.job / claude_trial.trial
     trajectory = Trajectory.model_validate_json((trial_dir / "agent" / "trajectory.json").read_text())
@@ -202,7 +285,7 @@ def test_the_harbor_export_has_each_step_once(server, claude_trial, tmp_path, ca
     assert steps == [("user", []), ("agent", ["toolu_01", "toolu_02"]), ("agent", [])]
     assert [s.metrics.cost_usd for s in trajectory.steps[1:]] == pytest.approx([0.0421, 0.0110])
     assert trajectory.steps[2].message == "Fixed the off-by-one."  # the response event fills the last step
-    sub, = trajectory.subagent_trajectories
+    (sub,) = trajectory.subagent_trajectories
     assert [[c.tool_call_id for c in s.tool_calls or []] for s in sub.steps] == [["toolu_03"]]
     assert sub.steps[0].metrics.cost_usd == pytest.approx(0.0035)
     gateway = [json.loads(line) for line in (trial_dir / "agent" / "gateway.log").read_text().splitlines()]
@@ -211,8 +294,7 @@ def test_the_harbor_export_has_each_step_once(server, claude_trial, tmp_path, ca
 
 def test_when_logs_lost_an_event_the_spans_win_and_each_takes_its_own_events_cost(server, unique):
     trial = f"lossy-logs-{unique}"
-    _send(server, *_claude_code({"harbor.job.name": f"job-{unique}", "harbor.trial.name": trial},
-                                lost_events=(3,)))
+    _send(server, *_claude_code({"harbor.job.name": f"job-{unique}", "harbor.trial.name": trial}, lost_events=(3,)))
     assert _counts(server, trial) == (N_MODEL - N_LIMITED, N_TOOLS, N_MODEL, N_TOOLS)
     row = _get(server, f"/api/trials/{trial}")
     assert _value(row, "n_input_tokens") == INPUT  # the spans' totals: the complete signal
@@ -221,15 +303,20 @@ def test_when_logs_lost_an_event_the_spans_win_and_each_takes_its_own_events_cos
     assert {c["source"] for c in calls} == {"otel_traces"}
     # A span and its event share the request id: each call has its own cost.
     assert [(c["request_id"], c["cost_usd"]) for c in calls] == [
-        (f"req_{i}", None if i == 3 else MODEL[i][7]) for i in range(N_MODEL)]
+        (f"req_{i}", None if i == 3 else MODEL[i][7]) for i in range(N_MODEL)
+    ]
 
 
 def test_without_ids_and_with_an_event_lost_nothing_is_proven_the_same_call(server, unique):
     """4 model-call spans and 3 events, none with a request id: which event tells which span's call is
     not known, so every record counts as a call of its own, and no span takes a cost it may not have had."""
     trial = f"lossy-logs-no-ids-{unique}"
-    _send(server, *_claude_code({"harbor.job.name": f"job-{unique}", "harbor.trial.name": trial},
-                                lost_events=(3,), request_ids=False))
+    _send(
+        server,
+        *_claude_code(
+            {"harbor.job.name": f"job-{unique}", "harbor.trial.name": trial}, lost_events=(3,), request_ids=False
+        ),
+    )
     calls = _get(server, "/api/spans", trial=trial, kind="llm_request")["items"]
     assert sorted(c["source"] for c in calls) == ["otel_logs"] * 3 + ["otel_traces"] * 4
     assert [c["cost_usd"] for c in calls if c["source"] == "otel_traces"] == [None] * N_MODEL
@@ -239,8 +326,7 @@ def test_without_ids_and_with_an_event_lost_nothing_is_proven_the_same_call(serv
 
 def test_when_spans_were_lost_the_events_win(server, unique):
     trial = f"lossy-spans-{unique}"
-    _send(server, *_claude_code({"harbor.job.name": f"job-{unique}", "harbor.trial.name": trial},
-                                lost_spans=(1, 2)))
+    _send(server, *_claude_code({"harbor.job.name": f"job-{unique}", "harbor.trial.name": trial}, lost_spans=(1, 2)))
     assert _counts(server, trial) == (N_MODEL - N_LIMITED, N_TOOLS, N_MODEL, N_TOOLS)
     row = _get(server, f"/api/trials/{trial}")
     assert (_value(row, "n_input_tokens"), _value(row, "cost_usd")) == (INPUT, pytest.approx(COST))
@@ -265,7 +351,9 @@ def test_twins_are_per_trial_a_spans_only_and_a_logs_only_trial_of_one_job_keep_
     assert _value(rows[logs_only], "cost_usd") == _value(rows[both], "cost_usd") == pytest.approx(COST)
     totals = _get(server, f"/api/jobs/{job}")
     assert (_value(totals, "total_input_tokens"), _value(totals, "total_cost_usd")) == (
-        3 * INPUT, pytest.approx(2 * COST))
+        3 * INPUT,
+        pytest.approx(2 * COST),
+    )
 
 
 def test_a_gemini_cli_trial_streamed_as_spans_and_events_counts_each_call_once(server, unique):
@@ -276,27 +364,68 @@ def test_a_gemini_cli_trial_streamed_as_spans_and_events_counts_each_call_once(s
     logs = Logs(resource, scope="gemini-cli")
     base = {"session.id": "s1", "installation.id": "i1"}
     for i, at in enumerate((0, 5000)):
-        traces.span("llm_call", {**common, "gen_ai.operation.name": "llm_call",
-                                 "gen_ai.request.model": "gemini-2.5-pro", "gen_ai.usage.input_tokens": 1000,
-                                 "gen_ai.usage.output_tokens": 100}, start_ms=at, dur_ms=1200)
-        logs.event({**base, "event.name": "gemini_cli.api_response", "model": "gemini-2.5-pro", "duration_ms": 1200,
-                    "input_token_count": 1000, "output_token_count": 100, "status_code": 200},
-                   at_ms=at + 1200, body="API response")
-        traces.span("tool_call", {**common, "gen_ai.operation.name": "tool_call", "gen_ai.tool.name": "read_file",
-                                  "gen_ai.tool.call_id": f"gcall-{i}"}, start_ms=at + 1300, dur_ms=20)
-        logs.event({**base, "event.name": "gemini_cli.tool_call", "function_name": "read_file", "duration_ms": 20,
-                    "success": i == 0, "function_args": '{"file_path": "README.md"}'}, at_ms=at + 1320)
+        traces.span(
+            "llm_call",
+            {
+                **common,
+                "gen_ai.operation.name": "llm_call",
+                "gen_ai.request.model": "gemini-2.5-pro",
+                "gen_ai.usage.input_tokens": 1000,
+                "gen_ai.usage.output_tokens": 100,
+            },
+            start_ms=at,
+            dur_ms=1200,
+        )
+        logs.event(
+            {
+                **base,
+                "event.name": "gemini_cli.api_response",
+                "model": "gemini-2.5-pro",
+                "duration_ms": 1200,
+                "input_token_count": 1000,
+                "output_token_count": 100,
+                "status_code": 200,
+            },
+            at_ms=at + 1200,
+            body="API response",
+        )
+        traces.span(
+            "tool_call",
+            {
+                **common,
+                "gen_ai.operation.name": "tool_call",
+                "gen_ai.tool.name": "read_file",
+                "gen_ai.tool.call_id": f"gcall-{i}",
+            },
+            start_ms=at + 1300,
+            dur_ms=20,
+        )
+        logs.event(
+            {
+                **base,
+                "event.name": "gemini_cli.tool_call",
+                "function_name": "read_file",
+                "duration_ms": 20,
+                "success": i == 0,
+                "function_args": '{"file_path": "README.md"}',
+            },
+            at_ms=at + 1320,
+        )
     traces.span("agent_call", {**common, "gen_ai.operation.name": "agent_call"}, start_ms=2000, dur_ms=100)
-    logs.event({**base, "event.name": "gemini_cli.agent.finish", "agent_name": "codebase_investigator",
-                "duration_ms": 100}, at_ms=2100)
+    logs.event(
+        {**base, "event.name": "gemini_cli.agent.finish", "agent_name": "codebase_investigator", "duration_ms": 100},
+        at_ms=2100,
+    )
     _send(server, traces, logs)
 
     assert _counts(server, trial) == (2, 2, 2, 2)
     row = _get(server, f"/api/trials/{trial}")
     assert (_value(row, "n_input_tokens"), _value(row, "n_output_tokens")) == (2000, 200)
     tools = _get(server, "/api/spans", trial=trial, kind="tool")["items"]
-    assert [(t["source"], t["tool"]["call_id"]) for t in tools] == [("otel_traces", "gcall-0"),
-                                                                      ("otel_traces", "gcall-1")]
+    assert [(t["source"], t["tool"]["call_id"]) for t in tools] == [
+        ("otel_traces", "gcall-0"),
+        ("otel_traces", "gcall-1"),
+    ]
     # The events carry no call id: with as many events as spans, the n-th event is the n-th span's.
     assert [t["success"] for t in tools] == [True, False]
     subagents = [n for n in _nodes(_get(server, f"/api/trials/{trial}/trace")) if n["kind"] == "subagent"]
@@ -309,16 +438,42 @@ def test_a_codex_trial_streamed_as_spans_and_events_counts_each_call_once(server
     traces = Traces(resource)
     logs = Logs(resource)
     common = {"conversation.id": f"conv-{unique}", "model": "gpt-5-codex"}
-    traces.span("completed", {**common, "gen_ai.usage.input_tokens": 5000, "gen_ai.usage.output_tokens": 700,
-                              "gen_ai.usage.cache_read.input_tokens": 4096}, start_ms=0, dur_ms=1000)
-    logs.event({**common, "event.name": "codex.sse_event", "event.kind": "response.completed",
-                "input_token_count": "5000", "output_token_count": "700", "cached_token_count": "4096",
-                "duration_ms": "1000"}, at_ms=1000)
+    traces.span(
+        "completed",
+        {
+            **common,
+            "gen_ai.usage.input_tokens": 5000,
+            "gen_ai.usage.output_tokens": 700,
+            "gen_ai.usage.cache_read.input_tokens": 4096,
+        },
+        start_ms=0,
+        dur_ms=1000,
+    )
+    logs.event(
+        {
+            **common,
+            "event.name": "codex.sse_event",
+            "event.kind": "response.completed",
+            "input_token_count": "5000",
+            "output_token_count": "700",
+            "cached_token_count": "4096",
+            "duration_ms": "1000",
+        },
+        at_ms=1000,
+    )
     for i, (tool, at) in enumerate((("apply_patch", 1100), ("shell", 1300))):
-        traces.span("handle_tool_call", {**common, "tool_name": tool, "call_id": f"call_{i}"}, start_ms=at,
-                    dur_ms=40)
-        logs.event({**common, "event.name": "codex.tool_result", "tool_name": tool, "call_id": f"call_{i}",
-                    "success": "true", "duration_ms": "40"}, at_ms=at + 40)
+        traces.span("handle_tool_call", {**common, "tool_name": tool, "call_id": f"call_{i}"}, start_ms=at, dur_ms=40)
+        logs.event(
+            {
+                **common,
+                "event.name": "codex.tool_result",
+                "tool_name": tool,
+                "call_id": f"call_{i}",
+                "success": "true",
+                "duration_ms": "40",
+            },
+            at_ms=at + 40,
+        )
     _send(server, traces, logs)
 
     assert _counts(server, trial) == (1, 2, 1, 2)
@@ -330,13 +485,23 @@ def test_a_codex_trial_streamed_as_spans_and_events_counts_each_call_once(server
 def test_a_derived_record_goes_with_its_dropped_carrier(server, unique):
     trial = f"t-{unique}"
     traces = Traces({"service.name": unique, "harbor.trial.name": trial})
-    traces.span("chat gpt-4.1", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4.1",
-                                 "gen_ai.usage.input_tokens": 10}, start_ms=0, dur_ms=50)
+    traces.span(
+        "chat gpt-4.1",
+        {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4.1", "gen_ai.usage.input_tokens": 10},
+        start_ms=0,
+        dur_ms=50,
+    )
     logs = Logs({"service.name": unique, "harbor.trial.name": trial})
-    logs.event({"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4.1", "gen_ai.usage.input_tokens": 10,
-                "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [{"type": "text",
-                                                                                       "content": "Hi"}]}])},
-               event_name="gen_ai.client.inference.operation.details", at_ms=50)
+    logs.event(
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "gpt-4.1",
+            "gen_ai.usage.input_tokens": 10,
+            "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": "Hi"}]}]),
+        },
+        event_name="gen_ai.client.inference.operation.details",
+        at_ms=50,
+    )
     _send(server, traces, logs)
 
     tree = _get(server, f"/api/trials/{trial}/trace")
@@ -370,12 +535,16 @@ def test_a_job_wide_first_page_is_the_earliest_calls_even_when_the_earliest_rows
     """Trial x told 5 tool calls as early log events and as later spans, and a sixth as a span only (the
     spans win); trial y made 2 calls in between. The first page of 2 is y's two calls, not x's events."""
     job = f"twins-{unique}"
-    x, y = (TrialIdentity(job=job, trial=f"{t}__{unique}", task="t", attempt=1, agent="claude-code")
-            for t in ("x", "y"))
+    x, y = (
+        TrialIdentity(job=job, trial=f"{t}__{unique}", task="t", attempt=1, agent="claude-code") for t in ("x", "y")
+    )
     events = Logs({**x.resource_attributes(), "service.name": "claude-code"}, scope=LOGGER)
     for i in range(5):
-        events.event({"event.name": "tool_result", "tool_name": "Read", "tool_use_id": f"toolu_x{i}",
-                      "success": "true"}, at_ms=i, body="claude_code.tool_result")
+        events.event(
+            {"event.name": "tool_result", "tool_name": "Read", "tool_use_id": f"toolu_x{i}", "success": "true"},
+            at_ms=i,
+            body="claude_code.tool_result",
+        )
     spans = Traces({**x.resource_attributes(), "service.name": "claude-code"}, scope=TRACER)
     for i in range(6):
         spans.span("claude_code.tool", {"tool_name": "Read", "tool_use_id": f"toolu_x{i}"}, start_ms=100 + i)
@@ -393,17 +562,35 @@ def test_records_with_different_call_ids_are_two_calls(server, unique):
     job, trial = f"job-{unique}", f"t-{unique}"
     resource = {"service.name": "claude-code", "harbor.job.name": job, "harbor.trial.name": trial}
     traces = Traces(resource, scope=TRACER)
-    traces.span("execute_tool Read", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Read",
-                                      "gen_ai.tool.call.id": "toolu_1",
-                                      "gen_ai.tool.call.arguments": '{"file_path": "/app/a.py"}'}, start_ms=0)
+    traces.span(
+        "execute_tool Read",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "Read",
+            "gen_ai.tool.call.id": "toolu_1",
+            "gen_ai.tool.call.arguments": '{"file_path": "/app/a.py"}',
+        },
+        start_ms=0,
+    )
     events = Logs(resource, scope=LOGGER)
-    events.event({"event.name": "tool_result", "tool_name": "Edit", "tool_use_id": "toolu_2", "success": "true",
-                  "tool_input": '{"file_path": "/app/a.py"}', "duration_ms": "30"}, at_ms=100,
-                 body="claude_code.tool_result")
+    events.event(
+        {
+            "event.name": "tool_result",
+            "tool_name": "Edit",
+            "tool_use_id": "toolu_2",
+            "success": "true",
+            "tool_input": '{"file_path": "/app/a.py"}',
+            "duration_ms": "30",
+        },
+        at_ms=100,
+        body="claude_code.tool_result",
+    )
     _send(server, traces, events)
     tools = _get(server, "/api/spans", trial=trial, kind="tool")["items"]
     assert sorted((t["tool"]["name"], t["tool"]["call_id"], t["source"]) for t in tools) == [
-        ("Edit", "toolu_2", "otel_logs"), ("Read", "toolu_1", "otel_traces")]
+        ("Edit", "toolu_2", "otel_logs"),
+        ("Read", "toolu_1", "otel_traces"),
+    ]
     assert _value(_get(server, f"/api/trials/{trial}"), "n_tool_calls") == 2
     behavior = _get(server, f"/api/trials/{trial}/behavior")
     assert behavior["n_calls"] == 2
@@ -423,8 +610,11 @@ def tenants(store_dir, tmp_path_factory):
 
 def _send_as(server, token: str, payload) -> None:
     kind = "traces" if isinstance(payload, Traces) else "logs"
-    reply = httpx.post(f"{server.http_url}/v1/{kind}", content=payload.request.SerializeToString(),
-                       headers={"content-type": "application/x-protobuf", "authorization": f"Bearer {token}"})
+    reply = httpx.post(
+        f"{server.http_url}/v1/{kind}",
+        content=payload.request.SerializeToString(),
+        headers={"content-type": "application/x-protobuf", "authorization": f"Bearer {token}"},
+    )
     assert reply.status_code == 200, reply.text
 
 
@@ -437,23 +627,43 @@ def test_a_tenants_span_never_pairs_with_another_tenants_event(server, tenants, 
     job, trial = f"job-{unique}", f"t-{unique}"
     resource = {"service.name": "claude-code", "harbor.job.name": job, "harbor.trial.name": trial}
     span = Traces(resource, scope=TRACER)
-    span.span("claude_code.llm_request", {"model": "claude-haiku-4-5", "request_id": f"req-{unique}",
-                                          "input_tokens": 1}, start_ms=1000, dur_ms=500)
+    span.span(
+        "claude_code.llm_request",
+        {"model": "claude-haiku-4-5", "request_id": f"req-{unique}", "input_tokens": 1},
+        start_ms=1000,
+        dur_ms=500,
+    )
     event = Logs(resource, scope=LOGGER)
-    event.event({"event.name": "api_request", "model": "claude-opus-4-1", "request_id": f"req-{unique}",
-                 "input_tokens": 777, "output_tokens": 7, "cost_usd": 4.2, "duration_ms": 500},
-                at_ms=1500, body="claude_code.api_request")
+    event.event(
+        {
+            "event.name": "api_request",
+            "model": "claude-opus-4-1",
+            "request_id": f"req-{unique}",
+            "input_tokens": 777,
+            "output_tokens": 7,
+            "cost_usd": 4.2,
+            "duration_ms": 500,
+        },
+        at_ms=1500,
+        body="claude_code.api_request",
+    )
     _send_as(tenants, "twin-acme", span)
     _send_as(tenants, "twin-globex", event)
     tenants.caught_up()  # stored: the operator's server reads the store, not the tenants' server's log
 
     calls = _get(server, "/api/spans", trial=trial, kind="llm_request")["items"]
     assert sorted((c["source"], c["model"], c["cost_usd"]) for c in calls) == [
-        ("otel_logs", "claude-opus-4-1", 4.2), ("otel_traces", "claude-haiku-4-5", None)]
+        ("otel_logs", "claude-opus-4-1", 4.2),
+        ("otel_traces", "claude-haiku-4-5", None),
+    ]
     # Each tenant's trial row is its own calls': globex's the event's cost, acme's a span that tells none.
     for token, cost in (("twin-globex", 4.2), ("twin-acme", None)):
-        reply = httpx.get(f"{tenants.http_url}/api/trials/{trial}", params={"job": job},
-                          headers={"authorization": f"Bearer {token}"}, timeout=120)
+        reply = httpx.get(
+            f"{tenants.http_url}/api/trials/{trial}",
+            params={"job": job},
+            headers={"authorization": f"Bearer {token}"},
+            timeout=120,
+        )
         assert reply.status_code == 200, reply.text
         assert _value(reply.json(), "cost_usd") == (pytest.approx(cost) if cost else None), token
     assert _get(server, f"/api/trials/{trial}/behavior", job=job)["n_model_calls"] == 2

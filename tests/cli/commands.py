@@ -15,5 +15,10 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def process(*argv: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harborlight.cli.main", *argv], capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "harborlight.cli.main", *argv],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+    )

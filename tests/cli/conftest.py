@@ -24,17 +24,45 @@ def send_subagent_trial(server, job: str, trial: str) -> None:
     traces = Traces({"service.name": f"openhands-{trial}", "harbor.job.name": job, "harbor.trial.name": trial})
     root = traces.span(f"trial {trial}", {"lmnr.span.type": "EVALUATION"}, dur_ms=1000)
     agent = traces.span("agent", {"lmnr.span.type": "EXECUTOR"}, parent=root, start_ms=1, dur_ms=900)
-    traces.span("litellm.completion", {"lmnr.span.type": "LLM", "gen_ai.request.model": "claude-opus-4",
-                                       "gen_ai.usage.input_tokens": 300, "gen_ai.usage.output_tokens": 20},
-                parent=agent, start_ms=2, dur_ms=15)
-    tool = traces.span("delegate", {"lmnr.span.type": "TOOL", "lmnr.span.input": '{"agent": "explorer"}'},
-                       parent=agent, start_ms=20, dur_ms=500)
+    traces.span(
+        "litellm.completion",
+        {
+            "lmnr.span.type": "LLM",
+            "gen_ai.request.model": "claude-opus-4",
+            "gen_ai.usage.input_tokens": 300,
+            "gen_ai.usage.output_tokens": 20,
+        },
+        parent=agent,
+        start_ms=2,
+        dur_ms=15,
+    )
+    tool = traces.span(
+        "delegate",
+        {"lmnr.span.type": "TOOL", "lmnr.span.input": '{"agent": "explorer"}'},
+        parent=agent,
+        start_ms=20,
+        dur_ms=500,
+    )
     sub = traces.span("explorer", {"lmnr.span.type": "EXECUTOR"}, parent=tool, start_ms=21, dur_ms=400)
-    traces.span("litellm.completion", {"lmnr.span.type": "LLM", "gen_ai.request.model": "claude-haiku-4",
-                                       "gen_ai.usage.input_tokens": 90, "gen_ai.usage.output_tokens": 9},
-                parent=sub, start_ms=22, dur_ms=100)
-    traces.span("terminal", {"lmnr.span.type": "TOOL", "lmnr.span.input": '{"command": "ls"}'},
-                parent=sub, start_ms=130, dur_ms=5)
+    traces.span(
+        "litellm.completion",
+        {
+            "lmnr.span.type": "LLM",
+            "gen_ai.request.model": "claude-haiku-4",
+            "gen_ai.usage.input_tokens": 90,
+            "gen_ai.usage.output_tokens": 9,
+        },
+        parent=sub,
+        start_ms=22,
+        dur_ms=100,
+    )
+    traces.span(
+        "terminal",
+        {"lmnr.span.type": "TOOL", "lmnr.span.input": '{"command": "ls"}'},
+        parent=sub,
+        start_ms=130,
+        dur_ms=5,
+    )
     traces.send(server)
 
 

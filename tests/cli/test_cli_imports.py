@@ -23,13 +23,19 @@ print("loaded:", *sorted(m for m in sys.modules if m.split(".")[0] in {heavy!r})
 
 
 def _heavy_modules_after(*argv: str) -> list[str]:
-    done = subprocess.run([sys.executable, "-c", _PROBE.format(heavy=set(HEAVY)), *argv],
-                          capture_output=True, text=True, timeout=300, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(heavy=set(HEAVY)), *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     return done.stdout.rsplit("loaded:", 1)[1].split()
 
 
-@pytest.mark.parametrize("argv", [("--help",), ("jobs", "--help"), ("trial", "--help"), ("spans", "--help")],
-                         ids=" ".join)
+@pytest.mark.parametrize(
+    "argv", [("--help",), ("jobs", "--help"), ("trial", "--help"), ("spans", "--help")], ids=" ".join
+)
 def test_help_imports_no_engine_server_arrow_or_grpc(argv):
     loaded = _heavy_modules_after(*argv)
     assert not loaded, f"harborlight {' '.join(argv)} imported {loaded[:8]}"

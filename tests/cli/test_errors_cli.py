@@ -17,30 +17,46 @@ def guarded(store_dir, server):
     srv.stop()
 
 
-@pytest.mark.parametrize("argv, said", [
-    (("trial", "no-such-trial"), "no trial named 'no-such-trial'"),
-    (("trace", "no-such-trial"), "no agent events for trial 'no-such-trial'"),
-    (("compare", "no-such-job", "other-no-such-job"), "no job named 'no-such-job', 'other-no-such-job'"),
-    (("compare", "just-one"), "compare needs two or more jobs, baseline first"),
-    (("report", "no-such-job"), "no job named 'no-such-job'"),
-    (("spans", "--kind", "tools"), "kind must be one of llm_request, reasoning, output, tool, subagent, session, "
-                                   "user_message, compaction, group"),
-    (("spans", "--status", "teapot"), "status is an HTTP status code (e.g. 429) or one of ok, error"),
-    (("spans", "--since", "yesterday"),
-     "since: Input should be a valid datetime or date, input is too short, got 'yesterday'"),
-    (("jobs", "--cursor", "nonsense"), "cursor is not one this server issued; pass next_cursor from the previous page"),
-])
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (("trial", "no-such-trial"), "no trial named 'no-such-trial'"),
+        (("trace", "no-such-trial"), "no agent events for trial 'no-such-trial'"),
+        (("compare", "no-such-job", "other-no-such-job"), "no job named 'no-such-job', 'other-no-such-job'"),
+        (("compare", "just-one"), "compare needs two or more jobs, baseline first"),
+        (("report", "no-such-job"), "no job named 'no-such-job'"),
+        (
+            ("spans", "--kind", "tools"),
+            "kind must be one of llm_request, reasoning, output, tool, subagent, session, "
+            "user_message, compaction, group",
+        ),
+        (("spans", "--status", "teapot"), "status is an HTTP status code (e.g. 429) or one of ok, error"),
+        (
+            ("spans", "--since", "yesterday"),
+            "since: Input should be a valid datetime or date, input is too short, got 'yesterday'",
+        ),
+        (
+            ("jobs", "--cursor", "nonsense"),
+            "cursor is not one this server issued; pass next_cursor from the previous page",
+        ),
+    ],
+)
 def test_bad_questions_are_the_apis_one_line(server, capsys, argv, said):
     code, out, err = run(capsys, *argv, "--server", server.http_url)
     assert (code, out, err) == (1, "", f"harborlight: {said}\n")
 
 
-@pytest.mark.parametrize("argv, said", [
-    (("spans", "--limit", "0"), "argument --limit: must be a whole number of at least 1, got '0' "
-                                "(see: harborlight spans --help)"),
-    (("trial",), "the following arguments are required: TRIAL (see: harborlight trial --help)"),
-    (("trace", "t", "--depth", "2"), "unrecognized arguments: --depth 2 (see: harborlight --help)"),
-])
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (
+            ("spans", "--limit", "0"),
+            "argument --limit: must be a whole number of at least 1, got '0' (see: harborlight spans --help)",
+        ),
+        (("trial",), "the following arguments are required: TRIAL (see: harborlight trial --help)"),
+        (("trace", "t", "--depth", "2"), "unrecognized arguments: --depth 2 (see: harborlight --help)"),
+    ],
+)
 def test_bad_flags_are_one_line_and_exit_2(argv, said):
     done = process(*argv)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"harborlight: {said}\n")
@@ -80,12 +96,21 @@ def test_server_and_token_from_the_environment(guarded, jobs):
     assert done.stdout.count('"execute_tool ') == 4
     both = process("spans", "--server", guarded.http_url, "--data-dir", "somewhere", env=env)
     assert (both.returncode, both.stderr) == (
-        1, "harborlight: pass --server or --data-dir / --clickhouse-url, not both\n")
+        1,
+        "harborlight: pass --server or --data-dir / --clickhouse-url, not both\n",
+    )
 
 
-@pytest.mark.parametrize("argv, usage", [(("spans",), "spans ..."), (("trial", "t"), "trial TRIAL"),
-                                         (("trace", "t"), "trace TRIAL"), (("jobs",), "jobs"),
-                                         (("compare", "a", "b"), "compare JOB JOB...")])
+@pytest.mark.parametrize(
+    "argv, usage",
+    [
+        (("spans",), "spans ..."),
+        (("trial", "t"), "trial TRIAL"),
+        (("trace", "t"), "trace TRIAL"),
+        (("jobs",), "jobs"),
+        (("compare", "a", "b"), "compare JOB JOB..."),
+    ],
+)
 def test_a_held_data_directory_says_so_and_suggests_server(store_dir, server, argv, usage):
     held = process(*argv, "--data-dir", str(store_dir))
     assert held.returncode == 1 and held.stdout == ""
@@ -97,7 +122,9 @@ def test_a_held_data_directory_says_so_and_suggests_server(store_dir, server, ar
 def test_a_missing_data_directory_is_one_line_and_creates_nothing(tmp_path):
     done = process("trace", "t", "--data-dir", str(tmp_path / "none"))
     assert (done.returncode, done.stderr) == (
-        1, f"harborlight: no harborlight store in {tmp_path / 'none'} (pass --data-dir, or --server URL)\n")
+        1,
+        f"harborlight: no harborlight store in {tmp_path / 'none'} (pass --data-dir, or --server URL)\n",
+    )
     assert not (tmp_path / "none").exists()
 
 
@@ -111,9 +138,11 @@ def test_a_clickhouse_server_that_is_down_is_one_line():
 
 def test_an_import_to_an_unreachable_server_says_it_in_the_same_words(tmp_path, capsys):
     line = tmp_path / "spans.jsonl"
-    line.write_text('{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"spans":[{"traceId":'
-                    '"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","name":"s",'
-                    '"startTimeUnixNano":"1764547200000000000","endTimeUnixNano":"1764547200000000001"}]}]}]}\n')
+    line.write_text(
+        '{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"spans":[{"traceId":'
+        '"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","name":"s",'
+        '"startTimeUnixNano":"1764547200000000000","endTimeUnixNano":"1764547200000000001"}]}]}]}\n'
+    )
     code, _, err = run(capsys, "import", "otlp", str(line), "--server", "http://127.0.0.1:9")
     assert code == 1 and err.count("\n") == 1
     assert err.startswith("harborlight: cannot reach harborlight at http://127.0.0.1:9 (") and "()" not in err

@@ -44,26 +44,52 @@ def _send(server, job: str, trial: str) -> None:
     traces = Traces({"service.name": f"agent{HOSTILE}", "harbor.job.name": job, "harbor.trial.name": trial})
     root = traces.span(f"trial{HOSTILE}", {"lmnr.span.type": "EVALUATION"}, dur_ms=1000)
     agent = traces.span(f"agent{HOSTILE}", {"lmnr.span.type": "EXECUTOR"}, parent=root, start_ms=1, dur_ms=900)
-    traces.span(f"chat{HOSTILE}", {"gen_ai.operation.name": "chat", "gen_ai.request.model": f"model{HOSTILE}",
-                                   "gen_ai.usage.input_tokens": 30, "gen_ai.usage.output_tokens": 3},
-                parent=agent, start_ms=2, dur_ms=15)
-    traces.span(f"execute_tool tool{HOSTILE}", {"gen_ai.operation.name": "execute_tool",
-                                                "gen_ai.tool.name": f"tool{HOSTILE}", "gen_ai.tool.call.id": "c1",
-                                                "gen_ai.tool.call.arguments": '{"command": "ls"}'},
-                parent=agent, start_ms=20, dur_ms=5, error=f"failed{HOSTILE}")
+    traces.span(
+        f"chat{HOSTILE}",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": f"model{HOSTILE}",
+            "gen_ai.usage.input_tokens": 30,
+            "gen_ai.usage.output_tokens": 3,
+        },
+        parent=agent,
+        start_ms=2,
+        dur_ms=15,
+    )
+    traces.span(
+        f"execute_tool tool{HOSTILE}",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": f"tool{HOSTILE}",
+            "gen_ai.tool.call.id": "c1",
+            "gen_ai.tool.call.arguments": '{"command": "ls"}',
+        },
+        parent=agent,
+        start_ms=20,
+        dur_ms=5,
+        error=f"failed{HOSTILE}",
+    )
     traces.send(server)
 
 
-@pytest.mark.parametrize("argv", [
-    ("trace", "{trial}", "--job", "{job}"), ("spans", "--job", "{job}"), ("trial", "{trial}", "--job", "{job}"),
-    ("report", "{job}"), ("jobs",),
-    ("compare", "{job}", "{other}"), ("trial", "{trial}", "--job", "{job}", "--json"),
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("trace", "{trial}", "--job", "{job}"),
+        ("spans", "--job", "{job}"),
+        ("trial", "{trial}", "--job", "{job}"),
+        ("report", "{job}"),
+        ("jobs",),
+        ("compare", "{job}", "{other}"),
+        ("trial", "{trial}", "--job", "{job}", "--json"),
+    ],
+)
 def test_no_name_reaches_the_terminal_as_control_or_markup(server, hostile, capsys, monkeypatch, argv):
     job, other, trial = hostile
     monkeypatch.setenv("COLUMNS", "400")  # no name folded over two lines
-    code, out, err = run(capsys, *(a.format(job=job, other=other, trial=trial) for a in argv),
-                         "--server", server.http_url)
+    code, out, err = run(
+        capsys, *(a.format(job=job, other=other, trial=trial) for a in argv), "--server", server.http_url
+    )
     assert code == 0, err
     assert not CONTROL.search(out), repr(CONTROL.search(out).group())
     if argv[0] != "compare":  # compare shows its jobs' tasks; these trials have none
@@ -114,8 +140,10 @@ def test_watch_renders_a_hostile_trial_as_text():
     from harborlight.cli.watch_command import TrialBoard
 
     board = TrialBoard(f"job{NAMED}")
-    for event in ({"type": "trial_started", "trial": f"trial{HOSTILE}", "data": {"task": f"task{HOSTILE}"}},
-                  {"type": "trial_finished", "trial": f"trial{HOSTILE}", "data": {"outcome": f"o{ESCAPES}"}}):
+    for event in (
+        {"type": "trial_started", "trial": f"trial{HOSTILE}", "data": {"task": f"task{HOSTILE}"}},
+        {"type": "trial_finished", "trial": f"trial{HOSTILE}", "data": {"outcome": f"o{ESCAPES}"}},
+    ):
         board.apply(printable_json(event))
     terminal = console(width=400)
     with terminal.capture() as shown:

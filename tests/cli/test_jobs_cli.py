@@ -23,7 +23,7 @@ def test_jobs_lists_solve_rates_as_the_api_does(server, jobs, capsys, monkeypatc
     code, out, _ = run(capsys, "jobs", "--limit", "10000", "--server", server.http_url)
     lines = out.splitlines()
     (at,) = [i for i, l in enumerate(lines) if f"│ {jobs.job.job} " in l]
-    cells, under = ([c.strip() for c in line.strip("│").split("│")] for line in lines[at:at + 2])
+    cells, under = ([c.strip() for c in line.strip("│").split("│")] for line in lines[at : at + 2])
     assert cells[:6] == [jobs.job.job, "5", "1", "25.0%", "50.0%", "0.500"]
     # each rate's 95% interval under it: Wilson over 4 tasks (1 resolved) and over 2 (the infra ones left out)
     assert under[3:6] == ["[4.6%, 69.9%]", "[9.5%, 90.5%]", "[0.095, 0.905]"]
@@ -46,8 +46,10 @@ def test_compare_shows_rates_differences_and_the_flip(server, jobs, capsys):
     (paired,) = [l for l in out.splitlines() if f"│ {other} " in l and "solve rate" in l]
     cells = [c.strip() for c in paired.strip("│").split("│")]
     assert cells == [other, "solve rate", "2 (3 left out)", "+50.0 pts", "McNemar exact", "1", "1 / 0 / 1"]
-    assert (f"no detectable difference between {other} and {base} on these 2 tasks: solve rate +50.0 points, "
-            "no interval: 2 task(s); a bootstrap over tasks needs at least 10 (McNemar exact p = 1).") in out
+    assert (
+        f"no detectable difference between {other} and {base} on these 2 tasks: solve rate +50.0 points, "
+        "no interval: 2 task(s); a bootstrap over tasks needs at least 10 (McNemar exact p = 1)."
+    ) in out
     assert f"  up in {other}: add-feature" in out
 
 
@@ -71,4 +73,8 @@ def test_counts_take_their_noun_in_the_right_number():
     from harborlight.cli.render import counted
 
     assert [counted(1, "step"), counted(3, "step"), counted(None, "finished trial"), counted(1200, "step")] == [
-        "1 step", "3 steps", "- finished trials", "1,200 steps"]
+        "1 step",
+        "3 steps",
+        "- finished trials",
+        "1,200 steps",
+    ]

@@ -14,15 +14,24 @@ from tests.support.servers import SubprocessServer
 
 # command line -> the route(s) whose JSON it prints with --json
 QUESTIONS = {
-    "spans 429": (lambda j: ["spans", "--job", j.job.job, "--kind", "llm_request", "--status", "429"],
-                  lambda j: {"/api/spans": {"job": j.job.job, "kind": "llm_request", "status": "429", "limit": 100}}),
-    "trial": (lambda j: ["trial", j.job.limited],
-              lambda j: {f"/api/trials/{j.job.limited}": {}, f"/api/trials/{j.job.limited}/behavior": {},
-                         f"/api/trials/{j.job.limited}/time": {}}),
+    "spans 429": (
+        lambda j: ["spans", "--job", j.job.job, "--kind", "llm_request", "--status", "429"],
+        lambda j: {"/api/spans": {"job": j.job.job, "kind": "llm_request", "status": "429", "limit": 100}},
+    ),
+    "trial": (
+        lambda j: ["trial", j.job.limited],
+        lambda j: {
+            f"/api/trials/{j.job.limited}": {},
+            f"/api/trials/{j.job.limited}/behavior": {},
+            f"/api/trials/{j.job.limited}/time": {},
+        },
+    ),
     "trace": (lambda j: ["trace", j.subagent], lambda j: {f"/api/trials/{j.subagent}/trace": {}}),
     "jobs": (lambda j: ["jobs"], lambda j: {"/api/jobs": {"limit": 50}}),
-    "compare": (lambda j: ["compare", j.job.job, j.other.job],
-                lambda j: {"/api/compare": {"jobs": f"{j.job.job},{j.other.job}"}}),
+    "compare": (
+        lambda j: ["compare", j.job.job, j.other.job],
+        lambda j: {"/api/compare": {"jobs": f"{j.job.job},{j.other.job}"}},
+    ),
 }
 
 
@@ -33,8 +42,13 @@ def closed_store(tmp_path_factory):
     srv = SubprocessServer(data_dir).start()
     try:
         jobs = send_jobs(srv)
-        served = {name: [httpx.get(f"{srv.http_url}{path}", params=params, timeout=60).json()
-                         for path, params in routes(jobs).items()] for name, (_, routes) in QUESTIONS.items()}
+        served = {
+            name: [
+                httpx.get(f"{srv.http_url}{path}", params=params, timeout=60).json()
+                for path, params in routes(jobs).items()
+            ]
+            for name, (_, routes) in QUESTIONS.items()
+        }
     finally:
         assert srv.stop() == 0
     return data_dir, jobs, served
@@ -56,8 +70,9 @@ def test_json_from_the_store_equals_the_servers(closed_store, question):
 
 def test_tables_from_the_store(closed_store):
     data_dir, jobs, _ = closed_store
-    spans = process("spans", "--job", jobs.job.job, "--kind", "llm_request", "--status", "429",
-                    "--data-dir", str(data_dir))
+    spans = process(
+        "spans", "--job", jobs.job.job, "--kind", "llm_request", "--status", "429", "--data-dir", str(data_dir)
+    )
     assert spans.returncode == 0, spans.stderr
     assert spans.stdout.startswith("2 event(s)") and spans.stdout.count("chat gpt-5 ") == 2
     trace = process("trace", jobs.subagent, "--data-dir", str(data_dir))
@@ -86,8 +101,7 @@ client.close()
 
 def test_a_store_an_older_harborlight_wrote_is_brought_up_to_date_when_read(tmp_path):
     data_dir = tmp_path / "store"
-    made = subprocess.run([sys.executable, "-c", OLD_STORE, str(data_dir)], capture_output=True, text=True,
-                          timeout=120)
+    made = subprocess.run([sys.executable, "-c", OLD_STORE, str(data_dir)], capture_output=True, text=True, timeout=120)
     assert made.returncode == 0, made.stderr
     done = process("spans", "--job", "old-job", "--data-dir", str(data_dir), "--json")
     assert done.returncode == 0, done.stderr

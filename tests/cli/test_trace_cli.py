@@ -19,7 +19,7 @@ def test_a_subagent_shows_under_its_tool_call(server, jobs, capsys):
     assert lines[0].startswith(f"trial {jobs.subagent}: 7 event(s), 0 orphan(s)")
     totals = next(i for i, line in enumerate(lines) if line.startswith("no totals: "))  # after the tree
     assert "no totals: the producer sent no totals: no ATIF final_metrics" in lines[totals]
-    labels = [(depth(line), line[depth(line):]) for line in lines[1:totals]]
+    labels = [(depth(line), line[depth(line) :]) for line in lines[1:totals]]
     assert labels == [
         (4, f"session  trial {jobs.subagent}  1.00 s  timing measured"),
         (8, "group  agent  900 ms  timing measured"),

@@ -23,9 +23,11 @@ def test_json_is_the_trial_row_and_its_behaviour(server, jobs, capsys):
     trial = jobs.job.limited
     code, out, _ = run(capsys, "trial", trial, "--server", server.http_url, "--json")
     assert code == 0
-    assert json.loads(out) == {"trial": api(server, f"/api/trials/{trial}"),
-                               "behavior": api(server, f"/api/trials/{trial}/behavior"),
-                               "time": api(server, f"/api/trials/{trial}/time")}
+    assert json.loads(out) == {
+        "trial": api(server, f"/api/trials/{trial}"),
+        "behavior": api(server, f"/api/trials/{trial}/behavior"),
+        "time": api(server, f"/api/trials/{trial}/time"),
+    }
 
 
 def test_outcome_phase_timings_and_behaviour_as_the_api_has_them(server, jobs, capsys):
@@ -69,7 +71,7 @@ def test_where_the_agent_time_went_with_the_critical_path_through_a_sub_agent(se
     code, out, _ = run(capsys, "trial", jobs.subagent, "--server", server.http_url)
     assert code == 0
     assert "critical path (9 steps)" in out
-    path = out[out.index("critical path (9 steps)"):]
+    path = out[out.index("critical path (9 steps)") :]
     assert row_of(path, "subagent")[1] == "295 ms" and row_of(path, "llm_request")[1] == "115 ms"
     assert row_of(out, "in sub-agents (any kind)")[1] == "400 ms" and row_of(out, "whole path")[1] == "518 ms"
     longest = next(line for line in out.splitlines() if line.startswith("│ tool ") and "delegate" in line)

@@ -14,9 +14,15 @@ from tests.agent.otlp_build import Traces
 from tests.cli.commands import run
 
 
-@pytest.mark.parametrize(("root_ended", "phase_ended", "state"), [
-    (True, True, TrialState.FINISHED), (True, False, TrialState.FINISHED),
-    (False, True, TrialState.RUNNING), (False, False, TrialState.UNKNOWN)])
+@pytest.mark.parametrize(
+    ("root_ended", "phase_ended", "state"),
+    [
+        (True, True, TrialState.FINISHED),
+        (True, False, TrialState.FINISHED),
+        (False, True, TrialState.RUNNING),
+        (False, False, TrialState.UNKNOWN),
+    ],
+)
 def test_the_rule(root_ended, phase_ended, state):
     assert trial_state(root_ended, phase_ended) is state
 
@@ -32,8 +38,13 @@ def _send(server, job: str) -> dict[str, TrialState]:
     ended.send(server)
     open_ = traces(f"{job}-open")  # the root span has not ended: it was never sent
     open_.span("harbor.environment_setup", {}, parent=b"\x01" * 8, start_ms=10, dur_ms=100)
-    open_.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5"},
-               parent=b"\x01" * 8, start_ms=200, dur_ms=50)
+    open_.span(
+        "chat gpt-5",
+        {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5"},
+        parent=b"\x01" * 8,
+        start_ms=200,
+        dur_ms=50,
+    )
     open_.send(server)
     bare = traces(f"{job}-bare")  # an agent's own spans, no harness
     bare.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5"}, dur_ms=50)
@@ -58,7 +69,10 @@ def test_a_trial_has_one_state_in_the_api_trial_jobs_and_watch(server, unique, c
     board = TrialBoard(job)
     for n, event in enumerate(live_events(server.http_url, job, None), 1):
         board.apply(event)
-        if sum(e.phase_ended or e.root_ended for e in board.trials.values()) == 2 and len(board.trials) == 3 \
-                and board.trials[f"{job}-ended"].root_ended:
+        if (
+            sum(e.phase_ended or e.root_ended for e in board.trials.values()) == 2
+            and len(board.trials) == 3
+            and board.trials[f"{job}-ended"].root_ended
+        ):
             break
     assert {trial: line.state for trial, line in board.trials.items()} == expected

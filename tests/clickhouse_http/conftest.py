@@ -30,8 +30,10 @@ def tenants_data(guarded):
     for token, tenant in TOKENS.items():
         service = f"svc-{tenant}-{run}"
         headers = {"content-type": "application/x-protobuf", "authorization": f"Bearer {token}"}
-        for path, request in (("traces", traces_request(service, 3, job=f"job-{tenant}")),
-                              ("logs", logs_request(service, 2))):
+        for path, request in (
+            ("traces", traces_request(service, 3, job=f"job-{tenant}")),
+            ("logs", logs_request(service, 2)),
+        ):
             answer = httpx.post(f"{guarded.http_url}/v1/{path}", content=request.SerializeToString(), headers=headers)
             assert answer.status_code == 200, answer.text
         services[tenant] = service

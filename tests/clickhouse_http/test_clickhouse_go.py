@@ -34,8 +34,9 @@ def test_answers_carry_block_info_and_the_serialization_byte(ch_port):
 def test_without_a_protocol_version_native_stays_revision_0(ch_port):
     import httpx
 
-    answer = httpx.post(f"http://127.0.0.1:{ch_port}/?default_format=Native", content=b"SELECT 1",
-                        auth=("default", "ch-acme"))
+    answer = httpx.post(
+        f"http://127.0.0.1:{ch_port}/?default_format=Native", content=b"SELECT 1", auth=("default", "ch-acme")
+    )
     assert answer.content == bytes.fromhex("01 01 01 31 05 55 49 6e 74 38 01")
 
 
@@ -57,19 +58,43 @@ def test_every_column_type_the_plugin_reads_decodes(ch_port):
     connection = open_grafana_connection(ch_port, "ch-acme")
     (row,) = connection.query(TYPED).dicts()
     assert row == {
-        "i8": -1, "u16": 2, "i32": -3, "u64": 4, "i128": -5, "f32": 1.5, "f64": 2.25, "b": True, "s": "text",
-        "fs": b"ab", "ns": "n", "nu": None, "lc": "lc", "lcn": "x", "d": dt.date(2025, 12, 1),
-        "t": dt.datetime(2025, 12, 1, 10, tzinfo=dt.UTC), "t64": dt.datetime(2025, 12, 1, 10, 0, 0, 123456, tzinfo=dt.UTC),
-        "dec": decimal.Decimal("12.34"), "id": uuid.UUID("01234567-89ab-cdef-0123-456789abcdef"), "e": "b",
-        "arr": [1, 2], "nested": [[1], [], [2, 3]], "m": {"k": "v"}, "tags": [{"a": "b"}, {}], "tup": (1, "x"),
-        "named": (1, "x"), "lcs": ["p", "q"], "lcm": {"lk": 1}, "nothing": None,
+        "i8": -1,
+        "u16": 2,
+        "i32": -3,
+        "u64": 4,
+        "i128": -5,
+        "f32": 1.5,
+        "f64": 2.25,
+        "b": True,
+        "s": "text",
+        "fs": b"ab",
+        "ns": "n",
+        "nu": None,
+        "lc": "lc",
+        "lcn": "x",
+        "d": dt.date(2025, 12, 1),
+        "t": dt.datetime(2025, 12, 1, 10, tzinfo=dt.UTC),
+        "t64": dt.datetime(2025, 12, 1, 10, 0, 0, 123456, tzinfo=dt.UTC),
+        "dec": decimal.Decimal("12.34"),
+        "id": uuid.UUID("01234567-89ab-cdef-0123-456789abcdef"),
+        "e": "b",
+        "arr": [1, 2],
+        "nested": [[1], [], [2, 3]],
+        "m": {"k": "v"},
+        "tags": [{"a": "b"}, {}],
+        "tup": (1, "x"),
+        "named": (1, "x"),
+        "lcs": ["p", "q"],
+        "lcm": {"lk": 1},
+        "nothing": None,
     }
 
 
 def test_many_blocks_and_empty_answers(ch_port):
     connection = open_grafana_connection(ch_port, "ch-acme")
-    many = connection.query("SELECT number, toString(number) AS s, [number] AS a FROM numbers(5000) "
-                            "SETTINGS max_block_size = 1000")
+    many = connection.query(
+        "SELECT number, toString(number) AS s, [number] AS a FROM numbers(5000) SETTINGS max_block_size = 1000"
+    )
     assert [r[0] for r in many.rows] == list(range(5000)) and many.rows[4321] == (4321, "4321", [4321])
     empty = connection.query("SELECT 1 WHERE 0")
     assert empty.rows == []

@@ -6,8 +6,11 @@ from harborlight.sqlport.clickhouse_errors import _STATUS_BY_NAMES, CODES, STATU
 def test_every_code_is_the_engines_code_of_that_name(server):
     named = {**CODES, **{name: code for names in _STATUS_BY_NAMES.values() for name, code in names.items()}}
     codes = sorted(set(named.values()) | set(STATUS))
-    names = dict(server.sql(f"SELECT number, errorCodeToName(number) FROM numbers({max(codes) + 1}) "
-                            f"WHERE number IN {tuple(codes)}"))
+    names = dict(
+        server.sql(
+            f"SELECT number, errorCodeToName(number) FROM numbers({max(codes) + 1}) WHERE number IN {tuple(codes)}"
+        )
+    )
     assert {name: code for name, code in named.items() if names.get(code) != name} == {}
 
 

@@ -19,8 +19,15 @@ except ImportError:
 from tests.clickhouse_http.conftest import OPERATOR
 
 # Each method's reference decoder (the libraries' own, not the interface's coding table).
-DECODERS = {"gzip": gzip.decompress, "deflate": zlib.decompress, "br": brotli.decompress, "xz": lzma.decompress,
-            "bz2": bz2.decompress, "lz4": lz4.frame.decompress, "zstd": zstd.decompress}
+DECODERS = {
+    "gzip": gzip.decompress,
+    "deflate": zlib.decompress,
+    "br": brotli.decompress,
+    "xz": lzma.decompress,
+    "bz2": bz2.decompress,
+    "lz4": lz4.frame.decompress,
+    "zstd": zstd.decompress,
+}
 
 
 def ask(port: int, sql: str, token: str = "ch-acme", **params) -> httpx.Response:
@@ -33,8 +40,18 @@ def test_ping_and_root_answer_ok(ch_port):
         assert answer.status_code == 200 and answer.text == "Ok.\n"
 
 
-@pytest.mark.parametrize("fmt", ["Native", "JSON", "JSONEachRow", "TabSeparatedWithNamesAndTypes",
-                                 "RowBinaryWithNamesAndTypes", "JSONCompact", "CSVWithNames"])
+@pytest.mark.parametrize(
+    "fmt",
+    [
+        "Native",
+        "JSON",
+        "JSONEachRow",
+        "TabSeparatedWithNamesAndTypes",
+        "RowBinaryWithNamesAndTypes",
+        "JSONCompact",
+        "CSVWithNames",
+    ],
+)
 def test_each_format_clients_ask_for_is_the_engines_own_output(ch_port, fmt):
     answer = ask(ch_port, "SELECT 1 AS one, 'a' AS s", default_format=fmt)
     assert answer.status_code == 200, answer.text
@@ -55,8 +72,11 @@ def test_a_format_clause_wins_and_is_reported(ch_port):
 
 
 def test_query_in_the_url_and_key_header_and_query_id(ch_port):
-    answer = httpx.get(f"http://127.0.0.1:{ch_port}/", params={"query": "SELECT 40 + 2", "query_id": "q-1"},
-                       headers={"X-ClickHouse-User": "default", "X-ClickHouse-Key": OPERATOR})
+    answer = httpx.get(
+        f"http://127.0.0.1:{ch_port}/",
+        params={"query": "SELECT 40 + 2", "query_id": "q-1"},
+        headers={"X-ClickHouse-User": "default", "X-ClickHouse-Key": OPERATOR},
+    )
     assert answer.text == "42\n" and answer.headers["x-clickhouse-query-id"] == "q-1"
 
 
@@ -65,21 +85,35 @@ def test_responses_are_compressed_as_clickhouse_compresses_them(ch_port, encodin
     """ClickHouse 26.9 (the engine's version) compresses whenever Accept-Encoding names a method it writes:
     enable_http_compression defaults to 1 since 25.10; 0 in the URL turns it off."""
     sql = b"SELECT number FROM numbers(1000)"
-    with httpx.stream("POST", f"http://127.0.0.1:{ch_port}/", content=sql, auth=("u", "ch-acme"),
-                      headers={"Accept-Encoding": encoding}) as answer:
+    with httpx.stream(
+        "POST",
+        f"http://127.0.0.1:{ch_port}/",
+        content=sql,
+        auth=("u", "ch-acme"),
+        headers={"Accept-Encoding": encoding},
+    ) as answer:
         raw = b"".join(answer.iter_raw())
     assert answer.headers["content-encoding"] == encoding
     decoded = DECODERS[encoding](raw)
     assert decoded.decode().splitlines()[-1] == "999"
-    plain = httpx.post(f"http://127.0.0.1:{ch_port}/", params={"enable_http_compression": "0"}, content=sql,
-                       auth=("u", "ch-acme"), headers={"Accept-Encoding": encoding})
+    plain = httpx.post(
+        f"http://127.0.0.1:{ch_port}/",
+        params={"enable_http_compression": "0"},
+        content=sql,
+        auth=("u", "ch-acme"),
+        headers={"Accept-Encoding": encoding},
+    )
     assert "content-encoding" not in plain.headers and plain.text.splitlines()[-1] == "999"
 
 
 def test_the_method_is_chosen_in_clickhouses_order_whatever_the_header_says(ch_port):
     def chosen(accept: str) -> str | None:
-        answer = httpx.post(f"http://127.0.0.1:{ch_port}/", content=b"SELECT 1", auth=("u", "ch-acme"),
-                            headers={"Accept-Encoding": accept})
+        answer = httpx.post(
+            f"http://127.0.0.1:{ch_port}/",
+            content=b"SELECT 1",
+            auth=("u", "ch-acme"),
+            headers={"Accept-Encoding": accept},
+        )
         return answer.headers.get("content-encoding")
 
     assert chosen("gzip;q=1.0, zstd;q=0.1") == "zstd"  # a substring test: q-values are not read
@@ -88,8 +122,12 @@ def test_the_method_is_chosen_in_clickhouses_order_whatever_the_header_says(ch_p
 
 
 def test_gzip_request_bodies_are_read(ch_port):
-    answer = httpx.post(f"http://127.0.0.1:{ch_port}/", content=gzip.compress(b"SELECT 7"), auth=("u", "ch-acme"),
-                        headers={"Content-Encoding": "gzip"})
+    answer = httpx.post(
+        f"http://127.0.0.1:{ch_port}/",
+        content=gzip.compress(b"SELECT 7"),
+        auth=("u", "ch-acme"),
+        headers={"Content-Encoding": "gzip"},
+    )
     assert answer.text == "7\n"
 
 

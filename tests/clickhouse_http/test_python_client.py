@@ -13,28 +13,41 @@ def client(port: int, token: str, **kwargs):
 
 def test_a_tenant_reads_its_own_spans_and_nothing_else(ch_port, tenants_data):
     acme = client(ch_port, "ch-acme")
-    rows = acme.query("SELECT DISTINCT ServiceName FROM otel_traces WHERE ServiceName IN {s:Array(String)}",
-                      parameters={"s": list(tenants_data.values())}).result_rows
+    rows = acme.query(
+        "SELECT DISTINCT ServiceName FROM otel_traces WHERE ServiceName IN {s:Array(String)}",
+        parameters={"s": list(tenants_data.values())},
+    ).result_rows
     assert rows == [(tenants_data["acme"],)]
-    assert acme.query("SELECT count() FROM otel_logs WHERE ServiceName = {s:String}",
-                      parameters={"s": tenants_data["globex"]}).result_rows == [(0,)]
+    assert acme.query(
+        "SELECT count() FROM otel_logs WHERE ServiceName = {s:String}", parameters={"s": tenants_data["globex"]}
+    ).result_rows == [(0,)]
     operator = client(ch_port, OPERATOR)
-    assert operator.query("SELECT count(DISTINCT ServiceName) FROM otel_traces WHERE ServiceName IN {s:Array(String)}",
-                          parameters={"s": list(tenants_data.values())}).result_rows == [(2,)]
+    assert operator.query(
+        "SELECT count(DISTINCT ServiceName) FROM otel_traces WHERE ServiceName IN {s:Array(String)}",
+        parameters={"s": list(tenants_data.values())},
+    ).result_rows == [(2,)]
 
 
 def test_agent_events_and_trace_lookup_tables_are_tenant_scoped(ch_port, tenants_data):
     acme = client(ch_port, "ch-acme")
     services = list(tenants_data.values())
-    seen = acme.query("SELECT DISTINCT ServiceName FROM agent_events WHERE ServiceName IN {s:Array(String)}",
-                      parameters={"s": services}).result_rows
-    assert seen == [(tenants_data["acme"],)]
-    other_traces = client(ch_port, OPERATOR).query(
-        "SELECT DISTINCT TraceId FROM otel_traces WHERE ServiceName = {s:String}", parameters={"s": tenants_data["globex"]}
+    seen = acme.query(
+        "SELECT DISTINCT ServiceName FROM agent_events WHERE ServiceName IN {s:Array(String)}",
+        parameters={"s": services},
     ).result_rows
+    assert seen == [(tenants_data["acme"],)]
+    other_traces = (
+        client(ch_port, OPERATOR)
+        .query(
+            "SELECT DISTINCT TraceId FROM otel_traces WHERE ServiceName = {s:String}",
+            parameters={"s": tenants_data["globex"]},
+        )
+        .result_rows
+    )
     assert other_traces
-    assert acme.query("SELECT count() FROM otel_traces_trace_id_ts WHERE TraceId = {t:String}",
-                      parameters={"t": other_traces[0][0]}).result_rows == [(0,)]
+    assert acme.query(
+        "SELECT count() FROM otel_traces_trace_id_ts WHERE TraceId = {t:String}", parameters={"t": other_traces[0][0]}
+    ).result_rows == [(0,)]
 
 
 ESCAPES = [
@@ -115,12 +128,16 @@ def test_a_bad_token_and_a_syntax_error_are_clickhouse_errors(ch_port):
 
 def test_typed_results_arrow_and_dataframes_come_through(ch_port, tenants_data):
     acme = client(ch_port, "ch-acme", compress=True)
-    result = acme.query("SELECT ServiceName, Timestamp, SpanAttributes, Duration FROM otel_traces "
-                        "WHERE ServiceName = {s:String} ORDER BY Timestamp", parameters={"s": tenants_data["acme"]})
+    result = acme.query(
+        "SELECT ServiceName, Timestamp, SpanAttributes, Duration FROM otel_traces "
+        "WHERE ServiceName = {s:String} ORDER BY Timestamp",
+        parameters={"s": tenants_data["acme"]},
+    )
     assert len(result.result_rows) == 3
     assert result.result_rows[0][2]["gen_ai.request.model"] == "claude-sonnet-4"
-    table = acme.query_arrow("SELECT SpanName FROM otel_traces WHERE ServiceName = {s:String}",
-                             parameters={"s": tenants_data["acme"]})
+    table = acme.query_arrow(
+        "SELECT SpanName FROM otel_traces WHERE ServiceName = {s:String}", parameters={"s": tenants_data["acme"]}
+    )
     assert table.num_rows == 3
     assert acme.command("SHOW TABLES LIKE 'otel_traces'") == "otel_traces"
     assert "TraceId" in [row[0] for row in acme.query("DESCRIBE TABLE otel_traces").result_rows]

@@ -23,29 +23,50 @@ def test_a_filter_narrows_the_callers_rows(ch_port, tenants_data):
     in_url = {"additional_table_filters": "{'otel_traces': 'SpanName = ''no such span'''}"}
     assert spans_of(ch_port, own, **in_url) == "0"
     # the plugin's ad hoc filter: appended to the statement, the bare table name as the key
-    assert spans_of(ch_port, own, clause="settings additional_table_filters={'otel_traces' : ' SpanName = ''x'' '}") == "0"
-    assert spans_of(ch_port, own, clause=f"SETTINGS additional_table_filters={{'default.otel_traces': "
-                                         f"'ServiceName = ''{own}'''}}") == "3"
+    assert (
+        spans_of(ch_port, own, clause="settings additional_table_filters={'otel_traces' : ' SpanName = ''x'' '}") == "0"
+    )
+    assert (
+        spans_of(
+            ch_port,
+            own,
+            clause=f"SETTINGS additional_table_filters={{'default.otel_traces': 'ServiceName = ''{own}'''}}",
+        )
+        == "3"
+    )
 
 
-@pytest.mark.parametrize("filters", ["{}", "{'otel_traces': '1'}", "{'default.otel_traces': '1 OR 1'}",
-                                     "{'otel_traces': 'ResourceAttributes[''harborlight.tenant''] = ''globex'''}",
-                                     "{'x': '1', 'otel_traces': '1', 'otel_traces': '0'}"])
+@pytest.mark.parametrize(
+    "filters",
+    [
+        "{}",
+        "{'otel_traces': '1'}",
+        "{'default.otel_traces': '1 OR 1'}",
+        "{'otel_traces': 'ResourceAttributes[''harborlight.tenant''] = ''globex'''}",
+        "{'x': '1', 'otel_traces': '1', 'otel_traces': '0'}",
+    ],
+)
 def test_no_filter_widens_what_a_tenant_sees(ch_port, tenants_data, filters):
     other = tenants_data["globex"]
     assert spans_of(ch_port, other, additional_table_filters=filters) == "0"
     assert spans_of(ch_port, other, clause=f"SETTINGS additional_table_filters = {filters}") == "0"
-    nested = count(ch_port, f"SELECT count() FROM (SELECT * FROM otel_traces SETTINGS additional_table_filters = "
-                            f"{filters}) WHERE ServiceName = '{other}'")
+    nested = count(
+        ch_port,
+        f"SELECT count() FROM (SELECT * FROM otel_traces SETTINGS additional_table_filters = "
+        f"{filters}) WHERE ServiceName = '{other}'",
+    )
     assert nested.status_code == 200 and nested.text == "0\n"
     assert spans_of(ch_port, other, OPERATOR) == "3"  # the rows are there
 
 
-@pytest.mark.parametrize("filters,code", [
-    ("{'otel_traces': '1) OR (1'}", "36"),  # text that would leave its parentheses
-    ("{'otel_traces': '1 -- '}", "62"),  # the engine's parser refuses the combination
-    ("{'t': '1'}", "497"),  # a table alias of the statement
-])
+@pytest.mark.parametrize(
+    "filters,code",
+    [
+        ("{'otel_traces': '1) OR (1'}", "36"),  # text that would leave its parentheses
+        ("{'otel_traces': '1 -- '}", "62"),  # the engine's parser refuses the combination
+        ("{'t': '1'}", "497"),  # a table alias of the statement
+    ],
+)
 def test_a_filter_that_is_not_one_expression_or_names_an_alias_is_refused(ch_port, tenants_data, filters, code):
     answer = count(ch_port, f"SELECT count() FROM otel_traces AS t SETTINGS additional_table_filters = {filters}")
     assert answer.headers["x-clickhouse-exception-code"] == code, answer.text
@@ -57,8 +78,12 @@ def test_an_alias_cannot_borrow_another_tables_filter(ch_port, tenants_data):
 
 
 def test_restricting_settings_are_accepted_and_lifting_ones_refused(ch_port, tenants_data):
-    restricting = count(ch_port, "SELECT getSetting('max_execution_time'), getSetting('max_result_rows') "
-                                 "SETTINGS max_execution_time = 10, max_result_rows = 100", max_rows_to_read="1000")
+    restricting = count(
+        ch_port,
+        "SELECT getSetting('max_execution_time'), getSetting('max_result_rows') "
+        "SETTINGS max_execution_time = 10, max_result_rows = 100",
+        max_rows_to_read="1000",
+    )
     assert restricting.text == "10\t100\n"
     default = count(ch_port, "SELECT getSetting('max_execution_time')")
     assert default.text == "300\n"  # the interface's own limit

@@ -13,8 +13,9 @@ from tests.support.otlp import traces_request
 
 
 def ask(port: int, sql: str, token: str = "ch-acme", **params) -> httpx.Response:
-    return httpx.post(f"http://127.0.0.1:{port}/", params=params, content=sql.encode(), auth=("default", token),
-                      timeout=120)  # a loaded machine's first statement can take longer than httpx's 5 s
+    return httpx.post(
+        f"http://127.0.0.1:{port}/", params=params, content=sql.encode(), auth=("default", token), timeout=120
+    )  # a loaded machine's first statement can take longer than httpx's 5 s
 
 
 def test_another_tenants_failed_statement_is_not_in_system_errors(ch_port, tenants_data):
@@ -76,18 +77,24 @@ def test_a_shared_trace_id_shows_no_other_tenants_trace_bounds(guarded, ch_port)
     A's own bounds or shows no row, never B's times."""
     acme = traces_request(f"acme-shared-{uuid.uuid4().hex[:6]}", 2)
     trace_id = acme.resource_spans[0].scope_spans[0].spans[0].trace_id
-    globex = traces_request("globex-shared", 2, start=acme.resource_spans[0].scope_spans[0].spans[0]
-                            .start_time_unix_nano - 3600 * 10**9)
+    globex = traces_request(
+        "globex-shared", 2, start=acme.resource_spans[0].scope_spans[0].spans[0].start_time_unix_nano - 3600 * 10**9
+    )
     for span in globex.resource_spans[0].scope_spans[0].spans:
         span.trace_id = trace_id
     late = globex.resource_spans[0].scope_spans[0].spans[1]
     late.start_time_unix_nano = late.end_time_unix_nano = late.start_time_unix_nano + 7200 * 10**9
     for token, request in (("ch-acme", acme), ("ch-globex", globex)):
-        answer = httpx.post(f"{guarded.http_url}/v1/traces", content=request.SerializeToString(),
-                            headers={"content-type": "application/x-protobuf", "authorization": f"Bearer {token}"})
+        answer = httpx.post(
+            f"{guarded.http_url}/v1/traces",
+            content=request.SerializeToString(),
+            headers={"content-type": "application/x-protobuf", "authorization": f"Bearer {token}"},
+        )
         assert answer.status_code == 200, answer.text
-    sql = (f"SELECT toUnixTimestamp(min(Start)), toUnixTimestamp(max(End)) FROM otel_traces_trace_id_ts "
-           f"WHERE TraceId = '{trace_id.hex()}' FORMAT JSONCompactEachRow")
+    sql = (
+        f"SELECT toUnixTimestamp(min(Start)), toUnixTimestamp(max(End)) FROM otel_traces_trace_id_ts "
+        f"WHERE TraceId = '{trace_id.hex()}' FORMAT JSONCompactEachRow"
+    )
     own_start = acme.resource_spans[0].scope_spans[0].spans[0].start_time_unix_nano // 10**9
     everyone = ask(ch_port, sql, OPERATOR).json()
     assert everyone[0] < own_start  # the index does hold globex's earlier span
@@ -95,9 +102,16 @@ def test_a_shared_trace_id_shows_no_other_tenants_trace_bounds(guarded, ch_port)
     assert seen in ([own_start, own_start], [0, 0])  # acme's own bounds, or no row (min/max of nothing)
 
 
-SERVER_FUNCTIONS = ["SELECT getServerSetting('path')", "SELECT hostName()", "SELECT FQDN()", "SELECT serverUUID()",
-                    "SELECT getMacro('shard')", "SELECT filesystemAvailable()", "SELECT tcpPort()",
-                    "SELECT count() FROM otel_traces WHERE ServiceName = hostname()"]
+SERVER_FUNCTIONS = [
+    "SELECT getServerSetting('path')",
+    "SELECT hostName()",
+    "SELECT FQDN()",
+    "SELECT serverUUID()",
+    "SELECT getMacro('shard')",
+    "SELECT filesystemAvailable()",
+    "SELECT tcpPort()",
+    "SELECT count() FROM otel_traces WHERE ServiceName = hostname()",
+]
 
 
 @pytest.mark.parametrize("sql", SERVER_FUNCTIONS)
@@ -121,8 +135,11 @@ def test_a_tenants_statement_spills_within_its_quota(ch_port, tenants_data):
     assert more.headers.get("x-clickhouse-exception-code") == "452", more.text
     unlimited = ask(ch_port, "SELECT 1", max_temporary_data_on_disk_size_for_query="0")
     assert unlimited.headers.get("x-clickhouse-exception-code") == "452", unlimited.text
-    spill = ask(ch_port, "SELECT count() FROM (SELECT number % 1000000 AS k, any(toString(number)) FROM "
-                         "numbers(2000000) GROUP BY k) SETTINGS max_bytes_before_external_group_by = 4000000, "
-                         "max_temporary_data_on_disk_size_for_query = 100000")
+    spill = ask(
+        ch_port,
+        "SELECT count() FROM (SELECT number % 1000000 AS k, any(toString(number)) FROM "
+        "numbers(2000000) GROUP BY k) SETTINGS max_bytes_before_external_group_by = 4000000, "
+        "max_temporary_data_on_disk_size_for_query = 100000",
+    )
     assert spill.headers.get("x-clickhouse-exception-code") == "396", spill.text[:300]  # TOO_MANY_ROWS_OR_BYTES
     assert "Limit for temporary files size exceeded" in spill.text

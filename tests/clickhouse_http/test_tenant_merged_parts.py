@@ -47,14 +47,21 @@ def _traces(value: str, trace_id: bytes) -> ExportTraceServiceRequest:
     """A harness's trial whose service, job, trial and every span's `secret` attribute are `value`."""
     request = ExportTraceServiceRequest()
     rs = request.resource_spans.add()
-    rs.resource.attributes.extend(attrs(**{"service.name": value, "harbor.job.name": value,
-                                           "harbor.trial.name": value}))
+    rs.resource.attributes.extend(
+        attrs(**{"service.name": value, "harbor.job.name": value, "harbor.trial.name": value})
+    )
     spans = rs.scope_spans.add().spans
     root = uuid.uuid4().bytes[:8]
     for i, name in enumerate(("harbor.trial", "chat gpt-5", "harbor.verifier")):
-        span = spans.add(trace_id=trace_id, span_id=root if i == 0 else uuid.uuid4().bytes[:8],
-                         parent_span_id=b"" if i == 0 else root, name=name, kind=1,
-                         start_time_unix_nano=T0 + i * 1000, end_time_unix_nano=T0 + 10_000 - i)
+        span = spans.add(
+            trace_id=trace_id,
+            span_id=root if i == 0 else uuid.uuid4().bytes[:8],
+            parent_span_id=b"" if i == 0 else root,
+            name=name,
+            kind=1,
+            start_time_unix_nano=T0 + i * 1000,
+            end_time_unix_nano=T0 + 10_000 - i,
+        )
         span.attributes.extend(attrs(secret=value, **{"gen_ai.operation.name": "chat"} if i == 1 else {}))
     return request
 
@@ -76,16 +83,21 @@ def merged(guarded):
     trace_ids = {tenant: uuid.uuid4().bytes for tenant in values}
     for token, tenant in (("ch-acme", "acme"), ("ch-globex", "globex")):
         headers = {"content-type": "application/x-protobuf", "authorization": f"Bearer {token}"}
-        for path, request in (("traces", _traces(values[tenant], trace_ids[tenant])), ("logs", _logs(values[tenant])),
-                              ("metrics", every_type_request(values[tenant]))):
+        for path, request in (
+            ("traces", _traces(values[tenant], trace_ids[tenant])),
+            ("logs", _logs(values[tenant])),
+            ("metrics", every_type_request(values[tenant])),
+        ):
             for _ in range(2):  # two parts a tenant, before the merge
-                posted = httpx.post(f"{guarded.http_url}/v1/{path}", content=request.SerializeToString(),
-                                    headers=headers, timeout=60)
+                posted = httpx.post(
+                    f"{guarded.http_url}/v1/{path}", content=request.SerializeToString(), headers=headers, timeout=60
+                )
                 assert posted.status_code == 200, posted.text
     client = guarded.store.client
     for _ in range(600):  # the keeper derives the trial and job rows after the commits
-        if client.command("SELECT count() FROM job_rows FINAL WHERE job = {j:String}",
-                          parameters={"j": values["globex"]}):
+        if client.command(
+            "SELECT count() FROM job_rows FINAL WHERE job = {j:String}", parameters={"j": values["globex"]}
+        ):
             break
         time.sleep(0.2)
     for table in TABLES:
@@ -103,10 +115,13 @@ def test_after_the_merge_no_part_holds_two_tenants_rows(merged, guarded):
     client = guarded.store.client
     for table, (column, tenant) in TABLES.items():
         wanted = trace_ids["globex"] if column == "TraceId" else values["globex"]
-        assert client.command(f"SELECT count() FROM {table} WHERE {column} = {{v:String}}", parameters={"v": wanted}), \
+        assert client.command(f"SELECT count() FROM {table} WHERE {column} = {{v:String}}", parameters={"v": wanted}), (
             f"{table} has no row of globex's"
-        shared = client.query(f"SELECT _part, groupUniqArray({tenant}) AS tenants FROM {table} "
-                              f"WHERE {tenant} IN ('acme', 'globex') GROUP BY _part HAVING length(tenants) > 1").result_rows
+        )
+        shared = client.query(
+            f"SELECT _part, groupUniqArray({tenant}) AS tenants FROM {table} "
+            f"WHERE {tenant} IN ('acme', 'globex') GROUP BY _part HAVING length(tenants) > 1"
+        ).result_rows
         assert shared == [], f"{table}: parts holding both tenants' rows: {shared}"
 
 
@@ -114,15 +129,24 @@ def test_the_tenant_filter_prunes_the_other_tenants_parts_before_any_read(merged
     """The operator's EXPLAIN of the statement as the port runs it for acme: the partition key's condition is the
     tenant's, and the parts read are only acme's."""
     client = guarded.store.client
-    plan = "\n".join(row[0] for row in client.query(
-        "EXPLAIN indexes = 1 SELECT count() FROM otel_traces PREWHERE throwIf(SpanAttributes['secret'] = 'x')",
-        settings={"additional_table_filters": "{'default.otel_traces': '" + RAW_TENANT.replace("'", "\\'")
-                  + " = \\'acme\\''}"}).result_rows)
+    plan = "\n".join(
+        row[0]
+        for row in client.query(
+            "EXPLAIN indexes = 1 SELECT count() FROM otel_traces PREWHERE throwIf(SpanAttributes['secret'] = 'x')",
+            settings={
+                "additional_table_filters": "{'default.otel_traces': '"
+                + RAW_TENANT.replace("'", "\\'")
+                + " = \\'acme\\''}"
+            },
+        ).result_rows
+    )
     partition = plan.split("Partition", 1)[1]
     assert "in ['acme', 'acme']" in partition.split("Parts:", 1)[0], plan
     read, total = (int(n) for n in partition.split("Parts: ", 1)[1].split()[0].split("/"))
-    acme_parts = client.command("SELECT count() FROM system.parts WHERE database = 'default' AND table = "
-                                "'otel_traces' AND active AND partition LIKE '(\\'acme\\',%'")
+    acme_parts = client.command(
+        "SELECT count() FROM system.parts WHERE database = 'default' AND table = "
+        "'otel_traces' AND active AND partition LIKE '(\\'acme\\',%'"
+    )
     assert read == acme_parts < total
 
 
@@ -135,16 +159,16 @@ ORACLES = {
     "prewhere": "SELECT count() FROM {t} PREWHERE throwIf({s} = {g}, 'HIT') = 0",
     "where": "SELECT count() FROM {t} WHERE throwIf({s} = {g}, 'HIT') = 0",
     "where moved to prewhere": "SELECT count() FROM {t} WHERE throwIf({s} = {g}, 'HIT') = 0 SETTINGS "
-                               "optimize_move_to_prewhere = 1, move_all_conditions_to_prewhere = 1",
+    "optimize_move_to_prewhere = 1, move_all_conditions_to_prewhere = 1",
     "prewhere, optimizations off": "SELECT count() FROM {t} PREWHERE throwIf({s} = {g}, 'HIT') = 0 SETTINGS "
-                                   "optimize_move_to_prewhere = 0, query_plan_enable_optimizations = 0, "
-                                   "short_circuit_function_evaluation = 'disable'",
+    "optimize_move_to_prewhere = 0, query_plan_enable_optimizations = 0, "
+    "short_circuit_function_evaluation = 'disable'",
     "having": "SELECT count() FROM (SELECT {s} AS k, count() FROM {t} GROUP BY k HAVING throwIf(k = {g}, 'HIT') = 0)",
     "arrayJoin": "SELECT count() FROM {t} WHERE arrayJoin([intDiv(1, toUInt8({s} != {g}))]) = 1",
     "array join": "SELECT count() FROM {t} ARRAY JOIN [intDiv(1, toUInt8({s} != {g}))] AS x",
     "division by zero": "SELECT count() FROM {t} WHERE intDiv(1, toUInt8({s} != {g})) = 1",
     "assumeNotNull": "SELECT count() FROM {t} WHERE throwIf(assumeNotNull(nullIf({s}, {g})) = '' AND {s} != '', "
-                     "'HIT') = 0",
+    "'HIT') = 0",
     # the engine refuses a block that would sleep more than 3 s: two matching rows at 2 s each
     "sleepEachRow": "SELECT count() FROM {t} WHERE {s} = {g} AND sleepEachRow(2) = 0",
     "join": "SELECT count() FROM {t} AS a, {t} AS b WHERE throwIf(b.{s} = {g}, 'HIT') = 0",
@@ -154,12 +178,12 @@ ORACLES = {
     "IN subquery": "SELECT count() FROM system.one WHERE 1 IN (SELECT 1 FROM {t} WHERE throwIf({s} = {g}, 'HIT') = 0)",
     "additional_table_filters": "SELECT count() FROM {t} SETTINGS additional_table_filters = {{'{t}': {f}}}",
     "no partition pruning": "SELECT count() FROM {t} PREWHERE throwIf({s} = {g}, 'HIT') = 0 SETTINGS "
-                            "use_partition_pruning = 0, use_partition_key = 0",
+    "use_partition_pruning = 0, use_partition_key = 0",
 }
 FINAL_ORACLES = {
     "final where": "SELECT count() FROM {t} FINAL WHERE throwIf({s} = {g}, 'HIT') = 0",
     "final prewhere, pruning after final": "SELECT count() FROM {t} FINAL PREWHERE throwIf({s} = {g}, 'HIT') = 0 "
-                                           "SETTINGS defer_partition_pruning_after_final = 1",
+    "SETTINGS defer_partition_pruning_after_final = 1",
 }
 CASES = [(t, o) for t in TABLES for o in ORACLES] + [(t, o) for t in FINAL_TABLES for o in FINAL_ORACLES]
 
@@ -167,8 +191,7 @@ CASES = [(t, o) for t in TABLES for o in ORACLES] + [(t, o) for t in FINAL_TABLE
 def _statement(table: str, oracle: str, guess: str) -> str:
     column = TABLES[table][0]
     filter_text = f"throwIf({column} = {_literal(guess)}, 'HIT') = 0"
-    return ({**ORACLES, **FINAL_ORACLES}[oracle]
-            .format(t=table, s=column, g=_literal(guess), f=_literal(filter_text)))
+    return {**ORACLES, **FINAL_ORACLES}[oracle].format(t=table, s=column, g=_literal(guess), f=_literal(filter_text))
 
 
 def _answer(reply: httpx.Response, guess: str) -> tuple:

@@ -28,7 +28,8 @@ from tests.support.standin_process import one_shard_cluster
 CLUSTER = Cluster("hl")
 # The oracles' cases that reach each kind of table once, and every table by its PREWHERE and WHERE.
 CASES = [(t, o) for t in TABLES for o in ("prewhere", "where")] + [
-    ("otel_traces", o) for o in ORACLES if o not in ("prewhere", "where")]
+    ("otel_traces", o) for o in ORACLES if o not in ("prewhere", "where")
+]
 
 
 @pytest.fixture(scope="module")
@@ -36,18 +37,23 @@ def cluster_merged(tmp_path_factory):
     standin = one_shard_cluster(tmp_path_factory.mktemp("tenant-cluster"), CLUSTER)
     tokens_file = tmp_path_factory.mktemp("tenant-cluster-auth") / "tokens"
     tokens_file.write_text("".join(f"{t} {n}\n" for t, n in TOKENS.items()))
-    srv = InProcessServer(Settings(clickhouse_url=standin.url, cluster=CLUSTER.name, tokens_file=tokens_file,
-                                   clickhouse_http_port=0)).start()
+    srv = InProcessServer(
+        Settings(clickhouse_url=standin.url, cluster=CLUSTER.name, tokens_file=tokens_file, clickhouse_http_port=0)
+    ).start()
     values = {tenant: f"{tenant[:2]}{uuid.uuid4().hex[:10]}" for tenant in ("acme", "globex")}
     trace_ids = {tenant: uuid.uuid4().bytes for tenant in values}
     try:
         for token, tenant in TOKENS.items():
             headers = {"content-type": "application/x-protobuf", "authorization": f"Bearer {token}"}
-            for path, request in (("traces", _traces(values[tenant], trace_ids[tenant])),
-                                  ("logs", _logs(values[tenant])), ("metrics", every_type_request(values[tenant]))):
+            for path, request in (
+                ("traces", _traces(values[tenant], trace_ids[tenant])),
+                ("logs", _logs(values[tenant])),
+                ("metrics", every_type_request(values[tenant])),
+            ):
                 for _ in range(2):
-                    posted = httpx.post(f"{srv.http_url}/v1/{path}", content=request.SerializeToString(),
-                                        headers=headers, timeout=60)
+                    posted = httpx.post(
+                        f"{srv.http_url}/v1/{path}", content=request.SerializeToString(), headers=headers, timeout=60
+                    )
                     assert posted.status_code == 200, posted.text
         srv.caught_up()
         operator = clickhouse_connect.get_client(dsn=standin.url, compress=False)
@@ -64,8 +70,9 @@ def test_on_the_cluster_no_local_part_holds_two_tenants_rows(cluster_merged):
     for table in ("otel_traces", "otel_logs", "otel_metrics_sum", "agent_events"):
         tenant = TENANT_KEYS[table]
         assert operator.command(f"SELECT count() FROM {local_name(table)} WHERE {tenant} = 'globex'"), table
-        shared = operator.query(f"SELECT _part FROM {local_name(table)} GROUP BY _part "
-                                f"HAVING uniqExact({tenant}) > 1").result_rows
+        shared = operator.query(
+            f"SELECT _part FROM {local_name(table)} GROUP BY _part HAVING uniqExact({tenant}) > 1"
+        ).result_rows
         assert shared == [], table
 
 

@@ -20,8 +20,9 @@ TIMEOUTS = {"connect_timeout": 60, "send_receive_timeout": 300, "sync_request_ti
 def guarded(store_dir, tmp_path_factory):
     tokens_file = tmp_path_factory.mktemp("tcp-auth") / "tokens"
     tokens_file.write_text("".join(f"{t} {n}\n" for t, n in TOKENS.items()))
-    settings = Settings(data_dir=store_dir, tokens_file=tokens_file, auth_token=OPERATOR, clickhouse_http_port=0,
-                        clickhouse_tcp_port=0)
+    settings = Settings(
+        data_dir=store_dir, tokens_file=tokens_file, auth_token=OPERATOR, clickhouse_http_port=0, clickhouse_tcp_port=0
+    )
     srv = InProcessServer(settings).start()
     yield srv
     srv.stop()
@@ -44,10 +45,13 @@ def tenants_data(guarded):
     for token, tenant in TOKENS.items():
         service = f"tcp-{tenant}-{run}"
         headers = {"content-type": "application/x-protobuf", "authorization": f"Bearer {token}"}
-        for path, request in (("traces", traces_request(service, 3, job=f"job-{tenant}")),
-                              ("logs", logs_request(service, 2))):
-            answer = httpx.post(f"{guarded.http_url}/v1/{path}", content=request.SerializeToString(), headers=headers,
-                                timeout=120)
+        for path, request in (
+            ("traces", traces_request(service, 3, job=f"job-{tenant}")),
+            ("logs", logs_request(service, 2)),
+        ):
+            answer = httpx.post(
+                f"{guarded.http_url}/v1/{path}", content=request.SerializeToString(), headers=headers, timeout=120
+            )
             assert answer.status_code == 200, answer.text
         services[tenant] = service
     return services
@@ -56,6 +60,7 @@ def tenants_data(guarded):
 @pytest.fixture
 def driver(tcp_port):
     """clickhouse-driver as the operator (every tenant's rows)."""
+
     def connect(password: str = OPERATOR, **kwargs) -> Client:
         return Client("127.0.0.1", port=tcp_port, user="grafana", password=password, **TIMEOUTS, **kwargs)
 

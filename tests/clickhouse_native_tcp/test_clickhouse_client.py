@@ -11,8 +11,25 @@ pytestmark = pytest.mark.skipif(shutil.which("clickhouse-client") is None, reaso
 
 
 def client(port: int, sql: str, *flags: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["clickhouse-client", "--host", "127.0.0.1", "--port", str(port), "--user", "grafana",
-                           "--password", "tcp-acme", *flags, "--query", sql], capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [
+            "clickhouse-client",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--user",
+            "grafana",
+            "--password",
+            "tcp-acme",
+            *flags,
+            "--query",
+            sql,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_select_and_many_blocks(tcp_port):
@@ -36,6 +53,10 @@ def test_an_exception_is_the_exit_status_and_message(tcp_port):
 
 
 def test_a_wrong_password_is_refused(tcp_port):
-    answer = subprocess.run(["clickhouse-client", "--port", str(tcp_port), "--password", "nope", "--query", "SELECT 1"],
-                            capture_output=True, text=True, timeout=300)
+    answer = subprocess.run(
+        ["clickhouse-client", "--port", str(tcp_port), "--password", "nope", "--query", "SELECT 1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert answer.returncode == 516 % 256 and "Code: 516" in answer.stderr  # an exit status is a byte

@@ -20,7 +20,9 @@ def test_hello_negotiates_the_lower_revision_and_ping_answers(driver):
     assert client.execute("SELECT 1") == [(1,)]
     info = client.connection.server_info
     assert info.name == "ClickHouse" and info.display_name == "harborlight"
-    assert info.revision == SERVER_REVISION and info.used_revision == min(SERVER_REVISION, client.connection.client_revision)
+    assert info.revision == SERVER_REVISION and info.used_revision == min(
+        SERVER_REVISION, client.connection.client_revision
+    )
     assert info.version_major >= 25 and info.timezone
     assert client.connection.ping()
 
@@ -34,29 +36,51 @@ def test_an_older_client_revision_is_answered_at_its_own(driver):
 def test_server_side_parameters_are_bound(driver):
     client = driver(settings={"server_side_params": True})
     assert client.execute("SELECT {s:String} AS s, {n:UInt32} + 1 AS n", params={"s": "it's \\ 'q'", "n": 41}) == [
-        ("it's \\ 'q'", 42)]
+        ("it's \\ 'q'", 42)
+    ]
 
 
 def test_totals_and_extremes_follow_the_rows(driver):
     """clickhouse-driver appends the rows of Totals and Extremes packets to the answer's."""
-    rows = driver(ACME).execute("SELECT number % 3 AS k, sum(number) AS s FROM numbers(10) GROUP BY k WITH TOTALS "
-                                "ORDER BY k SETTINGS extremes = 1")
+    rows = driver(ACME).execute(
+        "SELECT number % 3 AS k, sum(number) AS s FROM numbers(10) GROUP BY k WITH TOTALS "
+        "ORDER BY k SETTINGS extremes = 1"
+    )
     assert rows == [(0, 18), (1, 12), (2, 15), (0, 45), (0, 12), (2, 18)]
 
 
 def test_an_empty_answer_still_names_its_columns(driver):
-    rows, columns = driver().execute("SELECT number AS n, toString(number) AS s FROM numbers(10) WHERE n > 100",
-                                     with_column_types=True)
+    rows, columns = driver().execute(
+        "SELECT number AS n, toString(number) AS s FROM numbers(10) WHERE n > 100", with_column_types=True
+    )
     assert rows == [] and columns == [("n", "UInt64"), ("s", "String")]
 
 
-@pytest.mark.parametrize("name", ["databases", "tables", "describe", "columns of a table", "backend tables",
-                                  "backend columns", "current database", "version"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "databases",
+        "tables",
+        "describe",
+        "columns of a table",
+        "backend tables",
+        "backend columns",
+        "current database",
+        "version",
+    ],
+)
 def test_the_plugins_schema_probes_answer_a_tenant(driver, tenants_data, name):
     rows = driver(ACME).execute(METADATA[name])
     first = [row[0] for row in rows]
-    expected = {"databases": "default", "tables": "otel_traces", "describe": "TraceId", "columns of a table": "Body",
-                "backend tables": "default", "backend columns": "default", "current database": "default"}
+    expected = {
+        "databases": "default",
+        "tables": "otel_traces",
+        "describe": "TraceId",
+        "columns of a table": "Body",
+        "backend tables": "default",
+        "backend columns": "default",
+        "current database": "default",
+    }
     assert expected.get(name, first[0]) in first
 
 
@@ -71,8 +95,9 @@ def test_a_100000_row_answer_arrives_whole_in_many_blocks(driver, compression):
 
 def test_a_cancelled_query_ends_and_the_connection_goes_on(driver):
     client = driver(ACME)
-    progress = client.execute_with_progress("SELECT sleepEachRow(0.5) FROM numbers(600) SETTINGS max_block_size = 1",
-                                            settings={"interactive_delay": 50_000})
+    progress = client.execute_with_progress(
+        "SELECT sleepEachRow(0.5) FROM numbers(600) SETTINGS max_block_size = 1", settings={"interactive_delay": 50_000}
+    )
     started = time.monotonic()
     for _ in progress:  # progress arrives while the statement runs
         break
@@ -92,14 +117,17 @@ def test_exceptions_carry_clickhouses_codes(driver):
     assert client.execute("SELECT 3") == [(3,)]  # the connection goes on after an exception
 
 
-@pytest.mark.parametrize("sql,code", [
-    ("INSERT INTO otel_logs (Body) VALUES ('x')", 164),
-    ("CREATE TABLE t (x UInt8) ENGINE = Memory", 164),
-    ("DROP TABLE otel_logs", 164),
-    ("SET readonly = 0", 164),
-    ("SELECT 1 SETTINGS max_execution_time = 100000", 452),
-    ("SELECT * FROM file('/etc/passwd')", 497),
-])
+@pytest.mark.parametrize(
+    "sql,code",
+    [
+        ("INSERT INTO otel_logs (Body) VALUES ('x')", 164),
+        ("CREATE TABLE t (x UInt8) ENGINE = Memory", 164),
+        ("DROP TABLE otel_logs", 164),
+        ("SET readonly = 0", 164),
+        ("SELECT 1 SETTINGS max_execution_time = 100000", 452),
+        ("SELECT * FROM file('/etc/passwd')", 497),
+    ],
+)
 def test_writes_and_escapes_are_refused_as_on_the_http_port(driver, sql, code):
     with pytest.raises(errors.ServerException) as refused:
         driver(ACME).execute(sql)
@@ -108,7 +136,7 @@ def test_writes_and_escapes_are_refused_as_on_the_http_port(driver, sql, code):
 
 def test_a_setting_past_a_limit_is_refused(driver):
     with pytest.raises(errors.ServerException) as refused:
-        driver(ACME).execute("SELECT 1", settings={"max_execution_time": 10 ** 6})
+        driver(ACME).execute("SELECT 1", settings={"max_execution_time": 10**6})
     assert refused.value.code == 452
 
 

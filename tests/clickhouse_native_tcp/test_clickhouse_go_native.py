@@ -12,8 +12,15 @@ import pytest
 
 from tests.clickhouse_http.test_clickhouse_go import TYPED
 from tests.support.clickhouse_go_tcp import (
-    SERVER_DATA, SERVER_END_OF_STREAM, SERVER_EXTREMES, SERVER_PROFILE_INFO, SERVER_PROGRESS, SERVER_TOTALS,
-    ClickHouseGoNative, ServerError, open_grafana_native,
+    SERVER_DATA,
+    SERVER_END_OF_STREAM,
+    SERVER_EXTREMES,
+    SERVER_PROFILE_INFO,
+    SERVER_PROGRESS,
+    SERVER_TOTALS,
+    ClickHouseGoNative,
+    ServerError,
+    open_grafana_native,
 )
 
 ACME = "tcp-acme"
@@ -39,8 +46,12 @@ def test_hello_ping_and_select_1_at_54460(go):
     answer = connection.run("SELECT 1")
     assert answer.result.columns == ["1"] and answer.result.rows == [(1,)]
     # progress while it runs; the columns first (no rows), then the rows; profile info, the last progress, the end
-    assert [p for p in answer.packets if p != SERVER_PROGRESS] == [SERVER_DATA, SERVER_DATA, SERVER_PROFILE_INFO,
-                                                                   SERVER_END_OF_STREAM]
+    assert [p for p in answer.packets if p != SERVER_PROGRESS] == [
+        SERVER_DATA,
+        SERVER_DATA,
+        SERVER_PROFILE_INFO,
+        SERVER_END_OF_STREAM,
+    ]
     assert answer.packets[-2:] == [SERVER_PROGRESS, SERVER_END_OF_STREAM]
     assert answer.profile_info[:2] == (1, 1)
     connection.ping()
@@ -58,8 +69,9 @@ def test_every_column_type_the_plugin_reads_decodes_as_over_http(go, http_port):
 @pytest.mark.parametrize("compression", [None, "lz4", "zstd"])
 def test_many_blocks_with_and_without_compression(go, compression):
     connection = go(compression=compression)
-    answer = connection.run("SELECT number, toString(number) AS s FROM numbers(100000)",
-                            settings={"max_block_size": "10000"})
+    answer = connection.run(
+        "SELECT number, toString(number) AS s FROM numbers(100000)", settings={"max_block_size": "10000"}
+    )
     assert len(answer.result.rows) == 100_000 and answer.result.rows[-1] == (99999, "99999")
     assert answer.blocks >= 10
     if compression:  # answered in the method the client wrote its own block in
@@ -74,8 +86,9 @@ def test_network_compression_method_picks_the_answers_frames(go):
 
 def test_totals_and_extremes_come_in_their_own_packets_when_asked(go):
     answer = go(compression="lz4").run(
-        "SELECT number % 3 AS k, sum(number) AS s, toString(k) AS t FROM numbers(10) GROUP BY k WITH TOTALS "
-        "ORDER BY k", settings={"extremes": "1"})
+        "SELECT number % 3 AS k, sum(number) AS s, toString(k) AS t FROM numbers(10) GROUP BY k WITH TOTALS ORDER BY k",
+        settings={"extremes": "1"},
+    )
     assert answer.result.rows == [(0, 18, "0"), (1, 12, "1"), (2, 15, "2")]
     assert answer.totals == [(0, 45, "0")] and answer.extremes == [(0, 12, "0"), (2, 18, "2")]
     after_rows = [p for p in answer.packets if p not in (SERVER_DATA, SERVER_PROGRESS)]
@@ -93,8 +106,10 @@ def test_parameters_travel_as_field_dumps(go):
 
 def test_progress_carries_the_querys_time_while_it_runs_and_cancel_ends_it(go):
     connection = go()
-    connection.send_query("SELECT sleepEachRow(0.5) FROM numbers(600) SETTINGS max_block_size = 1",
-                          settings={"interactive_delay": "50000"})
+    connection.send_query(
+        "SELECT sleepEachRow(0.5) FROM numbers(600) SETTINGS max_block_size = 1",
+        settings={"interactive_delay": "50000"},
+    )
     started = time.monotonic()
     assert connection._reader.take(1)[0] == SERVER_PROGRESS
     elapsed_ns = connection._progress()[-1]
@@ -130,8 +145,9 @@ def test_native_and_http_answer_100000_rows_alike(go, http_port):
     native = go().query(sql)
     native_s = time.monotonic() - started
     started = time.monotonic()
-    answer = httpx.post(f"http://127.0.0.1:{http_port}/?default_format=Native", content=sql, auth=("grafana", ACME),
-                        timeout=300)
+    answer = httpx.post(
+        f"http://127.0.0.1:{http_port}/?default_format=Native", content=sql, auth=("grafana", ACME), timeout=300
+    )
     http_s = time.monotonic() - started
     assert answer.status_code == 200 and len(native.rows) == 100_000
     print(f"100,000 rows: native TCP {native_s:.3f} s (decoded in Python), HTTP Native {http_s:.3f} s (not decoded)")

@@ -47,8 +47,9 @@ def test_our_frames_are_what_the_driver_reads(method):
 
 
 def test_uncompressed_frames_read_back():  # method 0x02 (clickhouse-driver does not write or read it)
-    assert [data for data, _ in _read(compress(DATA, METHOD_NONE))] == [DATA[i:i + (1 << 20)]
-                                                                        for i in range(0, len(DATA), 1 << 20)]
+    assert [data for data, _ in _read(compress(DATA, METHOD_NONE))] == [
+        DATA[i : i + (1 << 20)] for i in range(0, len(DATA), 1 << 20)
+    ]
 
 
 @pytest.mark.parametrize("name", ["lz4", "zstd"])

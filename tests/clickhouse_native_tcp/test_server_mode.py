@@ -16,8 +16,9 @@ from tests.support.servers import InProcessServer
 def passthrough(clickhouse_url, tmp_path_factory):  # noqa: F811
     tokens_file = tmp_path_factory.mktemp("tcp-server-auth") / "tokens"
     tokens_file.write_text("".join(f"{t} {n}\n" for t, n in TOKENS.items()))
-    srv = InProcessServer(Settings(clickhouse_url=clickhouse_url, tokens_file=tokens_file,
-                                   clickhouse_tcp_port=0)).start()
+    srv = InProcessServer(
+        Settings(clickhouse_url=clickhouse_url, tokens_file=tokens_file, clickhouse_tcp_port=0)
+    ).start()
     yield srv
     srv.stop()
 
@@ -26,8 +27,11 @@ def test_server_mode_answers_blocks_at_the_clients_revision(passthrough):
     port = passthrough.run.clickhouse_tcp_port
     client = Client("127.0.0.1", port=port, password="tcp-acme", compression="lz4", **TIMEOUTS)
     try:
-        rows = list(client.execute_iter("SELECT number, toString(number) FROM numbers(100000)",
-                                        settings={"max_block_size": 10_000}))
+        rows = list(
+            client.execute_iter(
+                "SELECT number, toString(number) FROM numbers(100000)", settings={"max_block_size": 10_000}
+            )
+        )
         assert len(rows) == 100_000 and rows[-1] == (99999, "99999")
         assert client.execute("SELECT count() FROM otel_traces WHERE ServiceName = 'nobody'") == [(0,)]
         with pytest.raises(errors.ServerException) as refused:

@@ -94,11 +94,14 @@ def test_after_a_crash_mid_commit_the_replay_stores_nothing_twice(tmp_path):
     """The store took the batch, the process died before the log heard of it: the replay's insert comes
     under the same token, and the store (as ClickHouse does) skips it."""
     store = RecordingStore()
-    token = run_and_die(tmp_path, """
+    token = run_and_die(
+        tmp_path,
+        """
         for i in range(4):
             log.append(record(i))
         print(log.begin(log.take(10, 10**9)))  # then the store takes the batch, and the process dies
-    """).strip()
+    """,
+    ).strip()
     store.insert([_record(i) for i in range(4)], token)
     with WriteAheadLog(tmp_path, FsyncPolicy.parse("never"), 1 << 20) as wal:
         wal.append(_record(4))
@@ -220,8 +223,12 @@ def test_a_failed_release_tries_the_same_batch_again_and_never_skips_it(tmp_path
         with WriteAheadLog(tmp_path, FsyncPolicy.parse("never"), 1 << 20, segment_bytes=200, settle=settle) as wal:
             for i in range(6):
                 wal.append(_record(i))
-            committer = Committer(wal, store.insert, store.reachable,
-                                  CommitLimits(max_batch_items=2, retry_backoff_seconds=0.01, max_backoff_seconds=0.05))
+            committer = Committer(
+                wal,
+                store.insert,
+                store.reachable,
+                CommitLimits(max_batch_items=2, retry_backoff_seconds=0.01, max_backoff_seconds=0.05),
+            )
             async with committer:
                 pass
             return committer.stats, wal.depth()

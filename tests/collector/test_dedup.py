@@ -10,7 +10,9 @@ from tests.support.servers import InProcessServer
 def test_the_same_request_sent_twice_is_stored_once(server, unique):
     body = traces_request(unique, 4).SerializeToString()
     for _ in range(2):
-        answer = httpx.post(f"{server.http_url}/v1/traces", content=body, headers={"content-type": "application/x-protobuf"})
+        answer = httpx.post(
+            f"{server.http_url}/v1/traces", content=body, headers={"content-type": "application/x-protobuf"}
+        )
         assert answer.status_code == 200
     assert server.sql("SELECT count() FROM otel_traces WHERE ServiceName = {s:String}", s=unique)[0][0] == 4
 
@@ -19,8 +21,11 @@ def test_different_requests_with_equal_spans_are_both_stored(server, unique):
     first = traces_request(unique, 2)
     second = traces_request(unique, 2)
     for request in (first, second):
-        httpx.post(f"{server.http_url}/v1/traces", content=request.SerializeToString(),
-                   headers={"content-type": "application/x-protobuf"})
+        httpx.post(
+            f"{server.http_url}/v1/traces",
+            content=request.SerializeToString(),
+            headers={"content-type": "application/x-protobuf"},
+        )
     assert server.sql("SELECT count() FROM otel_traces WHERE ServiceName = {s:String}", s=unique)[0][0] == 4
 
 
@@ -32,8 +37,9 @@ def test_a_request_sent_again_to_another_receiver_of_the_same_store_is_stored_on
     try:
         body = traces_request(unique, 4).SerializeToString()
         for receiver in (server, other):
-            answer = httpx.post(f"{receiver.http_url}/v1/traces", content=body,
-                                headers={"content-type": "application/x-protobuf"})
+            answer = httpx.post(
+                f"{receiver.http_url}/v1/traces", content=body, headers={"content-type": "application/x-protobuf"}
+            )
             assert answer.status_code == 200
             receiver.caught_up()
         assert other.sql("SELECT count() FROM otel_traces WHERE ServiceName = {s:String}", s=unique)[0][0] == 4

@@ -21,9 +21,12 @@ def _nested_value(depth: int) -> bytes:
 
 
 BODIES = {
-    "/v1/traces": [b'{"resourceSpans":' + _nested_array(DEEP) + b"}",
-                   b'{"resourceSpans":[{"resource":{"attributes":[{"key":"a","value":' + _nested_value(DEEP)
-                   + b'}]},"scopeSpans":[]}]}'],
+    "/v1/traces": [
+        b'{"resourceSpans":' + _nested_array(DEEP) + b"}",
+        b'{"resourceSpans":[{"resource":{"attributes":[{"key":"a","value":'
+        + _nested_value(DEEP)
+        + b'}]},"scopeSpans":[]}]}',
+    ],
     "/v1/logs": [b'{"resourceLogs":' + _nested_array(DEEP) + b"}"],
     "/v1/metrics": [b'{"resourceMetrics":' + _nested_array(DEEP) + b"}"],
 }
@@ -50,7 +53,11 @@ def test_a_cursor_nested_too_deep_is_400(server):
 @pytest.mark.parametrize("route", ["search", "create"])
 def test_an_mlflow_request_nested_too_deep_is_400_in_mlflow_s_error_shape(server, route):
     body = b'{"name":' + _nested_array(DEEP) + b"}"
-    reply = httpx.post(f"{server.http_url}/api/2.0/mlflow/experiments/{route}", content=body,
-                       headers={"content-type": "application/json"}, timeout=120)
+    reply = httpx.post(
+        f"{server.http_url}/api/2.0/mlflow/experiments/{route}",
+        content=body,
+        headers={"content-type": "application/json"},
+        timeout=120,
+    )
     assert reply.status_code == 400, reply.text[:300]
     assert reply.json()["error_code"] == "MALFORMED_REQUEST" and "deep" in reply.json()["message"]

@@ -39,8 +39,11 @@ def test_random_bytes_never_crash_the_protobuf_decoder(spec, body):
 
 
 @FUZZ
-@given(seed=st.sampled_from(SEEDS), spec=st.sampled_from(SPECS),
-       edits=st.lists(st.tuples(st.integers(min_value=0), st.integers(min_value=0, max_value=255)), max_size=8))
+@given(
+    seed=st.sampled_from(SEEDS),
+    spec=st.sampled_from(SPECS),
+    edits=st.lists(st.tuples(st.integers(min_value=0), st.integers(min_value=0, max_value=255)), max_size=8),
+)
 def test_mutated_requests_are_decoded_item_by_item_or_refused(seed, spec, edits):
     body = bytearray(seed)
     for position, value in edits:
@@ -50,10 +53,32 @@ def test_mutated_requests_are_decoded_item_by_item_or_refused(seed, spec, edits)
 
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(
-        st.sampled_from(["resourceSpans", "scopeSpans", "spans", "traceId", "spanId", "name", "attributes",
-                         "key", "value", "stringValue", "intValue", "resourceLogs", "logRecords", "body"]) | st.text(max_size=8),
-        children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "resourceSpans",
+                    "scopeSpans",
+                    "spans",
+                    "traceId",
+                    "spanId",
+                    "name",
+                    "attributes",
+                    "key",
+                    "value",
+                    "stringValue",
+                    "intValue",
+                    "resourceLogs",
+                    "logRecords",
+                    "body",
+                ]
+            )
+            | st.text(max_size=8),
+            children,
+            max_size=4,
+        )
+    ),
     max_leaves=20,
 )
 

@@ -85,7 +85,8 @@ def test_counts_are_kept_per_service_and_job():
     request.resource_spans[1].scope_spans[0].spans[0].trace_id = b"short"
     checked = check_request(TRACES, request.SerializeToString())
     assert {k: (c.accepted, c.rejected) for k, c in checked.sources.items()} == {
-        ("agent-a", "job-1"): (3, 0), ("agent-b", "job-2"): (1, 1),
+        ("agent-a", "job-1"): (3, 0),
+        ("agent-b", "job-2"): (1, 1),
     }
 
 
@@ -96,15 +97,18 @@ _NOT_STORED = {"metadata", "entity_refs"}  # fields the engine's decoding does n
 _IDS = {"trace_id", "span_id", "parent_span_id"}  # fixed lengths, checked by validation
 _FLAGS = {TRUNCATED_FLAG, DROPPED_FLAG}
 
-_text = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=20).filter(
-    lambda t: t not in _FLAGS)
+_text = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=20).filter(lambda t: t not in _FLAGS)
 _values = st.recursive(
-    st.builds(lambda s: AnyValue(string_value=s), _text) | st.builds(lambda b: AnyValue(bytes_value=b),
-                                                                      st.binary(max_size=20))
+    st.builds(lambda s: AnyValue(string_value=s), _text)
+    | st.builds(lambda b: AnyValue(bytes_value=b), st.binary(max_size=20))
     | st.builds(lambda i: AnyValue(int_value=i), st.integers(-5, 5)),
-    lambda inner: st.builds(lambda vs: AnyValue(array_value=ArrayValue(values=vs)), st.lists(inner, max_size=5))
-    | st.builds(lambda kvs: AnyValue(kvlist_value=KeyValueList(values=[KeyValue(key=k, value=v) for k, v in kvs])),
-                st.lists(st.tuples(_text, inner), max_size=5)),
+    lambda inner: (
+        st.builds(lambda vs: AnyValue(array_value=ArrayValue(values=vs)), st.lists(inner, max_size=5))
+        | st.builds(
+            lambda kvs: AnyValue(kvlist_value=KeyValueList(values=[KeyValue(key=k, value=v) for k, v in kvs])),
+            st.lists(st.tuples(_text, inner), max_size=5),
+        )
+    ),
     max_leaves=8,
 )
 _attribute_lists = st.lists(st.builds(lambda k, v: KeyValue(key=k, value=v), _text, _values), max_size=5)
@@ -125,7 +129,11 @@ def _over(message, limits: Limits) -> list[str]:
             for v in values:
                 found += _over(v, limits)
         elif fd.type in (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES):
-            found += [fd.full_name for v in values if len(v if isinstance(v, bytes) else v.encode()) > limits.max_attribute_value_bytes]
+            found += [
+                fd.full_name
+                for v in values
+                if len(v if isinstance(v, bytes) else v.encode()) > limits.max_attribute_value_bytes
+            ]
     return found
 
 
@@ -140,33 +148,98 @@ def _requests(draw):
     scope = InstrumentationScope(name=draw(_text), version=draw(_text), attributes=draw(_attribute_lists))
     n = draw(st.integers(1, 3))
     if kind == "traces":
-        spans = [Span(trace_id=b"\x01" * 16, span_id=bytes([i + 1]) * 8, name=draw(_text), trace_state=draw(_text),
-                      start_time_unix_nano=T0, end_time_unix_nano=T0 + 1, attributes=draw(_attribute_lists),
-                      status=Status(message=draw(_text)),
-                      events=[Span.Event(time_unix_nano=T0, name=draw(_text), attributes=draw(_attribute_lists))
-                              for _ in range(draw(st.integers(0, 2)))],
-                      links=[Span.Link(trace_id=b"\x02" * 16, span_id=b"\x03" * 8, trace_state=draw(_text),
-                                       attributes=draw(_attribute_lists)) for _ in range(draw(st.integers(0, 2)))])
-                 for i in range(n)]
-        request = ExportTraceServiceRequest(resource_spans=[ResourceSpans(
-            resource=resource, schema_url=draw(_text),
-            scope_spans=[ScopeSpans(scope=scope, spans=spans, schema_url=draw(_text))])])
-        return SIGNALS[Signal.traces], request, lambda r: r.resource_spans[0], lambda r: r.resource_spans[0].scope_spans[0].spans
+        spans = [
+            Span(
+                trace_id=b"\x01" * 16,
+                span_id=bytes([i + 1]) * 8,
+                name=draw(_text),
+                trace_state=draw(_text),
+                start_time_unix_nano=T0,
+                end_time_unix_nano=T0 + 1,
+                attributes=draw(_attribute_lists),
+                status=Status(message=draw(_text)),
+                events=[
+                    Span.Event(time_unix_nano=T0, name=draw(_text), attributes=draw(_attribute_lists))
+                    for _ in range(draw(st.integers(0, 2)))
+                ],
+                links=[
+                    Span.Link(
+                        trace_id=b"\x02" * 16,
+                        span_id=b"\x03" * 8,
+                        trace_state=draw(_text),
+                        attributes=draw(_attribute_lists),
+                    )
+                    for _ in range(draw(st.integers(0, 2)))
+                ],
+            )
+            for i in range(n)
+        ]
+        request = ExportTraceServiceRequest(
+            resource_spans=[
+                ResourceSpans(
+                    resource=resource,
+                    schema_url=draw(_text),
+                    scope_spans=[ScopeSpans(scope=scope, spans=spans, schema_url=draw(_text))],
+                )
+            ]
+        )
+        return (
+            SIGNALS[Signal.traces],
+            request,
+            lambda r: r.resource_spans[0],
+            lambda r: r.resource_spans[0].scope_spans[0].spans,
+        )
     if kind == "logs":
-        records = [LogRecord(time_unix_nano=T0, body=draw(_values), severity_text=draw(_text), event_name=draw(_text),
-                             attributes=draw(_attribute_lists)) for _ in range(n)]
-        request = ExportLogsServiceRequest(resource_logs=[ResourceLogs(
-            resource=resource, schema_url=draw(_text),
-            scope_logs=[ScopeLogs(scope=scope, log_records=records, schema_url=draw(_text))])])
-        return SIGNALS[Signal.logs], request, lambda r: r.resource_logs[0], lambda r: r.resource_logs[0].scope_logs[0].log_records
-    points = [NumberDataPoint(time_unix_nano=T0, as_int=1, attributes=draw(_attribute_lists),
-                              exemplars=[Exemplar(time_unix_nano=T0, as_int=1, filtered_attributes=draw(_attribute_lists))])
-              for _ in range(n)]
+        records = [
+            LogRecord(
+                time_unix_nano=T0,
+                body=draw(_values),
+                severity_text=draw(_text),
+                event_name=draw(_text),
+                attributes=draw(_attribute_lists),
+            )
+            for _ in range(n)
+        ]
+        request = ExportLogsServiceRequest(
+            resource_logs=[
+                ResourceLogs(
+                    resource=resource,
+                    schema_url=draw(_text),
+                    scope_logs=[ScopeLogs(scope=scope, log_records=records, schema_url=draw(_text))],
+                )
+            ]
+        )
+        return (
+            SIGNALS[Signal.logs],
+            request,
+            lambda r: r.resource_logs[0],
+            lambda r: r.resource_logs[0].scope_logs[0].log_records,
+        )
+    points = [
+        NumberDataPoint(
+            time_unix_nano=T0,
+            as_int=1,
+            attributes=draw(_attribute_lists),
+            exemplars=[Exemplar(time_unix_nano=T0, as_int=1, filtered_attributes=draw(_attribute_lists))],
+        )
+        for _ in range(n)
+    ]
     metric = Metric(name=draw(_text), description=draw(_text), unit=draw(_text), gauge=Gauge(data_points=points))
-    request = ExportMetricsServiceRequest(resource_metrics=[ResourceMetrics(
-        resource=resource, schema_url=draw(_text),
-        scope_metrics=[ScopeMetrics(scope=scope, metrics=[metric], schema_url=draw(_text))])])
-    return SIGNALS[Signal.metrics], request, lambda r: r.resource_metrics[0], lambda r: r.resource_metrics[0].scope_metrics[0].metrics[0].gauge.data_points
+    request = ExportMetricsServiceRequest(
+        resource_metrics=[
+            ResourceMetrics(
+                resource=resource,
+                schema_url=draw(_text),
+                scope_metrics=[ScopeMetrics(scope=scope, metrics=[metric], schema_url=draw(_text))],
+            )
+        ]
+    )
+    return (
+        SIGNALS[Signal.metrics],
+        request,
+        lambda r: r.resource_metrics[0],
+        lambda r: r.resource_metrics[0].scope_metrics[0].metrics[0].gauge.data_points,
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -187,9 +260,16 @@ def test_nothing_stored_breaks_a_limit_and_nothing_is_cut_without_a_flag(case):
     scope_over = _over(container.scope, FUZZ_LIMITS) or len(container.schema_url.encode()) > 12
     kept_container = getattr(kept_block, spec.request.DESCRIPTOR.fields[0].message_type.fields[1].name)[0]
     assert _flagged(kept_container.scope.attributes) == bool(scope_over)
-    metric_over = spec.signal is Signal.metrics and bool(_over(
-        Metric(name=container.metrics[0].name, description=container.metrics[0].description,
-               unit=container.metrics[0].unit), FUZZ_LIMITS))
+    metric_over = spec.signal is Signal.metrics and bool(
+        _over(
+            Metric(
+                name=container.metrics[0].name,
+                description=container.metrics[0].description,
+                unit=container.metrics[0].unit,
+            ),
+            FUZZ_LIMITS,
+        )
+    )
     for sent, kept in zip(items_of(request), items_of(stored), strict=True):
         assert _flagged(kept.attributes) == bool(_over(sent, FUZZ_LIMITS) or metric_over)
     assert checked.truncated > 0
@@ -232,15 +312,23 @@ def test_the_stored_rows_hold_the_cut_values_and_their_flags(server, unique):
     span = rs.scope_spans[0].spans[1]
     span.name = big
     span.events.add(time_unix_nano=T0, name="e").attributes.extend(attrs(**{f"e{i}": "v" for i in range(100_000)}))
-    answer = httpx.post(f"{server.http_url}/v1/traces", content=traces.SerializeToString(),
-                        headers={"content-type": "application/x-protobuf"}, timeout=60)
+    answer = httpx.post(
+        f"{server.http_url}/v1/traces",
+        content=traces.SerializeToString(),
+        headers={"content-type": "application/x-protobuf"},
+        timeout=60,
+    )
     assert answer.status_code == 200
     rows = server.sql(
         "SELECT length(ResourceAttributes['huge']), ResourceAttributes['harborlight.truncated'], length(SpanName), "
         "length(Events.Attributes[1]), SpanAttributes['harborlight.truncated'], SpanAttributes['harborlight.dropped_attributes'] "
-        "FROM otel_traces WHERE ServiceName = {s:String} ORDER BY length(SpanName)", s=unique)
-    assert rows == [(256 * 1024, "huge", len("step 0"), 0, "", ""),
-                    (256 * 1024, "huge", 256 * 1024, 512, "name", str(100_000 - 512))]
+        "FROM otel_traces WHERE ServiceName = {s:String} ORDER BY length(SpanName)",
+        s=unique,
+    )
+    assert rows == [
+        (256 * 1024, "huge", len("step 0"), 0, "", ""),
+        (256 * 1024, "huge", 256 * 1024, 512, "name", str(100_000 - 512)),
+    ]
     counted = httpx.get(f"{server.http_url}/api/ingest", params={"service": unique}).json()["since_start"]["sources"]
     # a cut resource: both spans (the counters since start hold every test's services: this one's only)
     assert [(s["accepted"], s["truncated"]) for s in counted if s["service"] == unique] == [(2, 2)]

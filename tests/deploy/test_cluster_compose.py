@@ -27,8 +27,9 @@ def _compose_missing() -> str | None:
 def test_docker_compose_accepts_the_cluster_file():
     if reason := _compose_missing():
         pytest.skip(reason)
-    checked = subprocess.run(["docker", "compose", "-f", str(COMPOSE), "config", "--quiet"],
-                             capture_output=True, text=True, timeout=60)
+    checked = subprocess.run(
+        ["docker", "compose", "-f", str(COMPOSE), "config", "--quiet"], capture_output=True, text=True, timeout=60
+    )
     assert checked.returncode == 0, checked.stderr
 
 

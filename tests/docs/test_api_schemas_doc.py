@@ -34,6 +34,9 @@ def test_every_json_route_and_its_schema_is_in_the_api_reference():
 def test_every_refusal_status_is_in_the_api_reference():
     text = API_MD.read_text().split("**Refusals.**", 1)[1].split("\n\n", 2)[1]
     listed = {int(status) for status in re.findall(r"^\| (\d{3}) \|", text, re.M)}
-    statuses = {kind.status for kind in vars(errors).values()
-                if isinstance(kind, type) and issubclass(kind, errors.ApiError) and kind is not errors.ApiError}
+    statuses = {
+        kind.status
+        for kind in vars(errors).values()
+        if isinstance(kind, type) and issubclass(kind, errors.ApiError) and kind is not errors.ApiError
+    }
     assert listed == statuses

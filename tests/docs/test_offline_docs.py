@@ -19,8 +19,14 @@ def _rendered(url: str, selector: str) -> tuple[str, list[str]]:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         page = browser.new_page()
         page.on("pageerror", lambda e: problems.append(str(e)))
-        page.route("**/*", lambda route: route.continue_() if route.request.url.split("/", 3)[:3] == server
-                   else (problems.append(f"network: {route.request.url}"), route.abort()))
+        page.route(
+            "**/*",
+            lambda route: (
+                route.continue_()
+                if route.request.url.split("/", 3)[:3] == server
+                else (problems.append(f"network: {route.request.url}"), route.abort())
+            ),
+        )
         page.goto(url)
         page.wait_for_selector(selector, timeout=120_000)
         text = page.inner_text(selector)
@@ -29,8 +35,10 @@ def _rendered(url: str, selector: str) -> tuple[str, list[str]]:
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium: apt-get install chromium (.ci/run does)")
-@pytest.mark.parametrize(("path", "selector", "drawn"), [("/docs", ".swagger-ui .info .title", "harborlight"),
-                                                         ("/redoc", ".menu-content", "trials")])
+@pytest.mark.parametrize(
+    ("path", "selector", "drawn"),
+    [("/docs", ".swagger-ui .info .title", "harborlight"), ("/redoc", ".menu-content", "trials")],
+)
 def test_the_reference_renders_with_no_network(server, path, selector, drawn):
     text, problems = _rendered(f"{server.http_url}{path}", selector)
     # ReDoc's "API docs by Redocly" badge links its logo from its CDN: an image the page draws without

@@ -24,14 +24,24 @@ def _tour() -> list[str]:
 
 def test_the_tour_runs(tmp_path):
     srv = SubprocessServer(tmp_path / "store").start()
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-           "COLUMNS": "200"}  # a terminal wide enough that table cells are not wrapped
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "COLUMNS": "200",
+    }  # a terminal wide enough that table cells are not wrapped
     (tmp_path / "examples").symlink_to(ROOT / "examples")  # run where a clone's root would be, writing here
     answers: dict[str, str] = {}
     try:
         for command in _tour():
-            done = subprocess.run(command.replace(TOUR_URL, srv.http_url), shell=True, cwd=tmp_path, env=env,
-                                  capture_output=True, text=True, timeout=600)
+            done = subprocess.run(
+                command.replace(TOUR_URL, srv.http_url),
+                shell=True,
+                cwd=tmp_path,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             assert (done.returncode, done.stderr) == (0, ""), f"{command}\n{done.stderr}"
             key = command.split()[1] + (" html" if "--format html" in command else "")
             answers[key] = answers.get(key, "") + done.stdout

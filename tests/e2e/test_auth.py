@@ -35,8 +35,12 @@ def _post(server, body: bytes, token: str | None, signal: str = "traces") -> htt
 def _api_routes(server) -> list[tuple[str, str]]:
     """(method, path) of every route in the OpenAPI document but /healthz and the OTLP receivers."""
     spec = httpx.get(f"{server.http_url}/openapi.json").json()
-    return [(method, path) for path, ops in spec["paths"].items() for method in ops
-            if path != "/healthz" and not path.startswith("/v1/")]
+    return [
+        (method, path)
+        for path, ops in spec["paths"].items()
+        for method in ops
+        if path != "/healthz" and not path.startswith("/v1/")
+    ]
 
 
 def test_ingest_without_or_with_a_wrong_token_is_refused_and_stores_nothing(guarded, unique):
@@ -71,12 +75,16 @@ def test_tenants_write_with_their_token_and_read_only_their_rows(guarded, unique
     assert _post(guarded, traces_request(globex, 2, job=globex).SerializeToString(), "tok-globex").status_code == 200
     assert _post(guarded, logs_request(acme, 2).SerializeToString(), "tok-acme", "logs").status_code == 200
     with grpc.insecure_channel(guarded.grpc_endpoint) as channel:
-        TraceServiceStub(channel).Export(traces_request(acme, 1, job=acme), metadata=(("authorization", "Bearer tok-acme"),))
+        TraceServiceStub(channel).Export(
+            traces_request(acme, 1, job=acme), metadata=(("authorization", "Bearer tok-acme"),)
+        )
 
     # Every stored row carries its writer's tenant, whatever the client claimed.
     assert guarded.sql(
         "SELECT ResourceAttributes['harborlight.tenant'], count() FROM otel_traces "
-        "WHERE ServiceName IN ({a:String}, {g:String}) GROUP BY 1 ORDER BY 1", a=acme, g=globex,
+        "WHERE ServiceName IN ({a:String}, {g:String}) GROUP BY 1 ORDER BY 1",
+        a=acme,
+        g=globex,
     ) == [("acme", 4), ("globex", 2)]
 
     def spans(token: str, **params) -> list[dict]:
@@ -88,7 +96,10 @@ def test_tenants_write_with_their_token_and_read_only_their_rows(guarded, unique
     assert len(spans("tok-globex", job=globex)) == 2
 
     trial_of_globex = spans("tok-globex", job=globex)[0]["trial"]
-    assert httpx.get(f"{guarded.http_url}/api/trials/{trial_of_globex}/trace", headers=_bearer("tok-acme")).status_code == 404
+    assert (
+        httpx.get(f"{guarded.http_url}/api/trials/{trial_of_globex}/trace", headers=_bearer("tok-acme")).status_code
+        == 404
+    )
 
     def ingest(token: str) -> dict:
         return httpx.get(f"{guarded.http_url}/api/ingest", headers=_bearer(token)).json()
@@ -136,8 +147,14 @@ def test_job_and_trial_routes_answer_only_the_callers_tenant(guarded, unique):
     job, trial = f"{unique}-job", f"{unique}-trial"
     _stream_trial(guarded, "tok-acme", job, trial, 1.0)
     mine, theirs = _bearer("tok-acme"), _bearer("tok-globex")
-    routes = [f"/api/jobs/{job}", f"/api/jobs/{job}/trials", f"/api/trials/{trial}",
-              f"/api/trials/{trial}/behavior", f"/api/jobs/{job}/report", f"/api/trials/{trial}/trace"]
+    routes = [
+        f"/api/jobs/{job}",
+        f"/api/jobs/{job}/trials",
+        f"/api/trials/{trial}",
+        f"/api/trials/{trial}/behavior",
+        f"/api/jobs/{job}/report",
+        f"/api/trials/{trial}/trace",
+    ]
     for path in routes:
         assert httpx.get(f"{guarded.http_url}{path}", headers=mine).status_code == 200, path
         answer = httpx.get(f"{guarded.http_url}{path}", headers=theirs)

@@ -26,8 +26,9 @@ def test_a_full_log_answers_retryable_statuses_and_every_acknowledged_span_is_st
         async def send_http(client: httpx.AsyncClient, body: bytes) -> list[int]:
             statuses = []
             while True:
-                answer = await client.post(f"{server.http_url}/v1/traces", content=body,
-                                           headers={"content-type": "application/x-protobuf"})
+                answer = await client.post(
+                    f"{server.http_url}/v1/traces", content=body, headers={"content-type": "application/x-protobuf"}
+                )
                 statuses.append(answer.status_code)
                 if answer.status_code == 200:
                     return statuses

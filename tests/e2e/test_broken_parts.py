@@ -23,8 +23,9 @@ def _sql(port: int, statement: str) -> list[list[str]]:
 
 
 def _send(server: SubprocessServer, path: str, body: bytes) -> None:
-    answer = httpx.post(f"{server.http_url}{path}", content=body, timeout=60,
-                        headers={"content-type": "application/x-protobuf"})
+    answer = httpx.post(
+        f"{server.http_url}{path}", content=body, timeout=60, headers={"content-type": "application/x-protobuf"}
+    )
     assert answer.status_code == 200, answer.text
 
 
@@ -35,7 +36,7 @@ def test_a_part_damaged_while_down_is_reported_by_health_ingest_and_the_log(tmp_
     _send(server, "/v1/logs", logs_request(SERVICE, 40).SerializeToString())
     parts = _sql(sql_port, "SELECT name, path, rows FROM system.parts WHERE table = 'otel_traces' AND active")
     assert len(parts) == 1  # one commit: one part, which no merge replaces
-    (name, path, rows), = parts
+    ((name, path, rows),) = parts
     assert httpx.get(f"{server.http_url}/healthz", timeout=30).json()["status"] == "ok"
     assert server.stop() == 0
 
@@ -52,8 +53,14 @@ def test_a_part_damaged_while_down_is_reported_by_health_ingest_and_the_log(tmp_
 
         ingest = httpx.get(f"{server.http_url}/api/ingest", timeout=30).json()
         assert ingest["broken_parts"] == {
-            "parts": [{"table": "default.otel_traces", "name": f"broken-on-start_{name}", "reason": "broken-on-start",
-                       "rows": int(rows)}],
+            "parts": [
+                {
+                    "table": "default.otel_traces",
+                    "name": f"broken-on-start_{name}",
+                    "reason": "broken-on-start",
+                    "rows": int(rows),
+                }
+            ],
             "rows": int(rows),
         }
         _send(server, "/v1/traces", traces_request(SERVICE, 5, job="after", start=time.time_ns()).SerializeToString())

@@ -10,9 +10,21 @@ def test_second_server_on_a_held_directory_says_so_in_one_line(tmp_path):
     first = SubprocessServer(tmp_path / "store").start()
     try:
         second = subprocess.run(
-            [sys.executable, "-m", "harborlight.cli.main", "serve", "--data-dir", str(tmp_path / "store"),
-             "--grpc-port", str(free_port()), "--http-port", str(free_port())],
-            capture_output=True, text=True, timeout=60,
+            [
+                sys.executable,
+                "-m",
+                "harborlight.cli.main",
+                "serve",
+                "--data-dir",
+                str(tmp_path / "store"),
+                "--grpc-port",
+                str(free_port()),
+                "--http-port",
+                str(free_port()),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert second.returncode == 1
         lines = [line for line in second.stderr.splitlines() if line.startswith("harborlight:")]
@@ -26,7 +38,10 @@ def test_second_server_on_a_held_directory_says_so_in_one_line(tmp_path):
 def test_a_bad_setting_from_the_environment_is_one_line(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "harborlight.cli.main", "serve", "--data-dir", str(tmp_path / "s")],
-        capture_output=True, text=True, timeout=60, env={"HARBORLIGHT_GRPC_PORT": "four", "PATH": ""},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"HARBORLIGHT_GRPC_PORT": "four", "PATH": ""},
     )
     assert result.returncode == 2
     assert result.stderr.strip() == "harborlight: HARBORLIGHT_GRPC_PORT must be a whole number, got 'four'"

@@ -32,8 +32,9 @@ def _stays_under_the_memory_limit(server) -> None:
 @pytest.mark.parametrize("path", ["/v1/traces", "/api/import/otlp"])
 def test_a_gzip_bomb_is_refused_at_the_limit(server, path):
     bomb = gzip_bomb(3 << 30)  # 3 MiB that inflate to 3 GiB
-    answer = httpx.post(f"{server.http_url}{path}", content=bomb, timeout=120,
-                        headers={**PROTOBUF, "content-encoding": "gzip"})
+    answer = httpx.post(
+        f"{server.http_url}{path}", content=bomb, timeout=120, headers={**PROTOBUF, "content-encoding": "gzip"}
+    )
     assert answer.status_code == 413
     assert "limit" in answer.text
     _stays_under_the_memory_limit(server)
@@ -41,16 +42,21 @@ def test_a_gzip_bomb_is_refused_at_the_limit(server, path):
 
 def test_a_gzip_file_that_is_a_bomb_is_refused_by_the_import(server):
     """The import reads .gz files by their magic bytes, without a Content-Encoding."""
-    answer = httpx.post(f"{server.http_url}/api/import/otlp", params={"name": "spans.pb.gz"},
-                        content=gzip_bomb(3 << 30), timeout=120)
+    answer = httpx.post(
+        f"{server.http_url}/api/import/otlp", params={"name": "spans.pb.gz"}, content=gzip_bomb(3 << 30), timeout=120
+    )
     assert answer.status_code == 413
     assert answer.json()["detail"].startswith("spans.pb.gz: inflates past the")
     _stays_under_the_memory_limit(server)
 
 
 def test_a_deflate_bomb_is_refused_at_the_limit(server):
-    answer = httpx.post(f"{server.http_url}/v1/traces", content=deflate_bomb(), timeout=120,
-                        headers={**PROTOBUF, "content-encoding": "deflate"})
+    answer = httpx.post(
+        f"{server.http_url}/v1/traces",
+        content=deflate_bomb(),
+        timeout=120,
+        headers={**PROTOBUF, "content-encoding": "deflate"},
+    )
     assert answer.status_code == 413
     _stays_under_the_memory_limit(server)
 
@@ -68,7 +74,9 @@ def test_the_import_refuses_a_body_over_max_request_bytes(server):
 def test_a_gzip_body_cut_before_its_trailer_is_refused(server):
     body = gzip.compress(traces_request("cut-gzip", 3).SerializeToString())
     for path in ("/v1/traces", "/api/import/otlp"):
-        answer = httpx.post(f"{server.http_url}{path}", content=body[:-8], headers={**PROTOBUF, "content-encoding": "gzip"})
+        answer = httpx.post(
+            f"{server.http_url}{path}", content=body[:-8], headers={**PROTOBUF, "content-encoding": "gzip"}
+        )
         assert answer.status_code == 400, (path, answer.text)
         assert "cut short" in answer.text
     stored = httpx.get(f"{server.http_url}/api/ingest", params={"service": "cut-gzip"}).json()["stored"]

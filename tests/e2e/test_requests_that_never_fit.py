@@ -37,11 +37,13 @@ def test_over_grpc_it_is_invalid_argument_and_its_neighbours_are_stored(server):
     neighbours = [traces_request("never-fits", 50, job=f"neighbour-{i}").SerializeToString() for i in range(4)]
 
     async def send_together():
-        async with grpc.aio.insecure_channel(server.grpc_endpoint, options=[
-                ("grpc.max_send_message_length", 64 << 20)]) as channel:
+        async with grpc.aio.insecure_channel(
+            server.grpc_endpoint, options=[("grpc.max_send_message_length", 64 << 20)]
+        ) as channel:
             export = channel.unary_unary(METHOD)
-            return await asyncio.gather(*(export(body, timeout=120) for body in [monster, *neighbours]),
-                                        return_exceptions=True)
+            return await asyncio.gather(
+                *(export(body, timeout=120) for body in [monster, *neighbours]), return_exceptions=True
+            )
 
     refused, *acknowledged = asyncio.run(send_together())
     assert isinstance(refused, grpc.aio.AioRpcError)
@@ -53,8 +55,12 @@ def test_over_grpc_it_is_invalid_argument_and_its_neighbours_are_stored(server):
 
 
 def test_over_http_it_is_413_with_the_reason(server):
-    answer = httpx.post(f"{server.http_url}/v1/traces", content=_monster().SerializeToString(), timeout=120,
-                        headers={"content-type": "application/x-protobuf"})
+    answer = httpx.post(
+        f"{server.http_url}/v1/traces",
+        content=_monster().SerializeToString(),
+        timeout=120,
+        headers={"content-type": "application/x-protobuf"},
+    )
     assert answer.status_code == 413
     assert "send fewer spans per request" in status_pb2.Status.FromString(answer.content).message
     assert "retry-after" not in answer.headers

@@ -23,8 +23,10 @@ def _send_trace(exporter, service: str) -> tuple[str, str]:
     provider = TracerProvider(resource=Resource.create({"service.name": service, "harbor.job.name": f"job-{service}"}))
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     tracer = provider.get_tracer("agent", "1.2.3")
-    with (tracer.start_as_current_span("invoke_agent", kind=SpanKind.SERVER) as root,
-          tracer.start_as_current_span("chat claude-sonnet-4", kind=SpanKind.CLIENT) as child):
+    with (
+        tracer.start_as_current_span("invoke_agent", kind=SpanKind.SERVER) as root,
+        tracer.start_as_current_span("chat claude-sonnet-4", kind=SpanKind.CLIENT) as child,
+    ):
         child.set_attribute("gen_ai.usage.input_tokens", 1200)
         child.set_attribute("gen_ai.request.model", "claude-sonnet-4")
         child.set_attribute("retry", True)
@@ -40,7 +42,8 @@ def _send_trace(exporter, service: str) -> tuple[str, str]:
 def test_sdk_span_exporter_lands_spans_with_exporter_values(server, unique, transport):
     exporter = (
         GrpcSpanExporter(endpoint=server.grpc_endpoint, insecure=True)
-        if transport == "grpc" else HttpSpanExporter(endpoint=f"{server.http_url}/v1/traces")
+        if transport == "grpc"
+        else HttpSpanExporter(endpoint=f"{server.http_url}/v1/traces")
     )
     trace_id, root_id = _send_trace(exporter, unique)
 
@@ -57,8 +60,11 @@ def test_sdk_span_exporter_lands_spans_with_exporter_values(server, unique, tran
     assert chat[4] == trace_id and chat[6] == root_id and len(chat[5]) == 16 and chat[5] == chat[5].lower()
     assert chat[7:9] == ("agent", "1.2.3")
     assert chat[9] == {
-        "gen_ai.usage.input_tokens": "1200", "gen_ai.request.model": "claude-sonnet-4",
-        "retry": "true", "temperature": "0.5", "tags": '["a","b"]',
+        "gen_ai.usage.input_tokens": "1200",
+        "gen_ai.request.model": "claude-sonnet-4",
+        "retry": "true",
+        "temperature": "0.5",
+        "tags": '["a","b"]',
     }
     assert chat[10] == ["exception"] and chat[11] == [{"exception.type": "RateLimitError"}]
     assert chat[12] == 1  # a measured, non-zero duration
@@ -75,22 +81,30 @@ def test_sdk_span_exporter_lands_spans_with_exporter_values(server, unique, tran
 def test_sdk_log_exporter_lands_events_with_event_name(server, unique, transport):
     exporter = (
         GrpcLogExporter(endpoint=server.grpc_endpoint, insecure=True)
-        if transport == "grpc" else HttpLogExporter(endpoint=f"{server.http_url}/v1/logs")
+        if transport == "grpc"
+        else HttpLogExporter(endpoint=f"{server.http_url}/v1/logs")
     )
     provider = LoggerProvider(resource=Resource.create({"service.name": unique}))
     provider.add_log_record_processor(SimpleLogRecordProcessor(exporter))
     logger = provider.get_logger("claude_code")
-    logger.emit(body="claude_code.api_request", event_name="claude_code.api_request",
-                attributes={"model": "claude-sonnet-4", "cost_usd": 0.0123, "input_tokens": 1500})
+    logger.emit(
+        body="claude_code.api_request",
+        event_name="claude_code.api_request",
+        attributes={"model": "claude-sonnet-4", "cost_usd": 0.0123, "input_tokens": 1500},
+    )
     provider.shutdown()
 
     rows = server.sql(
         "SELECT EventName, Body, LogAttributes, ScopeName FROM otel_logs WHERE ServiceName = {s:String}", s=unique
     )
-    assert rows == [(
-        "claude_code.api_request", "claude_code.api_request",
-        {"model": "claude-sonnet-4", "cost_usd": "0.0123", "input_tokens": "1500"}, "claude_code",
-    )]
+    assert rows == [
+        (
+            "claude_code.api_request",
+            "claude_code.api_request",
+            {"model": "claude-sonnet-4", "cost_usd": "0.0123", "input_tokens": "1500"},
+            "claude_code",
+        )
+    ]
 
 
 def test_sdk_metric_exporter_lands_sums_gauges_and_histograms(server, unique):
@@ -110,31 +124,49 @@ def test_sdk_metric_exporter_lands_sums_gauges_and_histograms(server, unique):
     ) == [("claude_code.token.usage", "tokens", 1500.0, {"type": "input"}, True)]
     assert server.sql(
         "SELECT MetricName, Count, Sum, Min, Max, length(BucketCounts) = length(ExplicitBounds) + 1 "
-        "FROM otel_metrics_histogram WHERE ServiceName = {s:String}", s=unique,
+        "FROM otel_metrics_histogram WHERE ServiceName = {s:String}",
+        s=unique,
     ) == [("tool.duration", 1, 42.0, 42.0, 42.0, True)]
-    assert server.sql(
-        "SELECT MetricName, Value FROM otel_metrics_gauge WHERE ServiceName = {s:String}", s=unique
-    ) == [("queue.depth", 7.0)]
+    assert server.sql("SELECT MetricName, Value FROM otel_metrics_gauge WHERE ServiceName = {s:String}", s=unique) == [
+        ("queue.depth", 7.0)
+    ]
 
 
 def test_otlp_json_request_uses_hex_ids_and_gets_a_json_answer(server, unique):
     trace_id, span_id = "5b8efff798038103d269b633813fc60c", "eee19b7ec3c1b174"
-    document = {"resourceSpans": [{
-        "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": unique}}]},
-        "scopeSpans": [{"scope": {"name": "raw"}, "spans": [{
-            "traceId": trace_id, "spanId": span_id, "name": "json span", "kind": 3,
-            "startTimeUnixNano": "1764547200000000000", "endTimeUnixNano": "1764547200500000000",
-            "attributes": [{"key": "n", "value": {"intValue": "42"}}],
-            "status": {"code": 2, "message": "boom"},
-        }]}],
-    }]}
-    answer = httpx.post(f"{server.http_url}/v1/traces", content=json.dumps(document),
-                        headers={"content-type": "application/json"})
+    document = {
+        "resourceSpans": [
+            {
+                "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": unique}}]},
+                "scopeSpans": [
+                    {
+                        "scope": {"name": "raw"},
+                        "spans": [
+                            {
+                                "traceId": trace_id,
+                                "spanId": span_id,
+                                "name": "json span",
+                                "kind": 3,
+                                "startTimeUnixNano": "1764547200000000000",
+                                "endTimeUnixNano": "1764547200500000000",
+                                "attributes": [{"key": "n", "value": {"intValue": "42"}}],
+                                "status": {"code": 2, "message": "boom"},
+                            }
+                        ],
+                    }
+                ],
+            }
+        ]
+    }
+    answer = httpx.post(
+        f"{server.http_url}/v1/traces", content=json.dumps(document), headers={"content-type": "application/json"}
+    )
     assert answer.status_code == 200 and answer.headers["content-type"] == "application/json"
     assert answer.json() == {}
     assert server.sql(
         "SELECT TraceId, SpanId, SpanKind, StatusCode, SpanAttributes, Duration FROM otel_traces "
-        "WHERE ServiceName = {s:String}", s=unique,
+        "WHERE ServiceName = {s:String}",
+        s=unique,
     ) == [(trace_id, span_id, "Client", "Error", {"n": "42"}, 500_000_000)]
 
 

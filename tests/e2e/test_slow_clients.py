@@ -29,16 +29,28 @@ class Door:
         """What a client that sends promptly gets."""
         url = f"http://127.0.0.1:{self.port}"
         if self.path == b"/v1/traces":
-            return httpx.post(f"{url}/v1/traces", content=traces_request("prompt", 3).SerializeToString(),
-                              headers={"content-type": "application/x-protobuf"}, timeout=30)
+            return httpx.post(
+                f"{url}/v1/traces",
+                content=traces_request("prompt", 3).SerializeToString(),
+                headers={"content-type": "application/x-protobuf"},
+                timeout=30,
+            )
         return httpx.post(f"{url}/", content="SELECT 1", timeout=30)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    srv = SubprocessServer(tmp_path_factory.mktemp("slow") / "store", (
-        "--read-timeout-seconds", str(READ_SECONDS), "--max-connections", str(CAP),
-        "--clickhouse-http-port", str(free_port()))).start()
+    srv = SubprocessServer(
+        tmp_path_factory.mktemp("slow") / "store",
+        (
+            "--read-timeout-seconds",
+            str(READ_SECONDS),
+            "--max-connections",
+            str(CAP),
+            "--clickhouse-http-port",
+            str(free_port()),
+        ),
+    ).start()
     yield srv
     srv.stop()
 
@@ -87,8 +99,10 @@ def test_slow_headers_slow_bodies_and_silence_are_closed_after_the_read_deadline
         s.sendall(b"POST " + door.path + b" HTTP/1.1\r\nhost: x\r\nx-pad: ")
     slow_bodies = [_connect(port) for _ in range(20)]
     for s in slow_bodies:
-        s.sendall(b"POST " + door.path + b" HTTP/1.1\r\nhost: x\r\ncontent-type: application/x-protobuf\r\n"
-                  b"content-length: 1000000\r\n\r\n")
+        s.sendall(
+            b"POST " + door.path + b" HTTP/1.1\r\nhost: x\r\ncontent-type: application/x-protobuf\r\n"
+            b"content-length: 1000000\r\n\r\n"
+        )
     stop = threading.Event()
     trickler = threading.Thread(target=_trickle, args=(slow_headers + slow_bodies, stop))
     trickler.start()

@@ -29,8 +29,11 @@ class Framework:
     def installed(self) -> bool:
         """Its venv is built from the current requirements (the builder copies them in last)."""
         stamp = VENVS / self.name / "requirements.txt"
-        return (self.python.exists() and stamp.exists()
-                and stamp.read_text() == (REQUIREMENTS / f"{self.name}.txt").read_text())
+        return (
+            self.python.exists()
+            and stamp.exists()
+            and stamp.read_text() == (REQUIREMENTS / f"{self.name}.txt").read_text()
+        )
 
     @property
     def version(self) -> str:
@@ -40,18 +43,33 @@ class Framework:
         return found[1]
 
 
-FRAMEWORKS = {f.name: f for f in [
-    Framework("openai-agents", "openai-agents", "openai_agents_run",
-              {"": {}, "with-openai-client": {"WITH_OPENAI_CLIENT_INSTRUMENTATION": "1"}}),
-    Framework("pydantic-ai", "pydantic-ai-slim", "pydantic_ai_run"),
-    Framework("langgraph", "langgraph", "langgraph_run"),
-    Framework("strands", "strands-agents", "strands_run",
-              {"": {}, "latest-experimental": {"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}}),
-    Framework("google-adk", "google-adk", "google_adk_run",
-              {"": {}, "content": {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_AND_EVENT"}}),
-    Framework("smolagents", "smolagents", "smolagents_run"),
-    Framework("traceloop", "traceloop-sdk", "traceloop_run"),
-]}
+FRAMEWORKS = {
+    f.name: f
+    for f in [
+        Framework(
+            "openai-agents",
+            "openai-agents",
+            "openai_agents_run",
+            {"": {}, "with-openai-client": {"WITH_OPENAI_CLIENT_INSTRUMENTATION": "1"}},
+        ),
+        Framework("pydantic-ai", "pydantic-ai-slim", "pydantic_ai_run"),
+        Framework("langgraph", "langgraph", "langgraph_run"),
+        Framework(
+            "strands",
+            "strands-agents",
+            "strands_run",
+            {"": {}, "latest-experimental": {"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}},
+        ),
+        Framework(
+            "google-adk",
+            "google-adk",
+            "google_adk_run",
+            {"": {}, "content": {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_AND_EVENT"}},
+        ),
+        Framework("smolagents", "smolagents", "smolagents_run"),
+        Framework("traceloop", "traceloop-sdk", "traceloop_run"),
+    ]
+}
 # (framework, mode) in priority order
 CASES = [(f.name, mode) for f in FRAMEWORKS.values() for mode in f.modes]
 
@@ -71,5 +89,5 @@ def fixture_names(name: str, mode: str) -> tuple[str, str, str]:
 
 
 def mode_of(path: Path, name: str) -> str:
-    rest = path.stem[len(name) + 1:]  # <version>[-<mode>]
+    rest = path.stem[len(name) + 1 :]  # <version>[-<mode>]
     return rest.partition("-")[2] if "-" in rest else ""

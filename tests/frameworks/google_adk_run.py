@@ -26,8 +26,9 @@ async def run() -> str:
     runner = InMemoryRunner(agent=AGENT, app_name="reader-app")
     session = await runner.session_service.create_session(app_name="reader-app", user_id="user")
     final = ""
-    async for event in runner.run_async(user_id="user", session_id=session.id,
-                                        new_message=types.Content(role="user", parts=[types.Part(text=PROMPT)])):
+    async for event in runner.run_async(
+        user_id="user", session_id=session.id, new_message=types.Content(role="user", parts=[types.Part(text=PROMPT)])
+    ):
         if event.is_final_response() and event.content and event.content.parts:
             final = "".join(p.text or "" for p in event.content.parts)
     await runner.close()
@@ -37,8 +38,12 @@ async def run() -> str:
 def main(provider_url: str, otlp_endpoint: str, service: str) -> None:
     global AGENT
     telemetry = Telemetry(otlp_endpoint, service)
-    AGENT = LlmAgent(name="reader", model=Gemini(model=MODEL, base_url=provider_url),
-                     instruction="You read files.", tools=[read_file])
+    AGENT = LlmAgent(
+        name="reader",
+        model=Gemini(model=MODEL, base_url=provider_url),
+        instruction="You read files.",
+        tools=[read_file],
+    )
     final = asyncio.run(run())
     assert final == ANSWER, final
     telemetry.shutdown()

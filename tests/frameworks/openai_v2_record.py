@@ -25,8 +25,10 @@ VERSION = "2.4b0"  # pinned in pyproject.toml
 # conventions (gen_ai.input/output.messages on the spans and in inference.operation.details events).
 MODES = {
     "GenAI 1.30 events": {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true"},
-    "latest experimental": {"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
-                            "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_AND_EVENT"},
+    "latest experimental": {
+        "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_AND_EVENT",
+    },
 }
 STEMS = {"GenAI 1.30 events": "genai-1.30-events", "latest experimental": "latest-experimental"}
 
@@ -40,10 +42,19 @@ class Run:
 def run(grpc_endpoint: str, http_url: str, mode: str, service: str, job: str, trial: str) -> Run:
     """The instrumentation run once (a process of its own) with its telemetry relayed to harborlight."""
     with ChatProvider() as provider, OtlpRelay(grpc_endpoint, http_url) as relay:
-        env = {**os.environ, **MODES[mode], "PYTHONPATH": str(ROOT),
-               "OTEL_RESOURCE_ATTRIBUTES": f"harbor.job.name={job},harbor.trial.name={trial}"}
-        subprocess.run([sys.executable, "-m", "tests.frameworks.openai_v2_run", provider.url, relay.http_endpoint,
-                        service], env=env, cwd=ROOT, check=True, timeout=300)
+        env = {
+            **os.environ,
+            **MODES[mode],
+            "PYTHONPATH": str(ROOT),
+            "OTEL_RESOURCE_ATTRIBUTES": f"harbor.job.name={job},harbor.trial.name={trial}",
+        }
+        subprocess.run(
+            [sys.executable, "-m", "tests.frameworks.openai_v2_run", provider.url, relay.http_endpoint, service],
+            env=env,
+            cwd=ROOT,
+            check=True,
+            timeout=300,
+        )
         relay.wait_stored()
         served = sum(1 for r in provider.requests if r.path.endswith("/chat/completions"))
     assert relay.failures == [], relay.failures

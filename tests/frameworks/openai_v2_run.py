@@ -22,9 +22,16 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from tests.frameworks.chat_provider import FILE_PATH, PROMPT
 
-TOOLS = [{"type": "function", "function": {
-    "name": "read_file", "description": "Reads a file.",
-    "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "read_file",
+            "description": "Reads a file.",
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+        },
+    }
+]
 
 
 def main(provider_url: str, otlp_endpoint: str, service: str) -> None:
@@ -42,8 +49,9 @@ def main(provider_url: str, otlp_endpoint: str, service: str) -> None:
     first = client.chat.completions.create(model="gpt-fake-1", messages=messages, tools=TOOLS)
     call = first.choices[0].message.tool_calls[0]
     messages.append(first.choices[0].message.model_dump(exclude_none=True))
-    messages.append({"role": "tool", "tool_call_id": call.id,
-                     "content": json.dumps({"path": FILE_PATH, "text": "ship it"})})
+    messages.append(
+        {"role": "tool", "tool_call_id": call.id, "content": json.dumps({"path": FILE_PATH, "text": "ship it"})}
+    )
     client.chat.completions.create(model="gpt-fake-1", messages=messages, tools=TOOLS)
     traces.shutdown()
     logs.shutdown()

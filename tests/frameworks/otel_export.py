@@ -24,7 +24,8 @@ class Telemetry:
         trace.set_tracer_provider(self.traces)
         self.logs = LoggerProvider(resource=resource)
         self.logs.add_log_record_processor(
-            BatchLogRecordProcessor(OTLPLogExporter(endpoint=f"{otlp_endpoint}/v1/logs")))
+            BatchLogRecordProcessor(OTLPLogExporter(endpoint=f"{otlp_endpoint}/v1/logs"))
+        )
         set_logger_provider(self.logs)
 
     def shutdown(self) -> None:

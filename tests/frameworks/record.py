@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.frameworks.chat_provider import ChatProvider
-from tests.frameworks.frameworks import (CASES, FIXTURES, FRAMEWORKS, ROOT, case_id, fixture_names, fixture_path,
-                                         mode_of)
+from tests.frameworks.frameworks import CASES, FIXTURES, FRAMEWORKS, ROOT, case_id, fixture_names, fixture_path, mode_of
 from tests.real_agents.otlp_relay import OtlpRelay
+
 
 @dataclass(frozen=True)
 class Run:
@@ -34,15 +34,33 @@ def run(grpc_endpoint: str, http_url: str, name: str, mode: str, service: str, j
     """The framework's driver run once (a process of its own, in the framework's venv) with its telemetry
     relayed to harborlight."""
     framework = FRAMEWORKS[name]
-    with ChatProvider() as provider, OtlpRelay(grpc_endpoint, http_url) as relay, \
-            tempfile.TemporaryDirectory() as home:
+    with ChatProvider() as provider, OtlpRelay(grpc_endpoint, http_url) as relay, tempfile.TemporaryDirectory() as home:
         env = {key: value for key, value in os.environ.items() if not key.startswith(("OTEL_", "VIRTUAL_ENV"))}
-        env.update({**framework.modes[mode], "PYTHONPATH": str(ROOT), "HOME": home,
-                    "OPENAI_API_KEY": "fake", "GOOGLE_API_KEY": "fake",
-                    "OTEL_RESOURCE_ATTRIBUTES": f"harbor.job.name={job},harbor.trial.name={trial}"})
-        done = subprocess.run([str(framework.python), "-m", f"tests.frameworks.{framework.driver}", provider.url,
-                               relay.http_endpoint, service], env=env, cwd=ROOT, timeout=300,
-                              capture_output=True, text=True)
+        env.update(
+            {
+                **framework.modes[mode],
+                "PYTHONPATH": str(ROOT),
+                "HOME": home,
+                "OPENAI_API_KEY": "fake",
+                "GOOGLE_API_KEY": "fake",
+                "OTEL_RESOURCE_ATTRIBUTES": f"harbor.job.name={job},harbor.trial.name={trial}",
+            }
+        )
+        done = subprocess.run(
+            [
+                str(framework.python),
+                "-m",
+                f"tests.frameworks.{framework.driver}",
+                provider.url,
+                relay.http_endpoint,
+                service,
+            ],
+            env=env,
+            cwd=ROOT,
+            timeout=300,
+            capture_output=True,
+            text=True,
+        )
         assert done.returncode == 0, f"{framework.driver} failed:\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
         relay.wait_stored()
     assert relay.failures == [], relay.failures
@@ -65,8 +83,10 @@ def record(names: list[str]) -> None:
                     if old.name != fixture_path(name, mode).name and mode_of(old, name) == mode:
                         old.unlink()  # a recording of an older version
                 fixture_path(name, mode).write_text("".join(line + "\n" for line in got.lines))
-                print(f"{case_id(name, mode)}: {len(got.lines)} requests, served {got.served} "
-                      f"-> {fixture_path(name, mode).name}")
+                print(
+                    f"{case_id(name, mode)}: {len(got.lines)} requests, served {got.served} "
+                    f"-> {fixture_path(name, mode).name}"
+                )
         finally:
             server.stop()
 

@@ -28,8 +28,7 @@ def read_file(path: str) -> str:
 def main(provider_url: str, otlp_endpoint: str, service: str) -> None:
     telemetry = Telemetry(otlp_endpoint, service)
     model = OpenAIModel(client_args={"base_url": f"{provider_url}/v1", "api_key": "fake"}, model_id=MODEL)
-    agent = Agent(model=model, name="reader", system_prompt="You read files.", tools=[read_file],
-                  callback_handler=None)
+    agent = Agent(model=model, name="reader", system_prompt="You read files.", tools=[read_file], callback_handler=None)
     result = agent(PROMPT)
     assert str(result).strip() == ANSWER, str(result)
     telemetry.shutdown()

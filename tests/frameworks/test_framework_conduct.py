@@ -56,13 +56,16 @@ SENT = {
 XFAIL: dict[tuple[str, str], str] = {
     ("smolagents", "prompt"): (
         "the user message is the LLM span's llm.input_messages.1 text 'New task:\\n' + prompt (smolagents' "
-        "wrapping), not the task the agent was given: the AGENT span `reader.run`'s input.value {\"task\": ...}"),
+        'wrapping), not the task the agent was given: the AGENT span `reader.run`\'s input.value {"task": ...}'
+    ),
     ("smolagents", "answer"): (
         "0 output and last_agent_message null: the model answers only through the final_answer tool call "
-        "(arguments {\"answer\": ...}); the answer is the final_answer TOOL span's output.value and the AGENT "
-        "span `reader.run`'s output.value"),
+        '(arguments {"answer": ...}); the answer is the final_answer TOOL span\'s output.value and the AGENT '
+        "span `reader.run`'s output.value"
+    ),
     ("smolagents", "trajectory"): (
-        "the user step is 'New task:\\n' + the prompt (see the prompt check); the tool calls and usage are right"),
+        "the user step is 'New task:\\n' + the prompt (see the prompt check); the tool calls and usage are right"
+    ),
 }
 
 
@@ -97,8 +100,9 @@ def case(request, server, tmp_path_factory) -> Case:
         _DONE[(name, mode, how)] = job, trial
         server.caught_up()
     job, trial = _DONE[(name, mode, how)]
-    return Case(key, how, SENT.get(key, Sent()), Answers(server.http_url, job, trial,
-                                                          tmp_path_factory.mktemp("export")))
+    return Case(
+        key, how, SENT.get(key, Sent()), Answers(server.http_url, job, trial, tmp_path_factory.mktemp("export"))
+    )
 
 
 def cases(check: str) -> list:
@@ -180,11 +184,20 @@ def test_the_trajectory_is_the_prompt_the_tool_call_and_the_answer(case):
     if not case.sent.content:
         pytest.skip(f"{case.id} does not send the prompt, the answer nor the tool's arguments")
     steps = case.answers.trajectory["steps"]
-    shape = [(s["source"], s["message"], [(c["tool_call_id"], c["function_name"], c["arguments"])
-                                          for c in s.get("tool_calls") or []]) for s in steps]
+    shape = [
+        (
+            s["source"],
+            s["message"],
+            [(c["tool_call_id"], c["function_name"], c["arguments"]) for c in s.get("tool_calls") or []],
+        )
+        for s in steps
+    ]
     first, *final = _tool_calls(case)
-    assert shape == [("user", PROMPT, []), ("agent", "", [first]),
-                     ("agent", "", final) if final else ("agent", ANSWER, [])]
+    assert shape == [
+        ("user", PROMPT, []),
+        ("agent", "", [first]),
+        ("agent", "", final) if final else ("agent", ANSWER, []),
+    ]
     # the agent steps are the model calls, each with its own usage
     metrics = [(s["metrics"]["prompt_tokens"], s["metrics"]["completion_tokens"]) for s in steps[1:]]
     assert metrics == [(u["prompt_tokens"], u["completion_tokens"]) for u in USAGES]

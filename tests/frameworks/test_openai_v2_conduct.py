@@ -54,7 +54,8 @@ def case(request, server, tmp_path_factory) -> Case:
 def test_each_model_call_is_one_call_with_the_usage_the_fake_served(case):
     calls = case.answers.spans("llm_request")
     assert [(c["tokens"]["input"], c["tokens"]["output"]) for c in calls] == [
-        (u["prompt_tokens"], u["completion_tokens"]) for u in USAGES]
+        (u["prompt_tokens"], u["completion_tokens"]) for u in USAGES
+    ]
     assert [c["model"] for c in calls] == ["gpt-fake-1", "gpt-fake-1"]
 
 
@@ -71,11 +72,19 @@ def test_the_answer_is_one_output_and_the_last_agent_message(case):
 
 def test_the_trajectory_is_the_prompt_the_tool_call_and_the_answer(case):
     steps = case.answers.trajectory["steps"]
-    shape = [(s["source"], s["message"], [(c["tool_call_id"], c["function_name"], c["arguments"])
-                                          for c in s.get("tool_calls") or []]) for s in steps]
-    assert shape == [("user", PROMPT, []),
-                     ("agent", "", [(TOOL_CALL_ID, "read_file", {"path": FILE_PATH})]),
-                     ("agent", ANSWER, [])]
+    shape = [
+        (
+            s["source"],
+            s["message"],
+            [(c["tool_call_id"], c["function_name"], c["arguments"]) for c in s.get("tool_calls") or []],
+        )
+        for s in steps
+    ]
+    assert shape == [
+        ("user", PROMPT, []),
+        ("agent", "", [(TOOL_CALL_ID, "read_file", {"path": FILE_PATH})]),
+        ("agent", ANSWER, []),
+    ]
     # the agent steps are the model calls, each with its own usage
     metrics = [(s["metrics"]["prompt_tokens"], s["metrics"]["completion_tokens"]) for s in steps[1:]]
     assert metrics == [(u["prompt_tokens"], u["completion_tokens"]) for u in USAGES]
@@ -87,8 +96,9 @@ def _without_harness(path, service: str, out) -> None:
     ids of its own: the store holds the recording's traces, named by their harness)."""
     lines, traces = [], {}
     for line in path.read_text().splitlines():
-        line = re.sub(r'"traceId":"([0-9a-f]{32})"',
-                      lambda m: f'"traceId":"{traces.setdefault(m[1], uuid.uuid4().hex)}"', line)
+        line = re.sub(
+            r'"traceId":"([0-9a-f]{32})"', lambda m: f'"traceId":"{traces.setdefault(m[1], uuid.uuid4().hex)}"', line
+        )
         request = json.loads(line)
         for resource in request.get("resourceSpans", []) + request.get("resourceLogs", []):
             attributes = [a for a in resource["resource"]["attributes"] if not a["key"].startswith("harbor.")]
@@ -100,15 +110,19 @@ def _without_harness(path, service: str, out) -> None:
     out.write_text("\n".join(lines) + "\n")
 
 
-@pytest.mark.xfail(strict=True, reason="one run is one session (issue 31): without a harness's trial name each of the "
-                                       "instrumentation's model calls is a trace of its own, so a trial of its own")
+@pytest.mark.xfail(
+    strict=True,
+    reason="one run is one session (issue 31): without a harness's trial name each of the "
+    "instrumentation's model calls is a trace of its own, so a trial of its own",
+)
 @pytest.mark.parametrize("mode", MODES)
 def test_without_a_harness_the_run_is_one_trial(server, unique, tmp_path, mode):
     recording = tmp_path / "run.jsonl"
     _without_harness(fixture_path(mode), unique, recording)
     assert main(["import", "otlp", "--server", server.http_url, str(recording)]) == 0
     server.caught_up()
-    calls = httpx.get(f"{server.http_url}/api/spans", params={"service": unique, "kind": "llm_request"},
-                      timeout=120).json()["items"]
+    calls = httpx.get(
+        f"{server.http_url}/api/spans", params={"service": unique, "kind": "llm_request"}, timeout=120
+    ).json()["items"]
     assert len(calls) == 2
     assert len({c["trial"] for c in calls}) == 1

@@ -17,9 +17,16 @@ from traceloop.sdk.decorators import agent, tool
 
 from tests.frameworks.chat_provider import ANSWER, FILE_PATH, FILE_TEXT, MODEL, PROMPT
 
-TOOLS = [{"type": "function", "function": {
-    "name": "read_file", "description": "Reads a file.",
-    "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "read_file",
+            "description": "Reads a file.",
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+        },
+    }
+]
 
 
 @tool(name="read_file")
@@ -45,8 +52,12 @@ def main(provider_url: str, otlp_endpoint: str, service: str) -> None:
     # Traceloop.init builds its resource from app_name and resource_attributes only: it does not read
     # OTEL_RESOURCE_ATTRIBUTES, so the harness's names are passed on by hand.
     harness = dict(kv.split("=", 1) for kv in os.environ.get("OTEL_RESOURCE_ATTRIBUTES", "").split(",") if "=" in kv)
-    Traceloop.init(app_name=service, exporter=OTLPSpanExporter(endpoint=f"{otlp_endpoint}/v1/traces"),
-                   resource_attributes=harness, telemetry_enabled=False)
+    Traceloop.init(
+        app_name=service,
+        exporter=OTLPSpanExporter(endpoint=f"{otlp_endpoint}/v1/traces"),
+        resource_attributes=harness,
+        telemetry_enabled=False,
+    )
     answer = reader(openai.OpenAI(base_url=f"{provider_url}/v1", api_key="fake"))
     assert answer == ANSWER, answer
     trace.get_tracer_provider().shutdown()

@@ -26,9 +26,21 @@ def build(framework: Framework) -> str:
     shutil.rmtree(venv, ignore_errors=True)
     requirements = REQUIREMENTS / f"{framework.name}.txt"
     base = getattr(sys, "_base_executable", sys.executable)
-    for command in ([base, "-m", "venv", str(venv)],
-                    [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                     "--only-binary=:all:", "--no-deps", "-r", str(requirements)]):
+    for command in (
+        [base, "-m", "venv", str(venv)],
+        [
+            str(venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--only-binary=:all:",
+            "--no-deps",
+            "-r",
+            str(requirements),
+        ],
+    ):
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
             return f"{framework.name}: FAILED ({' '.join(command[:4])} ...)\n{done.stdout[-2000:]}{done.stderr[-4000:]}"

@@ -76,8 +76,9 @@ class Grafana:
         panel = next(p for p in sql_panels(dashboard) if p["title"] == title)
         return self.run(dashboard, panel["targets"][0]["rawSql"], variables, time_range)
 
-    def variable(self, name: str, variable: str, variables: dict[str, Value],
-                 time_range: TimeRange = JOB_RANGE) -> list[str]:
+    def variable(
+        self, name: str, variable: str, variables: dict[str, Value], time_range: TimeRange = JOB_RANGE
+    ) -> list[str]:
         dashboard = load(name)
         query = next(v for v in dashboard["templating"]["list"] if v["name"] == variable)["query"]
         return [r[0] for r in self.run(dashboard, query, variables, time_range).rows]
@@ -121,12 +122,17 @@ def recent(server) -> RecentIngest:
     for record in logs.resource_logs[0].scope_logs[0].log_records:
         record.time_unix_nano = time.time_ns() - 1_000_000_000
     for path, body in (("traces", request), ("logs", logs)):
-        answer = httpx.post(f"{server.http_url}/v1/{path}", content=body.SerializeToString(),
-                            headers={"content-type": "application/x-protobuf"}, timeout=30)
+        answer = httpx.post(
+            f"{server.http_url}/v1/{path}",
+            content=body.SerializeToString(),
+            headers={"content-type": "application/x-protobuf"},
+            timeout=30,
+        )
         assert answer.status_code == 200, answer.text
     server.caught_up()  # stored, for the grafana server's reads (they wait on that server's log only)
-    return RecentIngest(service, 20, 1, TimeRange(start - timedelta(minutes=5), datetime.now(UTC)
-                                                  + timedelta(minutes=1), interval_s=10))
+    return RecentIngest(
+        service, 20, 1, TimeRange(start - timedelta(minutes=5), datetime.now(UTC) + timedelta(minutes=1), interval_s=10)
+    )
 
 
 @dataclass(frozen=True)
@@ -155,16 +161,18 @@ def send_plugin_trace(http_url: str, token: str, service: str) -> PluginTrace:
     tracer_provider = TracerProvider(resource=resource)
     tracer_provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(f"{http_url}/v1/traces", headers=headers)))
     logger_provider = LoggerProvider(resource=resource)
-    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(OTLPLogExporter(f"{http_url}/v1/logs",
-                                                                                      headers=headers)))
+    logger_provider.add_log_record_processor(
+        SimpleLogRecordProcessor(OTLPLogExporter(f"{http_url}/v1/logs", headers=headers))
+    )
     tracer, logger = tracer_provider.get_tracer("plugin-test"), logger_provider.get_logger("plugin-test")
     linked = trace.SpanContext(int.from_bytes(os.urandom(16), "big"), int.from_bytes(os.urandom(8), "big"), False)
     with tracer.start_as_current_span("agent.run", attributes={"gen_ai.request.model": "claude-sonnet-4"}) as root:
         with tracer.start_as_current_span("tool.bash", links=[trace.Link(linked, {"link.kind": "retry"})]) as child:
             child.add_event("tool.output", {"exit_code": 0, "stream": "stdout"})
             for level, number in (("ERROR", _logs.SeverityNumber.ERROR), ("INFO", _logs.SeverityNumber.INFO)):
-                logger.emit(_logs.LogRecord(body=f"{level.lower()} from {service}", severity_text=level,
-                                            severity_number=number))
+                logger.emit(
+                    _logs.LogRecord(body=f"{level.lower()} from {service}", severity_text=level, severity_number=number)
+                )
             time.sleep(0.002)  # spans with a duration above 0
     tracer_provider.shutdown()
     logger_provider.shutdown()
@@ -197,11 +205,14 @@ def plugin_server(store_dir, tmp_path_factory) -> PluginServer:
     tokens = {f"grafana-{tenant}-{run}": f"{tenant}-{run}" for tenant in PLUGIN_TENANTS}
     tokens_file = tmp_path_factory.mktemp("grafana-auth") / "tokens"
     tokens_file.write_text("".join(f"{t} {n}\n" for t, n in tokens.items()))
-    srv = InProcessServer(Settings(data_dir=store_dir, tokens_file=tokens_file, clickhouse_http_port=0,
-                                   clickhouse_tcp_port=0)).start()
+    srv = InProcessServer(
+        Settings(data_dir=store_dir, tokens_file=tokens_file, clickhouse_http_port=0, clickhouse_tcp_port=0)
+    ).start()
     start = datetime.now(UTC) - timedelta(minutes=5)
-    traces = {tenant.split("-")[0]: send_plugin_trace(srv.http_url, token, f"plugin-{tenant}")
-              for token, tenant in tokens.items()}
+    traces = {
+        tenant.split("-")[0]: send_plugin_trace(srv.http_url, token, f"plugin-{tenant}")
+        for token, tenant in tokens.items()
+    }
     yield PluginServer(srv, tokens, traces, TimeRange(start, datetime.now(UTC) + timedelta(minutes=5), interval_s=60))
     srv.stop()
 
@@ -212,11 +223,15 @@ def plugin_tenants(request, plugin_server) -> PluginTenants:
     or native (its default, port 9000's)."""
     run = plugin_server.server.run
     if request.param == "http":
-        connections = {tenant.split("-")[0]: open_grafana_connection(run.clickhouse_http_port, token)
-                       for token, tenant in plugin_server.tokens.items()}
+        connections = {
+            tenant.split("-")[0]: open_grafana_connection(run.clickhouse_http_port, token)
+            for token, tenant in plugin_server.tokens.items()
+        }
     else:
-        connections = {tenant.split("-")[0]: open_grafana_native(run.clickhouse_tcp_port, token)
-                       for token, tenant in plugin_server.tokens.items()}
+        connections = {
+            tenant.split("-")[0]: open_grafana_native(run.clickhouse_tcp_port, token)
+            for token, tenant in plugin_server.tokens.items()
+        }
     yield PluginTenants(connections, plugin_server.traces, plugin_server.time_range)
     if request.param == "native":
         for connection in connections.values():

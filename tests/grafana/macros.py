@@ -71,10 +71,14 @@ def expand_macros(sql: str, time_range: TimeRange) -> str:
             "toTime": lambda: f"toDateTime({int(end.timestamp())})",
             "fromTime_ms": lambda: f"fromUnixTimestamp64Milli({int(start.timestamp() * 1000)})",
             "toTime_ms": lambda: f"fromUnixTimestamp64Milli({int(end.timestamp() * 1000)})",
-            "timeFilter": lambda: (f"{column()} >= toDateTime({int(start.timestamp())}) AND "
-                                   f"{column()} <= toDateTime({int(end.timestamp())})"),
-            "timeFilter_ms": lambda: (f"{column()} >= fromUnixTimestamp64Milli({int(start.timestamp() * 1000)}) AND "
-                                      f"{column()} <= fromUnixTimestamp64Milli({int(end.timestamp() * 1000)})"),
+            "timeFilter": lambda: (
+                f"{column()} >= toDateTime({int(start.timestamp())}) AND "
+                f"{column()} <= toDateTime({int(end.timestamp())})"
+            ),
+            "timeFilter_ms": lambda: (
+                f"{column()} >= fromUnixTimestamp64Milli({int(start.timestamp() * 1000)}) AND "
+                f"{column()} <= fromUnixTimestamp64Milli({int(end.timestamp() * 1000)})"
+            ),
             "timeInterval": lambda: f"toStartOfInterval(toDateTime({column()}), INTERVAL {seconds} second)",
             "interval_s": lambda: str(seconds),
         }

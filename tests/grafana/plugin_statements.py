@@ -16,76 +16,76 @@ pkg/plugin/driver.go: CheckMinServerVersion), and ad hoc filters as src/data/adH
 """
 
 TRACE_SEARCH = (
-    "SELECT \"TraceId\" as traceID, \"ServiceName\" as serviceName, \"SpanName\" as operationName, "
-    "\"Timestamp\" as startTime, multiply(\"Duration\", 0.000001) as duration FROM "
-    "\"default\".\"otel_traces\" WHERE ( Timestamp >= $__fromTime AND Timestamp <= $__toTime ) AND ( "
+    'SELECT "TraceId" as traceID, "ServiceName" as serviceName, "SpanName" as operationName, '
+    '"Timestamp" as startTime, multiply("Duration", 0.000001) as duration FROM '
+    '"default"."otel_traces" WHERE ( Timestamp >= $__fromTime AND Timestamp <= $__toTime ) AND ( '
     "ParentSpanId = '' ) AND ( Duration > 0 ) ORDER BY Timestamp DESC, Duration DESC LIMIT 1000"
 )
 
 TRACE_ID_LOOKUP_4_20 = (
-    "WITH '__TRACE_ID__' as trace_id, (SELECT min(Start) FROM \"default\".\"otel_traces_trace_id_ts\" "
+    'WITH \'__TRACE_ID__\' as trace_id, (SELECT min(Start) FROM "default"."otel_traces_trace_id_ts" '
     "WHERE TraceId = trace_id) as trace_start, (SELECT max(End) + 1 FROM "
-    "\"default\".\"otel_traces_trace_id_ts\" WHERE TraceId = trace_id) as trace_end SELECT \"TraceId\" as "
-    "traceID, \"SpanId\" as spanID, \"ParentSpanId\" as parentSpanID, \"ServiceName\" as serviceName, "
-    "\"SpanName\" as operationName, multiply(toUnixTimestamp64Nano(\"Timestamp\"), 0.000001) as "
+    '"default"."otel_traces_trace_id_ts" WHERE TraceId = trace_id) as trace_end SELECT "TraceId" as '
+    'traceID, "SpanId" as spanID, "ParentSpanId" as parentSpanID, "ServiceName" as serviceName, '
+    '"SpanName" as operationName, multiply(toUnixTimestamp64Nano("Timestamp"), 0.000001) as '
     "startTime, multiply(\"Duration\", 0.000001) as duration, arrayMap(key -> map('key', key, "
     "'value',\"SpanAttributes\"[key]), mapKeys(\"SpanAttributes\")) as tags, arrayMap(key -> map('key', "
-    "key, 'value',\"ResourceAttributes\"[key]), mapKeys(\"ResourceAttributes\")) as serviceTags, "
+    'key, \'value\',"ResourceAttributes"[key]), mapKeys("ResourceAttributes")) as serviceTags, '
     "if(\"StatusCode\" IN ('Error', 'STATUS_CODE_ERROR'), 2, 0) as statusCode, arrayMap((name, "
     "timestamp, attributes) -> tuple(name, toString(toUnixTimestamp64Milli(timestamp)), arrayMap(key "
     "-> map('key', key, 'value', attributes[key]), mapKeys(attributes)))::Tuple(name String, "
-    "timestamp String, fields Array(Map(String, String))), \"Events\".Name, \"Events\".Timestamp, "
-    "\"Events\".Attributes) AS logs, arrayMap((traceID, spanID, attributes) -> tuple(traceID, spanID, "
+    'timestamp String, fields Array(Map(String, String))), "Events".Name, "Events".Timestamp, '
+    '"Events".Attributes) AS logs, arrayMap((traceID, spanID, attributes) -> tuple(traceID, spanID, '
     "arrayMap(key -> map('key', key, 'value', attributes[key]), mapKeys(attributes)))::Tuple(traceID "
-    "String, spanID String, tags Array(Map(String, String))), \"Links\".TraceId, \"Links\".SpanId, "
-    "\"Links\".Attributes) AS references, \"SpanKind\" as kind, \"StatusMessage\" as statusMessage, "
-    "\"TraceState\" as traceState FROM \"default\".\"otel_traces\" WHERE traceID = trace_id AND "
-    "\"Timestamp\" >= trace_start AND \"Timestamp\" <= trace_end"
+    'String, spanID String, tags Array(Map(String, String))), "Links".TraceId, "Links".SpanId, '
+    '"Links".Attributes) AS references, "SpanKind" as kind, "StatusMessage" as statusMessage, '
+    '"TraceState" as traceState FROM "default"."otel_traces" WHERE traceID = trace_id AND '
+    '"Timestamp" >= trace_start AND "Timestamp" <= trace_end'
 )
 
 TRACE_ID_LOOKUP_MAIN = (
     "WITH '__TRACE_ID__' as __gf_trace_id, (SELECT min(Start) FROM "
-    "\"default\".\"otel_traces_trace_id_ts\" WHERE TraceId = __gf_trace_id) as __gf_trace_start, (SELECT "
-    "max(End) + 1 FROM \"default\".\"otel_traces_trace_id_ts\" WHERE TraceId = __gf_trace_id) as "
-    "__gf_trace_end SELECT \"TraceId\" as traceID, \"SpanId\" as spanID, \"ParentSpanId\" as parentSpanID, "
-    "\"ServiceName\" as serviceName, \"SpanName\" as operationName, "
-    "multiply(toUnixTimestamp64Nano(\"Timestamp\"), 0.000001) as startTime, multiply(\"Duration\", "
+    '"default"."otel_traces_trace_id_ts" WHERE TraceId = __gf_trace_id) as __gf_trace_start, (SELECT '
+    'max(End) + 1 FROM "default"."otel_traces_trace_id_ts" WHERE TraceId = __gf_trace_id) as '
+    '__gf_trace_end SELECT "TraceId" as traceID, "SpanId" as spanID, "ParentSpanId" as parentSpanID, '
+    '"ServiceName" as serviceName, "SpanName" as operationName, '
+    'multiply(toUnixTimestamp64Nano("Timestamp"), 0.000001) as startTime, multiply("Duration", '
     "0.000001) as duration, arrayMap(key -> map('key', key, 'value',\"SpanAttributes\"[key]), "
     "mapKeys(\"SpanAttributes\")) as tags, arrayMap(key -> map('key', key, "
-    "'value',\"ResourceAttributes\"[key]), mapKeys(\"ResourceAttributes\")) as serviceTags, "
+    '\'value\',"ResourceAttributes"[key]), mapKeys("ResourceAttributes")) as serviceTags, '
     "if(\"StatusCode\" IN ('Error', 'STATUS_CODE_ERROR'), 2, 0) as statusCode, arrayMap((name, "
     "timestamp, attributes) -> tuple(name, toString(toUnixTimestamp64Milli(timestamp)), arrayMap(key "
     "-> map('key', key, 'value', attributes[key]), mapKeys(attributes)))::Tuple(name String, "
-    "timestamp String, fields Array(Map(String, String))), \"Events\".Name, \"Events\".Timestamp, "
-    "\"Events\".Attributes) AS logs, arrayMap((traceID, spanID, attributes) -> tuple(traceID, spanID, "
+    'timestamp String, fields Array(Map(String, String))), "Events".Name, "Events".Timestamp, '
+    '"Events".Attributes) AS logs, arrayMap((traceID, spanID, attributes) -> tuple(traceID, spanID, '
     "arrayMap(key -> map('key', key, 'value', attributes[key]), mapKeys(attributes)))::Tuple(traceID "
-    "String, spanID String, tags Array(Map(String, String))), \"Links\".TraceId, \"Links\".SpanId, "
-    "\"Links\".Attributes) AS references, \"SpanKind\" as kind, \"StatusMessage\" as statusMessage, "
-    "\"TraceState\" as traceState FROM \"default\".\"otel_traces\" WHERE traceID = __gf_trace_id AND "
-    "\"Timestamp\" >= __gf_trace_start AND \"Timestamp\" <= __gf_trace_end"
+    'String, spanID String, tags Array(Map(String, String))), "Links".TraceId, "Links".SpanId, '
+    '"Links".Attributes) AS references, "SpanKind" as kind, "StatusMessage" as statusMessage, '
+    '"TraceState" as traceState FROM "default"."otel_traces" WHERE traceID = __gf_trace_id AND '
+    '"Timestamp" >= __gf_trace_start AND "Timestamp" <= __gf_trace_end'
 )
 
 LOGS_LIST = (
-    "SELECT Timestamp as \"timestamp\", Body as \"body\", SeverityText as \"level\", TraceId as \"traceID\", "
-    "ResourceAttributes, ScopeAttributes, LogAttributes FROM \"default\".\"otel_logs\" WHERE ( timestamp "
+    'SELECT Timestamp as "timestamp", Body as "body", SeverityText as "level", TraceId as "traceID", '
+    'ResourceAttributes, ScopeAttributes, LogAttributes FROM "default"."otel_logs" WHERE ( timestamp '
     ">= $__fromTime AND timestamp <= $__toTime ) ORDER BY timestamp DESC LIMIT 1000"
 )
 
 LOG_VOLUME = (
-    "SELECT toStartOfInterval(\"Timestamp\", INTERVAL 1 MINUTE) as \"time\", "
-    "sum(multiSearchAny(toString(\"SeverityText\"), "
+    'SELECT toStartOfInterval("Timestamp", INTERVAL 1 MINUTE) as "time", '
+    'sum(multiSearchAny(toString("SeverityText"), '
     "['critical','fatal','crit','alert','emerg','CRITICAL','FATAL','CRIT','ALERT','EMERG','Critical',"
     "'Fatal','Crit','Alert','Emerg'])) as critical, sum(multiSearchAny(toString(\"SeverityText\"), "
     "['error','err','eror','ERROR','ERR','EROR','Error','Err','Eror'])) as error, "
-    "sum(multiSearchAny(toString(\"SeverityText\"), "
+    'sum(multiSearchAny(toString("SeverityText"), '
     "['warn','warning','WARN','WARNING','Warn','Warning'])) as warn, "
-    "sum(multiSearchAny(toString(\"SeverityText\"), "
+    'sum(multiSearchAny(toString("SeverityText"), '
     "['info','information','informational','INFO','INFORMATION','INFORMATIONAL','Info','Information',"
     "'Informational'])) as info, sum(multiSearchAny(toString(\"SeverityText\"), "
     "['debug','dbug','DEBUG','DBUG','Debug','Dbug'])) as debug, "
     "sum(multiSearchAny(toString(\"SeverityText\"), ['trace','TRACE','Trace'])) as trace, "
     "sum(multiSearchAny(toString(\"SeverityText\"), ['unknown','UNKNOWN','Unknown'])) as unknown FROM "
-    "\"default\".\"otel_logs\" WHERE ( time >= $__fromTime AND time <= $__toTime ) GROUP BY time ORDER "
+    '"default"."otel_logs" WHERE ( time >= $__fromTime AND time <= $__toTime ) GROUP BY time ORDER '
     "BY time ASC"
 )
 
@@ -95,25 +95,25 @@ METADATA = {
     "tables": 'SHOW TABLES FROM "default"',
     "describe": 'DESC TABLE "default"."otel_traces"',
     "map keys (OTel table, last 6 hours)": 'SELECT DISTINCT arrayJoin("ResourceAttributes".keys) as keys FROM '
-                                           '"default"."otel_logs" WHERE "Timestamp" >= now() - INTERVAL 6 HOUR LIMIT 1000',
+    '"default"."otel_logs" WHERE "Timestamp" >= now() - INTERVAL 6 HOUR LIMIT 1000',
     "map keys (sampled rows)": f'SELECT DISTINCT arrayJoin("SpanAttributes".keys) as keys FROM (SELECT "SpanAttributes" '
-                               f'FROM "default"."otel_traces" LIMIT {MAP_KEY_PROBE_ROW_SAMPLE}) LIMIT 1000',
-    "map values": "SELECT DISTINCT \"ResourceAttributes\"['service.name'] FROM \"default\".\"otel_logs\" WHERE "
-                  "mapContains(\"ResourceAttributes\", 'service.name') LIMIT 1000",
+    f'FROM "default"."otel_traces" LIMIT {MAP_KEY_PROBE_ROW_SAMPLE}) LIMIT 1000',
+    "map values": 'SELECT DISTINCT "ResourceAttributes"[\'service.name\'] FROM "default"."otel_logs" WHERE '
+    "mapContains(\"ResourceAttributes\", 'service.name') LIMIT 1000",
     "columns of a table": "SELECT name, type, table FROM system.columns WHERE database IN ('default') AND table = 'otel_logs'",
     "columns for ad hoc keys": "SELECT name, type, table FROM system.columns",
     "functions": "\n      SELECT\n        name, is_aggregate, case_insensitive, alias_to, origin, description,\n"
-                 "        syntax, arguments, returned_value, examples, categories\n      FROM system.functions\n"
-                 "      LIMIT 10000\n    ",
+    "        syntax, arguments, returned_value, examples, categories\n      FROM system.functions\n"
+    "      LIMIT 10000\n    ",
     "version": "SELECT version()",
     "backend tables": "SELECT database, name FROM system.tables ORDER BY database, name",
     "backend columns": "SELECT database, table, name, type, comment FROM system.columns WHERE (database, table) IN "
-                       "(('default', 'otel_traces'), ('default', 'otel_logs')) ORDER BY database, table, position",
+    "(('default', 'otel_traces'), ('default', 'otel_logs')) ORDER BY database, table, position",
     "current database": "SELECT currentDatabase()",
     "backend distinct values": "SELECT 'ServiceName' AS col_name, toString(`ServiceName`) AS val FROM (SELECT DISTINCT "
-                               "`ServiceName` FROM default.otel_logs SETTINGS max_execution_time=10) UNION ALL SELECT "
-                               "'SeverityText' AS col_name, toString(`SeverityText`) AS val FROM (SELECT DISTINCT "
-                               "`SeverityText` FROM default.otel_logs SETTINGS max_execution_time=10)",
+    "`ServiceName` FROM default.otel_logs SETTINGS max_execution_time=10) UNION ALL SELECT "
+    "'SeverityText' AS col_name, toString(`SeverityText`) AS val FROM (SELECT DISTINCT "
+    "`SeverityText` FROM default.otel_logs SETTINGS max_execution_time=10)",
 }
 
 

@@ -70,8 +70,9 @@ def test_variable_queries_offer_the_streamed_job_its_trials_and_traces(grafana, 
 
 def test_the_trace_panel_shows_span_events_and_links(grafana, plugin_tenants):
     traced = plugin_tenants.traces["acme"]
-    result = grafana.panel("harborlight-trial.json", "Trace view ($trace)", {"trace": traced.trace_id},
-                           plugin_tenants.time_range)
+    result = grafana.panel(
+        "harborlight-trial.json", "Trace view ($trace)", {"trace": traced.trace_id}, plugin_tenants.time_range
+    )
     spans = {r["operationName"]: r for r in result.dicts()}
     (event,) = spans["tool.bash"]["logs"]
     assert event[0] == "tool.output" and {"key": "stream", "value": "stdout"} in event[2]

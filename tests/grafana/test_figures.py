@@ -9,8 +9,12 @@ import pytest
 
 from tests.agent.otlp_build import Traces
 
-JOBS, JOB, TRIAL, INGEST = ("harborlight-jobs.json", "harborlight-job.json", "harborlight-trial.json",
-                            "harborlight-ingest.json")
+JOBS, JOB, TRIAL, INGEST = (
+    "harborlight-jobs.json",
+    "harborlight-job.json",
+    "harborlight-trial.json",
+    "harborlight-ingest.json",
+)
 
 
 def api(server, path: str):
@@ -43,17 +47,26 @@ def test_job_summary_equals_the_api(grafana, job, api_job):
     assert shown["raw_solve_rate"] == pytest.approx(api_job["raw_solve_rate"]) == pytest.approx(0.25)
     assert shown["adjusted_solve_rate"] == pytest.approx(api_job["adjusted_solve_rate"]) == pytest.approx(0.5)
     assert (shown["trials"], shown["running_trials"], shown["infra_errors"]) == (
-        api_job["n_trials"], api_job["n_running"], api_job["n_infra"])
+        api_job["n_trials"],
+        api_job["n_running"],
+        api_job["n_infra"],
+    )
     assert shown["cost_usd"] == pytest.approx(api_job["total_cost_usd"])
     assert (shown["input_tokens"], shown["cache_tokens"], shown["output_tokens"]) == (
-        api_job["total_input_tokens"], api_job["total_cache_tokens"], api_job["total_output_tokens"])
+        api_job["total_input_tokens"],
+        api_job["total_cache_tokens"],
+        api_job["total_output_tokens"],
+    )
 
 
 def test_outcome_counts_equal_the_api(grafana, job, api_job):
     shown = {r["outcome"]: r["trials"] for r in grafana.panel(JOB, "Outcomes", {"job": job.job}).dicts()}
     expected = {o: n for o, n in api_job["counts"].items() if n} | {"running": api_job["n_running"]}
-    assert shown == expected == {"resolved": 1, "failed_verification": 1, "setup_error": 1, "rate_limited": 1,
-                                 "running": 1}
+    assert (
+        shown
+        == expected
+        == {"resolved": 1, "failed_verification": 1, "setup_error": 1, "rate_limited": 1, "running": 1}
+    )
 
 
 def test_trial_rows_equal_the_api(grafana, job, api_trials):
@@ -63,9 +76,19 @@ def test_trial_rows_equal_the_api(grafana, job, api_trials):
         mine = shown[trial]
         assert mine["outcome"] == api_outcome(row), trial
         assert (mine["task"], mine["attempt"], mine["reward"], mine["exception"]) == (
-            row["task"], row["attempt"], row["reward"], row["exception_type"]), trial
-        for col, field in (("total_s", "dur_total"), ("env_s", "dur_env"), ("agent_setup_s", "dur_agent_setup"),
-                           ("agent_s", "dur_agent"), ("verifier_s", "dur_verifier"), ("cost_usd", "cost_usd")):
+            row["task"],
+            row["attempt"],
+            row["reward"],
+            row["exception_type"],
+        ), trial
+        for col, field in (
+            ("total_s", "dur_total"),
+            ("env_s", "dur_env"),
+            ("agent_setup_s", "dur_agent_setup"),
+            ("agent_s", "dur_agent"),
+            ("verifier_s", "dur_verifier"),
+            ("cost_usd", "cost_usd"),
+        ):
             assert mine[col] == pytest.approx(row[field]), (trial, col)
         assert (mine["input_tokens"], mine["output_tokens"]) == (row["n_input_tokens"], row["n_output_tokens"]), trial
         assert mine["tool_calls"] == (row["n_tool_calls"] or 0), trial  # a count: 0 where the API says unavailable
@@ -76,9 +99,11 @@ def test_graded_trials_show_the_apis_outcome_and_reward(server, grafana, unique)
     """Graded rewards the API reads its own way: several reward keys without a main one (the first numeric
     one counts), a non-numeric key beside a graded one, a score between 0 and 1."""
     job = f"graded-{unique}"
-    rewards = {"parts": {"harbor.reward.part_b": 1.0, "harbor.reward.part_a": 0.25},
-               "noted": {"harbor.reward.a_note": "n/a", "harbor.reward.score": 0.5},
-               "half": {"harbor.reward.reward": 0.5}}
+    rewards = {
+        "parts": {"harbor.reward.part_b": 1.0, "harbor.reward.part_a": 0.25},
+        "noted": {"harbor.reward.a_note": "n/a", "harbor.reward.score": 0.5},
+        "half": {"harbor.reward.reward": 0.5},
+    }
     for name, attrs in rewards.items():
         harness = Traces({"service.name": "harness", "harbor.job.name": job, "harbor.trial.name": f"{job}-{name}"})
         root = harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
@@ -87,9 +112,13 @@ def test_graded_trials_show_the_apis_outcome_and_reward(server, grafana, unique)
     api_rows = {r["trial"]: values(r) for r in api(server, f"/api/jobs/{job}/trials")["items"]}
     shown = {r["trial"]: r for r in grafana.panel(JOB, "Trials", {"job": job}).dicts()}
     assert {t: (r["outcome"], r["reward"]) for t, r in shown.items()} == {
-        t: (api_outcome(r), r["reward"]) for t, r in api_rows.items()}
-    assert {t: r["outcome"] for t, r in shown.items()} == {f"{job}-parts": "scored", f"{job}-noted": "scored",
-                                                            f"{job}-half": "scored"}
+        t: (api_outcome(r), r["reward"]) for t, r in api_rows.items()
+    }
+    assert {t: r["outcome"] for t, r in shown.items()} == {
+        f"{job}-parts": "scored",
+        f"{job}-noted": "scored",
+        f"{job}-half": "scored",
+    }
 
 
 def test_jobs_overview_equals_the_api(grafana, job, api_job):
@@ -106,8 +135,11 @@ def test_jobs_overview_equals_the_api(grafana, job, api_job):
         totals.update({k: v for k, v in row.items() if k != "time"})
     counts = api_job["counts"]
     assert (totals["resolved"], totals["failed"], totals["infra_error"], totals["running"]) == (
-        counts["resolved"], counts["failed_verification"],
-        counts["setup_error"] + counts["rate_limited"] + counts["api_error"], api_job["n_running"])
+        counts["resolved"],
+        counts["failed_verification"],
+        counts["setup_error"] + counts["rate_limited"] + counts["api_error"],
+        api_job["n_running"],
+    )
 
     usage = grafana.panel(JOBS, "Cost and tokens over time", {"job": [job.job]}).dicts()
     assert sum(r["cost_usd"] for r in usage) == pytest.approx(api_job["total_cost_usd"])
@@ -125,8 +157,11 @@ def test_tool_categories_and_429s_equal_the_api(server, grafana, job, api_trials
     assert sum(r["failed"] for r in shown) == failed == 1
 
     per_interval = grafana.panel(JOB, "Rate limits (429) and server errors", {"job": job.job}).dicts()
-    assert sum(r["rate_limited"] for r in per_interval) == sum(
-        t["n_rate_limited_retries"] or 0 for t in api_trials.values()) == 2
+    assert (
+        sum(r["rate_limited"] for r in per_interval)
+        == sum(t["n_rate_limited_retries"] or 0 for t in api_trials.values())
+        == 2
+    )
     models = {r["model"]: r for r in grafana.panel(JOB, "Models", {"job": job.job}).dicts()}
     assert models["gpt-5"]["rate_limited"] == 2
 
@@ -136,12 +171,17 @@ def test_trial_panels_equal_the_api(server, grafana, job, api_trials):
     row = api_trials[job.resolved]
     summary = grafana.panel(TRIAL, "Trial", chosen).only()
     assert (summary["outcome"], summary["reward"], summary["model_calls"], summary["tool_calls"]) == (
-        "resolved", 1.0, 2, row["n_tool_calls"])
+        "resolved",
+        1.0,
+        2,
+        row["n_tool_calls"],
+    )
     assert summary["total_s"] == pytest.approx(row["dur_total"])
 
     phases = {r["phase"]: r["duration_s"] for r in grafana.panel(TRIAL, "Phases", chosen).dicts()}
-    assert phases == pytest.approx({"trial": 100, "environment_setup": 10, "agent_setup": 5, "agent_execution": 60,
-                                    "verifier": 20})
+    assert phases == pytest.approx(
+        {"trial": 100, "environment_setup": 10, "agent_setup": 5, "agent_execution": 60, "verifier": 20}
+    )
 
     calls = grafana.panel(TRIAL, "Model calls", chosen).dicts()
     assert sum(c["input_tokens"] for c in calls) == row["n_input_tokens"]
@@ -209,10 +249,23 @@ def test_model_call_rows_equal_the_apis_per_call_rows(server, grafana, job):
         for mine, call in zip(shown, listed, strict=True):
             assert _micros(mine["time"]) == call["start_unix_nano"] // 1000, trial
             tokens = call["tokens"]
-            assert (mine["model"], mine["http_status"], mine["error"], mine["input_tokens"], mine["cached_tokens"],
-                    mine["output_tokens"], mine["reasoning_tokens"]) == (
-                call["model"], call["http_status"], call["error_type"], tokens["input"], tokens["cached"],
-                tokens["output"], tokens["reasoning"]), trial
+            assert (
+                mine["model"],
+                mine["http_status"],
+                mine["error"],
+                mine["input_tokens"],
+                mine["cached_tokens"],
+                mine["output_tokens"],
+                mine["reasoning_tokens"],
+            ) == (
+                call["model"],
+                call["http_status"],
+                call["error_type"],
+                tokens["input"],
+                tokens["cached"],
+                tokens["output"],
+                tokens["reasoning"],
+            ), trial
             assert _same(mine["cost_usd"], call["cost_usd"]), (trial, mine["cost_usd"], call["cost_usd"])
             assert _same(mine["duration_ms"], None if call["duration_ns"] is None else call["duration_ns"] / 1e6)
     claude = grafana.panel(TRIAL, "Model calls", {"job": job.job, "trial": job.failed}).dicts()
@@ -231,7 +284,12 @@ def test_tool_call_rows_equal_the_apis_per_call_rows(server, grafana, job):
             tool = call["tool"]
             assert _micros(mine["time"]) == call["start_unix_nano"] // 1000, trial
             assert (mine["tool"], mine["category"], mine["call_id"], mine["paths"], mine["failed"], mine["error"]) == (
-                tool["name"], tool["category"], tool["call_id"], ", ".join(tool["target_paths"]),
-                None if call["success"] is None else not call["success"], call["error_type"]), trial
+                tool["name"],
+                tool["category"],
+                tool["call_id"],
+                ", ".join(tool["target_paths"]),
+                None if call["success"] is None else not call["success"],
+                call["error_type"],
+            ), trial
     claude = grafana.panel(TRIAL, "Tool calls", {"job": job.job, "trial": job.failed}).dicts()
     assert [(c["tool"], c["call_id"], c["failed"]) for c in claude] == [("Grep", "toolu_1", True)]

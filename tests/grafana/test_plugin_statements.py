@@ -28,11 +28,19 @@ def test_schema_and_metadata_queries_answer(plugin_tenants, name):
     result = run(plugin_tenants.connections["acme"], METADATA[name], plugin_tenants.time_range)
     first = [row[0] for row in result.rows]
     expected = {
-        "databases": "default", "tables": "otel_traces_trace_id_ts", "describe": "TraceId",
-        "map keys (OTel table, last 6 hours)": "service.name", "map keys (sampled rows)": "gen_ai.request.model",
-        "map values": plugin_tenants.traces["acme"].service, "columns of a table": "SeverityText",
-        "columns for ad hoc keys": "ResourceAttributes", "functions": "multiSearchAny", "backend tables": "default",
-        "current database": "default", "backend columns": "default", "backend distinct values": "ServiceName",
+        "databases": "default",
+        "tables": "otel_traces_trace_id_ts",
+        "describe": "TraceId",
+        "map keys (OTel table, last 6 hours)": "service.name",
+        "map keys (sampled rows)": "gen_ai.request.model",
+        "map values": plugin_tenants.traces["acme"].service,
+        "columns of a table": "SeverityText",
+        "columns for ad hoc keys": "ResourceAttributes",
+        "functions": "multiSearchAny",
+        "backend tables": "default",
+        "current database": "default",
+        "backend columns": "default",
+        "backend distinct values": "ServiceName",
     }
     if name == "version":
         assert first[0].count(".") >= 2
@@ -109,6 +117,9 @@ def test_without_tenants_an_ad_hoc_filter_picks_one_service(grafana, plugin_tena
     everyone = run(grafana.client, LOGS_LIST, plugin_tenants.time_range)
     services = {r["ResourceAttributes"]["service.name"] for r in everyone.dicts()}
     assert {acme.service, plugin_tenants.traces["globex"].service} <= services
-    one = run(grafana.client, ad_hoc(LOGS_LIST, "otel_logs", ad_hoc_filter("ServiceName", "=", acme.service)),
-              plugin_tenants.time_range)
+    one = run(
+        grafana.client,
+        ad_hoc(LOGS_LIST, "otel_logs", ad_hoc_filter("ServiceName", "=", acme.service)),
+        plugin_tenants.time_range,
+    )
     assert {r["ResourceAttributes"]["service.name"] for r in one.dicts()} == {acme.service}

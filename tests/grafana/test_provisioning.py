@@ -19,27 +19,47 @@ def grafana_expand(text: str, env: dict[str, str]) -> str:
 def _names(text: str) -> set[str]:
     """The variables the file's values use (comments left out)."""
     values = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-    return {m.group("braced") or m.group("named") for m in string.Template.pattern.finditer(values)
-            if m.group("braced") or m.group("named")}
+    return {
+        m.group("braced") or m.group("named")
+        for m in string.Template.pattern.finditer(values)
+        if m.group("braced") or m.group("named")
+    }
 
 
 def test_the_data_source_reads_harborlights_interface_with_the_token():
-    env = {"HARBORLIGHT_CLICKHOUSE_HOST": "127.0.0.1", "HARBORLIGHT_CLICKHOUSE_HTTP_PORT": "8123",
-           "HARBORLIGHT_TOKEN": "s3cret"}
+    env = {
+        "HARBORLIGHT_CLICKHOUSE_HOST": "127.0.0.1",
+        "HARBORLIGHT_CLICKHOUSE_HTTP_PORT": "8123",
+        "HARBORLIGHT_TOKEN": "s3cret",
+    }
     text = (GRAFANA / "provisioning" / "datasources" / "harborlight.yaml").read_text()
     (source,) = yaml.safe_load(grafana_expand(text, env))["datasources"]
     assert source["type"] == "grafana-clickhouse-datasource" and source["uid"] == "harborlight"
     data = source["jsonData"]
     assert (data["host"], int(data["port"]), data["protocol"], data["defaultDatabase"]) == (
-        "127.0.0.1", 8123, "http", "default")
+        "127.0.0.1",
+        8123,
+        "http",
+        "default",
+    )
     assert source["secureJsonData"]["password"] == "s3cret"
     # the plugin's OTel version for new queries: `otelEnabled ? otelVersion : undefined` (src/data/CHDatasource.ts)
     # "Show context" needs a context column the log line has ("Unable to match any log context columns" else)
-    assert data["logs"] == {"defaultDatabase": "default", "defaultTable": "otel_logs", "otelEnabled": True,
-                            "otelVersion": "latest", "selectContextColumns": True,
-                            "contextColumns": ["ServiceName", "ResourceAttributes['harbor.trial.name']"]}
-    assert data["traces"] == {"defaultDatabase": "default", "defaultTable": "otel_traces", "otelEnabled": True,
-                              "otelVersion": "latest", "durationUnit": "nanoseconds"}
+    assert data["logs"] == {
+        "defaultDatabase": "default",
+        "defaultTable": "otel_logs",
+        "otelEnabled": True,
+        "otelVersion": "latest",
+        "selectContextColumns": True,
+        "contextColumns": ["ServiceName", "ResourceAttributes['harbor.trial.name']"],
+    }
+    assert data["traces"] == {
+        "defaultDatabase": "default",
+        "defaultTable": "otel_traces",
+        "otelEnabled": True,
+        "otelVersion": "latest",
+        "durationUnit": "nanoseconds",
+    }
 
 
 def test_compose_supplies_the_variables_with_defaults_for_a_local_harborlight():

@@ -12,8 +12,16 @@ QUERY_TYPES = {"table", "logs", "timeseries", "traces"}  # enum QueryType
 FORMAT_OF = {"table": 1, "logs": 2, "timeseries": 0, "traces": 3}  # mapQueryTypeToGrafanaFormat
 # CHSqlQuery: DataQuery's fields, CHQueryBase's, then its own
 REQUIRED = {"refId": str, "pluginVersion": str, "editorType": str, "rawSql": str}
-OPTIONAL = {"datasource": dict, "hide": bool, "key": str, "queryType": str, "format": int, "meta": dict,
-            "expand": bool, "datasourceId": int}
+OPTIONAL = {
+    "datasource": dict,
+    "hide": bool,
+    "key": str,
+    "queryType": str,
+    "format": int,
+    "meta": dict,
+    "expand": bool,
+    "datasourceId": int,
+}
 
 
 def _version(text: str) -> tuple[int, ...]:

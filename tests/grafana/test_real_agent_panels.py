@@ -38,9 +38,15 @@ def test_call_panels_count_what_the_provider_served(server, grafana, tmp_path, u
     served = json.loads((FIXTURES / f"{stem}.served.json").read_text())
     job = f"{served['agent']}-{unique}"
     telemetry = tmp_path / f"{stem}.jsonl"
-    telemetry.write_text("\n".join(_renamed(line, job) for line in (FIXTURES / f"{stem}.jsonl").read_text().splitlines()))
-    done = subprocess.run([sys.executable, "-m", "harborlight.cli.main", "import", "otlp", str(telemetry),
-                           "--server", server.http_url], capture_output=True, text=True, timeout=300)
+    telemetry.write_text(
+        "\n".join(_renamed(line, job) for line in (FIXTURES / f"{stem}.jsonl").read_text().splitlines())
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "harborlight.cli.main", "import", "otlp", str(telemetry), "--server", server.http_url],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     server.caught_up()
 

@@ -19,7 +19,9 @@ def make_task(root: Path, name: str, instruction: str, test_sh: str = TEST_SH) -
     task = root / "tasks" / name
     (task / "tests").mkdir(parents=True)
     (task / "environment").mkdir()
-    (task / "task.toml").write_text('version = "1.0"\n\n[verifier]\ntimeout_sec = 60.0\n\n[agent]\ntimeout_sec = 60.0\n')
+    (task / "task.toml").write_text(
+        'version = "1.0"\n\n[verifier]\ntimeout_sec = 60.0\n\n[agent]\ntimeout_sec = 60.0\n'
+    )
     (task / "instruction.md").write_text(instruction + "\n")
     (task / "tests" / "test.sh").write_text(test_sh)
     (task / "environment" / "Dockerfile").write_text("FROM ubuntu:24.04\n")
@@ -30,12 +32,22 @@ def job_config(root: Path, name: str, n_attempts: int = 2, agent_env: dict | Non
     """Two tasks, one the agent solves and one where it crashes, `n_attempts` trials each."""
     tasks = [make_task(root, "solve-it", "Write the answer."), make_task(root, "crash-it", "Please fail.")]
     return JobConfig(
-        job_name=name, jobs_dir=root / "jobs", n_attempts=n_attempts, n_concurrent_trials=2, quiet=True,
+        job_name=name,
+        jobs_dir=root / "jobs",
+        n_attempts=n_attempts,
+        n_concurrent_trials=2,
+        quiet=True,
         skip_credential_checks=True,
-        agents=[AgentConfig(import_path=f"{ScriptedAgent.__module__}:ScriptedAgent", model_name="scripted/scripted-model-1",
-                            env=agent_env or {})],
+        agents=[
+            AgentConfig(
+                import_path=f"{ScriptedAgent.__module__}:ScriptedAgent",
+                model_name="scripted/scripted-model-1",
+                env=agent_env or {},
+            )
+        ],
         environment=EnvironmentConfig(import_path=f"{HostEnvironment.__module__}:HostEnvironment"),
-        tasks=[TaskConfig(path=t) for t in tasks])
+        tasks=[TaskConfig(path=t) for t in tasks],
+    )
 
 
 async def run_job(config: JobConfig, plugins: list[PluginConfig]) -> tuple[Job, object]:

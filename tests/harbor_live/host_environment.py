@@ -44,13 +44,14 @@ class HostEnvironment(BaseEnvironment):
     def host_path(self, path: str) -> str:
         for target, source in self._prefixes():
             if path == target or path.startswith(target.rstrip("/") + "/"):
-                return source + path[len(target):]
+                return source + path[len(target) :]
         return path
 
     def _rewrite(self, command: str) -> str:
         for target, source in self._prefixes():
-            command = re.sub(rf"(?<![\w./-]){re.escape(target)}(?=[/\s'\";|&)]|$)", source.replace("\\", r"\\"),
-                             command)
+            command = re.sub(
+                rf"(?<![\w./-]){re.escape(target)}(?=[/\s'\";|&)]|$)", source.replace("\\", r"\\"), command
+            )
         return command
 
     async def start(self, force_build: bool) -> None:
@@ -83,12 +84,27 @@ class HostEnvironment(BaseEnvironment):
     async def download_dir(self, source_dir: str, target_dir) -> None:
         shutil.copytree(self.host_path(source_dir), target_dir, dirs_exist_ok=True)
 
-    async def exec(self, command: str, cwd: str | None = None, env: dict[str, str] | None = None,
-                   timeout_sec: int | None = None, user: str | int | None = None) -> ExecResult:
+    async def exec(
+        self,
+        command: str,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        timeout_sec: int | None = None,
+        user: str | int | None = None,
+    ) -> ExecResult:
         merged = self._merge_env(env) or {}
         process = await asyncio.create_subprocess_exec(
-            "bash", "-c", self._rewrite(command), cwd=self.host_path(cwd) if cwd else str(self.host_path("/app")),
-            env={"PATH": "/usr/bin:/bin", **merged}, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            "bash",
+            "-c",
+            self._rewrite(command),
+            cwd=self.host_path(cwd) if cwd else str(self.host_path("/app")),
+            env={"PATH": "/usr/bin:/bin", **merged},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         stdout, stderr = await asyncio.wait_for(process.communicate(), timeout_sec)
-        return ExecResult(stdout=stdout.decode(errors="replace"), stderr=stderr.decode(errors="replace"),
-                          return_code=process.returncode)
+        return ExecResult(
+            stdout=stdout.decode(errors="replace"),
+            stderr=stderr.decode(errors="replace"),
+            return_code=process.returncode,
+        )

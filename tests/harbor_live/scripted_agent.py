@@ -54,21 +54,38 @@ class ScriptedAgent(BaseAgent):
         asked = _now()
         done = await environment.exec("echo solved > /app/answer.txt && cat /app/answer.txt")
         trajectory = Trajectory(
-            schema_version="ATIF-v1.6", session_id=f"scripted-{self.session_id}",
+            schema_version="ATIF-v1.6",
+            session_id=f"scripted-{self.session_id}",
             agent=Agent(name=self.name(), version=self.version(), model_name=MODEL),
             steps=[
                 Step(step_id=1, timestamp=asked, source="user", message=instruction),
-                Step(step_id=2, timestamp=_now(), source="agent", model_name=MODEL, message="Writing the answer.",
-                     tool_calls=[ToolCall(tool_call_id="call_1", function_name="Bash",
-                                          arguments={"command": "echo solved > /app/answer.txt"})],
-                     observation=Observation(results=[ObservationResult(source_call_id="call_1",
-                                                                        content=done.stdout)]),
-                     metrics=Metrics(prompt_tokens=PROMPT_TOKENS, completion_tokens=COMPLETION_TOKENS,
-                                     cost_usd=COST)),
+                Step(
+                    step_id=2,
+                    timestamp=_now(),
+                    source="agent",
+                    model_name=MODEL,
+                    message="Writing the answer.",
+                    tool_calls=[
+                        ToolCall(
+                            tool_call_id="call_1",
+                            function_name="Bash",
+                            arguments={"command": "echo solved > /app/answer.txt"},
+                        )
+                    ],
+                    observation=Observation(results=[ObservationResult(source_call_id="call_1", content=done.stdout)]),
+                    metrics=Metrics(prompt_tokens=PROMPT_TOKENS, completion_tokens=COMPLETION_TOKENS, cost_usd=COST),
+                ),
             ],
-            final_metrics=FinalMetrics(total_prompt_tokens=PROMPT_TOKENS, total_completion_tokens=COMPLETION_TOKENS,
-                                       total_cost_usd=COST, total_steps=2))
+            final_metrics=FinalMetrics(
+                total_prompt_tokens=PROMPT_TOKENS,
+                total_completion_tokens=COMPLETION_TOKENS,
+                total_cost_usd=COST,
+                total_steps=2,
+            ),
+        )
         (self.logs_dir / "trajectory.json").write_text(
-            BROKEN_TRAJECTORY if "broken trajectory" in instruction
-            else trajectory.model_dump_json(indent=2, exclude_none=True))
+            BROKEN_TRAJECTORY
+            if "broken trajectory" in instruction
+            else trajectory.model_dump_json(indent=2, exclude_none=True)
+        )
         context.n_input_tokens, context.n_output_tokens, context.cost_usd = PROMPT_TOKENS, COMPLETION_TOKENS, COST

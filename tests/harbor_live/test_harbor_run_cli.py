@@ -26,11 +26,33 @@ def test_harbor_run_streams_the_job_through_the_installed_plugin(server, tmp_pat
     job = f"cli-{unique}"
     task = make_task(tmp_path, "solve-it", "Write the answer.")
     done = subprocess.run(
-        [str(Path(sys.executable).with_name("harbor")), "run", "-p", str(task), "-o", str(tmp_path / "jobs"),
-         "--job-name", job, "-a", f"{ScriptedAgent.__module__}:ScriptedAgent", "-m", "scripted/scripted-model-1",
-         "-e", f"{HostEnvironment.__module__}:HostEnvironment", "--plugin", "harborlight",
-         "--plugin-kwarg", f"endpoint={server.http_url}", "-q", "-y"],
-        capture_output=True, text=True, timeout=600, env=harbor_env())
+        [
+            str(Path(sys.executable).with_name("harbor")),
+            "run",
+            "-p",
+            str(task),
+            "-o",
+            str(tmp_path / "jobs"),
+            "--job-name",
+            job,
+            "-a",
+            f"{ScriptedAgent.__module__}:ScriptedAgent",
+            "-m",
+            "scripted/scripted-model-1",
+            "-e",
+            f"{HostEnvironment.__module__}:HostEnvironment",
+            "--plugin",
+            "harborlight",
+            "--plugin-kwarg",
+            f"endpoint={server.http_url}",
+            "-q",
+            "-y",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=harbor_env(),
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     row = httpx.get(f"{server.http_url}/api/jobs/{job}", timeout=60)
     assert row.status_code == 200, row.text

@@ -45,17 +45,29 @@ ALLOWED_EXTRA_S = 60  # PROBE_S + END_TIMEOUT_S, and room for a loaded machine
 def _hostile_config(root: Path, name: str) -> JobConfig:
     """Three tasks, two attempts each: one solved, one whose agent leaves a trajectory.json with
     `steps` not a list, one whose verifier leaves a report.json that is not JSON."""
-    tasks = [make_task(root, "solve-it", "Write the answer."),
-             make_task(root, "broken-trajectory", "Write the answer, with a broken trajectory."),
-             make_task(root, "broken-report", "Write the answer.",
-                       test_sh=TEST_SH + "echo '{not json' > /logs/verifier/report.json\n")]
+    tasks = [
+        make_task(root, "solve-it", "Write the answer."),
+        make_task(root, "broken-trajectory", "Write the answer, with a broken trajectory."),
+        make_task(
+            root,
+            "broken-report",
+            "Write the answer.",
+            test_sh=TEST_SH + "echo '{not json' > /logs/verifier/report.json\n",
+        ),
+    ]
     return JobConfig(
-        job_name=name, jobs_dir=root / "jobs", n_attempts=2, n_concurrent_trials=2, quiet=True,
+        job_name=name,
+        jobs_dir=root / "jobs",
+        n_attempts=2,
+        n_concurrent_trials=2,
+        quiet=True,
         skip_credential_checks=True,
-        agents=[AgentConfig(import_path=f"{ScriptedAgent.__module__}:ScriptedAgent",
-                            model_name="scripted/scripted-model-1")],
+        agents=[
+            AgentConfig(import_path=f"{ScriptedAgent.__module__}:ScriptedAgent", model_name="scripted/scripted-model-1")
+        ],
         environment=EnvironmentConfig(import_path=f"{HostEnvironment.__module__}:HostEnvironment"),
-        tasks=[TaskConfig(path=t) for t in tasks])
+        tasks=[TaskConfig(path=t) for t in tasks],
+    )
 
 
 def _run(config: JobConfig, plugins: list[PluginConfig]):
@@ -66,29 +78,45 @@ def _run(config: JobConfig, plugins: list[PluginConfig]):
 
 def _trials(job_dir: Path) -> dict[str, TrialResult]:
     """Each trial directory's result.json (None where Harbor wrote none)."""
-    return {p.name: TrialResult.model_validate_json((p / "result.json").read_text())
-            if (p / "result.json").is_file() else None for p in job_dir.iterdir() if p.is_dir()}
+    return {
+        p.name: TrialResult.model_validate_json((p / "result.json").read_text())
+        if (p / "result.json").is_file()
+        else None
+        for p in job_dir.iterdir()
+        if p.is_dir()
+    }
 
 
 def _outcomes(trials: dict[str, TrialResult]) -> list[tuple]:
     """Per trial, by task: its rewards and its exception type."""
-    return sorted((r.task_name, r.verifier_result.rewards if r.verifier_result else None,
-                   r.exception_info.exception_type if r.exception_info else None) for r in trials.values())
+    return sorted(
+        (
+            r.task_name,
+            r.verifier_result.rewards if r.verifier_result else None,
+            r.exception_info.exception_type if r.exception_info else None,
+        )
+        for r in trials.values()
+    )
 
 
 def test_hostile_trial_files_leave_the_job_as_it_is_without_the_plugin(server, tmp_path, unique, caplog):
     job = f"hostile-{unique}"
     plain, plain_result, _, _ = _run(_hostile_config(tmp_path / "plain", f"{job}-plain"), [])
     with caplog.at_level(logging.WARNING, logger=LOGGER):
-        streamed, result, (plugin,), _ = _run(_hostile_config(tmp_path / "streamed", job),
-                                              [PluginConfig(import_path=PLUGIN, kwargs={"endpoint": server.http_url})])
+        streamed, result, (plugin,), _ = _run(
+            _hostile_config(tmp_path / "streamed", job),
+            [PluginConfig(import_path=PLUGIN, kwargs={"endpoint": server.http_url})],
+        )
     # The job ended as it does without the plugin: every trial's result.json, the job's finished_at.
     trials, plain_trials = _trials(streamed.job_dir), _trials(plain.job_dir)
     assert len(trials) == len(plain_trials) == 6 and None not in trials.values()
     assert _outcomes(trials) == _outcomes(plain_trials)
     assert JobResult.model_validate_json((streamed.job_dir / "result.json").read_text()).finished_at is not None
-    assert (result.stats.n_completed_trials, result.stats.n_errored_trials) == \
-        (plain_result.stats.n_completed_trials, plain_result.stats.n_errored_trials) == (6, 0)
+    assert (
+        (result.stats.n_completed_trials, result.stats.n_errored_trials)
+        == (plain_result.stats.n_completed_trials, plain_result.stats.n_errored_trials)
+        == (6, 0)
+    )
     # Each hostile trial is logged with its name and what was wrong, and counted.
     lines = [r.getMessage() for r in caplog.records]
     hostile = [name for name in trials if not name.startswith("solve-it")]
@@ -139,8 +167,10 @@ def test_an_endpoint_that_never_answers_costs_the_job_a_bounded_time(silent_endp
     url = f"http://127.0.0.1:{silent_endpoint.port}"
     plain, _, _, plain_s = _run(job_config(tmp_path / "plain", f"silent-{unique}-plain"), [])
     with caplog.at_level(logging.WARNING, logger=LOGGER):
-        streamed, result, (plugin,), streamed_s = _run(job_config(tmp_path / "streamed", f"silent-{unique}"),
-                                                       [PluginConfig(import_path=PLUGIN, kwargs={"endpoint": url})])
+        streamed, result, (plugin,), streamed_s = _run(
+            job_config(tmp_path / "streamed", f"silent-{unique}"),
+            [PluginConfig(import_path=PLUGIN, kwargs={"endpoint": url})],
+        )
     print(f"4 trials: {plain_s:.1f} s without the plugin, {streamed_s:.1f} s with it and a silent endpoint")
     assert silent_endpoint.accepted, "the plugin connected"
     trials = _trials(streamed.job_dir)
@@ -156,8 +186,11 @@ def test_an_endpoint_that_never_answers_costs_the_job_a_bounded_time(silent_endp
     assert f"{plugin.dropped} dropped" in summary and f"at the end's {END_TIMEOUT_S} s deadline" in summary
 
 
-_EXPORTER_VARIABLES = [f"OTEL_EXPORTER_OTLP_{signal}{name}" for signal in ("", "TRACES_", "LOGS_")
-                       for name in ("ENDPOINT", "PROTOCOL", "HEADERS", "TIMEOUT", "COMPRESSION", "INSECURE")]
+_EXPORTER_VARIABLES = [
+    f"OTEL_EXPORTER_OTLP_{signal}{name}"
+    for signal in ("", "TRACES_", "LOGS_")
+    for name in ("ENDPOINT", "PROTOCOL", "HEADERS", "TIMEOUT", "COMPRESSION", "INSECURE")
+]
 
 
 def test_the_exporters_grpc_variables_stream_the_job_over_grpc(server, tmp_path, unique, monkeypatch, caplog):
@@ -174,8 +207,9 @@ def test_the_exporters_grpc_variables_stream_the_job_over_grpc(server, tmp_path,
     row = httpx.get(f"{server.http_url}/api/jobs/{job}", timeout=120)
     assert row.status_code == 200, row.text
     assert (row.json()["n_trials"]["value"], row.json()["raw_solve_rate"]["value"]) == (4, 0.5)
-    logs = server.sql("SELECT count() FROM otel_logs WHERE ResourceAttributes['harbor.job.name'] = {job:String}",
-                      job=job)[0][0]
+    logs = server.sql(
+        "SELECT count() FROM otel_logs WHERE ResourceAttributes['harbor.job.name'] = {job:String}", job=job
+    )[0][0]
     assert logs > 0  # the job's and trials' log and lock files, sent at its end
     assert {t.protocol for t in plugin._targets.values()} == {"grpc"}
     assert (plugin.failures, plugin.dropped, plugin.unreachable) == (0, 0, []), caplog.text
@@ -191,10 +225,31 @@ def test_harbor_run_says_once_that_it_cannot_reach_harborlight(server, tmp_path,
     env = {k: v for k, v in harbor_env().items() if k not in _EXPORTER_VARIABLES}
     env["OTEL_EXPORTER_OTLP_ENDPOINT"] = f"http://{server.grpc_endpoint}"
     done = subprocess.run(
-        [str(Path(sys.executable).with_name("harbor")), "run", "-p", str(task), "-o", str(tmp_path / "jobs"),
-         "--job-name", job, "-a", f"{ScriptedAgent.__module__}:ScriptedAgent", "-m", "scripted/scripted-model-1",
-         "-e", f"{HostEnvironment.__module__}:HostEnvironment", "--plugin", "harborlight", "-q", "-y"],
-        capture_output=True, text=True, timeout=600, env=env)
+        [
+            str(Path(sys.executable).with_name("harbor")),
+            "run",
+            "-p",
+            str(task),
+            "-o",
+            str(tmp_path / "jobs"),
+            "--job-name",
+            job,
+            "-a",
+            f"{ScriptedAgent.__module__}:ScriptedAgent",
+            "-m",
+            "scripted/scripted-model-1",
+            "-e",
+            f"{HostEnvironment.__module__}:HostEnvironment",
+            "--plugin",
+            "harborlight",
+            "-q",
+            "-y",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
     output = done.stdout + done.stderr
     assert done.returncode == 0, output[-4000:]
     warnings = [line for line in output.splitlines() if "cannot reach harborlight" in line]

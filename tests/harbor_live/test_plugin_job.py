@@ -34,7 +34,9 @@ PLUGIN = "harborlight.harbor.plugin:HarborlightPlugin"
 
 
 def _cli(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "harborlight.cli.main", *args], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "harborlight.cli.main", *args], capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -55,10 +57,12 @@ def _trial_rows(server, job: str) -> list:
 
 def _stored(server, job: str) -> tuple[int, int]:
     """(spans, log records) stored for the job."""
-    spans = server.sql("SELECT count() FROM otel_traces WHERE ResourceAttributes['harbor.job.name'] = {job:String}",
-                       job=job)[0][0]
-    logs = server.sql("SELECT count() FROM otel_logs WHERE ResourceAttributes['harbor.job.name'] = {job:String}",
-                      job=job)[0][0]
+    spans = server.sql(
+        "SELECT count() FROM otel_traces WHERE ResourceAttributes['harbor.job.name'] = {job:String}", job=job
+    )[0][0]
+    logs = server.sql(
+        "SELECT count() FROM otel_logs WHERE ResourceAttributes['harbor.job.name'] = {job:String}", job=job
+    )[0][0]
     return spans, logs
 
 
@@ -87,8 +91,9 @@ def streamed(server, tmp_path_factory):
         await asyncio.to_thread(_until, lambda: "agent_setup" in phases_of(trial))
         shown_before_end[trial] = phases_of(trial)
         if not running_exports:  # the job as harborlight exports it while this trial runs
-            running_exports.append(await asyncio.to_thread(
-                httpx.get, f"{server.http_url}/api/jobs/{job}/export", timeout=120))
+            running_exports.append(
+                await asyncio.to_thread(httpx.get, f"{server.http_url}/api/jobs/{job}/export", timeout=120)
+            )
 
     async def run():
         from harbor.cli import job_plugins
@@ -97,7 +102,8 @@ def streamed(server, tmp_path_factory):
         job_object = await Job.create(job_config(root, job))
         job_object.add_hook(TrialEvent.AGENT_END, at_agent_end)
         plugins = await job_plugins.attach_job_plugins(
-            job_object, [PluginConfig(import_path=PLUGIN, kwargs={"endpoint": server.http_url})])
+            job_object, [PluginConfig(import_path=PLUGIN, kwargs={"endpoint": server.http_url})]
+        )
         result = await job_object.run()
         await job_plugins.finalize_job_plugins(plugins, result)
         return job_object, result
@@ -106,9 +112,16 @@ def streamed(server, tmp_path_factory):
     trials = [p.name for p in job_object.job_dir.iterdir() if p.is_dir()]
     _until(lambda: sum(kind == "trial_finished" for _, kind, _ in watcher.events) >= len(trials))
     watcher.close()
-    return {"job": job, "dir": job_object.job_dir, "result": result, "events": watcher.events,
-            "trials": trials, "shown_before_end": shown_before_end, "root": root,
-            "running_export": running_exports[0]}
+    return {
+        "job": job,
+        "dir": job_object.job_dir,
+        "result": result,
+        "events": watcher.events,
+        "trials": trials,
+        "shown_before_end": shown_before_end,
+        "root": root,
+        "running_export": running_exports[0],
+    }
 
 
 def test_each_trial_is_watched_starting_its_phases_and_its_calls(streamed):
@@ -134,8 +147,10 @@ def test_harborlight_watch_tables_the_running_job(server, streamed):
     lines = board.trials
     assert sorted(lines) == sorted(streamed["trials"])
     solved = [line for name, line in lines.items() if name.startswith("solve-it")]
-    assert all((line.model_calls, line.tool_calls, line.input_tokens, line.phase) == (1, 1, 1200, "finished")
-               for line in solved)
+    assert all(
+        (line.model_calls, line.tool_calls, line.input_tokens, line.phase) == (1, 1, 1200, "finished")
+        for line in solved
+    )
     crashed = {name: line for name, line in lines.items() if name.startswith("crash-it")}
     assert crashed
     for name, line in crashed.items():  # a trial's end tells its stored row's outcome
@@ -178,8 +193,13 @@ def test_the_job_directory_harbor_wrote_holds_what_the_plugin_sent(streamed):
 
 def _harbor(*args: str) -> subprocess.CompletedProcess:
     harbor = Path(sys.executable).with_name("harbor")
-    return subprocess.run([str(harbor), *args], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
+    return subprocess.run(
+        [str(harbor), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+    )
 
 
 def _unordered(stats: dict) -> dict:
@@ -187,8 +207,10 @@ def _unordered(stats: dict) -> dict:
     which no file records (the export lists them by name)."""
     for group in stats["evals"].values():
         for table in ("reward_stats", "exception_stats"):
-            group[table] = {k: ({v: set(names) for v, names in by.items()} if table == "reward_stats" else set(by))
-                            for k, by in group[table].items()}
+            group[table] = {
+                k: ({v: set(names) for v, names in by.items()} if table == "reward_stats" else set(by))
+                for k, by in group[table].items()
+            }
     return stats
 
 
@@ -218,8 +240,9 @@ def test_harbors_readers_accept_the_streamed_job_exported_finished(server, strea
     exported = read["job_result"].stats
     assert _unordered(exported.model_dump(mode="json")) == _unordered(harbors.model_dump(mode="json"))
     for trial in streamed["trials"]:  # Harbor's own lock of each trial, carried
-        assert (tmp_path / streamed["job"] / trial / "lock.json").read_text() == \
-            (streamed["dir"] / trial / "lock.json").read_text()
+        assert (tmp_path / streamed["job"] / trial / "lock.json").read_text() == (
+            streamed["dir"] / trial / "lock.json"
+        ).read_text()
 
 
 def test_harbors_readers_accept_the_job_exported_while_it_ran(streamed, tmp_path):

@@ -24,9 +24,13 @@ def _request(job: str) -> bytes:
     resource.resource.attributes.add(key="harbor.job.name").value.string_value = job
     scope = resource.scope_spans.add()
     for name, trace_id in (("good", os.urandom(16)), ("bad", b"abc")):
-        span = scope.spans.add(trace_id=trace_id, span_id=os.urandom(8), name="harbor.trial",
-                               start_time_unix_nano=1_700_000_000_000_000_000,
-                               end_time_unix_nano=1_700_000_001_000_000_000)
+        span = scope.spans.add(
+            trace_id=trace_id,
+            span_id=os.urandom(8),
+            name="harbor.trial",
+            start_time_unix_nano=1_700_000_000_000_000_000,
+            end_time_unix_nano=1_700_000_001_000_000_000,
+        )
         span.attributes.add(key="harbor.trial.name").value.string_value = f"{job}-{name}"
     return request.SerializeToString()
 

@@ -35,20 +35,40 @@ def test_a_retried_trial_streams_as_its_directory_reads(server, tmp_path, unique
     marker = tmp_path / "failed-once"
     task = make_task(tmp_path, "flaky", f"Write the answer, but fail once at {marker}")
     config = JobConfig(
-        job_name=job, jobs_dir=tmp_path / "jobs", n_attempts=1, quiet=True, skip_credential_checks=True,
+        job_name=job,
+        jobs_dir=tmp_path / "jobs",
+        n_attempts=1,
+        quiet=True,
+        skip_credential_checks=True,
         retry=RetryConfig(max_retries=1, min_wait_sec=0.0, max_wait_sec=0.0),
-        agents=[AgentConfig(import_path=f"{ScriptedAgent.__module__}:ScriptedAgent",
-                            model_name="scripted/scripted-model-1")],
+        agents=[
+            AgentConfig(import_path=f"{ScriptedAgent.__module__}:ScriptedAgent", model_name="scripted/scripted-model-1")
+        ],
         environment=EnvironmentConfig(import_path=f"{HostEnvironment.__module__}:HostEnvironment"),
-        tasks=[TaskConfig(path=task)])
-    job_object, result = asyncio.run(run_job(config, [PluginConfig(import_path=PLUGIN,
-                                                                   kwargs={"endpoint": server.http_url})]))
+        tasks=[TaskConfig(path=task)],
+    )
+    job_object, result = asyncio.run(
+        run_job(config, [PluginConfig(import_path=PLUGIN, kwargs={"endpoint": server.http_url})])
+    )
     assert marker.exists() and (result.stats.n_retries, result.stats.n_errored_trials) == (1, 0)  # retried, solved
     server.caught_up()
     live, live_trials = _rows(server, job)
     fresh = tmp_path / "fresh"
-    done = subprocess.run([sys.executable, "-m", "harborlight.cli.main", "import", "harbor", str(job_object.job_dir),
-                           "--data-dir", str(fresh)], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harborlight.cli.main",
+            "import",
+            "harbor",
+            str(job_object.job_dir),
+            "--data-dir",
+            str(fresh),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     other = SubprocessServer(fresh).start()
     try:
@@ -62,8 +82,22 @@ def test_a_retried_trial_streams_as_its_directory_reads(server, tmp_path, unique
     assert live == imported
     # Exported from the live store, the job is what Harbor wrote: its trial the last run, Harbor's stats.
     out = tmp_path / "exported"
-    done = subprocess.run([sys.executable, "-m", "harborlight.cli.main", "export-job", job, "--out", str(out),
-                           "--server", server.http_url], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harborlight.cli.main",
+            "export-job",
+            job,
+            "--out",
+            str(out),
+            "--server",
+            server.http_url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     (exported,) = validate_job(out / job).values()
     (harbors,) = [TrialResult.model_validate_json(p.read_text()) for p in job_object.job_dir.glob("*/result.json")]

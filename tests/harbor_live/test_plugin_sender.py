@@ -18,8 +18,9 @@ ALLOWED_EXTRA_S = 20
 
 @pytest.mark.parametrize("protocol", ["http/protobuf", "grpc"])
 def test_the_queue_is_bounded_and_the_end_waits_end_timeout(silent_endpoint, protocol):  # noqa: F811
-    plugin = HarborlightPlugin(endpoint=f"http://127.0.0.1:{silent_endpoint.port}", protocol=protocol,
-                               end_timeout=1, queue_size=3)
+    plugin = HarborlightPlugin(
+        endpoint=f"http://127.0.0.1:{silent_endpoint.port}", protocol=protocol, end_timeout=1, queue_size=3
+    )
     body = ExportTraceServiceRequest().SerializeToString()
     sender = plugin._sender
     sender.start()

@@ -33,13 +33,15 @@ def validate_job(job_dir: Path) -> dict[str, TrialResult]:
             assert TrajectoryValidator().validate(document), trajectory_path
         if (trial_dir / "result.json").exists():
             result = TrialResult.model_validate_json((trial_dir / "result.json").read_text())
-            assert result.trial_name == trial_dir.name and str(result.config.job_id) == \
-                str(JobResult.model_validate_json((job_dir / "result.json").read_text()).id)
+            assert result.trial_name == trial_dir.name and str(result.config.job_id) == str(
+                JobResult.model_validate_json((job_dir / "result.json").read_text()).id
+            )
             if result.exception_info is not None:
                 assert (trial_dir / "exception.txt").is_file()
             if result.verifier_result and result.verifier_result.rewards:
-                assert json.loads((trial_dir / "verifier" / "reward.json").read_text()) == \
-                    result.verifier_result.rewards
+                assert (
+                    json.loads((trial_dir / "verifier" / "reward.json").read_text()) == result.verifier_result.rewards
+                )
             results[trial_dir.name] = result
     return results
 

@@ -37,7 +37,9 @@ def make_task(root: Path, name: str) -> Path:
     task = root / "tasks" / name
     (task / "tests").mkdir(parents=True, exist_ok=True)
     (task / "environment").mkdir(exist_ok=True)
-    (task / "task.toml").write_text('version = "1.0"\n\n[verifier]\ntimeout_sec = 60.0\n\n[agent]\ntimeout_sec = 60.0\n')
+    (task / "task.toml").write_text(
+        'version = "1.0"\n\n[verifier]\ntimeout_sec = 60.0\n\n[agent]\ntimeout_sec = 60.0\n'
+    )
     (task / "instruction.md").write_text(f"Solve {name}.\n")
     (task / "tests" / "test.sh").write_text("#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n")
     (task / "environment" / "Dockerfile").write_text("FROM ubuntu:24.04\n")
@@ -58,55 +60,112 @@ def trajectory(base: float, with_subagent: bool = False, session: str = "") -> T
     steps = [
         Step(step_id=1, timestamp=_iso(base), source="system", message="You are a careful engineer."),
         Step(step_id=2, timestamp=_iso(base + 0.5), source="user", message="Fix the failing test in app.py."),
-        Step(step_id=3, timestamp=_iso(base + 1), source="agent", model_name="claude-sonnet-4-5",
-             message="Let me read the file.", reasoning_content="The test fails on an off-by-one.",
-             tool_calls=[ToolCall(tool_call_id="toolu_01", function_name="Read", arguments={"file_path": "/app/app.py"}),
-                         ToolCall(tool_call_id="toolu_02", function_name="Bash", arguments={"command": "pytest -q"})],
-             observation=Observation(results=[
-                 ObservationResult(source_call_id="toolu_01", content="def f(x):\n    return x + 2\n"),
-                 ObservationResult(source_call_id="toolu_02", content="1 failed")]),
-             metrics=Metrics(prompt_tokens=1200, completion_tokens=80, cached_tokens=1000, cost_usd=0.0123)),
+        Step(
+            step_id=3,
+            timestamp=_iso(base + 1),
+            source="agent",
+            model_name="claude-sonnet-4-5",
+            message="Let me read the file.",
+            reasoning_content="The test fails on an off-by-one.",
+            tool_calls=[
+                ToolCall(tool_call_id="toolu_01", function_name="Read", arguments={"file_path": "/app/app.py"}),
+                ToolCall(tool_call_id="toolu_02", function_name="Bash", arguments={"command": "pytest -q"}),
+            ],
+            observation=Observation(
+                results=[
+                    ObservationResult(source_call_id="toolu_01", content="def f(x):\n    return x + 2\n"),
+                    ObservationResult(source_call_id="toolu_02", content="1 failed"),
+                ]
+            ),
+            metrics=Metrics(prompt_tokens=1200, completion_tokens=80, cached_tokens=1000, cost_usd=0.0123),
+        ),
     ]
     subagents = None
     if with_subagent:
-        sub = Trajectory(schema_version="ATIF-v1.7", session_id=f"{session}-sub", trajectory_id="explore-1",
-                         agent=Agent(name="explore", version="1.0", model_name="claude-haiku-4-5"),
-                         steps=[Step(step_id=1, timestamp=_iso(base + 2.1), source="user", message="Find usages of f"),
-                                Step(step_id=2, timestamp=_iso(base + 2.2), source="agent", message="f is used in main.py",
-                                     metrics=Metrics(prompt_tokens=300, completion_tokens=20, cost_usd=0.001))],
-                         final_metrics=FinalMetrics(total_prompt_tokens=300, total_completion_tokens=20,
-                                                    total_cost_usd=0.001, total_steps=2))
+        sub = Trajectory(
+            schema_version="ATIF-v1.7",
+            session_id=f"{session}-sub",
+            trajectory_id="explore-1",
+            agent=Agent(name="explore", version="1.0", model_name="claude-haiku-4-5"),
+            steps=[
+                Step(step_id=1, timestamp=_iso(base + 2.1), source="user", message="Find usages of f"),
+                Step(
+                    step_id=2,
+                    timestamp=_iso(base + 2.2),
+                    source="agent",
+                    message="f is used in main.py",
+                    metrics=Metrics(prompt_tokens=300, completion_tokens=20, cost_usd=0.001),
+                ),
+            ],
+            final_metrics=FinalMetrics(
+                total_prompt_tokens=300, total_completion_tokens=20, total_cost_usd=0.001, total_steps=2
+            ),
+        )
         subagents = [sub]
-        steps.append(Step(step_id=4, timestamp=_iso(base + 2), source="agent", model_name="claude-sonnet-4-5",
-                          message="", tool_calls=[ToolCall(tool_call_id="toolu_03", function_name="Task",
-                                                           arguments={"prompt": "Find usages of f"})],
-                          observation=Observation(results=[ObservationResult(
-                              source_call_id="toolu_03", content="f is used in main.py",
-                              subagent_trajectory_ref=[SubagentTrajectoryRef(trajectory_id="explore-1")])]),
-                          metrics=Metrics(prompt_tokens=1500, completion_tokens=40, cached_tokens=1200,
-                                          cost_usd=0.004)))
-    steps.append(Step(step_id=len(steps) + 1, timestamp=_iso(base + 3), source="agent", model_name="claude-sonnet-4-5",
-                      message="Fixed: f now returns x + 1.",
-                      tool_calls=[ToolCall(tool_call_id="toolu_04", function_name="Edit",
-                                           arguments={"file_path": "/app/app.py", "old_string": "x + 2",
-                                                      "new_string": "x + 1"})],
-                      observation=Observation(results=[ObservationResult(source_call_id="toolu_04", content="ok")]),
-                      metrics=Metrics(prompt_tokens=1400, completion_tokens=60, cached_tokens=1300, cost_usd=0.005)))
-    return Trajectory(schema_version="ATIF-v1.6", session_id=session,
-                      agent=Agent(name="claude-code", version="2.1.332", model_name="claude-sonnet-4-5"),
-                      steps=steps, subagent_trajectories=subagents,
-                      final_metrics=FinalMetrics(total_prompt_tokens=4100, total_completion_tokens=180,
-                                                 total_cost_usd=0.0223, total_steps=len(steps)))
+        steps.append(
+            Step(
+                step_id=4,
+                timestamp=_iso(base + 2),
+                source="agent",
+                model_name="claude-sonnet-4-5",
+                message="",
+                tool_calls=[
+                    ToolCall(tool_call_id="toolu_03", function_name="Task", arguments={"prompt": "Find usages of f"})
+                ],
+                observation=Observation(
+                    results=[
+                        ObservationResult(
+                            source_call_id="toolu_03",
+                            content="f is used in main.py",
+                            subagent_trajectory_ref=[SubagentTrajectoryRef(trajectory_id="explore-1")],
+                        )
+                    ]
+                ),
+                metrics=Metrics(prompt_tokens=1500, completion_tokens=40, cached_tokens=1200, cost_usd=0.004),
+            )
+        )
+    steps.append(
+        Step(
+            step_id=len(steps) + 1,
+            timestamp=_iso(base + 3),
+            source="agent",
+            model_name="claude-sonnet-4-5",
+            message="Fixed: f now returns x + 1.",
+            tool_calls=[
+                ToolCall(
+                    tool_call_id="toolu_04",
+                    function_name="Edit",
+                    arguments={"file_path": "/app/app.py", "old_string": "x + 2", "new_string": "x + 1"},
+                )
+            ],
+            observation=Observation(results=[ObservationResult(source_call_id="toolu_04", content="ok")]),
+            metrics=Metrics(prompt_tokens=1400, completion_tokens=60, cached_tokens=1300, cost_usd=0.005),
+        )
+    )
+    return Trajectory(
+        schema_version="ATIF-v1.6",
+        session_id=session,
+        agent=Agent(name="claude-code", version="2.1.332", model_name="claude-sonnet-4-5"),
+        steps=steps,
+        subagent_trajectories=subagents,
+        final_metrics=FinalMetrics(
+            total_prompt_tokens=4100, total_completion_tokens=180, total_cost_usd=0.0223, total_steps=len(steps)
+        ),
+    )
 
 
 def job_log(name: str) -> str:
-    return (f"2026-05-01 12:00:00,001 - harbor.job - INFO - Starting job {name} (4 trials)\n"
-            "2026-05-01 12:00:00,002 - harbor.job - WARNING - ünïcode ✓ and a tab\there\r\n")
+    return (
+        f"2026-05-01 12:00:00,001 - harbor.job - INFO - Starting job {name} (4 trials)\n"
+        "2026-05-01 12:00:00,002 - harbor.job - WARNING - ünïcode ✓ and a tab\there\r\n"
+    )
 
 
 def trial_log(trial: str, outcome: str) -> str:
-    text = (f"2026-05-01 12:00:01,000 - harbor.trial - INFO - [{trial}] environment setup\n"
-            f"2026-05-01 12:00:10,000 - harbor.trial - DEBUG - [{trial}] agent setup … done\n")
+    text = (
+        f"2026-05-01 12:00:01,000 - harbor.trial - INFO - [{trial}] environment setup\n"
+        f"2026-05-01 12:00:10,000 - harbor.trial - DEBUG - [{trial}] agent setup … done\n"
+    )
     return text + ("still going" if outcome == "running" else f"finished: {outcome}\n")
 
 
@@ -114,9 +173,14 @@ def write_job(root: Path, name: str) -> Path:
     """Writes root/jobs/<name>/ and its task dirs under root/tasks; returns the job dir."""
     tasks = [make_task(root, "hello-world"), make_task(root, "fix-bug")]
     jobs_dir = root / "jobs"
-    config = JobConfig(job_name=name, jobs_dir=jobs_dir, n_attempts=2, skip_credential_checks=True,
-                       agents=[AgentConfig(name="claude-code", model_name="anthropic/claude-sonnet-4-5")],
-                       tasks=[TaskConfig(path=t) for t in tasks])
+    config = JobConfig(
+        job_name=name,
+        jobs_dir=jobs_dir,
+        n_attempts=2,
+        skip_credential_checks=True,
+        agents=[AgentConfig(name="claude-code", model_name="anthropic/claude-sonnet-4-5")],
+        tasks=[TaskConfig(path=t) for t in tasks],
+    )
     job_id = uuid.uuid4()
     job_dir = jobs_dir / name
     job_dir.mkdir(parents=True)
@@ -136,29 +200,41 @@ def write_job(root: Path, name: str) -> Path:
         (trial_dir / "trial.log").write_bytes(trial_log(trial_config.trial_name, outcome).encode())
         base = 100.0 * index
         traj = trajectory(base + 20, with_subagent=outcome == "subagent", session=f"sess-{name}-{index}")
-        (trial_dir / "agent" / "trajectory.json").write_text(
-            __import__("json").dumps(traj.to_json_dict(), indent=2))
+        (trial_dir / "agent" / "trajectory.json").write_text(__import__("json").dumps(traj.to_json_dict(), indent=2))
         if outcome == "running":
             continue
         reward = 0.0 if outcome == "timeout" else 1.0
         (trial_dir / "verifier" / "reward.txt").write_text(f"{reward}\n")
         exception = None
         if outcome == "timeout":
-            exception = ExceptionInfo(exception_type="AgentTimeoutError",
-                                      exception_message="Agent execution timed out after 60.0 seconds",
-                                      exception_traceback="Traceback (most recent call last):\n  ...\nAgentTimeoutError\n",
-                                      occurred_at=_at(base + 80))
+            exception = ExceptionInfo(
+                exception_type="AgentTimeoutError",
+                exception_message="Agent execution timed out after 60.0 seconds",
+                exception_traceback="Traceback (most recent call last):\n  ...\nAgentTimeoutError\n",
+                occurred_at=_at(base + 80),
+            )
             (trial_dir / "exception.txt").write_text(exception.exception_traceback)
         result = TrialResult(
-            id=uuid.uuid4(), task_name=Path(trial_config.task.path).name, trial_name=trial_config.trial_name,
-            trial_uri=trial_dir.as_uri(), task_id=LocalTaskId(path=trial_config.task.path), source=None,
-            task_checksum="ab" * 32, config=trial_config,
-            agent_info=AgentInfo(name="claude-code", version="2.1.332",
-                                 model_info=ModelInfo(name="claude-sonnet-4-5", provider="anthropic")),
-            agent_result=AgentContext(n_input_tokens=4100 + index, n_cache_tokens=3500, n_output_tokens=180,
-                                      cost_usd=0.0223 + index / 1000),
-            verifier_result=VerifierResult(rewards={"reward": reward}), exception_info=exception,
-            started_at=_at(base), finished_at=_at(base + 95),
+            id=uuid.uuid4(),
+            task_name=Path(trial_config.task.path).name,
+            trial_name=trial_config.trial_name,
+            trial_uri=trial_dir.as_uri(),
+            task_id=LocalTaskId(path=trial_config.task.path),
+            source=None,
+            task_checksum="ab" * 32,
+            config=trial_config,
+            agent_info=AgentInfo(
+                name="claude-code",
+                version="2.1.332",
+                model_info=ModelInfo(name="claude-sonnet-4-5", provider="anthropic"),
+            ),
+            agent_result=AgentContext(
+                n_input_tokens=4100 + index, n_cache_tokens=3500, n_output_tokens=180, cost_usd=0.0223 + index / 1000
+            ),
+            verifier_result=VerifierResult(rewards={"reward": reward}),
+            exception_info=exception,
+            started_at=_at(base),
+            finished_at=_at(base + 95),
             environment_setup=TimingInfo(started_at=_at(base + 1), finished_at=_at(base + 10)),
             agent_setup=TimingInfo(started_at=_at(base + 10), finished_at=_at(base + 19.5)),
             agent_execution=TimingInfo(started_at=_at(base + 19.5), finished_at=_at(base + 80)),
@@ -169,8 +245,9 @@ def write_job(root: Path, name: str) -> Path:
     from harbor.models.job.result import JobStats
 
     stats = JobStats.from_trial_results(results, n_total_trials=len(planned), n_running_trials=1)
-    job_result = JobResult(id=job_id, started_at=datetime(2026, 5, 1, 12, 0, 0), n_total_trials=len(planned),
-                           stats=stats)
+    job_result = JobResult(
+        id=job_id, started_at=datetime(2026, 5, 1, 12, 0, 0), n_total_trials=len(planned), stats=stats
+    )
     (job_dir / "result.json").write_text(job_result.model_dump_json(indent=4, exclude={"trial_results"}))
     return job_dir
 

@@ -18,8 +18,18 @@ from tests.importers.cli import run
 from tests.importers.exported import view
 from tests.importers.test_live_export import _stream_trial
 
-HOSTILE = ("config.json", "result.json", "job.log", "lock.json", "Config.JSON", "x" * 300, "é" * 200,
-           ".hidden", "a/b", "tab\there")
+HOSTILE = (
+    "config.json",
+    "result.json",
+    "job.log",
+    "lock.json",
+    "Config.JSON",
+    "x" * 300,
+    "é" * 200,
+    ".hidden",
+    "a/b",
+    "tab\there",
+)
 
 
 def test_trials_named_like_the_jobs_files_or_too_long_export_and_load_with_harbor(server, unique, tmp_path, capsys):
@@ -49,7 +59,8 @@ def test_trials_named_like_the_jobs_files_or_too_long_export_and_load_with_harbo
     assert all(paths[r.id].parent == job_dir for r in results)
     for r in results:
         assert TrialResult.model_validate_json((paths[r.id] / "result.json").read_text()).trial_uri.endswith(
-            "/" + paths[r.id].name)
+            "/" + paths[r.id].name
+        )
     view(out, job)
 
     # Read back (what `harborlight import harbor` reads): the trials' names, not their directories'.

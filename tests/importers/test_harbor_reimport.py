@@ -11,15 +11,20 @@ from tests.importers.harbor_job import write_job
 def _import(server, job_dir, env_extra: dict[str, str] | None = None) -> None:
     import os
 
-    done = subprocess.run([sys.executable, "-m", "harborlight.cli.main", "import", "harbor", str(job_dir),
-                           "--server", server.http_url], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, **(env_extra or {})})
+    done = subprocess.run(
+        [sys.executable, "-m", "harborlight.cli.main", "import", "harbor", str(job_dir), "--server", server.http_url],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env_extra or {})},
+    )
     assert done.returncode == 0, done.stderr
 
 
 def _spans(server, job: str) -> int:
-    return server.sql("SELECT count() FROM otel_traces WHERE ResourceAttributes['harbor.job.name'] = {job:String}",
-                      job=job)[0][0]
+    return server.sql(
+        "SELECT count() FROM otel_traces WHERE ResourceAttributes['harbor.job.name'] = {job:String}", job=job
+    )[0][0]
 
 
 def test_a_job_imported_by_two_processes_is_stored_once(server, tmp_path, unique):
@@ -32,6 +37,9 @@ def test_a_job_imported_by_two_processes_is_stored_once(server, tmp_path, unique
     first = _spans(server, job)
     _import(server, job_dir, {"OTEL_RESOURCE_ATTRIBUTES": "deployment.environment=laptop"})
     assert first > 0 and _spans(server, job) == first
-    leaked = server.sql("SELECT count() FROM otel_traces WHERE ResourceAttributes['harbor.job.name'] = {job:String} "
-                        "AND mapContains(ResourceAttributes, 'deployment.environment')", job=job)[0][0]
+    leaked = server.sql(
+        "SELECT count() FROM otel_traces WHERE ResourceAttributes['harbor.job.name'] = {job:String} "
+        "AND mapContains(ResourceAttributes, 'deployment.environment')",
+        job=job,
+    )[0][0]
     assert leaked == 0

@@ -17,8 +17,17 @@ from tests.importers.cli import run
 from tests.importers.exported import resume_plan, validate_job, view
 from tests.importers.harbor_job import write_job
 
-STEP_FIELDS = ("step_id", "timestamp", "source", "message", "model_name", "reasoning_content", "tool_calls",
-               "observation", "metrics")
+STEP_FIELDS = (
+    "step_id",
+    "timestamp",
+    "source",
+    "message",
+    "model_name",
+    "reasoning_content",
+    "tool_calls",
+    "observation",
+    "metrics",
+)
 
 
 def _trajectory(trial_dir) -> Trajectory:
@@ -33,7 +42,11 @@ def test_harbor_job_round_trips_field_by_field(server, unique, tmp_path, capsys)
     assert "imported 4 trial(s) of 1 job(s)" in out and "1 of them still running" in out and "skipped" not in out
 
     planned = httpx.get(f"{server.http_url}/api/jobs/{job}", timeout=120).json()["n_planned"]
-    assert planned == {"value": 4, "provenance": "measured", "note": None}  # Harbor's n_total_trials, carried by the import
+    assert planned == {
+        "value": 4,
+        "provenance": "measured",
+        "note": None,
+    }  # Harbor's n_total_trials, carried by the import
 
     out_dir = tmp_path / "out"
     code, out, err = run(capsys, "export-job", job, "--out", str(out_dir), "--server", server.http_url)
@@ -44,9 +57,24 @@ def test_harbor_job_round_trips_field_by_field(server, unique, tmp_path, capsys)
 
     for name, result in results.items():
         original = TrialResult.model_validate_json((source / name / "result.json").read_text())
-        for field in ("id", "task_name", "trial_name", "task_id", "source", "task_checksum", "agent_info",
-                      "agent_result", "verifier_result", "exception_info", "started_at", "finished_at",
-                      "environment_setup", "agent_setup", "agent_execution", "verifier"):
+        for field in (
+            "id",
+            "task_name",
+            "trial_name",
+            "task_id",
+            "source",
+            "task_checksum",
+            "agent_info",
+            "agent_result",
+            "verifier_result",
+            "exception_info",
+            "started_at",
+            "finished_at",
+            "environment_setup",
+            "agent_setup",
+            "agent_execution",
+            "verifier",
+        ):
             assert getattr(result, field) == getattr(original, field), (name, field)
         assert result.config.trials_dir == exported  # the new location; resume rebinds it the same way
         result.config.trials_dir = original.config.trials_dir
@@ -80,8 +108,9 @@ def test_harbor_job_round_trips_field_by_field(server, unique, tmp_path, capsys)
     # Job stats are Harbor's own computation over the same trials.
     finished = list(results.values())
     expected = JobStats.from_trial_results(finished, n_total_trials=4, n_running_trials=1)
-    for key, rewards in {"claude-code__claude-sonnet-4-5__adhoc": [r.verifier_result.rewards for r in finished
-                                                                  if r.reward_valid]}.items():
+    for key, rewards in {
+        "claude-code__claude-sonnet-4-5__adhoc": [r.verifier_result.rewards for r in finished if r.reward_valid]
+    }.items():
         expected.evals[key].metrics.append(Mean().compute(rewards))
     for key, value in compute_pass_at_k_by_evals(finished).items():
         expected.evals[key].pass_at_k = value
@@ -106,16 +135,24 @@ def test_export_is_idempotent_and_tarball_matches(server, unique, tmp_path, caps
     assert first == second
 
     # Importing the same directory again stores nothing twice.
-    code, out_text, _ = run(capsys, "import", "harbor", str(tmp_path / "src" / "jobs" / job), "--server",
-                            server.http_url)
+    code, out_text, _ = run(
+        capsys, "import", "harbor", str(tmp_path / "src" / "jobs" / job), "--server", server.http_url
+    )
     assert code == 0
-    assert server.sql("SELECT count() FROM otel_traces WHERE ResourceAttributes['harbor.job.name'] = {j:String} "
-                      "AND SpanName = 'harbor.trial'", j=job) == [(3,)]
+    assert server.sql(
+        "SELECT count() FROM otel_traces WHERE ResourceAttributes['harbor.job.name'] = {j:String} "
+        "AND SpanName = 'harbor.trial'",
+        j=job,
+    ) == [(3,)]
     assert json.loads((out / job / "result.json").read_text())["n_total_trials"] == 4
-    assert server.sql("SELECT count() FROM otel_logs WHERE ResourceAttributes['harbor.job.name'] = {j:String} "
-                      "AND ScopeName = 'harborlight.harbor_import'", j=job) == [(10,)]  # 4+1 logs, 4+1 locks
-    assert server.sql("SELECT count() FROM agent_events WHERE JobName = {j:String} AND SourceTable = 'otel_logs'",
-                      j=job) == [(0,)]  # the carried logs are no agent events
+    assert server.sql(
+        "SELECT count() FROM otel_logs WHERE ResourceAttributes['harbor.job.name'] = {j:String} "
+        "AND ScopeName = 'harborlight.harbor_import'",
+        j=job,
+    ) == [(10,)]  # 4+1 logs, 4+1 locks
+    assert server.sql(
+        "SELECT count() FROM agent_events WHERE JobName = {j:String} AND SourceTable = 'otel_logs'", j=job
+    ) == [(0,)]  # the carried logs are no agent events
 
 
 def test_trials_without_logs_get_them_built_from_telemetry(server, unique, tmp_path, capsys):

@@ -12,8 +12,13 @@ from tests.importers.harbor_job import write_job
 
 
 def _names(bodies: list[bytes]) -> list[str]:
-    spans = [s for b in bodies for rs in ExportTraceServiceRequest.FromString(b).resource_spans
-             for ss in rs.scope_spans for s in ss.spans]
+    spans = [
+        s
+        for b in bodies
+        for rs in ExportTraceServiceRequest.FromString(b).resource_spans
+        for ss in rs.scope_spans
+        for s in ss.spans
+    ]
     return [s.name for s in spans]
 
 
@@ -50,11 +55,14 @@ def test_a_trial_with_no_step_yet_sends_nothing(tmp_path):
 def test_long_logs_are_split_and_joined_verbatim():
     text = "é\r\n" * 200_000 + "tail"
     request = ExportLogsServiceRequest.FromString(
-        harbor_logs.log_request({"harbor.job.name": "j"}, harbor_logs.JOB_LOG, text, 7))
+        harbor_logs.log_request({"harbor.job.name": "j"}, harbor_logs.JOB_LOG, text, 7)
+    )
     records = request.resource_logs[0].scope_logs[0].log_records
     assert len(records) > 1
-    rows = [(r.time_unix_nano, r.attributes[0].value.int_value, r.attributes[1].value.int_value,
-             r.body.string_value) for r in records]
+    rows = [
+        (r.time_unix_nano, r.attributes[0].value.int_value, r.attributes[1].value.int_value, r.body.string_value)
+        for r in records
+    ]
     assert harbor_logs.joined(rows) == text
     # A later copy wins once complete; an incomplete one is passed over.
     assert harbor_logs.joined([*rows, (9, 0, 1, "newer")]) == "newer"

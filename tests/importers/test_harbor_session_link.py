@@ -28,8 +28,10 @@ from tests.importers.harbor_job import make_task
 from tests.real_agents.recordings import FIXTURES
 
 # Harbor's agent: (fixture, the attribute the agent names its session by, its version, its model's provider)
-RUNS = {"claude-code": ("claude-code-2.1.197-three-turn-http", "session.id", "2.1.197", "anthropic"),
-        "codex": ("codex-0.171.0-three-turn-http", "conversation.id", "0.171.0", "openai")}
+RUNS = {
+    "claude-code": ("claude-code-2.1.197-three-turn-http", "session.id", "2.1.197", "anthropic"),
+    "codex": ("codex-0.171.0-three-turn-http", "conversation.id", "0.171.0", "openai"),
+}
 
 
 def _records(stem: str, key: str) -> tuple[list[str], str]:
@@ -47,6 +49,7 @@ def _records(stem: str, key: str) -> tuple[list[str], str]:
 
 def _without_trial(line: str, job: str) -> str:
     """The request as a run given only `OTEL_RESOURCE_ATTRIBUTES=harbor.job.name=JOB` sends it."""
+
     def strip(attributes):
         kept = [a for a in attributes if a["key"] != "harbor.trial.name"]
         for a in kept:
@@ -55,8 +58,11 @@ def _without_trial(line: str, job: str) -> str:
         return kept
 
     body = json.loads(line)
-    for signal, scopes, items in (("resourceLogs", "scopeLogs", "logRecords"), ("resourceSpans", "scopeSpans", "spans"),
-                                  ("resourceMetrics", "scopeMetrics", None)):
+    for signal, scopes, items in (
+        ("resourceLogs", "scopeLogs", "logRecords"),
+        ("resourceSpans", "scopeSpans", "spans"),
+        ("resourceMetrics", "scopeMetrics", None),
+    ):
         for resource in body.get(signal, []):
             resource["resource"]["attributes"] = strip(resource["resource"]["attributes"])
             for scope in resource.get(scopes, []):
@@ -71,9 +77,13 @@ def _job_dir(root, job: str, agent: str, calls: list[dict], session: str):
     calls = [c for c in calls if c["side_call"] is None]
     model = calls[0]["model"]
     task = make_task(root, "three-turn")
-    config = JobConfig(job_name=job, jobs_dir=root / "jobs", skip_credential_checks=True,
-                       agents=[AgentConfig(name=agent, model_name=f"{provider}/{model}")],
-                       tasks=[TaskConfig(path=task)])
+    config = JobConfig(
+        job_name=job,
+        jobs_dir=root / "jobs",
+        skip_credential_checks=True,
+        agents=[AgentConfig(name=agent, model_name=f"{provider}/{model}")],
+        tasks=[TaskConfig(path=task)],
+    )
     job_id = uuid.uuid4()
     job_dir = root / "jobs" / job
     job_dir.mkdir(parents=True)
@@ -83,43 +93,83 @@ def _job_dir(root, job: str, agent: str, calls: list[dict], session: str):
     (trial_dir / "agent").mkdir(parents=True)
     (trial_dir / "config.json").write_text(trial_config.model_dump_json(indent=4, exclude_defaults=True))
     times = [datetime.fromtimestamp(c["start_unix_nano"] / 1e9, UTC) for c in calls]
-    steps = [Step(step_id=1, timestamp=(times[0] - timedelta(seconds=1)).isoformat(), source="user",
-                  message="Do the three turns.")]
-    steps += [Step(step_id=i + 2, timestamp=t.isoformat(), source="agent", model_name=c["model"], message=f"turn {i}",
-                   metrics=Metrics(prompt_tokens=c["tokens"]["input"], completion_tokens=c["tokens"]["output"],
-                                   cached_tokens=c["tokens"]["cached"], cost_usd=c["cost_usd"]))
-              for i, (c, t) in enumerate(zip(calls, times, strict=True))]
-    trajectory = Trajectory(schema_version="ATIF-v1.6", session_id=session, steps=steps,
-                            agent=Agent(name=agent, version=version, model_name=model))
+    steps = [
+        Step(
+            step_id=1,
+            timestamp=(times[0] - timedelta(seconds=1)).isoformat(),
+            source="user",
+            message="Do the three turns.",
+        )
+    ]
+    steps += [
+        Step(
+            step_id=i + 2,
+            timestamp=t.isoformat(),
+            source="agent",
+            model_name=c["model"],
+            message=f"turn {i}",
+            metrics=Metrics(
+                prompt_tokens=c["tokens"]["input"],
+                completion_tokens=c["tokens"]["output"],
+                cached_tokens=c["tokens"]["cached"],
+                cost_usd=c["cost_usd"],
+            ),
+        )
+        for i, (c, t) in enumerate(zip(calls, times, strict=True))
+    ]
+    trajectory = Trajectory(
+        schema_version="ATIF-v1.6",
+        session_id=session,
+        steps=steps,
+        agent=Agent(name=agent, version=version, model_name=model),
+    )
     (trial_dir / "agent" / "trajectory.json").write_text(trajectory.model_dump_json(indent=2, exclude_none=True))
     start, end = times[0] - timedelta(seconds=5), times[-1] + timedelta(seconds=5)
     result = TrialResult(
-        id=uuid.uuid4(), task_name="three-turn", trial_name=trial_config.trial_name, trial_uri=trial_dir.as_uri(),
-        task_id=trial_config.task.get_task_id(), task_checksum="0" * 64, config=trial_config,
-        agent_info=AgentInfo(name=agent, version=version,
-                             model_info=ModelInfo(name=model, provider=provider)),
+        id=uuid.uuid4(),
+        task_name="three-turn",
+        trial_name=trial_config.trial_name,
+        trial_uri=trial_dir.as_uri(),
+        task_id=trial_config.task.get_task_id(),
+        task_checksum="0" * 64,
+        config=trial_config,
+        agent_info=AgentInfo(name=agent, version=version, model_info=ModelInfo(name=model, provider=provider)),
         agent_result=AgentContext(n_input_tokens=sum(c["tokens"]["input"] or 0 for c in calls)),
-        verifier_result=VerifierResult(rewards={"reward": 1.0}), started_at=start, finished_at=end,
+        verifier_result=VerifierResult(rewards={"reward": 1.0}),
+        started_at=start,
+        finished_at=end,
         agent_execution=TimingInfo(started_at=times[0] - timedelta(seconds=1), finished_at=times[-1]),
-        verifier=TimingInfo(started_at=times[-1], finished_at=end))
+        verifier=TimingInfo(started_at=times[-1], finished_at=end),
+    )
     (trial_dir / "result.json").write_text(result.model_dump_json(indent=4))
-    (job_dir / "result.json").write_text(JobResult(
-        id=job_id, started_at=start.replace(tzinfo=None), finished_at=end.replace(tzinfo=None), n_total_trials=1,
-        stats=JobStats.from_trial_results([result], n_total_trials=1)).model_dump_json(indent=4))
+    (job_dir / "result.json").write_text(
+        JobResult(
+            id=job_id,
+            started_at=start.replace(tzinfo=None),
+            finished_at=end.replace(tzinfo=None),
+            n_total_trials=1,
+            stats=JobStats.from_trial_results([result], n_total_trials=1),
+        ).model_dump_json(indent=4)
+    )
     return job_dir
 
 
 def _cli(server, *args: str) -> None:
     """The command against the server, and every request it sent stored before the test reads on."""
-    done = subprocess.run([sys.executable, "-m", "harborlight.cli.main", *args, "--server", server.http_url],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "harborlight.cli.main", *args, "--server", server.http_url],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     server.caught_up()
 
 
 def _model_calls(server, job: str) -> list[dict]:
-    page = httpx.get(f"{server.http_url}/api/spans", params={"job": job, "kind": "llm_request", "limit": 100},
-                     timeout=60).json()
+    page = httpx.get(
+        f"{server.http_url}/api/spans", params={"job": job, "kind": "llm_request", "limit": 100}, timeout=60
+    ).json()
     return page["items"]
 
 
@@ -182,8 +232,13 @@ def test_codex_process_steps_are_kept_in_the_job_and_of_no_trial(server, tmp_pat
     job = f"codex-steps-{unique}"
     _, _, _, job_dir, _ = _stream_then_import(server, tmp_path, job, "codex")
     harbor_name = next(d.name for d in job_dir.iterdir() if d.is_dir())
-    spans = [s for kind in ("group", "session") for s in httpx.get(
-        f"{server.http_url}/api/spans", params={"job": job, "kind": kind, "limit": 1000}, timeout=60).json()["items"]]
+    spans = [
+        s
+        for kind in ("group", "session")
+        for s in httpx.get(
+            f"{server.http_url}/api/spans", params={"job": job, "kind": kind, "limit": 1000}, timeout=60
+        ).json()["items"]
+    ]
     by_name = {}
     for s in spans:
         by_name.setdefault(s["name"], set()).add(s["trial"])

@@ -25,17 +25,38 @@ def _limited_memory() -> None:
 
 
 def _import(server, job_dir, *flags: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harborlight.cli.main", "import", "harbor", str(job_dir),
-                           "--server", server.http_url, *flags], capture_output=True, text=True, timeout=180,
-                          env={**os.environ, "PYTHONUNBUFFERED": "1"}, preexec_fn=_limited_memory)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harborlight.cli.main",
+            "import",
+            "harbor",
+            str(job_dir),
+            "--server",
+            server.http_url,
+            *flags,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=_limited_memory,
+    )
 
 
 def _stored(server, text: str) -> int:
-    logs = server.sql("SELECT count() FROM otel_logs WHERE position(Body, {s:String}) > 0 "
-                      "OR position(toString(LogAttributes), {s:String}) > 0", s=text)[0][0]
-    spans = server.sql("SELECT count() FROM otel_traces WHERE position(toString(SpanAttributes), {s:String}) > 0 "
-                       "OR position(toString(Events.Attributes), {s:String}) > 0 "
-                       "OR position(toString(ResourceAttributes), {s:String}) > 0", s=text)[0][0]
+    logs = server.sql(
+        "SELECT count() FROM otel_logs WHERE position(Body, {s:String}) > 0 "
+        "OR position(toString(LogAttributes), {s:String}) > 0",
+        s=text,
+    )[0][0]
+    spans = server.sql(
+        "SELECT count() FROM otel_traces WHERE position(toString(SpanAttributes), {s:String}) > 0 "
+        "OR position(toString(Events.Attributes), {s:String}) > 0 "
+        "OR position(toString(ResourceAttributes), {s:String}) > 0",
+        s=text,
+    )[0][0]
     return logs + spans
 
 
@@ -54,8 +75,9 @@ def test_files_leading_out_fifos_devices_and_oversized_files_are_refused(server,
     shutil.copytree(trials[0], outside / "trial")
     (outside / "trial" / "trial.log").write_text(f"{secret} in a trial directory outside the job\n")
 
-    solved, timeout, subagent, running = (next(p for p in trials if f"__{outcome}" in p.name)
-                                          for outcome in ("solved", "timeout", "subagent", "running"))
+    solved, timeout, subagent, running = (
+        next(p for p in trials if f"__{outcome}" in p.name) for outcome in ("solved", "timeout", "subagent", "running")
+    )
     (solved / "trial.log").unlink()
     (solved / "trial.log").symlink_to(outside / "secret.txt")
     (timeout / "agent" / "trajectory.json").unlink()
@@ -99,12 +121,17 @@ def test_files_leading_out_fifos_devices_and_oversized_files_are_refused(server,
 
     server.caught_up()
     assert _stored(server, secret) == 0
-    imported = server.sql("SELECT DISTINCT ResourceAttributes['harbor.trial.name'] FROM otel_traces "
-                          "WHERE ResourceAttributes['harbor.job.name'] = {job:String} AND SpanName = 'harbor.trial'",
-                          job=job)
+    imported = server.sql(
+        "SELECT DISTINCT ResourceAttributes['harbor.trial.name'] FROM otel_traces "
+        "WHERE ResourceAttributes['harbor.job.name'] = {job:String} AND SpanName = 'harbor.trial'",
+        job=job,
+    )
     assert {name for (name,) in imported} == {solved.name, timeout.name, subagent.name}  # running: no root span yet
-    carried = server.sql("SELECT EventName, ResourceAttributes['harbor.trial.name'] FROM otel_logs "
-                         "WHERE ResourceAttributes['harbor.job.name'] = {job:String}", job=job)
+    carried = server.sql(
+        "SELECT EventName, ResourceAttributes['harbor.trial.name'] FROM otel_logs "
+        "WHERE ResourceAttributes['harbor.job.name'] = {job:String}",
+        job=job,
+    )
     assert ("harbor.trial.log", running.name) in carried and ("harbor.trial.lock", running.name) in carried
     assert not [row for row in carried if row[0] in ("harbor.job.log", "harbor.job.lock")]
     assert ("harbor.trial.log", solved.name) not in carried and ("harbor.trial.lock", subagent.name) not in carried
@@ -121,8 +148,10 @@ def test_a_trial_whose_config_leads_out_is_left_out_with_its_line(server, tmp_pa
     done = _import(server, job_dir)
 
     assert done.returncode == 2, done.stderr
-    assert (f"harborlight: {trial / 'config.json'}: refused: a symbolic link to {outside}, outside {job_dir} "
-            f"(trial {trial.name} not imported)") in done.stderr.splitlines()
+    assert (
+        f"harborlight: {trial / 'config.json'}: refused: a symbolic link to {outside}, outside {job_dir} "
+        f"(trial {trial.name} not imported)"
+    ) in done.stderr.splitlines()
     assert "imported 3 trial(s)" in done.stdout, done.stdout
 
 

@@ -20,8 +20,15 @@ LOGGER = "com.anthropic.claude_code.events"
 
 
 def _stream_trial(server, job: str, trial: str) -> None:
-    identity = TrialIdentity(job=job, trial=trial, task="fix-bug", attempt=1, agent="claude-code",
-                             agent_version="2.1.332", model="anthropic/claude-sonnet-4-5")
+    identity = TrialIdentity(
+        job=job,
+        trial=trial,
+        task="fix-bug",
+        attempt=1,
+        agent="claude-code",
+        agent_version="2.1.332",
+        model="anthropic/claude-sonnet-4-5",
+    )
     provider = tracer_provider(identity, OTLPSpanExporter(endpoint=f"{server.http_url}/v1/traces"))
     with trial_spans(identity, provider, start_time=T0, end_time=T0 + 60_000 * MS) as spans:
         with spans.phase("environment_setup", T0 + 1 * MS, T0 + 1000 * MS):
@@ -38,12 +45,37 @@ def _stream_trial(server, job: str, trial: str) -> None:
 
     emit("user_prompt", 2100, prompt="Fix the failing test", prompt_length="20")
     emit("api_error", 3000, model="claude-sonnet-4-5", error="rate_limit_error", status_code=429, duration_ms=800)
-    emit("api_request", 6000, model="claude-sonnet-4-5", input_tokens=12, output_tokens=340, cache_read_tokens=9000,
-         cache_creation_tokens=1500, cost_usd=0.0421, duration_ms=2500)
-    emit("tool_result", 6500, tool_name="Read", tool_use_id="toolu_01", success="true", duration_ms="35",
-         tool_input='{"file_path": "/repo/app.py"}')
-    emit("api_request", 9000, model="claude-sonnet-4-5", input_tokens=20, output_tokens=50, cache_read_tokens=10000,
-         cache_creation_tokens=0, cost_usd=0.01, duration_ms=2000)
+    emit(
+        "api_request",
+        6000,
+        model="claude-sonnet-4-5",
+        input_tokens=12,
+        output_tokens=340,
+        cache_read_tokens=9000,
+        cache_creation_tokens=1500,
+        cost_usd=0.0421,
+        duration_ms=2500,
+    )
+    emit(
+        "tool_result",
+        6500,
+        tool_name="Read",
+        tool_use_id="toolu_01",
+        success="true",
+        duration_ms="35",
+        tool_input='{"file_path": "/repo/app.py"}',
+    )
+    emit(
+        "api_request",
+        9000,
+        model="claude-sonnet-4-5",
+        input_tokens=20,
+        output_tokens=50,
+        cache_read_tokens=10000,
+        cache_creation_tokens=0,
+        cost_usd=0.01,
+        duration_ms=2000,
+    )
     emit("assistant_response", 9100, response="Fixed the off-by-one.", model="claude-sonnet-4-5")
     logs.send(server)
 
@@ -51,8 +83,15 @@ def _stream_trial(server, job: str, trial: str) -> None:
 def test_live_job_exports_to_a_valid_harbor_job_matching_what_was_sent(server, unique, tmp_path, capsys):
     job = f"live-{unique}"
     _stream_trial(server, job, f"fix-bug__{unique}")
-    running = Traces({"service.name": "harbor", "harbor.job.name": job, "harbor.trial.name": f"slow__{unique}",
-                      "harbor.task.name": "slow"}, scope="harborlight.harness")
+    running = Traces(
+        {
+            "service.name": "harbor",
+            "harbor.job.name": job,
+            "harbor.trial.name": f"slow__{unique}",
+            "harbor.task.name": "slow",
+        },
+        scope="harborlight.harness",
+    )
     running.span("harbor.environment_setup", start_ms=100, dur_ms=500)
     running.send(server)
 
@@ -64,23 +103,33 @@ def test_live_job_exports_to_a_valid_harbor_job_matching_what_was_sent(server, u
     assert (out / job / f"slow__{unique}" / "config.json").is_file()
     result = results[f"fix-bug__{unique}"]
     assert result.verifier_result.rewards == {"reward": 1.0}
-    assert (result.agent_result.n_input_tokens, result.agent_result.n_cache_tokens,
-            result.agent_result.n_output_tokens) == (12 + 9000 + 1500 + 20 + 10000, 19000, 390)
+    assert (
+        result.agent_result.n_input_tokens,
+        result.agent_result.n_cache_tokens,
+        result.agent_result.n_output_tokens,
+    ) == (12 + 9000 + 1500 + 20 + 10000, 19000, 390)
     assert abs(result.agent_result.cost_usd - 0.0521) < 1e-9
     assert result.agent_info.model_info.name == "claude-sonnet-4-5"
     assert result.agent_execution.started_at.timestamp() * 1e9 == T0 + 2000 * MS
 
-    trajectory = Trajectory.model_validate_json((out / job / f"fix-bug__{unique}" / "agent" / "trajectory.json")
-                                                .read_text())
+    trajectory = Trajectory.model_validate_json(
+        (out / job / f"fix-bug__{unique}" / "agent" / "trajectory.json").read_text()
+    )
     assert [(s.source, s.message) for s in trajectory.steps] == [
-        ("user", "Fix the failing test"), ("agent", ""), ("agent", "Fixed the off-by-one.")]
+        ("user", "Fix the failing test"),
+        ("agent", ""),
+        ("agent", "Fixed the off-by-one."),
+    ]
     call = trajectory.steps[1]
     assert (call.metrics.prompt_tokens, call.metrics.cached_tokens, call.metrics.cost_usd) == (10512, 9000, 0.0421)
     assert [(c.tool_call_id, c.function_name, c.arguments) for c in call.tool_calls] == [
-        ("toolu_01", "Read", {"file_path": "/repo/app.py"})]
+        ("toolu_01", "Read", {"file_path": "/repo/app.py"})
+    ]
     assert call.observation.results[0].source_call_id == "toolu_01"
-    gateway = [json.loads(line) for line in (out / job / f"fix-bug__{unique}" / "agent" / "gateway.log")
-               .read_text().splitlines()]
+    gateway = [
+        json.loads(line)
+        for line in (out / job / f"fix-bug__{unique}" / "agent" / "gateway.log").read_text().splitlines()
+    ]
     assert [g["status"] for g in gateway] == [429, 200, 200]
     trace = json.loads((out / job / f"fix-bug__{unique}" / "trace.json").read_text())
     assert {s["kind"] for s in trace["spans"]} >= {"session", "llm_request", "tool", "user_message"}

@@ -17,8 +17,9 @@ def _traces(service: str, n: int, bad: int = 0) -> Traces:
     for i in range(n):
         traces.span(f"chat m{i}", {"gen_ai.operation.name": "chat"}, start_ms=i)
     for _ in range(bad):
-        traces._scope.spans.add(trace_id=b"\x01" * 3, span_id=b"\x02" * 8, name="bad", start_time_unix_nano=1,
-                                end_time_unix_nano=2)
+        traces._scope.spans.add(
+            trace_id=b"\x01" * 3, span_id=b"\x02" * 8, name="bad", start_time_unix_nano=1, end_time_unix_nano=2
+        )
     return traces
 
 
@@ -34,16 +35,19 @@ def _json_line(message) -> str:
 
 
 def _stored(server, service: str) -> int:
-    return server.sql("SELECT count() FROM otel_traces WHERE ServiceName = {s:String}", s=service)[0][0] + \
-        server.sql("SELECT count() FROM otel_logs WHERE ServiceName = {s:String}", s=service)[0][0]
+    return (
+        server.sql("SELECT count() FROM otel_traces WHERE ServiceName = {s:String}", s=service)[0][0]
+        + server.sql("SELECT count() FROM otel_logs WHERE ServiceName = {s:String}", s=service)[0][0]
+    )
 
 
 def test_every_file_shape_is_stored_and_rejections_are_reported(server, unique, tmp_path, capsys):
     lines = tmp_path / "traces.jsonl"
     logs = Logs({"service.name": unique}).request
     Logs.event.__get__(rl := Logs({"service.name": unique}))({"event.name": "x"}, at_ms=5)
-    lines.write_text(_json_line(_traces(unique, 3, bad=1).request) + "\n"
-                     + json.dumps(json_format.MessageToDict(rl.request)) + "\n")
+    lines.write_text(
+        _json_line(_traces(unique, 3, bad=1).request) + "\n" + json.dumps(json_format.MessageToDict(rl.request)) + "\n"
+    )
     document = tmp_path / "doc.json"
     document.write_text(json.dumps(json.loads(_json_line(_traces(unique, 2).request)), indent=2))
     framed = tmp_path / "traces.pb"
@@ -53,8 +57,9 @@ def test_every_file_shape_is_stored_and_rejections_are_reported(server, unique, 
     bare.write_bytes(gzip.compress(_traces(unique, 1).request.SerializeToString()))
     del logs
 
-    code, out, err = run(capsys, "import", "otlp", str(lines), str(document), str(framed), str(bare),
-                         "--server", server.http_url)
+    code, out, err = run(
+        capsys, "import", "otlp", str(lines), str(document), str(framed), str(bare), "--server", server.http_url
+    )
     assert code == 0, err
     assert "stored 15 new item(s) from 4 file(s) in 6 request(s)" in out
     assert "rejected 1 item(s): trace_id must be 16 bytes, got 3" in out
@@ -63,8 +68,11 @@ def test_every_file_shape_is_stored_and_rejections_are_reported(server, unique, 
     code, out, _ = run(capsys, "import", "otlp", str(framed), "--server", server.http_url)
     assert code == 0 and _stored(server, unique) == 15  # the same requests again: acknowledged, stored once
 
-    reply = httpx.post(f"{server.http_url}/api/import/otlp", params={"name": "doc.json"},
-                       content=_json_line(_traces(unique, 2).request).encode())
+    reply = httpx.post(
+        f"{server.http_url}/api/import/otlp",
+        params={"name": "doc.json"},
+        content=_json_line(_traces(unique, 2).request).encode(),
+    )
     assert reply.status_code == 200 and reply.json()["stored"] == 2 and _stored(server, unique) == 17
     refused = httpx.post(f"{server.http_url}/api/import/otlp", content=b'{"resourceSpans": [')
     assert refused.status_code == 400 and "not valid JSON" in refused.json()["detail"]
@@ -125,8 +133,7 @@ def test_a_wrong_harbor_path_says_what_to_pass_instead(server, tmp_path, capsys)
     code, _, err = run(capsys, "import", "harbor", str(trial), "--server", server.http_url)
     assert code == 1 and err.strip().endswith(f"a trial directory, not a job directory: pass its job, {trial.parent}")
 
-    code, _, err = run(capsys, "import", "harbor", str(job / "config.json"),
-                       "--server", server.http_url)
+    code, _, err = run(capsys, "import", "harbor", str(job / "config.json"), "--server", server.http_url)
     assert code == 1 and "a file, not a Harbor job directory: pass the directory" in err
 
 

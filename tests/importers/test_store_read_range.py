@@ -13,9 +13,9 @@ def _primary_key_conditions(client, sql: str, params: dict) -> list[str]:
     plan = [r[0].strip() for r in client.query("EXPLAIN indexes = 1 " + sql, parameters=params).result_rows]
     at = next(i for i, line in enumerate(plan) if "ReadFromMergeTree (default.otel_traces)" in line)
     read = plan[at:]
-    read = read[:next((i for i, line in enumerate(read) if i > 0 and "ReadFromMergeTree" in line), len(read))]
+    read = read[: next((i for i, line in enumerate(read) if i > 0 and "ReadFromMergeTree" in line), len(read))]
     key = next(i for i, line in enumerate(read) if line == "PrimaryKey")
-    return [line for line in read[key:key + 4] if line.startswith("Condition:")]
+    return [line for line in read[key : key + 4] if line.startswith("Condition:")]
 
 
 def test_a_trials_raw_spans_are_read_within_its_traces_time_range(server, unique, tmp_path, capsys):
@@ -24,8 +24,12 @@ def test_a_trials_raw_spans_are_read_within_its_traces_time_range(server, unique
     store = server.store
     _, telemetry = store_read.read_trial(store, trial_dir.name, job)
     spans = [e for e in telemetry.events if e.source == "otel_traces"]
-    raw = dict(store.client.query("SELECT SpanId, SpanAttributes FROM otel_traces WHERE SpanId IN {s:Array(String)}",
-                                  parameters={"s": [e.span_id for e in spans]}).result_rows)
+    raw = dict(
+        store.client.query(
+            "SELECT SpanId, SpanAttributes FROM otel_traces WHERE SpanId IN {s:Array(String)}",
+            parameters={"s": [e.span_id for e in spans]},
+        ).result_rows
+    )
     # every span event carries its own raw span's attributes
     assert spans and all(e.attributes == dict(raw[e.span_id]) for e in spans)
 

@@ -29,33 +29,62 @@ def twin_job(server) -> str:
 def test_each_trials_events_are_the_whole_job_statements_rows_with_their_raw_records(server, twin_job):
     telemetry = store_read.read_job(server.store, twin_job)
     events = [e for trial in telemetry.values() for e in trial.events]
-    assert [(e.event_id, e.source, e.trial or None, e.kind, e.model, e.input_tokens, e.output_tokens, e.cost_usd,
-             e.success, e.tool_call_id) for e in events] == server.sql(_REFERENCE, job=twin_job)
+    assert [
+        (
+            e.event_id,
+            e.source,
+            e.trial or None,
+            e.kind,
+            e.model,
+            e.input_tokens,
+            e.output_tokens,
+            e.cost_usd,
+            e.success,
+            e.tool_call_id,
+        )
+        for e in events
+    ] == server.sql(_REFERENCE, job=twin_job)
     assert set(telemetry) == {*trial_names(twin_job), ""}
     assert {e.source for e in events} == {"otel_traces", "otel_logs"}
-    spans = {(t, s): dict(a) for t, s, a in server.sql(
-        "SELECT TraceId, SpanId, SpanAttributes FROM otel_traces "
-        "WHERE ResourceAttributes['harbor.job.name'] = {j:String}", j=twin_job)}
-    logs = {tuple(key): {**dict(a), "body": body} for *key, a, body in server.sql(
-        "SELECT ResourceAttributes['harbor.trial.name'], toUnixTimestamp64Nano(Timestamp), LogAttributes, Body "
-        "FROM otel_logs WHERE ResourceAttributes['harbor.job.name'] = {j:String}", j=twin_job)}
+    spans = {
+        (t, s): dict(a)
+        for t, s, a in server.sql(
+            "SELECT TraceId, SpanId, SpanAttributes FROM otel_traces "
+            "WHERE ResourceAttributes['harbor.job.name'] = {j:String}",
+            j=twin_job,
+        )
+    }
+    logs = {
+        tuple(key): {**dict(a), "body": body}
+        for *key, a, body in server.sql(
+            "SELECT ResourceAttributes['harbor.trial.name'], toUnixTimestamp64Nano(Timestamp), LogAttributes, Body "
+            "FROM otel_logs WHERE ResourceAttributes['harbor.job.name'] = {j:String}",
+            j=twin_job,
+        )
+    }
     for e in events:  # a log record's time is its event's end (its start when it has no duration)
-        raw = (spans[(e.trace_id, e.span_id)] if e.source == "otel_traces"
-               else logs[(e.trial, e.end_ns or e.start_ns)])
+        raw = spans[(e.trace_id, e.span_id)] if e.source == "otel_traces" else logs[(e.trial, e.end_ns or e.start_ns)]
         assert raw.items() <= e.attributes.items() and (raw or e.name.startswith("harbor.")), e
         # The rest is its dropped twin's content (a kept span's event tells what the span does not), never a body.
         rest = {k: v for k, v in e.attributes.items() if k not in raw}
-        twins = ([{k: v for k, v in a.items() if k != "body"} for a in logs.values()] if e.source == "otel_traces"
-                 else list(spans.values()))
+        twins = (
+            [{k: v for k, v in a.items() if k != "body"} for a in logs.values()]
+            if e.source == "otel_traces"
+            else list(spans.values())
+        )
         assert not rest or any(rest.items() <= twin.items() for twin in twins), e
 
 
 def test_of_the_raw_records_only_the_kept_signals_are_read(server, twin_job):
     """The log records read are those of the log events read (by the event id store_read matches them on),
     fewer than the job's: an event whose span twin is kept is not read."""
-    kept_ids = {event_id for (event_id,) in server.sql(
-        f"SELECT EventId FROM ({agent_twins.events(_RECORDS, derived=False, scope=_JOB)}) WHERE SourceTable = 'otel_logs'",
-        job=twin_job)}
+    kept_ids = {
+        event_id
+        for (event_id,) in server.sql(
+            f"SELECT EventId FROM ({agent_twins.events(_RECORDS, derived=False, scope=_JOB)}) WHERE SourceTable = 'otel_logs'",
+            job=twin_job,
+        )
+    }
     params = {"job": twin_job, "tenant": ""}
     every_log = server.store.client.query(store_read.JOB.logs[agent_twins.PLAIN], parameters=params).result_rows
     read = server.store.client.query(store_read.JOB.logs[agent_twins.TWINS], parameters=params).result_rows
@@ -85,10 +114,15 @@ def test_log_events_of_concurrent_trials_at_the_same_time_keep_their_own_attribu
     run = uuid.uuid4().hex[:12]
     sent = {(f"job-{run}-{j}", f"trial-{run}-{t}"): f"prompt {j}{t}" for j in "ab" for t in "12"}
     for (job, trial), prompt in sent.items():
-        logs = Logs({"service.name": "claude-code", "harbor.job.name": job, "harbor.trial.name": trial},
-                    scope="com.anthropic.claude_code.events")
+        logs = Logs(
+            {"service.name": "claude-code", "harbor.job.name": job, "harbor.trial.name": trial},
+            scope="com.anthropic.claude_code.events",
+        )
         logs.event({"event.name": "user_prompt", "prompt": prompt}, at_ms=1000, body="claude_code.user_prompt")
         logs.send(server)
-    read = {(job, trial): [e.attributes["prompt"] for e in telemetry.events]
-            for job in {job for job, _ in sent} for trial, telemetry in store_read.read_job(server.store, job).items()}
+    read = {
+        (job, trial): [e.attributes["prompt"] for e in telemetry.events]
+        for job in {job for job, _ in sent}
+        for trial, telemetry in store_read.read_job(server.store, job).items()
+    }
     assert read == {key: [prompt] for key, prompt in sent.items()}

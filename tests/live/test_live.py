@@ -11,10 +11,26 @@ from tests.agent.otlp_build import Logs, Traces
 
 STEPS = [  # span name, attributes, the live events it should produce, in order
     ("harbor.environment_setup", {}, ["trial_started", "phase"]),
-    ("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5",
-                    "gen_ai.usage.input_tokens": 1200, "gen_ai.usage.output_tokens": 80}, ["model_call"]),
-    ("execute_tool Bash", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash",
-                           "gen_ai.tool.call.id": "call-1", "command": "pytest -q"}, ["tool_call"]),
+    (
+        "chat gpt-5",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "gpt-5",
+            "gen_ai.usage.input_tokens": 1200,
+            "gen_ai.usage.output_tokens": 80,
+        },
+        ["model_call"],
+    ),
+    (
+        "execute_tool Bash",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "Bash",
+            "gen_ai.tool.call.id": "call-1",
+            "command": "pytest -q",
+        },
+        ["tool_call"],
+    ),
     ("harbor.agent_execution", {}, ["phase"]),
     ("harbor.trial", {}, ["trial_finished"]),
 ]
@@ -69,12 +85,22 @@ def test_live_events_arrive_in_order_for_the_watched_job_only(server, unique):
     expected = []
     for i, (name, attrs, events) in enumerate(STEPS):
         for which_job in (other_job, job):  # the other job's twin must not reach this watcher
-            resource = {"service.name": f"agent-{unique}", "harbor.job.name": which_job,
-                        "harbor.trial.name": f"{which_job}-t1", "harbor.task.name": "fix-bug"}
+            resource = {
+                "service.name": f"agent-{unique}",
+                "harbor.job.name": which_job,
+                "harbor.trial.name": f"{which_job}-t1",
+                "harbor.task.name": "fix-bug",
+            }
             traces = Traces(resource, trace_id=trace_id if which_job == job else os.urandom(16))
             start = 0 if name == "harbor.trial" else 1000 * (i + 1)
-            traces.span(name, attrs, parent=b"" if name == "harbor.trial" else root, start_ms=start,
-                        dur_ms=10_000 if name == "harbor.trial" else 500, span_id=root if name == "harbor.trial" else None)
+            traces.span(
+                name,
+                attrs,
+                parent=b"" if name == "harbor.trial" else root,
+                start_ms=start,
+                dur_ms=10_000 if name == "harbor.trial" else 500,
+                span_id=root if name == "harbor.trial" else None,
+            )
             traces.send(server)
         expected.extend(events)
         watcher.wait_for(len(expected), 30)
@@ -85,7 +111,10 @@ def test_live_events_arrive_in_order_for_the_watched_job_only(server, unique):
     assert model_call["data"]["model"] == "gpt-5" and model_call["data"]["input_tokens"] == 1200
     tool_call = next(data for _, kind, data in watcher.events if kind == "tool_call")
     assert tool_call["data"]["tool"] == "Bash" and tool_call["trial"] == f"{job}-t1"
-    assert [d["data"]["phase"] for _, k, d in watcher.events if k == "phase"] == ["environment_setup", "agent_execution"]
+    assert [d["data"]["phase"] for _, k, d in watcher.events if k == "phase"] == [
+        "environment_setup",
+        "agent_execution",
+    ]
     finished = next(data for _, kind, data in watcher.events if kind == "trial_finished")["data"]
     row = httpx.get(f"{server.http_url}/api/trials/{job}-t1", params={"job": job}, timeout=120).json()
     assert (finished["outcome"], finished["reward"]) == (row["outcome"]["value"], row["reward"]["value"])
@@ -110,13 +139,26 @@ def test_watch_builds_a_table_of_trials_from_the_live_stream(server, unique):
     from harborlight.cli.watch_command import TrialBoard, live_events
 
     job = f"job-{unique}"
-    resource = {"service.name": f"agent-{unique}", "harbor.job.name": job, "harbor.trial.name": f"{job}-t1",
-                "harbor.task.name": "fix-bug"}
+    resource = {
+        "service.name": f"agent-{unique}",
+        "harbor.job.name": job,
+        "harbor.trial.name": f"{job}-t1",
+        "harbor.task.name": "fix-bug",
+    }
     traces = Traces(resource)
     root = traces.span("harbor.trial", {}, start_ms=0, dur_ms=9000)
-    traces.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5",
-                               "gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 7}, parent=root,
-                start_ms=1000, dur_ms=500)
+    traces.span(
+        "chat gpt-5",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "gpt-5",
+            "gen_ai.usage.input_tokens": 100,
+            "gen_ai.usage.output_tokens": 7,
+        },
+        parent=root,
+        start_ms=1000,
+        dur_ms=500,
+    )
     traces.span("harbor.verifier", {"harbor.reward.reward": 0.0}, parent=root, start_ms=8000, dur_ms=500)
     traces.send(server)
     board = TrialBoard(job)
@@ -175,17 +217,35 @@ def test_a_call_whose_span_arrives_after_its_event_is_shown_once(server, unique)
     resource = {"service.name": "claude-code", "harbor.job.name": job, "harbor.trial.name": f"{job}-t1"}
     watcher = SseClient(f"{server.http_url}/api/live?job={job}", 3)
     logs = Logs(resource, scope="com.anthropic.claude_code.events")
-    logs.event({"event.name": "api_request", "model": "claude-sonnet-4-5", "input_tokens": "10", "request_id": "req_1",
-                "cost_usd": "0.01", "duration_ms": "500"}, at_ms=1500, body="claude_code.api_request")
+    logs.event(
+        {
+            "event.name": "api_request",
+            "model": "claude-sonnet-4-5",
+            "input_tokens": "10",
+            "request_id": "req_1",
+            "cost_usd": "0.01",
+            "duration_ms": "500",
+        },
+        at_ms=1500,
+        body="claude_code.api_request",
+    )
     logs.send(server)
     watcher.wait_for(2, 30)  # trial_started, model_call
     spans = Traces(resource, scope="com.anthropic.claude_code.tracing")
-    spans.span("claude_code.llm_request", {"model": "claude-sonnet-4-5", "input_tokens": 10, "request_id": "req_1"},
-               start_ms=1000, dur_ms=500)
+    spans.span(
+        "claude_code.llm_request",
+        {"model": "claude-sonnet-4-5", "input_tokens": 10, "request_id": "req_1"},
+        start_ms=1000,
+        dur_ms=500,
+    )
     spans.send(server)
     later = Traces(resource, scope="com.anthropic.claude_code.tracing")  # a new call: it must still show
-    later.span("claude_code.llm_request", {"model": "claude-sonnet-4-5", "input_tokens": 20, "request_id": "req_2"},
-               start_ms=3000, dur_ms=500)
+    later.span(
+        "claude_code.llm_request",
+        {"model": "claude-sonnet-4-5", "input_tokens": 20, "request_id": "req_2"},
+        start_ms=3000,
+        dur_ms=500,
+    )
     later.send(server)
     watcher.wait_for(3, 30)
     time.sleep(0.5)  # anything more would have come by now
@@ -201,13 +261,26 @@ def test_watch_without_a_terminal_prints_a_line_per_event(server, unique):
     job = f"job-{unique}"
     traces = Traces({"service.name": f"agent-{unique}", "harbor.job.name": job, "harbor.trial.name": f"{job}-t1"})
     root = traces.span("harbor.trial", {}, start_ms=0, dur_ms=9000)
-    traces.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5",
-                               "gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 7}, parent=root,
-                start_ms=1000, dur_ms=500)
+    traces.span(
+        "chat gpt-5",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "gpt-5",
+            "gen_ai.usage.input_tokens": 100,
+            "gen_ai.usage.output_tokens": 7,
+        },
+        parent=root,
+        start_ms=1000,
+        dur_ms=500,
+    )
     traces.send(server)
     server.caught_up()
-    watch = subprocess.Popen([sys.executable, "-m", "harborlight.cli.main", "watch", job, "--server", server.http_url],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watch = subprocess.Popen(
+        [sys.executable, "-m", "harborlight.cli.main", "watch", job, "--server", server.http_url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         lines = []
         for text in watch.stdout:  # a pipe, not a terminal
@@ -226,7 +299,9 @@ def test_watch_of_an_unknown_job_is_one_line_and_exit_1_unless_told_to_wait(serv
 
     assert main(["watch", "no-such-job", "--server", server.http_url]) == 1
     err = capsys.readouterr().err
-    assert err == f"harborlight: no job named no-such-job on {server.http_url} (pass --wait to wait for its first event)\n"
+    assert (
+        err == f"harborlight: no job named no-such-job on {server.http_url} (pass --wait to wait for its first event)\n"
+    )
 
 
 def test_watch_says_why_when_the_server_drops_its_stream(server, capsys, monkeypatch):
@@ -234,9 +309,15 @@ def test_watch_says_why_when_the_server_drops_its_stream(server, capsys, monkeyp
     from harborlight.cli import watch_command
     from harborlight.cli.main import main
 
-    dropped = {"type": "dropped", "job": "j", "trial": None, "at_unix_nano": 0,
-               "data": {"reason": "this stream fell 300,000 bytes behind its reader"}}
+    dropped = {
+        "type": "dropped",
+        "job": "j",
+        "trial": None,
+        "at_unix_nano": 0,
+        "data": {"reason": "this stream fell 300,000 bytes behind its reader"},
+    }
     monkeypatch.setattr(watch_command, "live_events", lambda *args: iter([dropped]))
     assert main(["watch", "j", "--wait", "--server", server.http_url]) == 1
-    assert capsys.readouterr().err == ("harborlight: the server ended the stream: "
-                                       "this stream fell 300,000 bytes behind its reader\n")
+    assert capsys.readouterr().err == (
+        "harborlight: the server ended the stream: this stream fell 300,000 bytes behind its reader\n"
+    )

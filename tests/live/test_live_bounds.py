@@ -85,19 +85,34 @@ def _drain(sock: socket.socket) -> bytes:
 
 
 def _tool_calls(tenant_token: str, index: int) -> bytes:
-    resource = {"service.name": "agent", "harbor.job.name": f"busy-{TOKENS[tenant_token]}",
-                "harbor.trial.name": f"busy-{TOKENS[tenant_token]}-{index}", "harbor.task.name": "t"}
+    resource = {
+        "service.name": "agent",
+        "harbor.job.name": f"busy-{TOKENS[tenant_token]}",
+        "harbor.trial.name": f"busy-{TOKENS[tenant_token]}-{index}",
+        "harbor.task.name": "t",
+    }
     traces = Traces(resource)
     for call in range(TOOL_CALLS_PER_REQUEST):
-        traces.span("execute_tool Bash", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash",
-                                          "gen_ai.tool.call.id": f"call-{index}-{call}", "command": "ls " * 20},
-                    start_ms=call * 10, dur_ms=5)
+        traces.span(
+            "execute_tool Bash",
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "Bash",
+                "gen_ai.tool.call.id": f"call-{index}-{call}",
+                "command": "ls " * 20,
+            },
+            start_ms=call * 10,
+            dur_ms=5,
+        )
     return traces.request.SerializeToString()
 
 
 def _post(client: httpx.Client, token: str, body: bytes) -> int:
-    return client.post("/v1/traces", content=body, headers={"content-type": "application/x-protobuf",
-                                                            "authorization": f"Bearer {token}"}).status_code
+    return client.post(
+        "/v1/traces",
+        content=body,
+        headers={"content-type": "application/x-protobuf", "authorization": f"Bearer {token}"},
+    ).status_code
 
 
 def _caught_up(client: httpx.Client) -> None:
@@ -113,9 +128,17 @@ def _caught_up(client: httpx.Client) -> None:
 def live_server(tmp_path):
     tokens = tmp_path / "tokens"
     tokens.write_text("".join(f"{token} {tenant}\n" for token, tenant in TOKENS.items()))
-    server = SubprocessServer(tmp_path / "data", ("--tokens-file", str(tokens), "--live-streams-per-tenant",
-                                                  str(PER_TENANT), "--memory-limit-mib", str(MEMORY_LIMIT_MIB)),
-                              ).start(timeout=120)
+    server = SubprocessServer(
+        tmp_path / "data",
+        (
+            "--tokens-file",
+            str(tokens),
+            "--live-streams-per-tenant",
+            str(PER_TENANT),
+            "--memory-limit-mib",
+            str(MEMORY_LIMIT_MIB),
+        ),
+    ).start(timeout=120)
     yield server
     server.stop()
 
@@ -156,7 +179,7 @@ def test_stalled_streams_are_dropped_and_capped_while_other_tenants_ingest(live_
         for sock, _ in streams:
             data = _drain(sock)
             assert data.endswith(b"\r\n0\r\n\r\n"), data[-300:]
-            tail = data[data.rindex(b"event: "):]
+            tail = data[data.rindex(b"event: ") :]
             assert tail.startswith(b"event: dropped\n"), tail[:200]
             assert b"behind its reader" in tail and b"--live-buffer-kib" in tail
     finally:

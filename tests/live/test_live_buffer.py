@@ -9,16 +9,34 @@ from harborlight.api.live.route import Watcher
 
 
 def _tool_row(n: int, job: str = "job-1", tenant: str = "") -> LiveRow:
-    return LiveRow(event_id=f"e{n}", kind="tool", name="execute_tool Bash", job=job, trial="t1", task="fix",
-                   agent="a", model=None, start_unix_nano=n, end_unix_nano=n + 1, input_tokens=None,
-                   output_tokens=None, cost_usd=None, http_status=None, success=True, tool="Bash",
-                   tool_category="shell", tenant=tenant, twin_id="")
+    return LiveRow(
+        event_id=f"e{n}",
+        kind="tool",
+        name="execute_tool Bash",
+        job=job,
+        trial="t1",
+        task="fix",
+        agent="a",
+        model=None,
+        start_unix_nano=n,
+        end_unix_nano=n + 1,
+        input_tokens=None,
+        output_tokens=None,
+        cost_usd=None,
+        http_status=None,
+        success=True,
+        tool="Bash",
+        tool_category="shell",
+        tenant=tenant,
+        twin_id="",
+    )
 
 
 def _events(data: bytes) -> list[tuple[str, dict]]:
     frames = [f for f in data.decode().split("\n\n") if f]
-    return [(f.split("\n")[0].removeprefix("event: "), json.loads(f.split("\n")[1].removeprefix("data: ")))
-            for f in frames]
+    return [
+        (f.split("\n")[0].removeprefix("event: "), json.loads(f.split("\n")[1].removeprefix("data: "))) for f in frames
+    ]
 
 
 def test_a_reader_that_keeps_up_gets_every_event_in_order():

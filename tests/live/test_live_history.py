@@ -22,6 +22,7 @@ ORDER BY end_ts, EventId"""
 @pytest.fixture(scope="module")
 def twin_job(server) -> str:
     import uuid
+
     job = f"history-{uuid.uuid4().hex[:12]}"
     send_twin_job(server, job)
     return job
@@ -44,8 +45,11 @@ def test_the_twin_job_has_twins_in_several_trials_and_rows_without_a_trial(serve
     assert sum(a != b for a, b in zip(order, order[1:], strict=False)) > len(trial_names(twin_job))
 
 
-@pytest.mark.parametrize("first, most", [(1, 1), (30, 60), (live_history.FIRST_ROWS, live_history.MOST_ROWS)],
-                         ids=["a trial per batch", "a few trials per batch", "one batch"])
+@pytest.mark.parametrize(
+    "first, most",
+    [(1, 1), (30, 60), (live_history.FIRST_ROWS, live_history.MOST_ROWS)],
+    ids=["a trial per batch", "a few trials per batch", "one batch"],
+)
 def test_the_history_read_in_batches_is_the_whole_job_statement(server, twin_job, monkeypatch, first, most):
     monkeypatch.setattr(live_history, "FIRST_ROWS", first)
     monkeypatch.setattr(live_history, "MOST_ROWS", most)
@@ -61,7 +65,9 @@ def test_a_history_over_sse_is_the_events_of_the_whole_job_statement(server, twi
     started: set[str] = set()
     rows = _whole_job(server, twin_job)
     refresh(server.store.client)
-    told = verdicts(server.store.client, "", sorted({r.trial for r in rows if r.trial}))  # a trial's end tells its row's
+    told = verdicts(
+        server.store.client, "", sorted({r.trial for r in rows if r.trial})
+    )  # a trial's end tells its row's
     expected = [e.as_json() for row in rows for e in to_events(row, started, told)]
     watcher = SseClient(f"{server.http_url}/api/live?job={twin_job}&history=true", len(expected))
     watcher.wait_for(len(expected), 60)  # a statement per trial: slow on a busy machine
@@ -79,7 +85,7 @@ def test_every_trial_is_in_exactly_one_batch_in_order():
         # A batch's bound is the earliest first end of the trials after it: no later row ends before it.
         first_end = {name: end for name, end, _ in trials}
         for i, batch in enumerate(batches):
-            later = [first_end[n] for b in batches[i + 1:] for n in (*b.trials, *[None] * b.unnamed)]
+            later = [first_end[n] for b in batches[i + 1 :] for n in (*b.trials, *[None] * b.unnamed)]
             assert batch.final_before == (min(later) if later else None)
 
 
@@ -90,8 +96,27 @@ def test_batches_grow_from_first_to_most_rows():
 
 
 def _row(end: int, event_id: str) -> LiveRow:
-    return LiveRow(event_id, "tool", "t", "job", "trial", None, None, None, end, end, None, None, None, None,
-                   None, None, None, "", "")
+    return LiveRow(
+        event_id,
+        "tool",
+        "t",
+        "job",
+        "trial",
+        None,
+        None,
+        None,
+        end,
+        end,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        "",
+        "",
+    )
 
 
 def test_rows_before_the_bound_are_shown_merged_in_order_and_the_rest_wait():

@@ -31,23 +31,40 @@ def _watch(server, token: str, job: str, count: int) -> SseClient:
 
 def _send(server, token: str, message) -> None:
     kind = "traces" if isinstance(message, Traces) else "logs"
-    answer = httpx.post(f"{server.http_url}/v1/{kind}", content=message.request.SerializeToString(),
-                        headers={"content-type": "application/x-protobuf", "authorization": f"Bearer {token}"})
+    answer = httpx.post(
+        f"{server.http_url}/v1/{kind}",
+        content=message.request.SerializeToString(),
+        headers={"content-type": "application/x-protobuf", "authorization": f"Bearer {token}"},
+    )
     assert answer.status_code == 200, answer.text
 
 
 def _victims_event(resource: dict, request_id: str) -> Logs:
     logs = Logs(resource, scope=LOGGER)
-    logs.event({"event.name": "api_request", "model": "claude-opus-4-1", "request_id": request_id,
-                "input_tokens": 777, "output_tokens": 7, "cost_usd": 4.2, "duration_ms": 500},
-               at_ms=1500, body="claude_code.api_request")
+    logs.event(
+        {
+            "event.name": "api_request",
+            "model": "claude-opus-4-1",
+            "request_id": request_id,
+            "input_tokens": 777,
+            "output_tokens": 7,
+            "cost_usd": 4.2,
+            "duration_ms": 500,
+        },
+        at_ms=1500,
+        body="claude_code.api_request",
+    )
     return logs
 
 
 def _attackers_span(resource: dict, request_id: str) -> Traces:
     spans = Traces(resource, scope=TRACER)
-    spans.span("claude_code.llm_request", {"model": "claude-haiku-4-5", "request_id": request_id, "input_tokens": 1},
-               start_ms=1000, dur_ms=500)
+    spans.span(
+        "claude_code.llm_request",
+        {"model": "claude-haiku-4-5", "request_id": request_id, "input_tokens": 1},
+        start_ms=1000,
+        dur_ms=500,
+    )
     return spans
 
 
@@ -69,7 +86,10 @@ def test_a_span_with_another_tenants_identity_is_never_paired_with_its_event(ten
     request_id = f"req-{unique}"
     attacker = _watch(tenants, "live-acme", job, 3)  # trial_started, model_call, trial_finished
     victim = _watch(tenants, "live-globex", job, 3)
-    sends = [("live-globex", _victims_event(resource, request_id)), ("live-acme", _attackers_span(resource, request_id))]
+    sends = [
+        ("live-globex", _victims_event(resource, request_id)),
+        ("live-acme", _attackers_span(resource, request_id)),
+    ]
     for token, message in sends if victim_first else reversed(sends):
         _send(tenants, token, message)
     for token in TOKENS:
@@ -78,7 +98,16 @@ def test_a_span_with_another_tenants_identity_is_never_paired_with_its_event(ten
     victim.wait_for(3, 10)
     attacker.close()
     victim.close()
-    assert _model_calls(attacker) == [{"model": "claude-haiku-4-5", "input_tokens": 1, "output_tokens": None,
-                                       "cost_usd": None, "http_status": None, "success": True}]
+    assert _model_calls(attacker) == [
+        {
+            "model": "claude-haiku-4-5",
+            "input_tokens": 1,
+            "output_tokens": None,
+            "cost_usd": None,
+            "http_status": None,
+            "success": True,
+        }
+    ]
     assert [(c["model"], c["input_tokens"], c["cost_usd"]) for c in _model_calls(victim)] == [
-        ("claude-opus-4-1", 777, 4.2)]
+        ("claude-opus-4-1", 777, 4.2)
+    ]

@@ -36,11 +36,14 @@ def test_each_jobs_last_attempt_closing_message_on_the_task_rows(server, unique,
         assert run(capsys, "import", "harbor", str(source), "--server", server.http_url)[0] == 0
 
     plain = httpx.get(f"{server.http_url}/api/compare", params={"jobs": f"{a},{b}"}, timeout=120).json()
-    assert plain["rows"] and all(r["last_agent_message"] == {
-        j: {"value": None, "provenance": "unavailable", "note": NOT_ASKED} for j in (a, b)} for r in plain["rows"])
+    assert plain["rows"] and all(
+        r["last_agent_message"] == {j: {"value": None, "provenance": "unavailable", "note": NOT_ASKED} for j in (a, b)}
+        for r in plain["rows"]
+    )
 
-    doc = httpx.get(f"{server.http_url}/api/compare", params={"jobs": f"{a},{b}", "last_message": "true"},
-                    timeout=300).json()
+    doc = httpx.get(
+        f"{server.http_url}/api/compare", params={"jobs": f"{a},{b}", "last_message": "true"}, timeout=300
+    ).json()
     assert {r["task"] for r in doc["rows"]} == {"hello-world", "fix-bug"}
     for row in doc["rows"]:
         for job in (a, b):

@@ -17,14 +17,34 @@ DEEP = "[" * 200_000 + "]" * 200_000
 def trial(server):
     job, trial = f"job-{uuid.uuid4().hex[:12]}-deepjson", f"{uuid.uuid4().hex[:12]}-deepjson"
     traces = Traces({"service.name": "agent", "harbor.job.name": job, "harbor.trial.name": trial})
-    root = traces.span("invoke_agent", {"gen_ai.operation.name": "invoke_agent", "atif.final_metrics": DEEP},
-                       dur_ms=1000)
-    traces.span("chat", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m",
-                         "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 1},
-                parent=root, start_ms=1, dur_ms=10)
-    traces.span("execute_tool Bash", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash",
-                                      "gen_ai.tool.call.id": "c1", "gen_ai.tool.call.arguments": DEEP,
-                                      "gen_ai.tool.call.result": DEEP}, parent=root, start_ms=20, dur_ms=5)
+    root = traces.span(
+        "invoke_agent", {"gen_ai.operation.name": "invoke_agent", "atif.final_metrics": DEEP}, dur_ms=1000
+    )
+    traces.span(
+        "chat",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "m",
+            "gen_ai.usage.input_tokens": 10,
+            "gen_ai.usage.output_tokens": 1,
+        },
+        parent=root,
+        start_ms=1,
+        dur_ms=10,
+    )
+    traces.span(
+        "execute_tool Bash",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "Bash",
+            "gen_ai.tool.call.id": "c1",
+            "gen_ai.tool.call.arguments": DEEP,
+            "gen_ai.tool.call.result": DEEP,
+        },
+        parent=root,
+        start_ms=20,
+        dur_ms=5,
+    )
     traces.send(server)
     server.caught_up()
     return job, trial
@@ -82,20 +102,40 @@ def test_the_cli_on_its_own_store_answers_in_one_line(tmp_path):
 
     from tests.cli.commands import process
 
-    attrs = [{"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
-             {"key": "gen_ai.tool.name", "value": {"stringValue": "Bash"}},
-             {"key": "gen_ai.tool.call.id", "value": {"stringValue": "c1"}},
-             {"key": "gen_ai.tool.call.arguments", "value": {"stringValue": DEEP}}]
-    resource = [{"key": k, "value": {"stringValue": v}} for k, v in
-                (("service.name", "agent"), ("harbor.job.name", "deep-job"), ("harbor.trial.name", "deep-trial"))]
-    span = {"traceId": "ab" * 16, "spanId": "cd" * 8, "name": "execute_tool Bash", "kind": 1,
-            "startTimeUnixNano": "1764547200000000000", "endTimeUnixNano": "1764547201000000000", "attributes": attrs}
+    attrs = [
+        {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+        {"key": "gen_ai.tool.name", "value": {"stringValue": "Bash"}},
+        {"key": "gen_ai.tool.call.id", "value": {"stringValue": "c1"}},
+        {"key": "gen_ai.tool.call.arguments", "value": {"stringValue": DEEP}},
+    ]
+    resource = [
+        {"key": k, "value": {"stringValue": v}}
+        for k, v in (("service.name", "agent"), ("harbor.job.name", "deep-job"), ("harbor.trial.name", "deep-trial"))
+    ]
+    span = {
+        "traceId": "ab" * 16,
+        "spanId": "cd" * 8,
+        "name": "execute_tool Bash",
+        "kind": 1,
+        "startTimeUnixNano": "1764547200000000000",
+        "endTimeUnixNano": "1764547201000000000",
+        "attributes": attrs,
+    }
     lines = tmp_path / "deep.jsonl"
-    lines.write_text(json.dumps({"resourceSpans": [{"resource": {"attributes": resource},
-                                                    "scopeSpans": [{"scope": {"name": "t"}, "spans": [span]}]}]}))
+    lines.write_text(
+        json.dumps(
+            {
+                "resourceSpans": [
+                    {"resource": {"attributes": resource}, "scopeSpans": [{"scope": {"name": "t"}, "spans": [span]}]}
+                ]
+            }
+        )
+    )
     store = str(tmp_path / "store")
     imported = process("import", "otlp", str(lines), "--data-dir", store, timeout=300)
     assert imported.returncode == 0, imported.stderr
     exported = process("export-job", "deep-job", "--out", str(tmp_path / "jobs"), "--data-dir", store, timeout=300)
     assert "Traceback" not in exported.stdout + exported.stderr, exported.stderr[-2000:]
-    assert exported.returncode == 0 or len([line for line in exported.stderr.splitlines() if "WARNING" not in line]) == 1
+    assert (
+        exported.returncode == 0 or len([line for line in exported.stderr.splitlines() if "WARNING" not in line]) == 1
+    )

@@ -22,12 +22,20 @@ def _send_chain(server, job: str, trial: str, depth: int, tools: bool = True) ->
     parent = b""
     for i in range(depth):
         if i % 2 == 0 or not tools:
-            attrs = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "deep-model",
-                     "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 1}
+            attrs = {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.request.model": "deep-model",
+                "gen_ai.usage.input_tokens": 10,
+                "gen_ai.usage.output_tokens": 1,
+            }
             name = "chat deep-model"
         else:
-            attrs = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash",
-                     "gen_ai.tool.call.id": f"call-{i}", "gen_ai.tool.call.arguments": '{"command": "ls"}'}
+            attrs = {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "Bash",
+                "gen_ai.tool.call.id": f"call-{i}",
+                "gen_ai.tool.call.arguments": '{"command": "ls"}',
+            }
             name = "execute_tool Bash"
         parent = traces.span(name, attrs, parent=parent, start_ms=i, dur_ms=2 * depth - 2 * i)
         if (i + 1) % BATCH == 0 or i == depth - 1:
@@ -70,8 +78,10 @@ def test_time_splits_the_whole_chain(server, chain):
     time = _get(server, f"/api/trials/{trial}/time", job=job)
     assert time["agent_window_s"]["value"] == pytest.approx(2 * DEPTH / 1000)
     longest = time["longest_calls"]["value"]
-    assert [(c["kind"], c["duration_s"]) for c in longest[:2]] == [("llm_request", pytest.approx(40.0)),
-                                                                  ("tool", pytest.approx(39.998))]
+    assert [(c["kind"], c["duration_s"]) for c in longest[:2]] == [
+        ("llm_request", pytest.approx(40.0)),
+        ("tool", pytest.approx(39.998)),
+    ]
     path = time["critical_path"]["value"]
     # each span but the deepest is on the path twice (before and after its child), 1 ms each
     assert path["n_steps"] == 2 * (DEPTH - 1) + 1

@@ -50,7 +50,10 @@ def test_a_trials_bins_hold_its_traced_spans(server, streamed):
     assert "llm_request" in expected and sum(map(sum, expected.values())) == chart["n_spans"]["value"]
     assert chart["n_without_clock"]["value"] == unclocked
     shares = chart["time_share_by_kind"]["value"]
-    assert abs(sum(shares.values()) - 1) < 1e-9 and chart["time_share_by_kind"]["note"] == "of summed span time, not of the run"
+    assert (
+        abs(sum(shares.values()) - 1) < 1e-9
+        and chart["time_share_by_kind"]["note"] == "of summed span time, not of the run"
+    )
 
 
 def test_a_jobs_bins_are_its_trials_summed(server, streamed):

@@ -21,7 +21,9 @@ def _params(header: str) -> list[tuple[str, str]]:
     return [(k.lower(), v) for k, v in params]
 
 
-@pytest.mark.parametrize("job", ['a"; filename="evil.sh', "job\r\nSet-Cookie: x=1", "café ☕ 'quoted'", "plain-job_1.2"])
+@pytest.mark.parametrize(
+    "job", ['a"; filename="evil.sh', "job\r\nSet-Cookie: x=1", "café ☕ 'quoted'", "plain-job_1.2"]
+)
 def test_a_name_is_one_filename_and_one_exact_filename_star(job):
     header = attachment(f"{job}.tar.gz")
     params = _params(header)

@@ -13,6 +13,7 @@ from tests.query.job_stream import stream_job
 @pytest.fixture(scope="module")
 def streamed(server):
     import uuid
+
     return stream_job(server, uuid.uuid4().hex[:12])
 
 
@@ -29,15 +30,25 @@ def test_trial_rows_have_outcomes_and_phase_timings(server, streamed):
     rows = {r["trial"]: r for r in page["items"]}
     assert page["next_cursor"] is None and len(rows) == 5
     outcome = {t: value(r["outcome"]) for t, r in rows.items()}
-    assert outcome == {streamed.resolved: "resolved", streamed.failed: "failed_verification",
-                       streamed.infra: "setup_error", streamed.limited: "rate_limited", streamed.running: None}
+    assert outcome == {
+        streamed.resolved: "resolved",
+        streamed.failed: "failed_verification",
+        streamed.infra: "setup_error",
+        streamed.limited: "rate_limited",
+        streamed.running: None,
+    }
 
     resolved = rows[streamed.resolved]
-    assert [value(resolved[f]) for f in ("dur_total", "dur_env", "dur_agent_setup", "dur_agent", "dur_verifier",
-                                         "dur_other")] == pytest.approx([100, 10, 5, 60, 20, 5])
+    assert [
+        value(resolved[f])
+        for f in ("dur_total", "dur_env", "dur_agent_setup", "dur_agent", "dur_verifier", "dur_other")
+    ] == pytest.approx([100, 10, 5, 60, 20, 5])
     assert value(resolved["reward"]) == 1.0 and resolved["source"] == "demo@1" and resolved["attempt"] == 1
-    assert (value(resolved["n_input_tokens"]), value(resolved["n_cache_tokens"]), value(resolved["n_output_tokens"])
-            ) == (2000, 800, 200)
+    assert (
+        value(resolved["n_input_tokens"]),
+        value(resolved["n_cache_tokens"]),
+        value(resolved["n_output_tokens"]),
+    ) == (2000, 800, 200)
     assert value(resolved["cost_usd"]) == pytest.approx(0.02)
     assert (value(resolved["n_steps"]), value(resolved["n_tool_calls"])) == (2, 4)
 
@@ -62,8 +73,13 @@ def test_job_row_counts_infra_out_of_the_adjusted_rate_while_running(server, str
     assert value(job["adjusted_solve_rate"]) == pytest.approx(1 / 2)
     assert value(job["n_infra"]) == 2
     counts = value(job["counts"])
-    assert (counts["resolved"], counts["failed_verification"], counts["setup_error"], counts["rate_limited"],
-            counts["unknown"]) == (1, 1, 1, 1, 0)
+    assert (
+        counts["resolved"],
+        counts["failed_verification"],
+        counts["setup_error"],
+        counts["rate_limited"],
+        counts["unknown"],
+    ) == (1, 1, 1, 1, 0)
     assert value(job["duration_min"]) is None  # a running job has no wall time yet
     assert value(job["dataset"]) == "demo@1" and value(job["agent_label"]) == "codex"
     assert value(job["total_input_tokens"]) == 2000 + 500 + 1000
@@ -84,15 +100,25 @@ def test_job_rates_carry_their_interval_over_tasks(server, streamed):
     from statsmodels.stats.proportion import proportion_confint
 
     job = get(server, f"/api/jobs/{streamed.job}").json()
-    for field, (passed, n) in (("raw_solve_rate_ci", (1, 4)), ("adjusted_solve_rate_ci", (1, 2)),
-                               ("mean_score_ci", (1, 2))):
+    for field, (passed, n) in (
+        ("raw_solve_rate_ci", (1, 4)),
+        ("adjusted_solve_rate_ci", (1, 2)),
+        ("mean_score_ci", (1, 2)),
+    ):
         ci = job[field]
         assert ci["provenance"] == "derived" and ci["note"] == f"Wilson, {passed}/{n} tasks"
         assert (ci["value"]["low"], ci["value"]["high"]) == pytest.approx(
-            proportion_confint(passed, n, alpha=0.05, method="wilson"))
+            proportion_confint(passed, n, alpha=0.05, method="wilson")
+        )
         assert ci["value"] | {"low": None, "high": None} == {
-            "low": None, "high": None, "level": 0.95, "method": "wilson", "n_tasks": n, "resamples": None,
-            "seed": None}
+            "low": None,
+            "high": None,
+            "level": 0.95,
+            "method": "wilson",
+            "n_tasks": n,
+            "resamples": None,
+            "seed": None,
+        }
     assert job["pass_at_k"]["pass_at_k_ci"] == job["pass_at_k"]["pass_at_k"]  # no series, same reason
 
 
@@ -108,7 +134,8 @@ def test_report_intervals_sit_beside_metrics_json(server, streamed):
     # the evaluation failed (FATAL setup and rate-limit issues): the interval is of the reference value
     assert doc["evaluation_failed"] is True and correct["value"] is None and correct["reference_value"] == 0.5
     assert (correct["interval"]["value"]["low"], correct["interval"]["value"]["high"]) == pytest.approx(
-        proportion_confint(1, 2, alpha=0.05, method="wilson"))
+        proportion_confint(1, 2, alpha=0.05, method="wilson")
+    )
     other = get(server, f"/api/jobs/{streamed.job}/report", format="intervals", aggregation="category_mean").json()
     assert other["series"]["correct.native@1"]["interval"]["value"] is None
     assert "micro_weighted" in other["series"]["correct.native@1"]["interval"]["note"]
@@ -177,6 +204,7 @@ def test_trial_list_pages_by_cursor(server, streamed):
 
 def test_compare_matches_tasks_and_shows_flips(server, streamed):
     import uuid
+
     better = stream_job(server, uuid.uuid4().hex[:12], failed_reward=1.0)
     result = get(server, "/api/compare", jobs=f"{streamed.job},{better.job}").json()
     assert result["jobs"] == [streamed.job, better.job] and value(result["matched_tasks"]) == 5
@@ -187,8 +215,9 @@ def test_compare_matches_tasks_and_shows_flips(server, streamed):
     paired = result["paired"][better.job]  # 2 tasks with a verdict on both sides; infra and running left out
     assert (value(paired["n_tasks"]), value(paired["n_excluded"]), value(paired["n_better"])) == (2, 3, 1)
     assert value(paired["p_value"]) == 1.0 and value(paired["difference_ci"]) is None
-    assert paired["verdict"].startswith(f"no detectable difference between {better.job} and {streamed.job} on "
-                                        "these 2 tasks: solve rate +50.0 points")
+    assert paired["verdict"].startswith(
+        f"no detectable difference between {better.job} and {streamed.job} on these 2 tasks: solve rate +50.0 points"
+    )
 
 
 def test_compare_pairs_the_jobs_task_by_task_with_mcnemar_and_a_verdict(server):
@@ -213,5 +242,7 @@ def test_compare_pairs_the_jobs_task_by_task_with_mcnemar_and_a_verdict(server):
     assert value(p["mean_difference"]) == pytest.approx(8 / 12)
     ci = value(p["difference_ci"])
     assert ci["method"] == "bootstrap" and ci["n_tasks"] == 12 and 0 < ci["low"] < 8 / 12 < ci["high"] <= 1
-    assert p["verdict"] == (f"{b} is better than {a} on these 12 tasks: solve rate +66.7 points, 95% CI "
-                            f"{ci['low'] * 100:+.1f} to {ci['high'] * 100:+.1f} points (McNemar exact p = 0.0078)")
+    assert p["verdict"] == (
+        f"{b} is better than {a} on these 12 tasks: solve rate +66.7 points, 95% CI "
+        f"{ci['low'] * 100:+.1f} to {ci['high'] * 100:+.1f} points (McNemar exact p = 0.0078)"
+    )

@@ -14,8 +14,9 @@ STEMS = ("claude-code-2.1.197-three-turn-grpc", "codex-0.171.0-three-turn-grpc",
 @pytest.mark.parametrize("stem", STEMS)
 def test_the_agents_closing_reply_is_its_last_message(stem, server, tmp_path):
     case = replayed(stem, server, tmp_path)
-    row = httpx.get(f"{server.http_url}/api/trials/{case.recording.trial}/behavior",
-                    params={"job": case.recording.job}, timeout=120).json()
+    row = httpx.get(
+        f"{server.http_url}/api/trials/{case.recording.trial}/behavior", params={"job": case.recording.job}, timeout=120
+    ).json()
     assert row["last_agent_message"] == {"value": case.expected.answer, "provenance": "measured", "note": None}
 
 

@@ -30,14 +30,27 @@ def _harness_request(job: str, trial: str, start: int, reward: str) -> bytes:
     rs = req.resource_spans.add()
     rs.resource.attributes.extend(_kv({"service.name": "harbor", "harbor.job.name": job, "harbor.trial.name": trial}))
     scope = rs.scope_spans.add()
-    root = scope.spans.add(trace_id=trace_id, span_id=b"\x01" * 8, name="harbor.trial", kind=1,
-                           start_time_unix_nano=start, end_time_unix_nano=start + 60 * S)
+    root = scope.spans.add(
+        trace_id=trace_id,
+        span_id=b"\x01" * 8,
+        name="harbor.trial",
+        kind=1,
+        start_time_unix_nano=start,
+        end_time_unix_nano=start + 60 * S,
+    )
     root.attributes.extend(_kv({"harbor.task.gold_patch": GOLD}))
-    for j, (name, attrs) in enumerate((("harbor.agent_execution", {}),
-                                        ("harbor.verifier", {"harbor.reward.reward": reward}))):
-        span = scope.spans.add(trace_id=trace_id, span_id=bytes([j + 2]) * 8, parent_span_id=b"\x01" * 8, name=name,
-                               kind=1, start_time_unix_nano=start + (1 + 30 * j) * S,
-                               end_time_unix_nano=start + (29 + 30 * j) * S)
+    for j, (name, attrs) in enumerate(
+        (("harbor.agent_execution", {}), ("harbor.verifier", {"harbor.reward.reward": reward}))
+    ):
+        span = scope.spans.add(
+            trace_id=trace_id,
+            span_id=bytes([j + 2]) * 8,
+            parent_span_id=b"\x01" * 8,
+            name=name,
+            kind=1,
+            start_time_unix_nano=start + (1 + 30 * j) * S,
+            end_time_unix_nano=start + (29 + 30 * j) * S,
+        )
         span.attributes.extend(_kv(attrs))
     return req.SerializeToString()
 
@@ -59,8 +72,11 @@ def _store(store_dir, unique):
     store = open_client(store_dir)
     ensure_schema(store.client)
     job = f"job-{unique}"
-    insert_requests(store, Signal.traces, [_harness_request(job, f"{unique}-a", T0, "1.0"),
-                                           _harness_request(job, f"{unique}-b", T0 + 3600 * S, "0.0")])
+    insert_requests(
+        store,
+        Signal.traces,
+        [_harness_request(job, f"{unique}-a", T0, "1.0"), _harness_request(job, f"{unique}-b", T0 + 3600 * S, "0.0")],
+    )
     return store, job
 
 

@@ -16,8 +16,13 @@ from tests.query.job_stream import stream_job
 
 # The receivers' routes (harborlight/ingest/): OTLP's own answers (protobuf or OTLP/JSON) and MLflow's, not the
 # query API's models.
-RECEIVERS = {"/v1/traces", "/v1/logs", "/v1/metrics", "/api/2.0/mlflow/experiments/search",
-             "/api/2.0/mlflow/experiments/create"}
+RECEIVERS = {
+    "/v1/traces",
+    "/v1/logs",
+    "/v1/metrics",
+    "/api/2.0/mlflow/experiments/search",
+    "/api/2.0/mlflow/experiments/create",
+}
 RECORDED = Path(__file__).resolve().parents[1] / "real_agents" / "fixtures" / "claude-code-2.1.197-edit-http.jsonl"
 
 
@@ -34,10 +39,12 @@ def jobs(server):
 
 def json_routes(document: dict) -> list[tuple[str, str, dict]]:
     """(method, path, schema of its 200 JSON answer) of every route that answers JSON."""
-    return [(method, path, operation["responses"]["200"]["content"]["application/json"].get("schema"))
-            for path, operations in document["paths"].items() for method, operation in operations.items()
-            if "application/json" in operation["responses"].get("200", {}).get("content", {})
-            and path not in RECEIVERS]
+    return [
+        (method, path, operation["responses"]["200"]["content"]["application/json"].get("schema"))
+        for path, operations in document["paths"].items()
+        for method, operation in operations.items()
+        if "application/json" in operation["responses"].get("200", {}).get("content", {}) and path not in RECEIVERS
+    ]
 
 
 def problems(document: dict, schema: dict, answer: object) -> list[str]:
@@ -48,8 +55,11 @@ def problems(document: dict, schema: dict, answer: object) -> list[str]:
 def test_every_json_route_names_a_schema(document):
     routes = json_routes(document)
     assert len(routes) >= 15
-    untyped = [f"{method.upper()} {path}" for method, path, schema in routes
-               if not schema or not ("$ref" in schema or "type" in schema)]
+    untyped = [
+        f"{method.upper()} {path}"
+        for method, path, schema in routes
+        if not schema or not ("$ref" in schema or "type" in schema)
+    ]
     assert not untyped, f"JSON routes without a schema for their answer: {untyped}"
 
 
@@ -86,8 +96,12 @@ def test_a_page_of_jobs_and_of_trials_holds_to_its_schema(server, document, jobs
 
 def test_refusals_are_one_line_with_their_status(server):
     """The API's error map: each refusal its status and a `detail` saying what to pass instead."""
-    for path, params, status in (("/api/jobs/no-such-job", {}, 404), ("/api/spans", {"kind": "nope"}, 400),
-                                 ("/api/jobs", {"cursor": "x"}, 400), ("/api/trials/no-such-trial", {}, 404)):
+    for path, params, status in (
+        ("/api/jobs/no-such-job", {}, 404),
+        ("/api/spans", {"kind": "nope"}, 400),
+        ("/api/jobs", {"cursor": "x"}, 400),
+        ("/api/trials/no-such-trial", {}, 404),
+    ):
         reply = httpx.get(server.http_url + path, params=params, timeout=300)
         assert reply.status_code == status, (path, reply.text)
         assert isinstance(reply.json()["detail"], str) and reply.json()["detail"], path

@@ -21,8 +21,9 @@ def streamed(server):
 
 
 def report(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harborlight.cli.main", "report", *args],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "harborlight.cli.main", "report", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_table_through_a_server_shows_rates_outcomes_and_trials(server, streamed, capsys):
@@ -47,7 +48,9 @@ def test_json_and_md_through_a_server_are_the_api_documents(server, streamed, ca
     assert capsys.readouterr().out.startswith("# DEMO@1 Evaluation Results")
     assert main(["report", streamed.job, "--server", server.http_url, "--format", "intervals"]) == 0
     printed = capsys.readouterr().out
-    assert printed == httpx.get(f"{server.http_url}/api/jobs/{streamed.job}/report", params={"format": "intervals"}).text
+    assert (
+        printed == httpx.get(f"{server.http_url}/api/jobs/{streamed.job}/report", params={"format": "intervals"}).text
+    )
     assert json.loads(printed)["series"]["correct.native@1"]["interval"]["value"]["method"] == "wilson"
 
 
@@ -56,7 +59,10 @@ def test_bad_input_is_one_line_and_a_non_zero_exit(server, streamed, capsys):
     err = capsys.readouterr().err
     assert err.strip() == f"harborlight: no job named '{streamed.job}-nope'"
     assert main(["report", streamed.job, "--server", server.http_url, "--format", "xml"]) == 1
-    assert capsys.readouterr().err.strip() == "harborlight: --format must be one of table, json, md, intervals, html, got 'xml'"
+    assert (
+        capsys.readouterr().err.strip()
+        == "harborlight: --format must be one of table, json, md, intervals, html, got 'xml'"
+    )
     assert main(["report", streamed.job, "--server", "http://127.0.0.1:9"]) == 1
     assert capsys.readouterr().err.strip().startswith("harborlight: cannot reach harborlight at http://127.0.0.1:9 (")
 
@@ -71,7 +77,10 @@ def test_a_held_data_directory_says_so_and_suggests_server(store_dir, server, st
 def test_missing_data_directory_is_one_line(tmp_path):
     missing = report("some-job", "--data-dir", str(tmp_path / "nothing-here"))
     assert missing.returncode == 1
-    assert missing.stderr.strip() == f"harborlight: no harborlight store in {tmp_path / 'nothing-here'} (pass --data-dir, or --server URL)"
+    assert (
+        missing.stderr.strip()
+        == f"harborlight: no harborlight store in {tmp_path / 'nothing-here'} (pass --data-dir, or --server URL)"
+    )
     assert not (tmp_path / "nothing-here").exists()
 
 

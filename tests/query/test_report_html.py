@@ -33,13 +33,20 @@ def _open(path):
         page = browser.new_page()
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
-                   else (errors.append(f"network: {route.request.url}"), route.abort()))
+        page.route(
+            "**/*",
+            lambda route: (
+                route.continue_()
+                if route.request.url.startswith("file:")
+                else (errors.append(f"network: {route.request.url}"), route.abort())
+            ),
+        )
         page.goto(path.as_uri())
         # Plotly draws each chart's bars as `.barlayer .point` in its SVG
         page.wait_for_function("document.querySelectorAll('.chart .barlayer .point').length > 0")
         drawn = page.eval_on_selector_all(
-            ".chart", "cs => cs.filter(c => c.querySelector('svg.main-svg .barlayer .point')).map(c => c.dataset.chart)")
+            ".chart", "cs => cs.filter(c => c.querySelector('svg.main-svg .barlayer .point')).map(c => c.dataset.chart)"
+        )
         bars = page.eval_on_selector_all('[data-chart="outcomes"] .barlayer .point', "ps => ps.length")
         text = page.inner_text("body")
         browser.close()
@@ -74,8 +81,9 @@ def test_the_route_and_the_command_give_the_same_page(server, jobs, capsys):
 
 def test_bad_comparisons_are_one_line(server, jobs, capsys):
     job, _ = jobs
-    assert main(["report", job.job, "--format", "html", "--against", f"{job.job}-nope", "--server",
-                 server.http_url]) == 1
+    assert (
+        main(["report", job.job, "--format", "html", "--against", f"{job.job}-nope", "--server", server.http_url]) == 1
+    )
     assert capsys.readouterr().err.strip() == f"harborlight: no job named '{job.job}-nope'"
     assert main(["report", job.job, "--format", "json", "--against", job.job, "--server", server.http_url]) == 1
     assert capsys.readouterr().err.strip() == "harborlight: --against is for --format html"

@@ -24,9 +24,19 @@ def page(server):
     for i, trial in enumerate(NAMES):
         traces = Traces({"service.name": "agent", "harbor.job.name": job, "harbor.trial.name": trial})
         root = traces.span("session", {"lmnr.span.type": "EVALUATION"}, dur_ms=1000)
-        traces.span("chat", {"gen_ai.operation.name": "chat", "gen_ai.request.model": LINK,
-                             "gen_ai.usage.input_tokens": 100 + i, "gen_ai.usage.output_tokens": 10,
-                             "gen_ai.usage.cost": 0.01}, parent=root, start_ms=2, dur_ms=15)
+        traces.span(
+            "chat",
+            {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.request.model": LINK,
+                "gen_ai.usage.input_tokens": 100 + i,
+                "gen_ai.usage.output_tokens": 10,
+                "gen_ai.usage.cost": 0.01,
+            },
+            parent=root,
+            start_ms=2,
+            dur_ms=15,
+        )
         traces.send(server)
     server.caught_up()
     reply = httpx.get(f"{server.http_url}/api/jobs/{job}/report", params={"format": "html"}, timeout=120)
@@ -66,8 +76,12 @@ def test_plotly_gets_every_name_escaped(page):
             assert "<" not in text and ">" not in text, (chart, text)
             assert not re.search(r"&(?!(lt|gt|amp);)", text), (chart, text)
     data, layout = figures["chart-tokens"]
-    assert set(data[0]["x"]) == {"&lt;a href=\"https://evil.example/\"&gt;click&lt;/a&gt;",
-                                 "&lt;b&gt;bold&lt;/b&gt; &amp; &lt;br&gt;broken", "2026-12-01", "42"}
+    assert set(data[0]["x"]) == {
+        '&lt;a href="https://evil.example/"&gt;click&lt;/a&gt;',
+        "&lt;b&gt;bold&lt;/b&gt; &amp; &lt;br&gt;broken",
+        "2026-12-01",
+        "42",
+    }
     assert layout["xaxis"]["type"] == "category"  # "2026-12-01" and "42" stay names, not a date or a number
     assert figures["chart-cost"][1]["xaxis"]["type"] == "category"
 
@@ -106,14 +120,22 @@ def test_a_browser_draws_the_names_as_text(page, tmp_path):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         tab = browser.new_page()
         tab.on("pageerror", lambda e: errors.append(str(e)))
-        tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
-                  else (errors.append(f"network: {route.request.url}"), route.abort()))
+        tab.route(
+            "**/*",
+            lambda route: (
+                route.continue_()
+                if route.request.url.startswith("file:")
+                else (errors.append(f"network: {route.request.url}"), route.abort())
+            ),
+        )
         tab.goto(path.as_uri())
         tab.wait_for_function("document.querySelectorAll('[data-chart=\"tokens\"] .xtick text').length >= 4")
         links = tab.eval_on_selector_all("svg a, svg [href], svg [*|href]", "els => els.length")
         bold = tab.eval_on_selector_all(".xtick text tspan[style*='bold']", "els => els.length")
-        ticks = {chart: tab.eval_on_selector_all(f'[data-chart="{chart}"] .xtick text', "ts => ts.map(t => t.textContent)")
-                 for chart in ("tokens", "cost")}
+        ticks = {
+            chart: tab.eval_on_selector_all(f'[data-chart="{chart}"] .xtick text', "ts => ts.map(t => t.textContent)")
+            for chart in ("tokens", "cost")
+        }
         browser.close()
     assert errors == []
     assert links == 0 and bold == 0

@@ -60,7 +60,11 @@ def test_harbor_trajectory_steps_last_until_the_next_step_opened(server, unique,
     assert [s["step_id"] for s in steps] == [s.step_id for s in harbor.steps]
     assert [s["dur"]["value"] for s in steps[:-1]] == [b - a for a, b in zip(opened, opened[1:], strict=False)]
     assert {s["dur"]["provenance"] for s in steps[:-1]} == {"derived"}
-    assert steps[-1]["dur"] == {"value": None, "provenance": "unavailable", "note": "the last step: no next step opened"}
+    assert steps[-1]["dur"] == {
+        "value": None,
+        "provenance": "unavailable",
+        "note": "the last step: no next step opened",
+    }
 
     code, out, err = run(capsys, "trial", trial_dir.name, "--job", job, "--server", server.http_url)
     assert code == 0, err
@@ -78,10 +82,14 @@ def test_a_call_whose_span_only_ended_is_not_read_as_one_that_did_not_fail(serve
 
     calls = {c["tool_call_id"]: c for c in _behavior(server, trial_dir.name, job)["calls"]}
     assert calls["toolu_02"]["failure"] == {
-        "value": said["toolu_02"], "provenance": "inferred",
+        "value": said["toolu_02"],
+        "provenance": "inferred",
         "note": "no success signal: the call's span only ended without an error status; "
-                "these lines of its observation read as a failure"}
+        "these lines of its observation read as a failure",
+    }
     assert calls["toolu_04"]["failure"] == {
-        "value": None, "provenance": "unavailable",
+        "value": None,
+        "provenance": "unavailable",
         "note": "no success signal: the call's span only ended without an error status; "
-                "no failure spotted in the observation"}
+        "no failure spotted in the observation",
+    }

@@ -38,12 +38,14 @@ def test_a_trials_agent_phase_splits_into_model_tool_and_gap(server, streamed):
     assert t["agent_window_s"] == {"value": 60.0, "provenance": "measured", "note": None}
     assert (value(t["model_time_s"]), value(t["tool_time_s"]), value(t["gap_time_s"])) == (1.0, 1.2, 57.8)
     assert value(t["model_time_by_model"]) == {"gpt-5": 1.0} and value(t["n_timed_calls"]) == 6
-    assert value(t["longest_calls"])[0] == {"kind": "llm_request", "name": "gpt-5", "offset_s": 20.0,
-                                            "duration_s": 0.5}
+    assert value(t["longest_calls"])[0] == {"kind": "llm_request", "name": "gpt-5", "offset_s": 20.0, "duration_s": 0.5}
     path = value(t["critical_path"])
     assert path["length_s"] == 60.0 and path["by_kind"] == {"idle": 57.8, "llm_request": 1.0, "tool": 1.2}
     assert [(s["kind"], s["name"]) for s in path["steps"][:3]] == [
-        ("idle", "(no agent span open)"), ("llm_request", "gpt-5"), ("idle", "(no agent span open)")]
+        ("idle", "(no agent span open)"),
+        ("llm_request", "gpt-5"),
+        ("idle", "(no agent span open)"),
+    ]
 
 
 def test_a_call_told_as_a_span_and_as_a_log_event_is_timed_once(server, streamed):
@@ -94,19 +96,30 @@ def test_the_engines_unions_agree_with_a_millisecond_timeline(server, unique):
     job, trial = f"overlap-{unique}", f"{unique}-overlap"
     traces = Traces({"service.name": f"agent-{unique}", "harbor.job.name": job, "harbor.trial.name": trial})
     rng = random.Random(5)
-    model, busy, per_model = np.zeros(60_000, bool), np.zeros(60_000, bool), {"m-a": np.zeros(60_000, bool),
-                                                                           "m-b": np.zeros(60_000, bool)}
+    model, busy, per_model = (
+        np.zeros(60_000, bool),
+        np.zeros(60_000, bool),
+        {"m-a": np.zeros(60_000, bool), "m-b": np.zeros(60_000, bool)},
+    )
     for i in range(40):
         start, dur = rng.randrange(0, 55_000), rng.randrange(1, 5_000)
         if i % 2:
             name = rng.choice(("m-a", "m-b"))
-            traces.span(f"chat {name}", {"gen_ai.operation.name": "chat", "gen_ai.request.model": name},
-                        start_ms=start, dur_ms=dur)
-            model[start:start + dur] = per_model[name][start:start + dur] = True
+            traces.span(
+                f"chat {name}",
+                {"gen_ai.operation.name": "chat", "gen_ai.request.model": name},
+                start_ms=start,
+                dur_ms=dur,
+            )
+            model[start : start + dur] = per_model[name][start : start + dur] = True
         else:
-            traces.span("execute_tool Bash", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash"},
-                        start_ms=start, dur_ms=dur)
-        busy[start:start + dur] = True
+            traces.span(
+                "execute_tool Bash",
+                {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash"},
+                start_ms=start,
+                dur_ms=dur,
+            )
+        busy[start : start + dur] = True
     traces.send(server)
     t = get(server, f"/api/trials/{trial}/time").json()
     covered = np.flatnonzero(busy)
@@ -126,10 +139,15 @@ def test_calls_outside_the_harness_agent_phase_are_clipped_to_it(server, unique)
     job = f"clipped-{unique}"
     stream_rewards(server, job, {"task": 1.0}, unique)  # agent_execution from 10 s to 30 s after T0
     traces = Traces({"service.name": f"agent-{unique}", "harbor.job.name": job, "harbor.trial.name": f"{job}-task"})
-    traces.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5"},
-                start_ms=25_000, dur_ms=10_000)  # 5 s of it inside the phase
-    traces.span("execute_tool Bash", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash"},
-                start_ms=5_000, dur_ms=7_000)  # 2 s inside
+    traces.span(
+        "chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5"}, start_ms=25_000, dur_ms=10_000
+    )  # 5 s of it inside the phase
+    traces.span(
+        "execute_tool Bash",
+        {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash"},
+        start_ms=5_000,
+        dur_ms=7_000,
+    )  # 2 s inside
     traces.send(server)
     t = get(server, f"/api/trials/{job}-task/time").json()
     assert value(t["agent_window_s"]) == 20.0 and t["agent_window_s"]["provenance"] == "measured"

@@ -56,11 +56,14 @@ def _served(totals: dict, metric: str) -> dict[tuple, float]:
     return {(c["model"], c["type"]): c["value"] for c in totals["value"]["counters"] if c["metric"] == metric}
 
 
-@pytest.mark.parametrize("stem, counters", [
-    ("claude-code-2.1.197-subagent-grpc", {"claude_code.token.usage": "type", "claude_code.cost.usage": None}),
-    ("gemini-cli-0.61.0-three-turn-grpc", {"gemini_cli.token.usage": "type"}),
-    ("codex-0.171.0-three-turn-grpc", {"codex.turn.token_usage": "token_type"}),
-])
+@pytest.mark.parametrize(
+    "stem, counters",
+    [
+        ("claude-code-2.1.197-subagent-grpc", {"claude_code.token.usage": "type", "claude_code.cost.usage": None}),
+        ("gemini-cli-0.61.0-three-turn-grpc", {"gemini_cli.token.usage": "type"}),
+        ("codex-0.171.0-three-turn-grpc", {"codex.turn.token_usage": "token_type"}),
+    ],
+)
 def test_an_agents_own_counters_are_its_totals(server, tmp_path, stem, counters):
     case = replayed(stem, server, tmp_path)
     totals = _trace(server, case.recording.trial, case.recording.job)["totals"]
@@ -87,10 +90,17 @@ def test_harbor_trajectories_final_metrics_verbatim_main_and_sub_agent(server, u
     totals = _trace(server, trial_dir.name, job)["totals"]
     assert totals["provenance"] == "measured" and totals["value"]["counters"] == []
     assert sorted(totals["value"]["final_metrics"], key=lambda f: f["agent"]) == [
-        {"agent": harbor.agent.name, "trajectory_id": harbor.trajectory_id,
-         "final_metrics": harbor.final_metrics.model_dump(mode="json", exclude_none=True)},
-        {"agent": sub.agent.name, "trajectory_id": sub.trajectory_id,
-         "final_metrics": sub.final_metrics.model_dump(mode="json", exclude_none=True)}]
+        {
+            "agent": harbor.agent.name,
+            "trajectory_id": harbor.trajectory_id,
+            "final_metrics": harbor.final_metrics.model_dump(mode="json", exclude_none=True),
+        },
+        {
+            "agent": sub.agent.name,
+            "trajectory_id": sub.trajectory_id,
+            "final_metrics": sub.final_metrics.model_dump(mode="json", exclude_none=True),
+        },
+    ]
 
     code, out, err = run(capsys, "trace", trial_dir.name, "--job", job, "--server", server.http_url)
     assert code == 0, err
@@ -107,8 +117,11 @@ def test_a_trajectory_without_final_metrics_has_no_totals_with_the_reason(server
     assert Trajectory.model_validate_json(path.read_text()).final_metrics is None  # still valid for Harbor
     assert run(capsys, "import", "harbor", str(source), "--server", server.http_url)[0] == 0
 
-    assert _trace(server, trial_dir.name, job)["totals"] == {"value": None, "provenance": "unavailable",
-                                                             "note": NONE_SENT}
+    assert _trace(server, trial_dir.name, job)["totals"] == {
+        "value": None,
+        "provenance": "unavailable",
+        "note": NONE_SENT,
+    }
     code, out, err = run(capsys, "trace", trial_dir.name, "--job", job, "--server", server.http_url)
     assert code == 0, err
     assert "no totals" in out

@@ -22,16 +22,34 @@ def trace(server):
     spans = Traces(resource)
     base = 60_000  # ms after T0
     session = spans.span("invoke_agent coder", {"gen_ai.operation.name": "invoke_agent"}, start_ms=base, dur_ms=10_000)
-    call = spans.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5"},
-                      parent=session, start_ms=base + 1_000, dur_ms=1_000)
-    spans.span("execute_tool Read", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Read"},
-               parent=call, start_ms=base + 1_500, dur_ms=200)
-    spans.span("execute_tool Bash", {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash"},
-               parent=session, start_ms=base - 500, dur_ms=500)
+    call = spans.span(
+        "chat gpt-5",
+        {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5"},
+        parent=session,
+        start_ms=base + 1_000,
+        dur_ms=1_000,
+    )
+    spans.span(
+        "execute_tool Read",
+        {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Read"},
+        parent=call,
+        start_ms=base + 1_500,
+        dur_ms=200,
+    )
+    spans.span(
+        "execute_tool Bash",
+        {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash"},
+        parent=session,
+        start_ms=base - 500,
+        dur_ms=500,
+    )
     spans.send(server)
     logs = Logs({**resource, "service.name": "claude-code"}, scope="com.anthropic.claude_code.events")
-    logs.event({"event.name": "tool_result", "tool_name": "Grep", "tool_use_id": f"toolu_{unique}", "success": "true"},
-               at_ms=base + 5_000, body="claude_code.tool_result")
+    logs.event(
+        {"event.name": "tool_result", "tool_name": "Grep", "tool_use_id": f"toolu_{unique}", "success": "true"},
+        at_ms=base + 5_000,
+        body="claude_code.tool_result",
+    )
     logs.send(server)
     return {"trial": trial, "session": session.hex(), "call": call.hex()}
 
@@ -75,11 +93,17 @@ def test_hide_and_hide_span_leave_subtrees_out(server, trace):
     assert all(n["event"]["event_id"] != trace["call"] for n in call["roots"][0]["children"])
 
 
-@pytest.mark.parametrize("params, said", [
-    ({"hide": "tool,bogus"}, "hide: bogus is not a kind (kinds: llm_request, reasoning, output, tool, subagent, "
-                             "session, user_message, compaction, group)"),
-    ({"zoom": "feedfacefeedface"}, "zoom: no span 'feedfacefeedface' is shown in this trace"),
-])
+@pytest.mark.parametrize(
+    "params, said",
+    [
+        (
+            {"hide": "tool,bogus"},
+            "hide: bogus is not a kind (kinds: llm_request, reasoning, output, tool, subagent, "
+            "session, user_message, compaction, group)",
+        ),
+        ({"zoom": "feedfacefeedface"}, "zoom: no span 'feedfacefeedface' is shown in this trace"),
+    ],
+)
 def test_a_view_that_cannot_be_drawn_is_a_400(server, trace, params, said):
     reply = _get(server, trace, **params)
     assert (reply.status_code, reply.json()["detail"]) == (400, said)

@@ -17,13 +17,27 @@ from tests.importers.harbor_job import write_job
 
 
 def swe_bench_report(instance: str, resolved: bool, p2p_broken: int) -> dict:
-    tests = {"FAIL_TO_PASS": {"success": ["tests/test_app.py::test_f"] if resolved else [],
-                              "failure": [] if resolved else ["tests/test_app.py::test_f"]},
-             "PASS_TO_PASS": {"success": ["tests/test_app.py::test_g", "tests/test_app.py::test_h"][p2p_broken:],
-                              "failure": ["tests/test_app.py::test_g", "tests/test_app.py::test_h"][:p2p_broken]},
-             "FAIL_TO_FAIL": {"success": [], "failure": []}, "PASS_TO_FAIL": {"success": [], "failure": []}}
-    return {instance: {"patch_is_None": False, "patch_exists": True, "patch_successfully_applied": True,
-                       "resolved": resolved, "tests_status": tests}}
+    tests = {
+        "FAIL_TO_PASS": {
+            "success": ["tests/test_app.py::test_f"] if resolved else [],
+            "failure": [] if resolved else ["tests/test_app.py::test_f"],
+        },
+        "PASS_TO_PASS": {
+            "success": ["tests/test_app.py::test_g", "tests/test_app.py::test_h"][p2p_broken:],
+            "failure": ["tests/test_app.py::test_g", "tests/test_app.py::test_h"][:p2p_broken],
+        },
+        "FAIL_TO_FAIL": {"success": [], "failure": []},
+        "PASS_TO_FAIL": {"success": [], "failure": []},
+    }
+    return {
+        instance: {
+            "patch_is_None": False,
+            "patch_exists": True,
+            "patch_successfully_applied": True,
+            "resolved": resolved,
+            "tests_status": tests,
+        }
+    }
 
 
 def _finished(job_dir: Path) -> list[tuple[Path, TrialResult]]:
@@ -79,7 +93,10 @@ def test_a_nop_control_whose_passing_tests_fail_marks_its_task_broken(server, un
     _import(capsys, server, source)
     row = httpx.get(f"{server.http_url}/api/jobs/{job}", timeout=120).json()
     assert row["is_control"]["value"] is True
-    assert row["task_broken"] == {"value": {"fix-bug": True, "hello-world": False}, "provenance": "derived",
-                                  "note": None}
+    assert row["task_broken"] == {
+        "value": {"fix-bug": True, "hello-world": False},
+        "provenance": "derived",
+        "note": None,
+    }
     code, out, err = run(capsys, "report", job, "--server", server.http_url)
     assert code == 0 and "fix-bug: yes, hello-world: no" in out, err

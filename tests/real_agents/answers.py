@@ -28,8 +28,14 @@ class Answers:
     def _all_spans(self, kind: str) -> list[dict]:
         items, cursor = [], None
         while True:
-            page = self._get("/api/spans", job=self.job, trial=self.trial, kind=kind, limit=1000,
-                             **({"cursor": cursor} if cursor else {}))
+            page = self._get(
+                "/api/spans",
+                job=self.job,
+                trial=self.trial,
+                kind=kind,
+                limit=1000,
+                **({"cursor": cursor} if cursor else {}),
+            )
             items += page["items"]
             if not (cursor := page["next_cursor"]):
                 return items

@@ -38,15 +38,25 @@ def replayed(stem: str, server, tmp: Path) -> Case:
 
 def _model_call_spans(otlp_lines: list[str]) -> int:
     """The AI SDK's model-call spans (ai.streamText.doStream) among the export requests an agent sent."""
-    return sum(line.count('"name":"ai.streamText.doStream"') + line.count('"name": "ai.streamText.doStream"')
-               for line in otlp_lines)
+    return sum(
+        line.count('"name":"ai.streamText.doStream"') + line.count('"name": "ai.streamText.doStream"')
+        for line in otlp_lines
+    )
 
 
 def live(agent: str, episode: str, protocol: str, traces: bool, server, tmp: Path) -> Case:
     """The agent run now against the fake provider, its telemetry streamed to the running server."""
     run_id = uuid.uuid4().hex[:8]
-    run = run_agent(agent, episode, protocol, traces, server, tmp / "run", job=f"live-{agent}-{episode}-{run_id}",
-                    trial=f"{episode}-{protocol}-{'traces' if traces else 'logs'}-{run_id}")
+    run = run_agent(
+        agent,
+        episode,
+        protocol,
+        traces,
+        server,
+        tmp / "run",
+        job=f"live-{agent}-{episode}-{run_id}",
+        trial=f"{episode}-{protocol}-{'traces' if traces else 'logs'}-{run_id}",
+    )
     assert run.exit_code == 0, f"{agent} exited {run.exit_code}: {run.stderr[-2000:]}"
     assert run.script.finished, f"{agent} did not play the script to its end: {run.script.unscripted[:1]}"
     assert not run.refused, f"harborlight refused export requests: {run.refused}"
@@ -54,6 +64,8 @@ def live(agent: str, episode: str, protocol: str, traces: bool, server, tmp: Pat
     recording = run.recording(tmp / "run" / "workspace")
     if agent == "opencode" and traces and (sent := _model_call_spans(run.otlp_lines)) < len(recording.served):
         # opencode exits without flushing its span batch: on a loaded machine its last spans never leave it
-        pytest.skip(f"opencode sent {sent} model-call spans for {len(recording.served)} calls served: it lost "
-                    "the rest at exit (the replays of its complete recordings still run)")
+        pytest.skip(
+            f"opencode sent {sent} model-call spans for {len(recording.served)} calls served: it lost "
+            "the rest at exit (the replays of its complete recordings still run)"
+        )
     return Case(recording, expect(recording), Answers(server.http_url, recording.job, recording.trial, tmp / "export"))

@@ -41,7 +41,10 @@ def tokens(exp: Expected, ans: Answers) -> None:
     """The trial's token totals are the sums over its answered calls; a count the agent never reports is null."""
     row = ans.trial_row
     assert (value(row["n_input_tokens"]), value(row["n_cache_tokens"]), value(row["n_output_tokens"])) == (
-        exp.total("input"), exp.total("cached"), exp.total("output"))
+        exp.total("input"),
+        exp.total("cached"),
+        exp.total("output"),
+    )
     assert value(ans.behavior["total_reasoning_tokens"]) == exp.total("reasoning")
 
 
@@ -67,8 +70,16 @@ def tools(exp: Expected, ans: Answers) -> None:
     """One tool row per call the model made, in order: name, category, call id, target paths (absolute or
     relative to the agent's working directory), success."""
     rows = ans.spans("tool")
-    got = [(r["tool"]["name"], r["tool"]["category"], r["tool"]["call_id"],
-            tuple(sorted(_absolute(exp, p) for p in r["tool"]["target_paths"])), r["success"]) for r in rows]
+    got = [
+        (
+            r["tool"]["name"],
+            r["tool"]["category"],
+            r["tool"]["call_id"],
+            tuple(sorted(_absolute(exp, p) for p in r["tool"]["target_paths"])),
+            r["success"],
+        )
+        for r in rows
+    ]
     assert got == [(t.name, t.category, t.call_id, tuple(sorted(t.paths)), not t.fails) for t in exp.tools]
     assert value(ans.trial_row["n_tool_calls"]) == len(exp.tools)
 
@@ -126,14 +137,16 @@ def trace(exp: Expected, ans: Answers, one_root: bool) -> None:
     kinds = Counter(node["kind"] for node, _ in nodes)
     assert (kinds["llm_request"], kinds["tool"]) == (len(exp.calls), len(exp.tools))
     assert sorted(n["event"]["tool"]["name"] for n, _ in nodes if n["kind"] == "tool") == sorted(
-        t.name for t in exp.tools)
+        t.name for t in exp.tools
+    )
     assert kinds["session"] <= 1
     calls_in = {id(a[0]) if a else id(n) for n, a in nodes if n["kind"] in ("llm_request", "tool")}
     if one_root:
         assert len(calls_in) == 1, "model and tool calls are spread over several roots"
     for node, ancestors in nodes:
-        if node["kind"] == "tool" and any(t.call_id == node["event"]["tool"]["call_id"] and t.subagent
-                                          for t in exp.tools):
+        if node["kind"] == "tool" and any(
+            t.call_id == node["event"]["tool"]["call_id"] and t.subagent for t in exp.tools
+        ):
             assert any(a["kind"] == "subagent" for a in ancestors), "a sub-agent's tool call is not under it"
 
 
@@ -146,25 +159,42 @@ def trajectory(exp: Expected, ans: Answers) -> None:
     assert TrajectoryValidator().validate(document)
     agent = document["agent"]
     # ATIF requires a version: one the agent never told is "unknown", never a guess.
-    assert (agent["name"], agent["version"], agent.get("model_name")) == (exp.agent, exp.version or "unknown", exp.model)
+    assert (agent["name"], agent["version"], agent.get("model_name")) == (
+        exp.agent,
+        exp.version or "unknown",
+        exp.model,
+    )
 
 
 def steps(exp: Expected, ans: Answers) -> None:
     """The trajectory's agent steps are the main agent's answered calls, in order, with their model and
     tokens; its totals count its calls and the side calls (a sub-agent's calls are the sub-agent's)."""
-    got = [(s.get("model_name"), s.get("metrics", {}).get("prompt_tokens"), s.get("metrics", {}).get("completion_tokens"),
-            s.get("metrics", {}).get("cached_tokens")) for s in _agent_steps(ans)]
+    got = [
+        (
+            s.get("model_name"),
+            s.get("metrics", {}).get("prompt_tokens"),
+            s.get("metrics", {}).get("completion_tokens"),
+            s.get("metrics", {}).get("cached_tokens"),
+        )
+        for s in _agent_steps(ans)
+    ]
     assert got == [(c.model, c.tokens.input, c.tokens.output, c.tokens.cached) for c in exp.steps]
     totals = ans.trajectory["final_metrics"]
     own = [c for c in exp.answered if not c.subagent]
     assert (totals["total_prompt_tokens"], totals["total_completion_tokens"], totals.get("total_cached_tokens")) == (
-        exp.total("input", own), exp.total("output", own), exp.total("cached", own))
+        exp.total("input", own),
+        exp.total("output", own),
+        exp.total("cached", own),
+    )
 
 
 def step_tools(exp: Expected, ans: Answers) -> None:
     """The trajectory's tool calls are the main agent's, with their ids, names and arguments."""
-    got = [(c["tool_call_id"], c["function_name"], c["arguments"]) for s in _agent_steps(ans)
-           for c in s.get("tool_calls") or []]
+    got = [
+        (c["tool_call_id"], c["function_name"], c["arguments"])
+        for s in _agent_steps(ans)
+        for c in s.get("tool_calls") or []
+    ]
     assert got == [(t.call_id, t.name, t.arguments) for t in exp.tools if not t.subagent]
 
 
@@ -180,9 +210,19 @@ def harbor_export(exp: Expected, ans: Answers) -> None:
 
 
 CHECKS = {
-    "calls": calls, "tokens": tokens, "cost": cost, "rate_limits": rate_limits, "tools": tools, "behavior": behavior,
-    "prompt": prompt, "answer": answer, "identity": identity, "trajectory": trajectory, "steps": steps,
-    "step_tools": step_tools, "harbor_export": harbor_export,
+    "calls": calls,
+    "tokens": tokens,
+    "cost": cost,
+    "rate_limits": rate_limits,
+    "tools": tools,
+    "behavior": behavior,
+    "prompt": prompt,
+    "answer": answer,
+    "identity": identity,
+    "trajectory": trajectory,
+    "steps": steps,
+    "step_tools": step_tools,
+    "harbor_export": harbor_export,
 }
 ASPECTS = (*CHECKS, "trace")
 

@@ -69,11 +69,13 @@ class Expected:
 
 
 def tokens(usage: Usage, reports: Reports) -> Tokens:
-    return Tokens(input=usage.input + usage.cached + usage.cache_write,
-                  cached=usage.cached if reports.cached else None,
-                  cache_write=usage.cache_write if reports.cache_write else None,
-                  output=usage.output + usage.reasoning,
-                  reasoning=usage.reasoning if reports.reasoning else None)
+    return Tokens(
+        input=usage.input + usage.cached + usage.cache_write,
+        cached=usage.cached if reports.cached else None,
+        cache_write=usage.cache_write if reports.cache_write else None,
+        output=usage.output + usage.reasoning,
+        reasoning=usage.reasoning if reports.reasoning else None,
+    )
 
 
 def tool_arguments(call: ToolCall, defaults: dict[str, dict]) -> dict:
@@ -97,8 +99,28 @@ def expect(recording: Recording) -> Expected:
             continue
         usage = tokens(turn.usage, module.REPORTS) if turn.usage else None
         calls.append(Call(served.model, usage, turn.status, False, turn.subagent))
-    tools = [Tool(c.name, c.category, module.call_id(c), tool_arguments(c, module.ARGUMENT_DEFAULTS), c.paths, c.fails, turn.subagent)
-             for turn in episode.turns for c in turn.calls]
+    tools = [
+        Tool(
+            c.name,
+            c.category,
+            module.call_id(c),
+            tool_arguments(c, module.ARGUMENT_DEFAULTS),
+            c.paths,
+            c.fails,
+            turn.subagent,
+        )
+        for turn in episode.turns
+        for c in turn.calls
+    ]
     version = recording.version if module.VERSION_REPORTED else None
-    return Expected(recording.agent, version, module.MODEL, episode.prompt, episode.answer, calls, tools,
-                    recording.reported_cost_usd, recording.workspace)
+    return Expected(
+        recording.agent,
+        version,
+        module.MODEL,
+        episode.prompt,
+        episode.answer,
+        calls,
+        tools,
+        recording.reported_cost_usd,
+        recording.workspace,
+    )

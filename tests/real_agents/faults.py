@@ -32,40 +32,75 @@ def _ai_sdk(case) -> bool:
     return case.recording.traces
 
 
-
 # A new fault gets a row: Fault(reason, agent, aspects[, when]).
 FAULTS: tuple[Fault, ...] = (
     # Qwen Code 0.24.4: its spans (qwen-code.interaction > qwen-code.llm_request, qwen-code.tool) and its
     # qwen-code.user_prompt, api_response and tool_call log events are read; a retried 429 is not.
-    Fault("Qwen Code tells a 429 it retried only as an @opentelemetry/instrumentation-undici 'POST' span "
-          "(http.response.status_code 429, status ERROR) under the qwen-code.llm_request span that then succeeded "
-          "(attempt 1); no log event: harborlight reads no refused call", "qwen-coder",
-          ("calls", "rate_limits", "trace"), _episode("rate-limited")),
+    Fault(
+        "Qwen Code tells a 429 it retried only as an @opentelemetry/instrumentation-undici 'POST' span "
+        "(http.response.status_code 429, status ERROR) under the qwen-code.llm_request span that then succeeded "
+        "(attempt 1); no log event: harborlight reads no refused call",
+        "qwen-coder",
+        ("calls", "rate_limits", "trace"),
+        _episode("rate-limited"),
+    ),
     # opencode 1.18.33, default export: Effect spans (LLM.run with no attributes, Tool.execute with tool.name,
     # tool.call_id, session.id, message.id) and Effect logs; no rule matches them.
-    Fault("opencode's default Effect spans match no rule (LLM.run has no attributes; Tool.execute's tool.name, "
-          "tool.call_id, session.id are not read): 0 model calls, 0 tools, no trial model, no trajectory (404)",
-          "opencode", ("calls", "tokens", "tools", "behavior", "prompt", "answer", "identity", "trajectory", "steps",
-                       "step_tools", "harbor_export", "trace"), _default_export),
+    Fault(
+        "opencode's default Effect spans match no rule (LLM.run has no attributes; Tool.execute's tool.name, "
+        "tool.call_id, session.id are not read): 0 model calls, 0 tools, no trial model, no trajectory (404)",
+        "opencode",
+        (
+            "calls",
+            "tokens",
+            "tools",
+            "behavior",
+            "prompt",
+            "answer",
+            "identity",
+            "trajectory",
+            "steps",
+            "step_tools",
+            "harbor_export",
+            "trace",
+        ),
+        _default_export,
+    ),
     # opencode with experimental.openTelemetry: the AI SDK's spans (ai.streamText > ai.streamText.doStream,
     # ai.toolCall) are read, but for these.
-    Fault("opencode's prompt is only inside ai.prompt / ai.prompt.messages (JSON messages after the system prompt), "
-          "not read as a user message: no user_message, no user step", "opencode", ("prompt",), _ai_sdk),
-    Fault("opencode's session-title call (an ai.streamText.doStream without ai.prompt.tools, system prompt 'You are "
-          "a title generator', 71/7 tokens) is read as the trajectory's first agent step", "opencode", ("steps",),
-          _ai_sdk),
-    Fault("opencode's bash tells a failed command only in ai.toolCall.result (metadata.exit 1; span status unset): "
-          "the call is read as a success", "opencode", ("tools", "behavior"),
-          lambda case: _ai_sdk(case) and _episode("failing-command")(case)),
-    Fault("opencode's refused call is an ai.streamText.doStream with status ERROR 'Rate limit reached for requests' "
-          "and an exception event (AI_APICallError), no HTTP status attribute: read as a status-200 call with no "
-          "tokens, not a 429", "opencode", ("calls", "rate_limits"),
-          lambda case: _ai_sdk(case) and _episode("rate-limited")(case)),
+    Fault(
+        "opencode's prompt is only inside ai.prompt / ai.prompt.messages (JSON messages after the system prompt), "
+        "not read as a user message: no user_message, no user step",
+        "opencode",
+        ("prompt",),
+        _ai_sdk,
+    ),
+    Fault(
+        "opencode's session-title call (an ai.streamText.doStream without ai.prompt.tools, system prompt 'You are "
+        "a title generator', 71/7 tokens) is read as the trajectory's first agent step",
+        "opencode",
+        ("steps",),
+        _ai_sdk,
+    ),
+    Fault(
+        "opencode's bash tells a failed command only in ai.toolCall.result (metadata.exit 1; span status unset): "
+        "the call is read as a success",
+        "opencode",
+        ("tools", "behavior"),
+        lambda case: _ai_sdk(case) and _episode("failing-command")(case),
+    ),
+    Fault(
+        "opencode's refused call is an ai.streamText.doStream with status ERROR 'Rate limit reached for requests' "
+        "and an exception event (AI_APICallError), no HTTP status attribute: read as a status-200 call with no "
+        "tokens, not a 429",
+        "opencode",
+        ("calls", "rate_limits"),
+        lambda case: _ai_sdk(case) and _episode("rate-limited")(case),
+    ),
 )
 
 
 def mark_known_fault(request: pytest.FixtureRequest, case, aspect: str) -> None:
-    reasons = [f.reason for f in FAULTS
-               if f.agent == case.recording.agent and aspect in f.aspects and f.when(case)]
+    reasons = [f.reason for f in FAULTS if f.agent == case.recording.agent and aspect in f.aspects and f.when(case)]
     if reasons:
         request.applymarker(pytest.mark.xfail(strict=True, reason="; ".join(reasons)))

@@ -123,7 +123,9 @@ class OtlpRelay:
 
         def forward() -> str | None:
             answer = httpx.post(self._http_url + spec.http_path, content=body, headers=passed, timeout=60)
-            return None if answer.status_code == 200 else f"{spec.signal}: HTTP {answer.status_code} {answer.text[:300]}"
+            return (
+                None if answer.status_code == 200 else f"{spec.signal}: HTTP {answer.status_code} {answer.text[:300]}"
+            )
 
         self.keep(spec, json_to_protobuf(spec, raw) if is_json else raw, forward)
         if is_json:
@@ -135,7 +137,8 @@ class _GrpcHandlers(grpc.GenericRpcHandler):
     def __init__(self, relay: OtlpRelay) -> None:
         self._by_method = {
             spec.grpc_method: grpc.unary_unary_rpc_method_handler(
-                lambda body, context, spec=spec: relay.from_grpc(spec, body))
+                lambda body, context, spec=spec: relay.from_grpc(spec, body)
+            )
             for spec in SIGNALS.values()
         }
 

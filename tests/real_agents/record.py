@@ -36,9 +36,15 @@ def record_one(server, agent: str, name: str, protocol: str, traces: bool) -> st
     label = f"{agent}-{name}-{protocol}" + ("" if traces else "-logs")
     root = RECORDING_ROOT / label
     run = run_agent(agent, name, protocol, traces, server, root, job=f"fixture-{agent}-{name}", trial=label)
-    problem = (f"exit {run.exit_code}: {run.stderr[-500:]}" if run.exit_code
-               else "the script was not played to its end" if not run.script.finished
-               else f"refused: {run.refused}" if run.refused else None)
+    problem = (
+        f"exit {run.exit_code}: {run.stderr[-500:]}"
+        if run.exit_code
+        else "the script was not played to its end"
+        if not run.script.finished
+        else f"refused: {run.refused}"
+        if run.refused
+        else None
+    )
     if problem:
         raise RuntimeError(f"{label}: FAILED, nothing written ({problem})")
     path = run.recording(root / "workspace").save(run.otlp_lines)

@@ -40,8 +40,18 @@ class Run:
     def recording(self, workspace: Path) -> Recording:
         served = [ServedCall(s.model, s.response_id, s.index) for s in self.script.served]
         cost = AGENTS[self.agent].reported_cost(self.stdout) if self.exit_code == 0 else None
-        return Recording(self.agent, self.version, self.episode.name, self.protocol, self.traces, self.job,
-                         self.trial, str(workspace), served, cost)
+        return Recording(
+            self.agent,
+            self.version,
+            self.episode.name,
+            self.protocol,
+            self.traces,
+            self.job,
+            self.trial,
+            str(workspace),
+            served,
+            cost,
+        )
 
 
 def skip_reason(agent: str) -> str | None:
@@ -51,8 +61,17 @@ def skip_reason(agent: str) -> str | None:
     return missing_reason(module.PACKAGE, module.BINARY)
 
 
-def run_agent(agent: str, episode_name: str, protocol: str, traces: bool, server, root: Path,
-              job: str, trial: str, timeout: float = 300) -> Run:
+def run_agent(
+    agent: str,
+    episode_name: str,
+    protocol: str,
+    traces: bool,
+    server,
+    root: Path,
+    job: str,
+    trial: str,
+    timeout: float = 300,
+) -> Run:
     """`server` is a running harborlight (tests.support.servers); `root` an empty directory for the run."""
     module = AGENTS[agent]
     home, workspace = root / "home", root / "workspace"
@@ -66,9 +85,31 @@ def run_agent(agent: str, episode_name: str, protocol: str, traces: bool, server
     resource = f"harbor.job.name={job},harbor.trial.name={trial}"
     with module.provider(script) as fake, OtlpRelay(server.grpc_endpoint, server.http_url) as relay:
         endpoint = relay.grpc_endpoint if protocol == "grpc" else relay.http_endpoint
-        launch = module.launch(chosen.prompt, workspace, home, fake.url, Telemetry(protocol, endpoint, traces, resource))
-        done = subprocess.run(launch.argv, cwd=workspace, env=launch.env, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=timeout)
+        launch = module.launch(
+            chosen.prompt, workspace, home, fake.url, Telemetry(protocol, endpoint, traces, resource)
+        )
+        done = subprocess.run(
+            launch.argv,
+            cwd=workspace,
+            env=launch.env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         relay.wait_stored()
-        return Run(agent, pinned_version(module.PACKAGE), chosen, protocol, traces, job, trial, done.returncode,
-                   done.stdout, done.stderr, script, list(relay.lines), list(relay.failures))
+        return Run(
+            agent,
+            pinned_version(module.PACKAGE),
+            chosen,
+            protocol,
+            traces,
+            job,
+            trial,
+            done.returncode,
+            done.stdout,
+            done.stderr,
+            script,
+            list(relay.lines),
+            list(relay.failures),
+        )

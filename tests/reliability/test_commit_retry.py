@@ -28,16 +28,20 @@ def test_a_commit_failing_in_a_view_is_retried_and_every_table_holds_each_span_o
     try:
         with ThreadPoolExecutor(1) as pool:
             answer = pool.submit(
-                httpx.post, f"{server.http_url}/v1/traces", content=traces_request(unique, N_SPANS).SerializeToString(),
-                headers={"content-type": "application/x-protobuf"}, timeout=60,
+                httpx.post,
+                f"{server.http_url}/v1/traces",
+                content=traces_request(unique, N_SPANS).SerializeToString(),
+                headers={"content-type": "application/x-protobuf"},
+                timeout=60,
             )
             deadline = time.monotonic() + 30
             while writer.stats.retried_commits == retried_before:  # the first attempt has failed
                 assert time.monotonic() < deadline, "the injected fault never failed a commit"
                 time.sleep(0.002)
             # Read without waiting for the committer (server.sql would: it is still retrying).
-            raw_so_far = client.query("SELECT count() FROM otel_traces WHERE ServiceName = {s:String}",
-                                      parameters={"s": unique}).result_rows[0][0]
+            raw_so_far = client.query(
+                "SELECT count() FROM otel_traces WHERE ServiceName = {s:String}", parameters={"s": unique}
+            ).result_rows[0][0]
             assert raw_so_far == N_SPANS
             client.command(f"TRUNCATE TABLE {switch}")  # the fault clears before the retry
             assert answer.result().status_code == 200
@@ -46,11 +50,9 @@ def test_a_commit_failing_in_a_view_is_retried_and_every_table_holds_each_span_o
         client.command(f"DROP TABLE IF EXISTS {sink}")
         client.command(f"DROP TABLE IF EXISTS {switch}")
 
-    raw = server.sql(
-        "SELECT count(), uniqExact(SpanId) FROM otel_traces WHERE ServiceName = {s:String}", s=unique
-    )[0]
-    events = server.sql(
-        "SELECT count(), uniqExact(SpanId) FROM agent_events WHERE ServiceName = {s:String}", s=unique
-    )[0]
+    raw = server.sql("SELECT count(), uniqExact(SpanId) FROM otel_traces WHERE ServiceName = {s:String}", s=unique)[0]
+    events = server.sql("SELECT count(), uniqExact(SpanId) FROM agent_events WHERE ServiceName = {s:String}", s=unique)[
+        0
+    ]
     assert raw == (N_SPANS, N_SPANS)
     assert events == (N_SPANS, N_SPANS)

@@ -41,8 +41,14 @@ class Seen:
 
 
 # What gRPC's own UNAVAILABLE says when the connection is gone (a killed server), as no server answer does.
-_TRANSPORT = ("failed to connect", "Connection reset", "Socket closed", "Broken pipe", "Connection refused",
-              "connection attempt timed out")
+_TRANSPORT = (
+    "failed to connect",
+    "Connection reset",
+    "Socket closed",
+    "Broken pipe",
+    "Connection refused",
+    "connection attempt timed out",
+)
 
 
 def _retry_info(exc: grpc.RpcError) -> bool:
@@ -53,8 +59,15 @@ def _retry_info(exc: grpc.RpcError) -> bool:
     return False
 
 
-def deliver(server: SubprocessServer, job: str, body: bytes, via: str, seen: Seen, give_up_after: float = 240,
-            until_answered: bool = True) -> bool:
+def deliver(
+    server: SubprocessServer,
+    job: str,
+    body: bytes,
+    via: str,
+    seen: Seen,
+    give_up_after: float = 240,
+    until_answered: bool = True,
+) -> bool:
     """Sends one export request as an exporter does: again after each retryable refusal, until acknowledged.
     A refusal that is not retryable is recorded (the test fails on it). With until_answered False, a request
     the server never answered (it was killed) is left for the caller to send again; returns whether acked."""
@@ -62,8 +75,12 @@ def deliver(server: SubprocessServer, job: str, body: bytes, via: str, seen: See
     while time.monotonic() < deadline:
         try:
             if via == "http":
-                answer = httpx.post(f"{server.http_url}/v1/traces", content=body, timeout=30,
-                                    headers={"content-type": "application/x-protobuf"})
+                answer = httpx.post(
+                    f"{server.http_url}/v1/traces",
+                    content=body,
+                    timeout=30,
+                    headers={"content-type": "application/x-protobuf"},
+                )
                 if answer.status_code == 200:
                     break
                 kind = f"HTTP {answer.status_code}"
@@ -78,11 +95,16 @@ def deliver(server: SubprocessServer, job: str, body: bytes, via: str, seen: See
                         break
                     except grpc.RpcError as exc:
                         kind = f"grpc {exc.code().name}"
-                        if exc.code() == grpc.StatusCode.UNAVAILABLE and not _retry_info(exc) and \
-                                any(t in (exc.details() or "") for t in _TRANSPORT):
+                        if (
+                            exc.code() == grpc.StatusCode.UNAVAILABLE
+                            and not _retry_info(exc)
+                            and any(t in (exc.details() or "") for t in _TRANSPORT)
+                        ):
                             raise ConnectionError(exc.details()) from None  # the server is gone, not refusing
-                        if exc.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED) \
-                                or not _retry_info(exc):
+                        if exc.code() not in (
+                            grpc.StatusCode.UNAVAILABLE,
+                            grpc.StatusCode.RESOURCE_EXHAUSTED,
+                        ) or not _retry_info(exc):
                             with seen.lock:
                                 seen.not_retryable.append(f"{kind} without RetryInfo: {exc.details()}")
                             return False
@@ -124,8 +146,9 @@ def assert_each_stored_once(server: SubprocessServer, service: str, seen: Seen, 
     assert report["writer"]["set_aside_requests"] == 0 and report["log"]["rejected_requests"] == 0
 
 
-def start_exporters(server: SubprocessServer, unique: str, seen: Seen, vias: tuple[str, ...],
-                    stop: threading.Event) -> list[threading.Thread]:
+def start_exporters(
+    server: SubprocessServer, unique: str, seen: Seen, vias: tuple[str, ...], stop: threading.Event
+) -> list[threading.Thread]:
     """One exporter thread per protocol in `vias`, each sending new requests until `stop` is set or one of its
     requests is left unanswered (a kill)."""
     counter = iter(range(10**6))
@@ -163,9 +186,21 @@ class DegradedStart(SubprocessServer):
     def start(self, timeout: float = 120) -> "DegradedStart":
         self.grpc_port, self.http_port = free_port(), free_port()
         self.process = subprocess.Popen(
-            [sys.executable, *self.program, "serve", "--data-dir", str(self.data_dir),
-             "--grpc-port", str(self.grpc_port), "--http-port", str(self.http_port), *self.extra_args],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            [
+                sys.executable,
+                *self.program,
+                "serve",
+                "--data-dir",
+                str(self.data_dir),
+                "--grpc-port",
+                str(self.grpc_port),
+                "--http-port",
+                str(self.http_port),
+                *self.extra_args,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         deadline = time.monotonic() + timeout
         while True:
@@ -205,9 +240,11 @@ def _store_disk_full(tmp_path: Path, unique: str, seconds: float, requests: int)
             assert len(seen.acknowledged) == requests + 1
             wait_healthy(server)
             assert metric(server, "harborlight_writer_failing") == 0
-            print(f"store disk full {seconds:.0f} s: {requests} requests acknowledged from the log, "
-                  f"{metric(server, 'harborlight_writer_store_faults_total'):.0f} failed commit attempts waited out, "
-                  f"every span stored once after space returned, nothing set aside")
+            print(
+                f"store disk full {seconds:.0f} s: {requests} requests acknowledged from the log, "
+                f"{metric(server, 'harborlight_writer_store_faults_total'):.0f} failed commit attempts waited out, "
+                f"every span stored once after space returned, nothing set aside"
+            )
         finally:
             server.stop()
 
@@ -224,7 +261,8 @@ def test_a_full_store_disk_for_2_minutes_is_waited_out(tmp_path, unique):
 
 
 def test_the_log_filling_its_disk_behind_a_full_store_refuses_retryably_and_recovers_without_a_restart(
-        tmp_path, unique):
+    tmp_path, unique
+):
     """The store's disk is full, so the log holds every request, until the log's own (small) disk is full too:
     the receivers refuse retryably (once answered 500 / UNKNOWN, which exporters drop), /healthz and /metrics
     say which disk; once the store has room the log drains, its segments go, and the refused requests are
@@ -234,16 +272,28 @@ def test_the_log_filling_its_disk_behind_a_full_store_refuses_retryably_and_reco
         try:
             seen = Seen()
             filler = fill(data_disk)
-            senders = [threading.Thread(target=lambda k=k: [
-                deliver(server, f"{unique}-{k}-{i}", _body(unique, f"{unique}-{k}-{i}", 300), ("http", "grpc")[k % 2],
-                        seen)
-                for i in range(40)]) for k in range(2)]  # ~55 KB each: 4.4 MB for a 2 MiB disk (1 MiB segments)
+            senders = [
+                threading.Thread(
+                    target=lambda k=k: [
+                        deliver(
+                            server,
+                            f"{unique}-{k}-{i}",
+                            _body(unique, f"{unique}-{k}-{i}", 300),
+                            ("http", "grpc")[k % 2],
+                            seen,
+                        )
+                        for i in range(40)
+                    ]
+                )
+                for k in range(2)
+            ]  # ~55 KB each: 4.4 MB for a 2 MiB disk (1 MiB segments)
             for t in senders:
                 t.start()
             deadline = time.monotonic() + 600  # a bound against hanging, not a timing
             while not seen.refusals:  # the log's disk is full: refusals
-                assert time.monotonic() < deadline and any(t.is_alive() for t in senders), \
+                assert time.monotonic() < deadline and any(t.is_alive() for t in senders), (
                     f"the log's disk never filled: {len(seen.acknowledged)} acknowledged, {seen.not_retryable[:3]}"
+                )
                 time.sleep(0.1)
             # whichever sender met the full log first, each protocol is asked once now: both refuse retryably
             # (one sender may have had all its requests taken before the disk filled)
@@ -263,8 +313,10 @@ def test_the_log_filling_its_disk_behind_a_full_store_refuses_retryably_and_reco
             assert {r.split()[0] for r in seen.refusals} == {"HTTP", "grpc"}
             assert {f"{unique}-{k}-{i}" for k in range(2) for i in range(40)} <= set(seen.acknowledged)
             assert_each_stored_once(server, unique, seen, 300)
-            print(f"log disk full behind a full store disk: {len(seen.refusals)} retryable refusals "
-                  f"({sorted(set(seen.refusals))}), 80 requests stored once, no restart")
+            print(
+                f"log disk full behind a full store disk: {len(seen.refusals)} retryable refusals "
+                f"({sorted(set(seen.refusals))}), 80 requests stored once, no restart"
+            )
         finally:
             server.stop()
 
@@ -304,9 +356,11 @@ def test_a_sigkill_while_the_log_disk_is_full_then_a_restart_on_the_full_disk_lo
             assert seen.not_retryable == []
             assert refused_before_kill > 0, "the log's disk never refused before the kill"
             assert_each_stored_once(server, unique, seen)
-            print(f"SIGKILL on a full log disk: {refused_before_kill} retryable refusals before it, "
-                  f"{len(seen.unanswered)} requests sent again after the restart on the full disk, "
-                  f"{len(seen.acknowledged)} acknowledged requests stored once")
+            print(
+                f"SIGKILL on a full log disk: {refused_before_kill} retryable refusals before it, "
+                f"{len(seen.unanswered)} requests sent again after the restart on the full disk, "
+                f"{len(seen.acknowledged)} acknowledged requests stored once"
+            )
         finally:
             stop.set()
             if server.process.poll() is None:
@@ -343,8 +397,10 @@ def test_a_sigkill_while_the_store_disk_is_full_then_a_restart_on_the_full_disk_
             assert seen.not_retryable == []
             assert acknowledged_before_kill > 1, "nothing was acknowledged while the store's disk was full"
             assert_each_stored_once(server, unique, seen)
-            print(f"SIGKILL on a full store disk: {acknowledged_before_kill} requests acknowledged before it, "
-                  f"{len(seen.unanswered)} sent again after the restart on the full disk, all stored once")
+            print(
+                f"SIGKILL on a full store disk: {acknowledged_before_kill} requests acknowledged before it, "
+                f"{len(seen.unanswered)} sent again after the restart on the full disk, all stored once"
+            )
         finally:
             stop.set()
             if server.process.poll() is None:

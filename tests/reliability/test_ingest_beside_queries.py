@@ -46,9 +46,12 @@ def test_export_requests_are_acknowledged_while_slow_statements_hold_every_sql_t
             assert time.monotonic() < deadline, "the slow statements never started"
             time.sleep(0.1)
         for i in range(3):
-            answer = httpx.post(f"{server.http_url}/v1/traces", timeout=60,
-                                content=traces_request(unique, 5, job=f"{unique}-{i}").SerializeToString(),
-                                headers={"content-type": "application/x-protobuf"})
+            answer = httpx.post(
+                f"{server.http_url}/v1/traces",
+                timeout=60,
+                content=traces_request(unique, 5, job=f"{unique}-{i}").SerializeToString(),
+                headers={"content-type": "application/x-protobuf"},
+            )
             assert answer.status_code == 200, answer.text
         assert server.sql(RUNNING)[0][0] >= SQL_THREADS, "the statements ended before ingest was tried"
         stored = server.sql("SELECT count() FROM otel_traces WHERE ServiceName = {s:String}", s=unique)[0][0]
@@ -56,7 +59,8 @@ def test_export_requests_are_acknowledged_while_slow_statements_hold_every_sql_t
     finally:
         while any(t.is_alive() for t in statements):  # those that waited for a thread start as others end
             server.store.client.command(
-                "KILL QUERY WHERE query LIKE '%sleepEachRow%' AND query NOT LIKE '%processes%' SYNC")
+                "KILL QUERY WHERE query LIKE '%sleepEachRow%' AND query NOT LIKE '%processes%' SYNC"
+            )
             statements[-1].join(0.5)
 
 
@@ -64,8 +68,11 @@ def test_statements_run_below_the_commits_and_cannot_climb_above_them(with_sql_p
     """The engine's `priority`: a statement pauses while a query of a smaller number runs, and the writer commits at
     harborlight.store.client.COMMIT_PRIORITY; a CPU-heavy statement at the same level took the cores the commits needed."""
     url = f"http://127.0.0.1:{with_sql_port.run.clickhouse_http_port}/"
-    ran = httpx.post(url, content="SELECT getSetting('priority'), getSetting('max_threads'), "
-                                  "getSetting('os_thread_priority')", timeout=60)
+    ran = httpx.post(
+        url,
+        content="SELECT getSetting('priority'), getSetting('max_threads'), getSetting('os_thread_priority')",
+        timeout=60,
+    )
     assert ran.status_code == 200, ran.text
     priority, threads, nice = ran.text.split()
     assert int(priority) > COMMIT_PRIORITY and int(threads) <= max(1, (os.cpu_count() or 2) // 2)  # half the cores

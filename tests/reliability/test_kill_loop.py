@@ -14,7 +14,9 @@ def test_ten_kills_during_ingest_store_every_acknowledged_span_exactly_once(tmp_
     assert result.sent_again, "no kill left a request unanswered: the retry path was never taken"
     assert result.missing_after_restart == []
     assert result.stored_twice == []
-    print(f"kill loop: {result.kills} kills ({result.kills_mid_commit} just after a commit began, "
-          f"{result.torn_tails} restarts cut a torn record), {len(result.acknowledged_jobs)} acknowledged "
-          f"requests stored exactly once, {len(result.sent_again)} of them sent again after a kill "
-          f"({len(result.known_when_sent_again)} of those the log had taken before it)")
+    print(
+        f"kill loop: {result.kills} kills ({result.kills_mid_commit} just after a commit began, "
+        f"{result.torn_tails} restarts cut a torn record), {len(result.acknowledged_jobs)} acknowledged "
+        f"requests stored exactly once, {len(result.sent_again)} of them sent again after a kill "
+        f"({len(result.known_when_sent_again)} of those the log had taken before it)"
+    )

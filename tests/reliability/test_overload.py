@@ -10,9 +10,17 @@ LIMIT_MIB = 1024
 
 
 def test_concurrent_exporters_beyond_capacity_lose_nothing_and_stay_under_the_memory_limit(tmp_path):
-    server = SubprocessServer(tmp_path / "store", (
-        "--memory-limit-mib", str(LIMIT_MIB), "--wal-max-mib", "2", "--max-batch-items", "10000",
-    )).start()
+    server = SubprocessServer(
+        tmp_path / "store",
+        (
+            "--memory-limit-mib",
+            str(LIMIT_MIB),
+            "--wal-max-mib",
+            "2",
+            "--max-batch-items",
+            "10000",
+        ),
+    ).start()
     try:
         # 64 requests of 500 spans (~90 KB each) in flight: more than a 2 MiB log holds.
         delivery = asyncio.run(flood(server.grpc_endpoint, "overload", clients=8, in_flight=8, requests=240, spans=500))
@@ -25,5 +33,7 @@ def test_concurrent_exporters_beyond_capacity_lose_nothing_and_stay_under_the_me
     assert delivery.acknowledged_spans == 240 * 500
     assert stored == {job: 500 for job in delivery.acknowledged_jobs}  # every acknowledged span, once
     assert peak < LIMIT_MIB << 20, f"peak RSS {peak >> 20} MiB"
-    print(f"overload: {delivery.acknowledged_spans} spans acknowledged, refusals {delivery.refusals}, "
-          f"peak RSS {peak >> 20} MiB")
+    print(
+        f"overload: {delivery.acknowledged_spans} spans acknowledged, refusals {delivery.refusals}, "
+        f"peak RSS {peak >> 20} MiB"
+    )

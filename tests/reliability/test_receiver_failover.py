@@ -31,17 +31,29 @@ CALLS = REQUESTS_PER_TRIAL * CALLS_PER_REQUEST
 
 def _trial_requests(job: str, trial: str) -> list[bytes]:
     """A trial's spans in REQUESTS_PER_TRIAL requests: its root and model calls first, then more calls under it."""
-    resource = {"service.name": "failover", "harbor.job.name": job, "harbor.trial.name": trial,
-                "harbor.task.name": "fix-bug"}
+    resource = {
+        "service.name": "failover",
+        "harbor.job.name": job,
+        "harbor.trial.name": trial,
+        "harbor.task.name": "fix-bug",
+    }
     first = Traces(resource)
     root = first.span("harbor.trial", start_ms=0, dur_ms=60_000)
     requests = []
     for r in range(REQUESTS_PER_TRIAL):
         calls = first if r == 0 else Traces(resource, trace_id=first.trace_id)
         for c in range(CALLS_PER_REQUEST):
-            calls.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5",
-                                      "gen_ai.usage.input_tokens": INPUT_TOKENS}, parent=root,
-                       start_ms=100 + r * 1000 + c * 10, dur_ms=5)
+            calls.span(
+                "chat gpt-5",
+                {
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.request.model": "gpt-5",
+                    "gen_ai.usage.input_tokens": INPUT_TOKENS,
+                },
+                parent=root,
+                start_ms=100 + r * 1000 + c * 10,
+                dur_ms=5,
+            )
         requests.append(calls)
     return [t.request.SerializeToString() for t in requests]
 
@@ -64,8 +76,9 @@ CLUSTER = Cluster("hl")
 @pytest.fixture(params=["server", "cluster"])
 def store(request, tmp_path):
     """One server with the plain schema, or a cluster's server with the cluster form (Distributed tables)."""
-    standin = Standin(tmp_path / "engine").start() if request.param == "server" else \
-        one_shard_cluster(tmp_path, CLUSTER)
+    standin = (
+        Standin(tmp_path / "engine").start() if request.param == "server" else one_shard_cluster(tmp_path, CLUSTER)
+    )
     yield standin
     standin.stop()
 
@@ -73,8 +86,9 @@ def store(request, tmp_path):
 @pytest.fixture
 def receivers(request, store, tmp_path):
     on_cluster = ("--cluster", CLUSTER.name) if request.node.callspec.params["store"] == "cluster" else ()
-    pair = [SubprocessServer(tmp_path / name, ("--clickhouse-url", store.url, *on_cluster)).start()
-            for name in ("a", "b")]
+    pair = [
+        SubprocessServer(tmp_path / name, ("--clickhouse-url", store.url, *on_cluster)).start() for name in ("a", "b")
+    ]
     yield pair
     for receiver in pair:
         if receiver.process.poll() is None:
@@ -92,10 +106,17 @@ def paused(store: Standin):
 
 
 def _stored_spans(store: Standin, job: str) -> Counter:
-    return Counter(dict(reader(store.url).query(
-        "SELECT ResourceAttributes['harbor.trial.name'], count() FROM otel_traces "
-        "WHERE ResourceAttributes['harbor.job.name'] = {j:String} GROUP BY 1", parameters={"j": job}
-    ).result_rows))
+    return Counter(
+        dict(
+            reader(store.url)
+            .query(
+                "SELECT ResourceAttributes['harbor.trial.name'], count() FROM otel_traces "
+                "WHERE ResourceAttributes['harbor.job.name'] = {j:String} GROUP BY 1",
+                parameters={"j": job},
+            )
+            .result_rows
+        )
+    )
 
 
 def test_retries_across_two_receivers_one_killed_store_every_acknowledged_span_once(store, receivers, unique):
@@ -115,14 +136,14 @@ def test_retries_across_two_receivers_one_killed_store_every_acknowledged_span_o
     a.caught_up()
     b.caught_up()
     with paused(store):
-        held = sends[half:half + 3]
+        held = sends[half : half + 3]
         for body in held:  # acknowledged from a's log, not stored: only a's log has them
             assert _export(a, body)
         a.kill()
         # The request a's death left unanswered: the exporter sends it again, the load balancer gives it to b.
         assert not _export(a, held[-1]) and _export(b, held[-1])
         retried_elsewhere += 1
-    for body in sends[half + 3:]:
+    for body in sends[half + 3 :]:
         assert _export(b, body)
     a.start()  # its log drains into the store before it serves
     for receiver in receivers:
@@ -131,9 +152,11 @@ def test_retries_across_two_receivers_one_killed_store_every_acknowledged_span_o
     for trial in trials:
         row = httpx.get(f"{b.http_url}/api/trials/{trial}", timeout=60).json()
         assert (row["n_steps"]["value"], row["n_input_tokens"]["value"]) == (CALLS, CALLS * INPUT_TOKENS)
-    print(f"failover: {len(sends)} requests over two receivers, {retried_elsewhere} sent again to the other one, "
-          f"one receiver killed with {len(held)} acknowledged requests unstored, restarted: "
-          f"{1 + CALLS} spans per trial stored once")
+    print(
+        f"failover: {len(sends)} requests over two receivers, {retried_elsewhere} sent again to the other one, "
+        f"one receiver killed with {len(held)} acknowledged requests unstored, restarted: "
+        f"{1 + CALLS} spans per trial stored once"
+    )
 
 
 def test_the_same_request_committed_by_two_receivers_at_once_is_stored_once(store, receivers, unique):

@@ -37,10 +37,13 @@ def trial_store(server, store_dir, unique, tmp_path):
 
 def _answers(client, params) -> tuple[list, list]:
     """The trial's renames, and its records as every reader names them (name, job, trial, span)."""
-    renames = client.query(f"SELECT * FROM ({agent_identity.renames(_SCOPE)}) ORDER BY key",
-                           parameters=params).result_rows
-    named = client.query(f"SELECT JobName, TrialName, SpanId FROM ({agent_identity.named(_SCOPE)}) WHERE {_SCOPE} "
-                         "ORDER BY SpanId", parameters=params).result_rows
+    renames = client.query(
+        f"SELECT * FROM ({agent_identity.renames(_SCOPE)}) ORDER BY key", parameters=params
+    ).result_rows
+    named = client.query(
+        f"SELECT JobName, TrialName, SpanId FROM ({agent_identity.named(_SCOPE)}) WHERE {_SCOPE} ORDER BY SpanId",
+        parameters=params,
+    ).result_rows
     return renames, named
 
 
@@ -49,11 +52,17 @@ def test_the_trials_names_are_read_by_their_key_range(trial_store):
     renames, named = _answers(store.client, params)
     # the trace is named by its root's session, in the job and in none; every span of it goes by that trial
     assert [(job, trial) for _, _, job, trial in renames] == [(params["job"], params["trial"])] * 2
-    spans = {span for span, in store.client.query("SELECT SpanId FROM otel_traces").result_rows}
-    assert {span for _, _, span in named} == spans and {(j, t) for j, t, _ in named} == {(params["job"], params["trial"])}
+    spans = {span for (span,) in store.client.query("SELECT SpanId FROM otel_traces").result_rows}
+    assert {span for _, _, span in named} == spans and {(j, t) for j, t, _ in named} == {
+        (params["job"], params["trial"])
+    }
 
-    plan = [r[0] for r in store.client.query(
-        f"EXPLAIN indexes = 1 {agent_identity.renames(_SCOPE)}", parameters=params).result_rows]
+    plan = [
+        r[0]
+        for r in store.client.query(
+            f"EXPLAIN indexes = 1 {agent_identity.renames(_SCOPE)}", parameters=params
+        ).result_rows
+    ]
     reads = "\n".join(plan).split("ReadFromMergeTree")[1:]
     names = [read for read in reads if read.lstrip().startswith("(names_") and ".agent_names)" in read.split("\n")[0]]
     assert names and all("Name in" in read.split("Skip")[0] for read in names), plan  # the primary key's range
@@ -95,8 +104,10 @@ def test_events_derived_again_take_their_names_again(trial_store):
     client = store.client
     before = _answers(client, params)
     # a stale namer: a name the stored events do not give, as rows deleted by a re-derivation would leave
-    client.command("INSERT INTO agent_names SELECT Tenant, Name, Job, argMinState((toNullable('other-job'), toNullable('other-trial')), "
-                   "(toUInt8(0), toUInt8(0), toDateTime64('2000-01-01', 9), '')) FROM agent_names GROUP BY ALL")
+    client.command(
+        "INSERT INTO agent_names SELECT Tenant, Name, Job, argMinState((toNullable('other-job'), toNullable('other-trial')), "
+        "(toUInt8(0), toUInt8(0), toDateTime64('2000-01-01', 9), '')) FROM agent_names GROUP BY ALL"
+    )
     assert _answers(client, params) != before
     client.command("DROP VIEW agent_events_traces_mv")  # an older harborlight's view: another statement
     client.command(statement("agent_events_traces_mv").replace("'llm_request'", "'group'"))

@@ -47,12 +47,23 @@ def test_a_trial_sent_to_serve_on_the_cluster_lands_on_the_local_tables_and_is_s
     srv = SubprocessServer(tmp_path / "receiver", ("--clickhouse-url", standin.url, "--cluster", CLUSTER.name)).start()
     try:
         job, trial = f"job-{unique}", f"{unique}-on-cluster"
-        harness = Traces({"service.name": "harness", "harbor.job.name": job, "harbor.trial.name": trial,
-                          "harbor.task.name": "fix-bug"})
+        harness = Traces(
+            {
+                "service.name": "harness",
+                "harbor.job.name": job,
+                "harbor.trial.name": trial,
+                "harbor.task.name": "fix-bug",
+            }
+        )
         root = harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
         harness.span("harbor.agent_execution", parent=root, start_ms=100, dur_ms=5_000)
-        harness.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5",
-                                    "gen_ai.usage.input_tokens": 1000}, parent=root, start_ms=200, dur_ms=100)
+        harness.span(
+            "chat gpt-5",
+            {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5", "gen_ai.usage.input_tokens": 1000},
+            parent=root,
+            start_ms=200,
+            dur_ms=100,
+        )
         harness.span("harbor.verifier", {"harbor.reward.reward": 1.0}, parent=root, start_ms=5_200, dur_ms=3_000)
         harness.send(srv)
         harness.send(srv)  # an exporter's retry: stored once
@@ -60,8 +71,11 @@ def test_a_trial_sent_to_serve_on_the_cluster_lands_on_the_local_tables_and_is_s
         reply = httpx.get(f"{srv.http_url}/api/trials/{trial}", timeout=60)
         assert reply.status_code == 200, reply.text
         row = reply.json()
-        assert (row["outcome"]["value"], row["reward"]["value"], row["n_input_tokens"]["value"]) == \
-            ("resolved", 1.0, 1000)
+        assert (row["outcome"]["value"], row["reward"]["value"], row["n_input_tokens"]["value"]) == (
+            "resolved",
+            1.0,
+            1000,
+        )
     finally:
         srv.stop()
     client = reader(standin.url)
@@ -69,8 +83,9 @@ def test_a_trial_sent_to_serve_on_the_cluster_lands_on_the_local_tables_and_is_s
     assert client.query(local, parameters={"t": "otel_traces_local", "n": trial}).result_rows == [(4,)]
     events = "SELECT count() FROM agent_events_local WHERE TrialName = {n:String}"
     assert client.query(events, parameters={"n": trial}).result_rows == [(4,)]
-    assert client.query("SELECT count() FROM trial_rows_local FINAL WHERE trial = {n:String}",
-                        parameters={"n": trial}).result_rows == [(1,)]
+    assert client.query(
+        "SELECT count() FROM trial_rows_local FINAL WHERE trial = {n:String}", parameters={"n": trial}
+    ).result_rows == [(1,)]
 
 
 def test_serve_refuses_a_store_that_is_not_the_cluster_form(standin, tmp_path, unique):
@@ -78,23 +93,51 @@ def test_serve_refuses_a_store_that_is_not_the_cluster_form(standin, tmp_path, u
     client.command(f"CREATE DATABASE plain_{unique}")
     plain = standin.url.rsplit("/", 1)[0] + f"/plain_{unique}"
     ensure_schema(reader(plain))
-    done = process("serve", "--clickhouse-url", plain, "--cluster", CLUSTER.name, "--data-dir", str(tmp_path),
-                   "--grpc-port", str(free_port()), "--http-port", str(free_port()))
+    done = process(
+        "serve",
+        "--clickhouse-url",
+        plain,
+        "--cluster",
+        CLUSTER.name,
+        "--data-dir",
+        str(tmp_path),
+        "--grpc-port",
+        str(free_port()),
+        "--http-port",
+        str(free_port()),
+    )
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.count("\n") == 1, done.stderr
-    assert done.stderr.startswith("harborlight: the store's tables are not the cluster form of hl: "
-                                  "harborlight_schema_migrations is MergeTree, not Distributed;")
+    assert done.stderr.startswith(
+        "harborlight: the store's tables are not the cluster form of hl: "
+        "harborlight_schema_migrations is MergeTree, not Distributed;"
+    )
     assert "harborlight schema --cluster hl [--replicated] apply" in done.stderr
 
 
-@pytest.mark.parametrize("options, says", [
-    ((), "--cluster names the cluster of a ClickHouse server: give --clickhouse-url too"),
-    (("--clickhouse-url", "http://127.0.0.1:1/default", "--retention-days", "7"),
-     "give --retention-days to harborlight schema --cluster hl apply"),
-])
+@pytest.mark.parametrize(
+    "options, says",
+    [
+        ((), "--cluster names the cluster of a ClickHouse server: give --clickhouse-url too"),
+        (
+            ("--clickhouse-url", "http://127.0.0.1:1/default", "--retention-days", "7"),
+            "give --retention-days to harborlight schema --cluster hl apply",
+        ),
+    ],
+)
 def test_serve_on_a_cluster_refuses_options_it_cannot_honour_in_one_line(tmp_path, options, says):
-    done = process("serve", "--cluster", "hl", *options, "--data-dir", str(tmp_path),
-                   "--grpc-port", str(free_port()), "--http-port", str(free_port()))
+    done = process(
+        "serve",
+        "--cluster",
+        "hl",
+        *options,
+        "--data-dir",
+        str(tmp_path),
+        "--grpc-port",
+        str(free_port()),
+        "--http-port",
+        str(free_port()),
+    )
     assert done.returncode == 1 and done.stdout == "" and done.stderr.count("\n") == 1
     assert says in done.stderr
 
@@ -104,10 +147,32 @@ def test_a_cluster_store_from_before_the_names_table_gets_its_events_names(stand
     taken through the Distributed tables, so a trial read finds who names its trace's records."""
     client = reader(standin.url)
     trace, trial = unique * 2 + "abcdefgh", f"{unique}-named"
-    client.insert("otel_traces", [[datetime(2025, 1, 1), trace, "s1", "", "chat m", "svc",
-                                   {"gen_ai.operation.name": "chat"}, {"harbor.trial.name": trial}]],
-                  column_names=["Timestamp", "TraceId", "SpanId", "ParentSpanId", "SpanName", "ServiceName",
-                                "SpanAttributes", "ResourceAttributes"], settings={"distributed_foreground_insert": 1})
+    client.insert(
+        "otel_traces",
+        [
+            [
+                datetime(2025, 1, 1),
+                trace,
+                "s1",
+                "",
+                "chat m",
+                "svc",
+                {"gen_ai.operation.name": "chat"},
+                {"harbor.trial.name": trial},
+            ]
+        ],
+        column_names=[
+            "Timestamp",
+            "TraceId",
+            "SpanId",
+            "ParentSpanId",
+            "SpanName",
+            "ServiceName",
+            "SpanAttributes",
+            "ResourceAttributes",
+        ],
+        settings={"distributed_foreground_insert": 1},
+    )
     names = "SELECT Job, argMinMerge(Namer).2 FROM agent_names WHERE Name = {t:String} GROUP BY Job ORDER BY Job"
     taken = client.query(names, parameters={"t": trace}).result_rows
     assert taken == [("", trial)]  # named by the view on the shard's agent events
@@ -123,28 +188,50 @@ def test_a_cluster_store_of_the_metrics_form_before_gets_every_metrics_table_wit
     metrics form (and that has no exponential histogram or summary table): each shard's local table is made again
     in the new form with its rows, the fronts over the new columns, and the new types' tables made."""
     client = reader(standin.url)
-    downgrade_metrics_on_cluster(AsEachNodeRunsIt(client, CLUSTER), CLUSTER.name,
-                                 SHARD_KEYS[CLUSTER.shard_by]["otel_metrics_sum"])
+    downgrade_metrics_on_cluster(
+        AsEachNodeRunsIt(client, CLUSTER), CLUSTER.name, SHARD_KEYS[CLUSTER.shard_by]["otel_metrics_sum"]
+    )
     assert "otel_metrics_summary is missing" in cluster_schema_problems(client, CLUSTER)
     when, day_after = datetime(2025, 12, 1, 0, 1, 0, 999_999), datetime(2025, 12, 2, 0, 1, 0, 999_999)
-    client.insert("otel_metrics_sum", [[{"harbor.trial.name": unique}, unique, "tokens", when, t, 1500.0, 1, True]
-                                       for t in (when, day_after)],  # two partitions
-                  column_names=["ResourceAttributes", "ServiceName", "MetricName", "StartTimeUnix", "TimeUnix", "Value",
-                                "AggregationTemporality", "IsMonotonic"],
-                  settings={"distributed_foreground_insert": 1})
+    client.insert(
+        "otel_metrics_sum",
+        [
+            [{"harbor.trial.name": unique}, unique, "tokens", when, t, 1500.0, 1, True] for t in (when, day_after)
+        ],  # two partitions
+        column_names=[
+            "ResourceAttributes",
+            "ServiceName",
+            "MetricName",
+            "StartTimeUnix",
+            "TimeUnix",
+            "Value",
+            "AggregationTemporality",
+            "IsMonotonic",
+        ],
+        settings={"distributed_foreground_insert": 1},
+    )
 
     apply_cluster_schema(AsEachNodeRunsIt(client, CLUSTER), CLUSTER)
     assert cluster_schema_problems(client, CLUSTER) == []
-    types = "SELECT table, type FROM system.columns WHERE database = 'default' AND name = 'TimeUnix' " \
-            "AND table LIKE 'otel_metrics_%' ORDER BY table"
-    assert client.query(types).result_rows == [(f"otel_metrics_{t}{local}", "DateTime") for t in (
-        "exponential_histogram", "gauge", "histogram", "sum", "summary") for local in ("", "_local")]
+    types = (
+        "SELECT table, type FROM system.columns WHERE database = 'default' AND name = 'TimeUnix' "
+        "AND table LIKE 'otel_metrics_%' ORDER BY table"
+    )
+    assert client.query(types).result_rows == [
+        (f"otel_metrics_{t}{local}", "DateTime")
+        for t in ("exponential_histogram", "gauge", "histogram", "sum", "summary")
+        for local in ("", "_local")
+    ]
     sorting = "SELECT sorting_key FROM system.tables WHERE database = 'default' AND name = 'otel_metrics_sum_local'"
     assert client.query(sorting).result_rows == [
-        ("ServiceName, MetricName, toStartOfHour(TimeUnix), cityHash64(Attributes), TimeUnix",)]
+        ("ServiceName, MetricName, toStartOfHour(TimeUnix), cityHash64(Attributes), TimeUnix",)
+    ]
     for table in ("otel_metrics_sum", "otel_metrics_sum_local"):  # the rows, through the front and on the shard
-        rows = client.query(f"SELECT MetricName, toUnixTimestamp(TimeUnix), Value FROM {table} "
-                            "WHERE ServiceName = {s:String} ORDER BY TimeUnix", parameters={"s": unique}).result_rows
+        rows = client.query(
+            f"SELECT MetricName, toUnixTimestamp(TimeUnix), Value FROM {table} "
+            "WHERE ServiceName = {s:String} ORDER BY TimeUnix",
+            parameters={"s": unique},
+        ).result_rows
         assert rows == [("tokens", 1_764_547_260, 1500.0), ("tokens", 1_764_547_260 + 86_400, 1500.0)]
     leftovers = "SELECT name FROM system.tables WHERE database = 'default' AND name LIKE 'otel_metrics_%_v%'"
     assert client.query(leftovers).result_rows == []

@@ -9,9 +9,25 @@ from tests.support.otlp import traces_request
 from tests.support.reference_decoder import span_rows
 
 COLUMNS = [
-    "TraceId", "SpanId", "ParentSpanId", "TraceState", "SpanName", "SpanKind", "ServiceName", "ResourceAttributes",
-    "ScopeName", "ScopeVersion", "SpanAttributes", "Duration", "StatusCode", "StatusMessage", "Events.Name",
-    "Events.Attributes", "Links.TraceId", "Links.SpanId", "Links.Attributes",
+    "TraceId",
+    "SpanId",
+    "ParentSpanId",
+    "TraceState",
+    "SpanName",
+    "SpanKind",
+    "ServiceName",
+    "ResourceAttributes",
+    "ScopeName",
+    "ScopeVersion",
+    "SpanAttributes",
+    "Duration",
+    "StatusCode",
+    "StatusMessage",
+    "Events.Name",
+    "Events.Attributes",
+    "Links.TraceId",
+    "Links.SpanId",
+    "Links.Attributes",
 ]
 
 
@@ -27,12 +43,19 @@ def _awkward_request(service: str, nested: bool = True):
     scope.scope.version = "9.9.9"
     spans = scope.spans
     values = {
-        "unicode": _value(string_value="日本語 \"quoted\" \\ back\nnewline"),
+        "unicode": _value(string_value='日本語 "quoted" \\ back\nnewline'),
         "empty": _value(string_value=""),
-        "neg": _value(int_value=-42), "big": _value(int_value=2**62), "zero": _value(int_value=0),
-        "half": _value(double_value=0.5), "whole": _value(double_value=3.0), "tiny": _value(double_value=1.25e-5), "tinier": _value(double_value=1.5e-7),
-        "huge": _value(double_value=1e21), "neg_half": _value(double_value=-0.5),
-        "yes": _value(bool_value=True), "no": _value(bool_value=False),
+        "neg": _value(int_value=-42),
+        "big": _value(int_value=2**62),
+        "zero": _value(int_value=0),
+        "half": _value(double_value=0.5),
+        "whole": _value(double_value=3.0),
+        "tiny": _value(double_value=1.25e-5),
+        "tinier": _value(double_value=1.5e-7),
+        "huge": _value(double_value=1e21),
+        "neg_half": _value(double_value=-0.5),
+        "yes": _value(bool_value=True),
+        "no": _value(bool_value=False),
         "raw": _value(bytes_value=b"\x00\xffbin"),
     }
     spans[1].attributes.extend(KeyValue(key=k, value=v) for k, v in values.items())
@@ -70,13 +93,17 @@ def _add_nested_values(span) -> None:
 def test_engine_rows_equal_the_reference_decoder(server, unique, nested):
     request = _awkward_request(unique, nested)
     assert may_hold_nested_values(request.SerializeToString()) is nested
-    answer = httpx.post(f"{server.http_url}/v1/traces", content=request.SerializeToString(),
-                        headers={"content-type": "application/x-protobuf"})
+    answer = httpx.post(
+        f"{server.http_url}/v1/traces",
+        content=request.SerializeToString(),
+        headers={"content-type": "application/x-protobuf"},
+    )
     assert answer.status_code == 200
     cols = ", ".join(f"`{c}`" for c in COLUMNS)
     rows = server.sql(
         f"SELECT {cols}, toUnixTimestamp64Nano(Timestamp), arrayMap(t -> toUnixTimestamp64Nano(t), `Events.Timestamp`) "
-        "FROM otel_traces WHERE ServiceName = {s:String} ORDER BY SpanId", s=unique,
+        "FROM otel_traces WHERE ServiceName = {s:String} ORDER BY SpanId",
+        s=unique,
     )
     got = [dict(zip(COLUMNS + ["ts", "Events.ts"], row, strict=True)) for row in rows]
     expected = sorted(span_rows(request), key=lambda r: r["SpanId"])

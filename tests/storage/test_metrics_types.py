@@ -45,6 +45,7 @@ TABLES = list(FIXTURE["tables"])
 
 # --- the exporter's schema, as its templates state it --------------------------------------------------------
 
+
 def _expected_columns(table: str) -> list[tuple[str, str, str]]:
     """(name, type, codec) of each stored column, as the engine reports a table made from the template: a
     Nested column is one Array column per field; the type name Boolean is Bool."""
@@ -64,18 +65,36 @@ def _codec(engine_codec: str) -> str:
 
 
 def _form(client, database: str, table: str) -> dict:
-    columns = [(name, kind, _codec(codec)) for name, kind, codec in client.query(
-        "SELECT name, type, compression_codec FROM system.columns WHERE database = {d:String} AND table = {t:String} "
-        "ORDER BY position", parameters={"d": database, "t": table}).result_rows]
+    columns = [
+        (name, kind, _codec(codec))
+        for name, kind, codec in client.query(
+            "SELECT name, type, compression_codec FROM system.columns WHERE database = {d:String} AND table = {t:String} "
+            "ORDER BY position",
+            parameters={"d": database, "t": table},
+        ).result_rows
+    ]
     engine, partition, order, settings = client.query(
         "SELECT engine, partition_key, sorting_key, engine_full FROM system.tables WHERE database = {d:String} "
-        "AND name = {t:String}", parameters={"d": database, "t": table}).result_rows[0]
-    indexes = [tuple(r) for r in client.query(
-        "SELECT name, expr, type_full, granularity FROM system.data_skipping_indices WHERE database = {d:String} "
-        "AND table = {t:String} ORDER BY name", parameters={"d": database, "t": table}).result_rows]
+        "AND name = {t:String}",
+        parameters={"d": database, "t": table},
+    ).result_rows[0]
+    indexes = [
+        tuple(r)
+        for r in client.query(
+            "SELECT name, expr, type_full, granularity FROM system.data_skipping_indices WHERE database = {d:String} "
+            "AND table = {t:String} ORDER BY name",
+            parameters={"d": database, "t": table},
+        ).result_rows
+    ]
     shown = dict(re.findall(r"(\w+) = (\w+)", settings.split("SETTINGS", 1)[1]))
-    return {"columns": columns, "engine": engine, "partition_by": partition, "order_by": order,
-            "indexes": indexes, "settings": {k: shown.get(k) for k in FIXTURE["settings"]}}
+    return {
+        "columns": columns,
+        "engine": engine,
+        "partition_by": partition,
+        "order_by": order,
+        "indexes": indexes,
+        "settings": {k: shown.get(k) for k in FIXTURE["settings"]},
+    }
 
 
 def _partition_by(table: str) -> str:
@@ -86,9 +105,14 @@ def _partition_by(table: str) -> str:
 
 
 def _exporter_form(table: str) -> dict:
-    return {"columns": _expected_columns(table), "engine": FIXTURE["engine"], "partition_by": _partition_by(table),
-            "order_by": FIXTURE["order_by"], "indexes": sorted(tuple(i) for i in FIXTURE["indexes"]),
-            "settings": FIXTURE["settings"]}
+    return {
+        "columns": _expected_columns(table),
+        "engine": FIXTURE["engine"],
+        "partition_by": _partition_by(table),
+        "order_by": FIXTURE["order_by"],
+        "indexes": sorted(tuple(i) for i in FIXTURE["indexes"]),
+        "settings": FIXTURE["settings"],
+    }
 
 
 @pytest.fixture
@@ -96,8 +120,9 @@ def fresh_database(server, store_dir, unique):
     """A client on the session's engine, in a database of its own."""
     admin = server.store.client
     admin.command(f"CREATE DATABASE metrics_{unique}")
-    client = clickhouse_connect.get_client(interface="chdb", path=str(store_dir.resolve()),
-                                           database=f"metrics_{unique}")
+    client = clickhouse_connect.get_client(
+        interface="chdb", path=str(store_dir.resolve()), database=f"metrics_{unique}"
+    )
     yield client, f"metrics_{unique}"
     admin.command(f"DROP DATABASE metrics_{unique}")
 
@@ -110,6 +135,7 @@ def test_every_metrics_table_is_column_for_column_the_exporters(fresh_database):
 
 
 # --- the exporter's values, as its Go code writes them -------------------------------------------------------
+
 
 def _text(value: AnyValue) -> str:
     """pcommon.Value.AsString() of the scalar values these tests send."""
@@ -143,9 +169,13 @@ def _seconds(nanos: int) -> int:
 
 def _exemplars(exemplars) -> list:
     """convertExemplars: ids are the hex of the fixed-size id (all zeros when absent)."""
-    return [[_map(x.filtered_attributes) for x in exemplars], [_seconds(x.time_unix_nano) for x in exemplars],
-            [_value(x) for x in exemplars], [(x.span_id or bytes(8)).hex() for x in exemplars],
-            [(x.trace_id or bytes(16)).hex() for x in exemplars]]
+    return [
+        [_map(x.filtered_attributes) for x in exemplars],
+        [_seconds(x.time_unix_nano) for x in exemplars],
+        [_value(x) for x in exemplars],
+        [(x.span_id or bytes(8)).hex() for x in exemplars],
+        [(x.trace_id or bytes(16)).hex() for x in exemplars],
+    ]
 
 
 def _optional(point, name: str) -> float:
@@ -163,46 +193,101 @@ def exporter_rows(request: ExportMetricsServiceRequest) -> dict[str, list[tuple]
                 kind = metric.WhichOneof("data")
                 data = getattr(metric, kind)
                 for p in data.data_points:
-                    head = [resource, rm.schema_url, scope.name, scope.version, _map(scope.attributes),
-                            scope.dropped_attributes_count, sm.schema_url, resource.get("service.name", ""),
-                            metric.name, metric.description, metric.unit, _map(p.attributes),
-                            _seconds(p.start_time_unix_nano), _seconds(p.time_unix_nano)]
+                    head = [
+                        resource,
+                        rm.schema_url,
+                        scope.name,
+                        scope.version,
+                        _map(scope.attributes),
+                        scope.dropped_attributes_count,
+                        sm.schema_url,
+                        resource.get("service.name", ""),
+                        metric.name,
+                        metric.description,
+                        metric.unit,
+                        _map(p.attributes),
+                        _seconds(p.start_time_unix_nano),
+                        _seconds(p.time_unix_nano),
+                    ]
                     if kind == "gauge":
                         rows["otel_metrics_gauge"].append((*head, _value(p), p.flags, *_exemplars(p.exemplars)))
                     elif kind == "sum":
-                        rows["otel_metrics_sum"].append((*head, _value(p), p.flags, *_exemplars(p.exemplars),
-                                                         data.aggregation_temporality, data.is_monotonic))
+                        rows["otel_metrics_sum"].append(
+                            (
+                                *head,
+                                _value(p),
+                                p.flags,
+                                *_exemplars(p.exemplars),
+                                data.aggregation_temporality,
+                                data.is_monotonic,
+                            )
+                        )
                     elif kind == "histogram":
-                        rows["otel_metrics_histogram"].append((
-                            *head, p.count, p.sum, list(p.bucket_counts), list(p.explicit_bounds),
-                            *_exemplars(p.exemplars), p.flags, _optional(p, "min"), _optional(p, "max"),
-                            data.aggregation_temporality))
+                        rows["otel_metrics_histogram"].append(
+                            (
+                                *head,
+                                p.count,
+                                p.sum,
+                                list(p.bucket_counts),
+                                list(p.explicit_bounds),
+                                *_exemplars(p.exemplars),
+                                p.flags,
+                                _optional(p, "min"),
+                                _optional(p, "max"),
+                                data.aggregation_temporality,
+                            )
+                        )
                     elif kind == "exponential_histogram":
-                        rows["otel_metrics_exponential_histogram"].append((
-                            *head, p.count, p.sum, p.scale, p.zero_count, p.positive.offset,
-                            list(p.positive.bucket_counts), p.negative.offset, list(p.negative.bucket_counts),
-                            *_exemplars(p.exemplars), p.flags, _optional(p, "min"), _optional(p, "max"),
-                            data.aggregation_temporality))
+                        rows["otel_metrics_exponential_histogram"].append(
+                            (
+                                *head,
+                                p.count,
+                                p.sum,
+                                p.scale,
+                                p.zero_count,
+                                p.positive.offset,
+                                list(p.positive.bucket_counts),
+                                p.negative.offset,
+                                list(p.negative.bucket_counts),
+                                *_exemplars(p.exemplars),
+                                p.flags,
+                                _optional(p, "min"),
+                                _optional(p, "max"),
+                                data.aggregation_temporality,
+                            )
+                        )
                     else:
-                        rows["otel_metrics_summary"].append((
-                            *head, p.count, p.sum, [q.quantile for q in p.quantile_values],
-                            [q.value for q in p.quantile_values], p.flags))
+                        rows["otel_metrics_summary"].append(
+                            (
+                                *head,
+                                p.count,
+                                p.sum,
+                                [q.quantile for q in p.quantile_values],
+                                [q.value for q in p.quantile_values],
+                                p.flags,
+                            )
+                        )
     return rows
 
 
-_HEAD = ("ResourceAttributes, ResourceSchemaUrl, ScopeName, ScopeVersion, ScopeAttributes, ScopeDroppedAttrCount, "
-         "ScopeSchemaUrl, ServiceName, MetricName, MetricDescription, MetricUnit, Attributes, "
-         "toUnixTimestamp(StartTimeUnix), toUnixTimestamp(TimeUnix)")
-_EXEMPLARS = ("`Exemplars.FilteredAttributes`, arrayMap(t -> toUnixTimestamp(t), `Exemplars.TimeUnix`), "
-              "`Exemplars.Value`, `Exemplars.SpanId`, `Exemplars.TraceId`")
+_HEAD = (
+    "ResourceAttributes, ResourceSchemaUrl, ScopeName, ScopeVersion, ScopeAttributes, ScopeDroppedAttrCount, "
+    "ScopeSchemaUrl, ServiceName, MetricName, MetricDescription, MetricUnit, Attributes, "
+    "toUnixTimestamp(StartTimeUnix), toUnixTimestamp(TimeUnix)"
+)
+_EXEMPLARS = (
+    "`Exemplars.FilteredAttributes`, arrayMap(t -> toUnixTimestamp(t), `Exemplars.TimeUnix`), "
+    "`Exemplars.Value`, `Exemplars.SpanId`, `Exemplars.TraceId`"
+)
 SELECTS = {
     "otel_metrics_gauge": f"{_HEAD}, Value, Flags, {_EXEMPLARS}",
     "otel_metrics_sum": f"{_HEAD}, Value, Flags, {_EXEMPLARS}, AggregationTemporality, IsMonotonic",
     "otel_metrics_histogram": f"{_HEAD}, Count, Sum, BucketCounts, ExplicitBounds, {_EXEMPLARS}, Flags, Min, Max, "
-                              "AggregationTemporality",
+    "AggregationTemporality",
     "otel_metrics_exponential_histogram": (
         f"{_HEAD}, Count, Sum, Scale, ZeroCount, PositiveOffset, PositiveBucketCounts, NegativeOffset, "
-        f"NegativeBucketCounts, {_EXEMPLARS}, Flags, Min, Max, AggregationTemporality"),
+        f"NegativeBucketCounts, {_EXEMPLARS}, Flags, Min, Max, AggregationTemporality"
+    ),
     "otel_metrics_summary": f"{_HEAD}, Count, Sum, `ValueAtQuantiles.Quantile`, `ValueAtQuantiles.Value`, Flags",
 }
 
@@ -241,51 +326,95 @@ def every_type_request(service: str) -> ExportMetricsServiceRequest:
     trace_id, span_id = os.urandom(16), os.urandom(8)
 
     gauge = sm.metrics.add(name="queue.depth", description="items waiting", unit="{item}").gauge
-    gauge.data_points.add(start_time_unix_nano=start, time_unix_nano=t, as_int=7, attributes=attrs(queue="a"),
-                          exemplars=[_exemplar(time_unix_nano=t - 5, as_int=3, trace_id=trace_id, span_id=span_id)])
+    gauge.data_points.add(
+        start_time_unix_nano=start,
+        time_unix_nano=t,
+        as_int=7,
+        attributes=attrs(queue="a"),
+        exemplars=[_exemplar(time_unix_nano=t - 5, as_int=3, trace_id=trace_id, span_id=span_id)],
+    )
     gauge.data_points.add(time_unix_nano=t + 1_000_000_000, as_double=2.5, flags=1, attributes=attrs(queue="b"))
 
     total = sm.metrics.add(name="gen_ai.client.token.usage", unit="{token}").sum
     total.aggregation_temporality, total.is_monotonic = 1, True
-    total.data_points.add(start_time_unix_nano=start, time_unix_nano=t, as_int=1500,
-                          attributes=attrs(gen_ai__token__type="input", cached=False),
-                          exemplars=[_exemplar(time_unix_nano=t, as_double=1.25)])  # no ids: zeros
+    total.data_points.add(
+        start_time_unix_nano=start,
+        time_unix_nano=t,
+        as_int=1500,
+        attributes=attrs(gen_ai__token__type="input", cached=False),
+        exemplars=[_exemplar(time_unix_nano=t, as_double=1.25)],
+    )  # no ids: zeros
 
     histogram = sm.metrics.add(name="tool.duration", unit="ms").histogram
     histogram.aggregation_temporality = 2
-    histogram.data_points.add(start_time_unix_nano=start, time_unix_nano=t, count=3, sum=42.5,
-                              bucket_counts=[1, 2, 0], explicit_bounds=[10.0, 100.0], min=1.5, max=30.0,
-                              attributes=attrs(tool="bash"),
-                              exemplars=[_exemplar(time_unix_nano=t, as_double=30.0, trace_id=trace_id,
-                                                   span_id=span_id)])
-    histogram.data_points.add(start_time_unix_nano=start, time_unix_nano=t, count=0, bucket_counts=[0],
-                              attributes=attrs(tool="none"))  # no sum, min or max: 0
+    histogram.data_points.add(
+        start_time_unix_nano=start,
+        time_unix_nano=t,
+        count=3,
+        sum=42.5,
+        bucket_counts=[1, 2, 0],
+        explicit_bounds=[10.0, 100.0],
+        min=1.5,
+        max=30.0,
+        attributes=attrs(tool="bash"),
+        exemplars=[_exemplar(time_unix_nano=t, as_double=30.0, trace_id=trace_id, span_id=span_id)],
+    )
+    histogram.data_points.add(
+        start_time_unix_nano=start, time_unix_nano=t, count=0, bucket_counts=[0], attributes=attrs(tool="none")
+    )  # no sum, min or max: 0
 
     exponential = sm.metrics.add(name="gen_ai.server.request.duration", unit="s").exponential_histogram
     exponential.aggregation_temporality = 1
     exponential.data_points.add(
-        start_time_unix_nano=start, time_unix_nano=t, count=9, sum=-3.75, scale=-2, zero_count=2,
+        start_time_unix_nano=start,
+        time_unix_nano=t,
+        count=9,
+        sum=-3.75,
+        scale=-2,
+        zero_count=2,
         positive=metrics_pb2.ExponentialHistogramDataPoint.Buckets(offset=-3, bucket_counts=[1, 0, 4]),
         negative=metrics_pb2.ExponentialHistogramDataPoint.Buckets(offset=5, bucket_counts=[2]),
-        flags=1, min=-40.0, max=12.0, zero_threshold=0.001, attributes=attrs(model="m"),
-        exemplars=[_exemplar(time_unix_nano=t - 1, as_double=12.0, trace_id=trace_id, span_id=span_id)])
-    exponential.data_points.add(start_time_unix_nano=start, time_unix_nano=t, count=0, scale=20,
-                                attributes=attrs(model="empty"))
+        flags=1,
+        min=-40.0,
+        max=12.0,
+        zero_threshold=0.001,
+        attributes=attrs(model="m"),
+        exemplars=[_exemplar(time_unix_nano=t - 1, as_double=12.0, trace_id=trace_id, span_id=span_id)],
+    )
+    exponential.data_points.add(
+        start_time_unix_nano=start, time_unix_nano=t, count=0, scale=20, attributes=attrs(model="empty")
+    )
 
     summary = sm.metrics.add(name="rpc.latency", description="from a Prometheus summary", unit="s").summary
     summary.data_points.add(
-        start_time_unix_nano=start, time_unix_nano=t, count=100, sum=12.5, flags=1,
-        attributes=attrs(route="/v1") + [KeyValue(key="tags", value=AnyValue(array_value=ArrayValue(
-            values=[AnyValue(string_value="a"), AnyValue(string_value="b")])))],
-        quantile_values=[metrics_pb2.SummaryDataPoint.ValueAtQuantile(quantile=q, value=v)
-                         for q, v in ((0.0, 0.01), (0.5, 0.1), (0.99, 0.9), (1.0, 1.5))])
+        start_time_unix_nano=start,
+        time_unix_nano=t,
+        count=100,
+        sum=12.5,
+        flags=1,
+        attributes=attrs(route="/v1")
+        + [
+            KeyValue(
+                key="tags",
+                value=AnyValue(array_value=ArrayValue(values=[AnyValue(string_value="a"), AnyValue(string_value="b")])),
+            )
+        ],
+        quantile_values=[
+            metrics_pb2.SummaryDataPoint.ValueAtQuantile(quantile=q, value=v)
+            for q, v in ((0.0, 0.01), (0.5, 0.1), (0.99, 0.9), (1.0, 1.5))
+        ],
+    )
     summary.data_points.add(time_unix_nano=t, attributes=attrs(route="/none"))  # no quantiles
     return request
 
 
 def _post(server, request: ExportMetricsServiceRequest) -> dict:
-    answer = httpx.post(f"{server.http_url}/v1/metrics", content=request.SerializeToString(),
-                        headers={"content-type": "application/x-protobuf"}, timeout=60)
+    answer = httpx.post(
+        f"{server.http_url}/v1/metrics",
+        content=request.SerializeToString(),
+        headers={"content-type": "application/x-protobuf"},
+        timeout=60,
+    )
     assert answer.status_code == 200, answer.text
     return answer
 
@@ -314,8 +443,12 @@ def test_every_metric_type_sent_as_otlp_json_is_stored_alike(server, unique):
     """OTLP/JSON (exponentialHistogram, quantileValues, 64-bit integers as strings) lands as the protobuf does."""
     request = every_type_request(unique)
     document = _otlp_json(json_format.MessageToDict(request))
-    answer = httpx.post(f"{server.http_url}/v1/metrics", content=json.dumps(document),
-                        headers={"content-type": "application/json"}, timeout=60)
+    answer = httpx.post(
+        f"{server.http_url}/v1/metrics",
+        content=json.dumps(document),
+        headers={"content-type": "application/json"},
+        timeout=60,
+    )
     assert answer.status_code == 200, answer.text
     assert answer.json() == {}
     expected, stored = exporter_rows(request), stored_rows(server.sql, unique)
@@ -338,8 +471,10 @@ def test_a_point_past_the_last_second_its_table_can_hold_is_refused_by_name(serv
     answer = ExportMetricsServiceResponse.FromString(_post(server, request).content)
     assert answer.partial_success.rejected_data_points == 2
     assert "is beyond 2106-02-07" in answer.partial_success.error_message
-    assert server.sql("SELECT Value, toUnixTimestamp(TimeUnix) FROM otel_metrics_gauge WHERE ServiceName = {s:String} "
-                      "ORDER BY Value", s=unique) == [(1.0, T0 // 10**9), (4.0, 2**32 - 1)]
+    assert server.sql(
+        "SELECT Value, toUnixTimestamp(TimeUnix) FROM otel_metrics_gauge WHERE ServiceName = {s:String} ORDER BY Value",
+        s=unique,
+    ) == [(1.0, T0 // 10**9), (4.0, 2**32 - 1)]
 
 
 def test_the_trace_api_totals_a_counter_sent_as_an_exponential_histogram(server, unique):
@@ -356,23 +491,31 @@ def test_the_trace_api_totals_a_counter_sent_as_an_exponential_histogram(server,
     usage = rm.scope_metrics.add().metrics.add(name="codex.turn.token_usage", unit="token").exponential_histogram
     usage.aggregation_temporality = 1
     for token_type, total in (("input", 1200.0), ("output", 300.0)):
-        usage.data_points.add(start_time_unix_nano=T0, time_unix_nano=T0 + 1, count=2, sum=total,
-                              attributes=kv({"model": "gpt-5.5", "token_type": token_type}))
+        usage.data_points.add(
+            start_time_unix_nano=T0,
+            time_unix_nano=T0 + 1,
+            count=2,
+            sum=total,
+            attributes=kv({"model": "gpt-5.5", "token_type": token_type}),
+        )
     _post(server, request)
     server.caught_up()
     answer = httpx.get(f"{server.http_url}/api/trials/{trial}/trace", params={"job": job}, timeout=120)
     assert answer.status_code == 200, answer.text
     counters = answer.json()["totals"]["value"]["counters"]
     assert {(c["metric"], c["model"], c["type"]): c["value"] for c in counters} == {
-        ("codex.turn.token_usage", "gpt-5.5", "input"): 1200.0, ("codex.turn.token_usage", "gpt-5.5", "output"): 300.0}
+        ("codex.turn.token_usage", "gpt-5.5", "input"): 1200.0,
+        ("codex.turn.token_usage", "gpt-5.5", "output"): 300.0,
+    }
 
 
 class _Recording(MetricExporter):
     """The real OTLP exporter, keeping each request it sends (encoded as the exporter encodes it)."""
 
     def __init__(self, exporter: OTLPMetricExporter) -> None:
-        super().__init__(preferred_temporality=exporter._preferred_temporality,
-                         preferred_aggregation=exporter._preferred_aggregation)
+        super().__init__(
+            preferred_temporality=exporter._preferred_temporality, preferred_aggregation=exporter._preferred_aggregation
+        )
         self._exporter, self.sent = exporter, []
 
     def export(self, metrics_data, timeout_millis: float = 10_000, **kwargs) -> MetricExportResult:
@@ -402,8 +545,14 @@ def test_sdk_exponential_histogram_points_are_stored_and_read_back(server, uniqu
     histogram.record(2.0, {"tool": "edit"})  # (the SDK's histograms take no negative value: the request above has)
     provider.shutdown()
 
-    points = [p for r in exporter.sent for rm in r.resource_metrics for sm in rm.scope_metrics for m in sm.metrics
-              for p in m.exponential_histogram.data_points]
+    points = [
+        p
+        for r in exporter.sent
+        for rm in r.resource_metrics
+        for sm in rm.scope_metrics
+        for m in sm.metrics
+        for p in m.exponential_histogram.data_points
+    ]
     assert len(points) == 2 and sum(p.count for p in points) == 7  # what the SDK sent
     expected = {t: [] for t in TABLES}
     for sent in exporter.sent:
@@ -413,9 +562,12 @@ def test_sdk_exponential_histogram_points_are_stored_and_read_back(server, uniqu
     assert len(stored["otel_metrics_exponential_histogram"]) == 2
     for table in TABLES:
         _same_rows(stored[table], expected[table])
-    bash = server.sql("SELECT Count, ZeroCount, Min, Max, Scale, arraySum(PositiveBucketCounts) "
-                      "FROM otel_metrics_exponential_histogram WHERE ServiceName = {s:String} "
-                      "AND Attributes['tool'] = 'bash'", s=unique)
+    bash = server.sql(
+        "SELECT Count, ZeroCount, Min, Max, Scale, arraySum(PositiveBucketCounts) "
+        "FROM otel_metrics_exponential_histogram WHERE ServiceName = {s:String} "
+        "AND Attributes['tool'] = 'bash'",
+        s=unique,
+    )
     assert bash[0][:4] == (6, 1, 0.0, 4000.0) and bash[0][5] == 5 and bash[0][4] <= 20
 
 
@@ -423,39 +575,59 @@ def test_sdk_exponential_histogram_points_are_stored_and_read_back(server, uniqu
 
 _WHEN = datetime(2025, 12, 1, 0, 1, 0, 999_999, tzinfo=UTC)
 _DAY_AFTER = datetime(2025, 12, 2, 0, 1, 0, 999_999, tzinfo=UTC)
-_SUM_COLUMNS = ["ResourceAttributes", "ServiceName", "MetricName", "Attributes", "StartTimeUnix", "TimeUnix", "Value",
-                "AggregationTemporality", "IsMonotonic"]
+_SUM_COLUMNS = [
+    "ResourceAttributes",
+    "ServiceName",
+    "MetricName",
+    "Attributes",
+    "StartTimeUnix",
+    "TimeUnix",
+    "Value",
+    "AggregationTemporality",
+    "IsMonotonic",
+]
 
 
 def _old_rows(client, service: str) -> None:
     """Rows the form before held, written as it took them (nanosecond times, exemplars), over two days (two
     partitions of the sum table)."""
     head = ["ResourceAttributes", "ServiceName", "MetricName", "Attributes", "StartTimeUnix", "TimeUnix"]
-    exemplar = ["Exemplars.FilteredAttributes", "Exemplars.TimeUnix", "Exemplars.Value", "Exemplars.SpanId",
-                "Exemplars.TraceId"]
+    exemplar = [
+        "Exemplars.FilteredAttributes",
+        "Exemplars.TimeUnix",
+        "Exemplars.Value",
+        "Exemplars.SpanId",
+        "Exemplars.TraceId",
+    ]
     common = [{"service.name": service}, service, "m", {"k": "v"}, _WHEN, _WHEN]
     ex = [[{"e": "1"}], [_WHEN], [2.0], ["00000000000000aa"], ["000000000000000000000000000000bb"]]
     client.insert("otel_metrics_gauge", [common + [7.0, 1] + ex], column_names=head + ["Value", "Flags"] + exemplar)
-    client.insert("otel_metrics_sum", [common + [1500.0] + ex + [1, True], common[:5] + [_DAY_AFTER, 2000.0] + ex
-                                       + [1, True]],
-                  column_names=head + ["Value"] + exemplar + ["AggregationTemporality", "IsMonotonic"])
-    client.insert("otel_metrics_histogram", [common + [3, 42.5, [1, 2], [10.0], 1.5, 30.0, 2]] * 3,
-                  column_names=head + ["Count", "Sum", "BucketCounts", "ExplicitBounds", "Min", "Max",
-                                       "AggregationTemporality"])
+    client.insert(
+        "otel_metrics_sum",
+        [common + [1500.0] + ex + [1, True], common[:5] + [_DAY_AFTER, 2000.0] + ex + [1, True]],
+        column_names=head + ["Value"] + exemplar + ["AggregationTemporality", "IsMonotonic"],
+    )
+    client.insert(
+        "otel_metrics_histogram",
+        [common + [3, 42.5, [1, 2], [10.0], 1.5, 30.0, 2]] * 3,
+        column_names=head + ["Count", "Sum", "BucketCounts", "ExplicitBounds", "Min", "Max", "AggregationTemporality"],
+    )
 
 
 _KEPT = {
     "otel_metrics_gauge": "SELECT MetricName, Attributes, toUnixTimestamp(TimeUnix), Value, Flags, "
-                          "`Exemplars.SpanId`, arrayMap(t -> toUnixTimestamp(t), `Exemplars.TimeUnix`) FROM {t}",
+    "`Exemplars.SpanId`, arrayMap(t -> toUnixTimestamp(t), `Exemplars.TimeUnix`) FROM {t}",
     "otel_metrics_sum": "SELECT MetricName, toUnixTimestamp(StartTimeUnix), toUnixTimestamp(TimeUnix), Value, "
-                        "IsMonotonic, `Exemplars.TraceId` FROM {t} ORDER BY TimeUnix, Value",
+    "IsMonotonic, `Exemplars.TraceId` FROM {t} ORDER BY TimeUnix, Value",
     "otel_metrics_histogram": "SELECT MetricName, Count, Sum, BucketCounts, ExplicitBounds, Min, Max FROM {t}",
 }
 _SECOND = 1_764_547_260  # 2025-12-01T00:01:00Z: the old rows' time, to the second
 KEPT = {
     "otel_metrics_gauge": [("m", {"k": "v"}, _SECOND, 7.0, 1, ["00000000000000aa"], [_SECOND])],
-    "otel_metrics_sum": [("m", _SECOND, _SECOND, 1500.0, True, ["000000000000000000000000000000bb"]),
-                         ("m", _SECOND, _SECOND + 86_400, 2000.0, True, ["000000000000000000000000000000bb"])],
+    "otel_metrics_sum": [
+        ("m", _SECOND, _SECOND, 1500.0, True, ["000000000000000000000000000000bb"]),
+        ("m", _SECOND, _SECOND + 86_400, 2000.0, True, ["000000000000000000000000000000bb"]),
+    ],
     "otel_metrics_histogram": [("m", 3, 42.5, [1, 2], [10.0], 1.5, 30.0)] * 3,
 }
 
@@ -475,8 +647,11 @@ def test_a_store_of_the_form_before_gets_every_table_in_the_exporters_form_with_
     for table in TABLES:
         assert _form(client, database, table) == _exporter_form(table), table
     assert _kept(client) == KEPT
-    engines = dict(client.query("SELECT name, engine_full FROM system.tables WHERE database = {d:String}",
-                                parameters={"d": database}).result_rows)
+    engines = dict(
+        client.query(
+            "SELECT name, engine_full FROM system.tables WHERE database = {d:String}", parameters={"d": database}
+        ).result_rows
+    )
     for table in TABLES:  # the exporter's TTL, and the window by which a retried commit skips what it wrote
         assert "TTL toDateTime(TimeUnix) + toIntervalDay(3650)" in engines[table], table
         assert "non_replicated_deduplication_window = 1000" in engines[table], table
@@ -492,16 +667,20 @@ def test_a_store_of_the_form_before_gets_every_table_in_the_exporters_form_with_
 _V = METRICS_FORM_VERSION
 
 
-@pytest.mark.parametrize("statement, after", [
-    ("EXCHANGE TABLES otel_metrics_sum", False),
-    ("EXCHANGE TABLES otel_metrics_sum", True),
-    (f"INSERT INTO otel_metrics_sum_v{_V}_rows", False),
-    (f"INSERT INTO otel_metrics_sum_v{_V}_rows", True),
-    (f"DROP TABLE otel_metrics_sum_v{_V} SYNC", True),
-    (f"ALTER TABLE otel_metrics_sum_v{_V}_rows MOVE PARTITION", True),  # the first of its two partitions moved
-])
-def test_a_start_that_dies_while_making_a_table_again_is_completed_by_the_next(fresh_database, unique, statement,
-                                                                               after):
+@pytest.mark.parametrize(
+    "statement, after",
+    [
+        ("EXCHANGE TABLES otel_metrics_sum", False),
+        ("EXCHANGE TABLES otel_metrics_sum", True),
+        (f"INSERT INTO otel_metrics_sum_v{_V}_rows", False),
+        (f"INSERT INTO otel_metrics_sum_v{_V}_rows", True),
+        (f"DROP TABLE otel_metrics_sum_v{_V} SYNC", True),
+        (f"ALTER TABLE otel_metrics_sum_v{_V}_rows MOVE PARTITION", True),  # the first of its two partitions moved
+    ],
+)
+def test_a_start_that_dies_while_making_a_table_again_is_completed_by_the_next(
+    fresh_database, unique, statement, after
+):
     """Killed at any step of making the sum table again, with a writer going on writing in between: the next start
     brings every table to the exporter's form, each row written before or in between kept once."""
     client, database = fresh_database
@@ -526,24 +705,28 @@ def test_a_replicated_tables_new_form_is_made_under_the_keeper_path_of_its_name(
     """On a replicated cluster the table finally exchanged in is made under the path its name gives (the one a
     replica made later by `apply` takes), not the path of the name it is made under; the engine reads it."""
     cluster = Cluster("hl", replicated=True)
-    local = cluster_table(f"otel_metrics_sum_v{_V}_final", statement("otel_metrics_sum"), cluster,
-                          like="otel_metrics_sum")[0].sql
+    local = cluster_table(
+        f"otel_metrics_sum_v{_V}_final", statement("otel_metrics_sum"), cluster, like="otel_metrics_sum"
+    )[0].sql
     sql = keeper_path_statement(local, "otel_metrics_sum_local")
     formatted = server.store.client.query("SELECT formatQuery({q:String})", parameters={"q": sql}).result_rows[0][0]
     assert formatted.startswith(f"CREATE TABLE IF NOT EXISTS otel_metrics_sum_v{_V}_final_local ON CLUSTER hl")
-    assert "ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/otel_metrics_sum_local', '{replica}')" \
-        in formatted
+    assert (
+        "ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/otel_metrics_sum_local', '{replica}')" in formatted
+    )
 
 
 # --- Grafana's reads --------------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def with_tenants(store_dir, tmp_path_factory):
     """A harborlight with two tenants and the ClickHouse HTTP interface Grafana reads."""
     tokens = tmp_path_factory.mktemp("metrics-auth") / "tokens"
     tokens.write_text("m-acme acme\nm-globex globex\n")
-    srv = InProcessServer(Settings(data_dir=store_dir, tokens_file=tokens, auth_token="m-operator",
-                                   clickhouse_http_port=0)).start()
+    srv = InProcessServer(
+        Settings(data_dir=store_dir, tokens_file=tokens, auth_token="m-operator", clickhouse_http_port=0)
+    ).start()
     yield srv
     srv.stop()
 
@@ -552,16 +735,20 @@ def test_grafanas_interface_reads_each_tenants_points_of_the_new_types(with_tena
     """Through the ClickHouse HTTP interface Grafana's data source uses: a tenant's statement over the exponential
     histogram and summary tables sees its own points only (the tenant filter on their ResourceAttributes)."""
     for token in ("m-acme", "m-globex"):
-        answer = httpx.post(f"{with_tenants.http_url}/v1/metrics",
-                            content=every_type_request(unique).SerializeToString(),
-                            headers={"content-type": "application/x-protobuf", "authorization": f"Bearer {token}"})
+        answer = httpx.post(
+            f"{with_tenants.http_url}/v1/metrics",
+            content=every_type_request(unique).SerializeToString(),
+            headers={"content-type": "application/x-protobuf", "authorization": f"Bearer {token}"},
+        )
         assert answer.status_code == 200, answer.text
     with_tenants.caught_up()
     port = with_tenants.run.clickhouse_http_port
 
     def read(token: str, table: str) -> str:
-        sql = (f"SELECT ResourceAttributes['harborlight.tenant'], count(), sum(Count) FROM {table} "
-               f"WHERE ServiceName = '{unique}' GROUP BY 1 ORDER BY 1 FORMAT TSV")
+        sql = (
+            f"SELECT ResourceAttributes['harborlight.tenant'], count(), sum(Count) FROM {table} "
+            f"WHERE ServiceName = '{unique}' GROUP BY 1 ORDER BY 1 FORMAT TSV"
+        )
         answer = httpx.post(f"http://127.0.0.1:{port}/", content=sql.encode(), auth=("default", token), timeout=60)
         assert answer.status_code == 200, answer.text
         return answer.text

@@ -14,9 +14,13 @@ from tests.support.old_schema import downgrade_to_schema_2
 from tests.support.old_tenant_parts import downgrade_to_shared_parts
 
 TABLES = {
-    "otel_traces": "MergeTree", "otel_traces_trace_id_ts": "AggregatingMergeTree",
-    "otel_traces_trace_id_ts_mv": "MaterializedView", "otel_logs": "MergeTree",
-    "otel_metrics_gauge": "MergeTree", "otel_metrics_sum": "MergeTree", "otel_metrics_histogram": "MergeTree",
+    "otel_traces": "MergeTree",
+    "otel_traces_trace_id_ts": "AggregatingMergeTree",
+    "otel_traces_trace_id_ts_mv": "MaterializedView",
+    "otel_logs": "MergeTree",
+    "otel_metrics_gauge": "MergeTree",
+    "otel_metrics_sum": "MergeTree",
+    "otel_metrics_histogram": "MergeTree",
 }
 
 
@@ -34,26 +38,32 @@ def test_schema_is_created_twice_without_change_and_records_its_version(fresh_da
     client, database = fresh_database
     assert ensure_schema(client) == SCHEMA_VERSION
     assert ensure_schema(client) == SCHEMA_VERSION
-    tables = dict(client.query(
-        "SELECT name, engine FROM system.tables WHERE database = {d:String}", parameters={"d": database}
-    ).result_rows)
+    tables = dict(
+        client.query(
+            "SELECT name, engine FROM system.tables WHERE database = {d:String}", parameters={"d": database}
+        ).result_rows
+    )
     assert {name: tables.get(name) for name in TABLES} == TABLES
     assert client.query("SELECT Version FROM harborlight_schema_migrations ORDER BY Version").result_rows == [
         (v,) for v in range(1, SCHEMA_VERSION + 1)
     ]
-    columns = dict(client.query(
-        "SELECT name, type FROM system.columns WHERE database = {d:String} AND table = 'otel_logs'",
-        parameters={"d": database},
-    ).result_rows)
+    columns = dict(
+        client.query(
+            "SELECT name, type FROM system.columns WHERE database = {d:String} AND table = 'otel_logs'",
+            parameters={"d": database},
+        ).result_rows
+    )
     assert columns["EventName"] == "String" and "TimestampTime" not in columns
 
 
 def test_retention_days_adds_the_exporters_ttl(fresh_database):
     client, database = fresh_database
     ensure_schema(client, retention_days=7)
-    engines = dict(client.query(
-        "SELECT name, engine_full FROM system.tables WHERE database = {d:String}", parameters={"d": database}
-    ).result_rows)
+    engines = dict(
+        client.query(
+            "SELECT name, engine_full FROM system.tables WHERE database = {d:String}", parameters={"d": database}
+        ).result_rows
+    )
     assert "TTL toDateTime(Timestamp) + toIntervalDay(7)" in engines["otel_traces"]
     assert "TTL toDateTime(Start) + toIntervalDay(7)" in engines["otel_traces_trace_id_ts"]
     assert "TTL toDateTime(TimeUnix) + toIntervalDay(7)" in engines["otel_metrics_sum"]
@@ -68,11 +78,14 @@ def _view(client, database, name):
 
 
 def _insert_chat_span(client, span_id):
-    client.insert("otel_traces", [[datetime(2025, 1, 1), "t" * 32, span_id, "", "chat m", "svc",
-                                   {"gen_ai.operation.name": "chat"}]],
-                  column_names=["Timestamp", "TraceId", "SpanId", "ParentSpanId", "SpanName", "ServiceName",
-                                "SpanAttributes"])
-    return client.query("SELECT Kind FROM agent_events WHERE SpanId = {s:String}", parameters={"s": span_id}).result_rows
+    client.insert(
+        "otel_traces",
+        [[datetime(2025, 1, 1), "t" * 32, span_id, "", "chat m", "svc", {"gen_ai.operation.name": "chat"}]],
+        column_names=["Timestamp", "TraceId", "SpanId", "ParentSpanId", "SpanName", "ServiceName", "SpanAttributes"],
+    )
+    return client.query(
+        "SELECT Kind FROM agent_events WHERE SpanId = {s:String}", parameters={"s": span_id}
+    ).result_rows
 
 
 def test_a_view_from_an_older_rule_table_is_created_again_and_its_rows_classified_again(fresh_database):
@@ -87,8 +100,11 @@ def test_a_view_from_an_older_rule_table_is_created_again_and_its_rows_classifie
     client.command("DROP VIEW agent_events_traces_mv")
     client.command(statement("agent_events_traces_mv").replace("'llm_request'", "'group'"))
     assert _insert_chat_span(client, "old") == [("group",)]
-    client.insert("otel_logs", [[datetime(2025, 1, 1), "svc", "codex.user_prompt", {"conversation.id": "c1"}]],
-                  column_names=["Timestamp", "ServiceName", "EventName", "LogAttributes"])
+    client.insert(
+        "otel_logs",
+        [[datetime(2025, 1, 1), "svc", "codex.user_prompt", {"conversation.id": "c1"}]],
+        column_names=["Timestamp", "ServiceName", "EventName", "LogAttributes"],
+    )
     log_rows = "SELECT Kind, EventId FROM agent_events WHERE SourceTable = 'otel_logs'"
     before = client.query(log_rows).result_rows
     assert [kind for kind, _ in before] == ["user_message"]
@@ -131,14 +147,26 @@ def test_a_store_from_before_request_ids_gets_the_column_and_its_stored_model_ca
     client, database = fresh_database
     ensure_schema(client)
     downgrade_to_schema_2(client)
-    client.insert("otel_traces", [[datetime(2025, 1, 1), "t" * 32, "s1", "", "chat m", "svc",
-                                   {"gen_ai.operation.name": "chat", "request_id": "req_1"}]],
-                  column_names=["Timestamp", "TraceId", "SpanId", "ParentSpanId", "SpanName", "ServiceName",
-                                "SpanAttributes"])
+    client.insert(
+        "otel_traces",
+        [
+            [
+                datetime(2025, 1, 1),
+                "t" * 32,
+                "s1",
+                "",
+                "chat m",
+                "svc",
+                {"gen_ai.operation.name": "chat", "request_id": "req_1"},
+            ]
+        ],
+        column_names=["Timestamp", "TraceId", "SpanId", "ParentSpanId", "SpanName", "ServiceName", "SpanAttributes"],
+    )
 
     assert ensure_schema(client) == SCHEMA_VERSION
     assert client.query("SELECT Kind, RequestId, Provenance['request_id'] FROM agent_events").result_rows == [
-        ("llm_request", "req_1", "measured")]
+        ("llm_request", "req_1", "measured")
+    ]
     assert client.query("SELECT max(Version) FROM harborlight_schema_migrations").result_rows == [(SCHEMA_VERSION,)]
 
 
@@ -156,9 +184,12 @@ def test_a_store_from_before_session_ids_gets_the_column_and_its_index(fresh_dat
     client.command("DELETE FROM harborlight_schema_migrations WHERE Version >= 4")
 
     assert ensure_schema(client) == SCHEMA_VERSION
-    indexes = dict(client.query(
-        "SELECT name, expr FROM system.data_skipping_indices WHERE database = {d:String} AND table = 'agent_events'",
-        parameters={"d": database}).result_rows)
+    indexes = dict(
+        client.query(
+            "SELECT name, expr FROM system.data_skipping_indices WHERE database = {d:String} AND table = 'agent_events'",
+            parameters={"d": database},
+        ).result_rows
+    )
     assert indexes.get("idx_session_id") == "SessionId"
 
 
@@ -166,18 +197,40 @@ RAW_TENANT = "ResourceAttributes['harborlight.tenant']"
 
 
 def _tenant_span(client, tenant: str, span_id: str) -> None:
-    client.insert("otel_traces", [[datetime(2025, 1, 1), tenant[0] * 32, span_id, "", "chat m", "svc",
-                                   {"gen_ai.operation.name": "chat"}, {"harborlight.tenant": tenant}]],
-                  column_names=["Timestamp", "TraceId", "SpanId", "ParentSpanId", "SpanName", "ServiceName",
-                                "SpanAttributes", "ResourceAttributes"])
+    client.insert(
+        "otel_traces",
+        [
+            [
+                datetime(2025, 1, 1),
+                tenant[0] * 32,
+                span_id,
+                "",
+                "chat m",
+                "svc",
+                {"gen_ai.operation.name": "chat"},
+                {"harborlight.tenant": tenant},
+            ]
+        ],
+        column_names=[
+            "Timestamp",
+            "TraceId",
+            "SpanId",
+            "ParentSpanId",
+            "SpanName",
+            "ServiceName",
+            "SpanAttributes",
+            "ResourceAttributes",
+        ],
+    )
 
 
 def _shared_parts(client, table: str) -> int:
     """How many of the table's parts hold more than one tenant's rows, after every merge was forced."""
     client.command(f"OPTIMIZE TABLE {table} FINAL")
     tenant = TENANT_KEYS[table]
-    return client.command(f"SELECT count() FROM (SELECT _part FROM {table} GROUP BY _part "
-                          f"HAVING uniqExact({tenant}) > 1)")
+    return client.command(
+        f"SELECT count() FROM (SELECT _part FROM {table} GROUP BY _part HAVING uniqExact({tenant}) > 1)"
+    )
 
 
 def _old_store_of_two_tenants(client):
@@ -187,9 +240,11 @@ def _old_store_of_two_tenants(client):
     for tenant in ("acme", "globex"):
         for n in range(2):
             _tenant_span(client, tenant, f"{tenant}-{n}")
-        client.insert("trial_rows", [[tenant, "job", f"{tenant}-trial", 1, 0, False, 0, "{}", "{}"]],
-                      column_names=["Tenant", "job", "trial", "Version", "Deleted", "is_running", "n_events", "Facts",
-                                    "Row"])
+        client.insert(
+            "trial_rows",
+            [[tenant, "job", f"{tenant}-trial", 1, 0, False, 0, "{}", "{}"]],
+            column_names=["Tenant", "job", "trial", "Version", "Deleted", "is_running", "n_events", "Facts", "Row"],
+        )
     return _merged_counts(client)
 
 
@@ -210,14 +265,19 @@ def test_a_store_from_before_gets_each_tenants_rows_in_parts_of_their_own(fresh_
     assert _shared_parts(client, "trial_rows") == 1
 
     assert ensure_schema(client) == SCHEMA_VERSION
-    keys = dict(client.query("SELECT name, partition_key FROM system.tables WHERE database = {d:String}",
-                             parameters={"d": database}).result_rows)
+    keys = dict(
+        client.query(
+            "SELECT name, partition_key FROM system.tables WHERE database = {d:String}", parameters={"d": database}
+        ).result_rows
+    )
     assert _merged_counts(client) == stored
     for table, tenant in TENANT_KEYS.items():
         assert keys[table] == tenant or keys[table].startswith(f"({tenant}, "), (table, keys[table])
         assert _shared_parts(client, table) == 0, table
     assert client.query("SELECT TraceId, Tenant FROM otel_traces_trace_id_ts ORDER BY Tenant").result_rows == [
-        ("a" * 32, "acme"), ("g" * 32, "globex")]
+        ("a" * 32, "acme"),
+        ("g" * 32, "globex"),
+    ]
     _tenant_span(client, "globex", "globex-after")
     assert client.query("SELECT Tenant FROM agent_events WHERE SpanId = 'globex-after'").result_rows == [("globex",)]
     assert client.command("SELECT count() FROM otel_traces_trace_id_ts WHERE Tenant = 'globex'") >= 1
@@ -233,5 +293,6 @@ def test_a_start_that_dies_while_keeping_tenants_apart_is_completed_by_the_next(
         ensure_schema(DiesAtInsert(client, "INSERT INTO otel_traces_trace_id_ts", after=dies == "after"))
     assert ensure_schema(client) == SCHEMA_VERSION
     assert _merged_counts(client) == stored
-    assert client.query("SELECT Tenant, count() FROM otel_traces_trace_id_ts FINAL GROUP BY Tenant "
-                        "ORDER BY Tenant").result_rows == [("acme", 1), ("globex", 1)]
+    assert client.query(
+        "SELECT Tenant, count() FROM otel_traces_trace_id_ts FINAL GROUP BY Tenant ORDER BY Tenant"
+    ).result_rows == [("acme", 1), ("globex", 1)]

@@ -35,9 +35,12 @@ def two_databases(server, store_dir, unique):
 
 
 def _show_create(client, database):
-    names = [r[0] for r in client.query(
-        "SELECT name FROM system.tables WHERE database = {d:String} ORDER BY name", parameters={"d": database}
-    ).result_rows]
+    names = [
+        r[0]
+        for r in client.query(
+            "SELECT name FROM system.tables WHERE database = {d:String} ORDER BY name", parameters={"d": database}
+        ).result_rows
+    ]
     return {n: client.command(f"SHOW CREATE TABLE {n}").replace(f"{database}.", "") for n in names}
 
 
@@ -93,8 +96,10 @@ def test_every_table_and_view_has_its_cluster_form(server, form):
             assert engine[1].endswith("MergeTree") and engine[1].startswith("Replicated") == cluster.replicated
             if cluster.replicated:
                 assert engine[2].startswith(f"'{REPLICA_PATH}', '{{replica}}'")
-            assert f"AS {local_name(s.name)}\nENGINE = Distributed('hl', currentDatabase(), " \
-                   f"'{local_name(s.name)}', " in front
+            assert (
+                f"AS {local_name(s.name)}\nENGINE = Distributed('hl', currentDatabase(), "
+                f"'{local_name(s.name)}', " in front
+            )
         elif s.kind == "view":
             [(_, view)] = formatted[s.name]
             target = re.search(r" TO (\w+)", view)[1]

@@ -71,12 +71,19 @@ def rows(ch, query: str, **parameters) -> list[tuple]:
 
 def test_schema_is_created_on_the_server(server, ch):
     tables = dict(rows(ch, "SELECT name, engine FROM system.tables WHERE database = currentDatabase()"))
-    for name in ("otel_traces", "otel_traces_trace_id_ts", "otel_logs", "otel_metrics_gauge", "otel_metrics_sum",
-                 "otel_metrics_histogram"):
+    for name in (
+        "otel_traces",
+        "otel_traces_trace_id_ts",
+        "otel_logs",
+        "otel_metrics_gauge",
+        "otel_metrics_sum",
+        "otel_metrics_histogram",
+    ):
         assert tables.get(name, "").endswith("MergeTree"), name
     assert tables["otel_traces_trace_id_ts_mv"] == "MaterializedView"
-    columns = dict(rows(ch, "SELECT name, type FROM system.columns WHERE database = currentDatabase() "
-                            "AND table = 'otel_traces'"))
+    columns = dict(
+        rows(ch, "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = 'otel_traces'")
+    )
     assert columns["TraceId"] == "String" and columns["Events.Name"] == "Array(LowCardinality(String))"
 
 
@@ -84,8 +91,10 @@ def test_sdk_spans_land_with_the_exporters_values_and_are_served(server, ch, uni
     provider = TracerProvider(resource=Resource.create({"service.name": unique, "harbor.job.name": f"job-{unique}"}))
     provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=server.grpc_endpoint, insecure=True)))
     tracer = provider.get_tracer("agent", "1.2.3")
-    with (tracer.start_as_current_span("invoke_agent", kind=SpanKind.SERVER) as root,
-          tracer.start_as_current_span("chat claude-sonnet-4", kind=SpanKind.CLIENT) as child):
+    with (
+        tracer.start_as_current_span("invoke_agent", kind=SpanKind.SERVER) as root,
+        tracer.start_as_current_span("chat claude-sonnet-4", kind=SpanKind.CLIENT) as child,
+    ):
         child.set_attribute("gen_ai.usage.input_tokens", 1200)
         child.add_event("exception", {"exception.type": "RateLimitError"})
         child.set_status(Status(StatusCode.ERROR, "429 Too Many Requests"))
@@ -95,32 +104,45 @@ def test_sdk_spans_land_with_the_exporters_values_and_are_served(server, ch, uni
     root_id = format(root.get_span_context().span_id, "016x")
 
     chat, top = rows(
-        ch, "SELECT SpanName, SpanKind, StatusCode, StatusMessage, TraceId, SpanId, ParentSpanId, ScopeName, "
-            "SpanAttributes, `Events.Name`, `Events.Attributes`, ResourceAttributes['harbor.job.name'] "
-            "FROM otel_traces WHERE ServiceName = {s:String} ORDER BY SpanName", s=unique,
+        ch,
+        "SELECT SpanName, SpanKind, StatusCode, StatusMessage, TraceId, SpanId, ParentSpanId, ScopeName, "
+        "SpanAttributes, `Events.Name`, `Events.Attributes`, ResourceAttributes['harbor.job.name'] "
+        "FROM otel_traces WHERE ServiceName = {s:String} ORDER BY SpanName",
+        s=unique,
     )
     assert top[:7] == ("invoke_agent", "Server", "Unset", "", trace_id, root_id, "")
     assert chat[:4] == ("chat claude-sonnet-4", "Client", "Error", "429 Too Many Requests")
     assert chat[4] == trace_id and chat[6] == root_id and len(chat[5]) == 16 and chat[5] == chat[5].lower()
-    assert chat[7:] == ("agent", {"gen_ai.usage.input_tokens": "1200"}, ["exception"],
-                        [{"exception.type": "RateLimitError"}], f"job-{unique}")
+    assert chat[7:] == (
+        "agent",
+        {"gen_ai.usage.input_tokens": "1200"},
+        ["exception"],
+        [{"exception.type": "RateLimitError"}],
+        f"job-{unique}",
+    )
     # Grafana's trace lookup table is filled by its materialized view (a row per insert of the trace).
     assert rows(ch, "SELECT count() > 0 FROM otel_traces_trace_id_ts WHERE TraceId = {t:String}", t=trace_id) == [(1,)]
 
     page = httpx.get(f"{server.http_url}/api/spans", params={"service": unique}).json()
     assert {(s["name"], s["kind"], s["job"]) for s in page["items"]} == {
-        ("invoke_agent", "session", f"job-{unique}"), ("chat claude-sonnet-4", "llm_request", f"job-{unique}")}
+        ("invoke_agent", "session", f"job-{unique}"),
+        ("chat claude-sonnet-4", "llm_request", f"job-{unique}"),
+    }
 
 
 def test_sdk_logs_and_metrics_land(server, ch, unique):
     logs = LoggerProvider(resource=Resource.create({"service.name": unique}))
     exporter = OTLPLogExporter(endpoint=server.grpc_endpoint, insecure=True)
     logs.add_log_record_processor(SimpleLogRecordProcessor(exporter))
-    logs.get_logger("claude_code").emit(body="claude_code.api_request", event_name="claude_code.api_request",
-                                        attributes={"model": "claude-sonnet-4", "input_tokens": 1500})
+    logs.get_logger("claude_code").emit(
+        body="claude_code.api_request",
+        event_name="claude_code.api_request",
+        attributes={"model": "claude-sonnet-4", "input_tokens": 1500},
+    )
     logs.shutdown()
-    reader_ = PeriodicExportingMetricReader(OTLPMetricExporter(endpoint=server.grpc_endpoint, insecure=True),
-                                            export_interval_millis=3_600_000)
+    reader_ = PeriodicExportingMetricReader(
+        OTLPMetricExporter(endpoint=server.grpc_endpoint, insecure=True), export_interval_millis=3_600_000
+    )
     meters = MeterProvider(resource=Resource.create({"service.name": unique}), metric_readers=[reader_])
     meter = meters.get_meter("claude_code")
     meter.create_counter("claude_code.token.usage", unit="tokens").add(1500, {"type": "input"})
@@ -129,28 +151,44 @@ def test_sdk_logs_and_metrics_land(server, ch, unique):
     meters.shutdown()
     server.caught_up()
 
-    assert rows(ch, "SELECT EventName, Body, LogAttributes, ScopeName FROM otel_logs WHERE ServiceName = {s:String}",
-                s=unique) == [("claude_code.api_request", "claude_code.api_request",
-                               {"model": "claude-sonnet-4", "input_tokens": "1500"}, "claude_code")]
-    assert rows(ch, "SELECT MetricName, Value, Attributes, IsMonotonic FROM otel_metrics_sum "
-                    "WHERE ServiceName = {s:String}", s=unique) == [
-        ("claude_code.token.usage", 1500.0, {"type": "input"}, True)]
-    assert rows(ch, "SELECT MetricName, Count, Sum FROM otel_metrics_histogram WHERE ServiceName = {s:String}",
-                s=unique) == [("tool.duration", 1, 42.0)]
-    assert rows(ch, "SELECT MetricName, Value FROM otel_metrics_gauge WHERE ServiceName = {s:String}",
-                s=unique) == [("queue.depth", 7.0)]
+    assert rows(
+        ch, "SELECT EventName, Body, LogAttributes, ScopeName FROM otel_logs WHERE ServiceName = {s:String}", s=unique
+    ) == [
+        (
+            "claude_code.api_request",
+            "claude_code.api_request",
+            {"model": "claude-sonnet-4", "input_tokens": "1500"},
+            "claude_code",
+        )
+    ]
+    assert rows(
+        ch,
+        "SELECT MetricName, Value, Attributes, IsMonotonic FROM otel_metrics_sum WHERE ServiceName = {s:String}",
+        s=unique,
+    ) == [("claude_code.token.usage", 1500.0, {"type": "input"}, True)]
+    assert rows(
+        ch, "SELECT MetricName, Count, Sum FROM otel_metrics_histogram WHERE ServiceName = {s:String}", s=unique
+    ) == [("tool.duration", 1, 42.0)]
+    assert rows(ch, "SELECT MetricName, Value FROM otel_metrics_gauge WHERE ServiceName = {s:String}", s=unique) == [
+        ("queue.depth", 7.0)
+    ]
 
 
 def test_an_invalid_span_is_rejected_and_the_rest_stored(server, ch, unique):
     request = traces_request(unique, 3)
     request.resource_spans[0].scope_spans[0].spans[2].trace_id = b"\x01" * 15  # a trace id of the wrong length
-    answer = httpx.post(f"{server.http_url}/v1/traces", content=request.SerializeToString(),
-                        headers={"content-type": "application/x-protobuf"})
+    answer = httpx.post(
+        f"{server.http_url}/v1/traces",
+        content=request.SerializeToString(),
+        headers={"content-type": "application/x-protobuf"},
+    )
     assert answer.status_code == 200
     assert ExportTraceServiceResponse.FromString(answer.content).partial_success.rejected_spans == 1
     server.caught_up()
-    assert rows(ch, "SELECT SpanName FROM otel_traces WHERE ServiceName = {s:String} ORDER BY SpanName",
-                s=unique) == [("step 0",), ("step 1",)]
+    assert rows(ch, "SELECT SpanName FROM otel_traces WHERE ServiceName = {s:String} ORDER BY SpanName", s=unique) == [
+        ("step 0",),
+        ("step 1",),
+    ]
 
 
 def test_a_store_outage_is_ridden_out_from_the_log_and_drained_after_it(tmp_path, unique):
@@ -184,10 +222,16 @@ def test_a_store_outage_is_ridden_out_from_the_log_and_drained_after_it(tmp_path
         srv.caught_up()
         export(refused, timeout=10)  # the exporter's retry of the refused one, now that there is room
         srv.caught_up()
-        spans = sorted(s.span_id.hex() for r in [*acknowledged, refused] for s in r.resource_spans[0].scope_spans[0].spans)
+        spans = sorted(
+            s.span_id.hex() for r in [*acknowledged, refused] for s in r.resource_spans[0].scope_spans[0].spans
+        )
         with reader(standin.url) as ch:
-            stored = rows(ch, "SELECT SpanId, count() FROM otel_traces WHERE ServiceName = {s:String} "
-                              "GROUP BY SpanId ORDER BY SpanId", s=unique)
+            stored = rows(
+                ch,
+                "SELECT SpanId, count() FROM otel_traces WHERE ServiceName = {s:String} "
+                "GROUP BY SpanId ORDER BY SpanId",
+                s=unique,
+            )
         assert stored == [(span_id, 1) for span_id in spans]
         assert httpx.get(f"{srv.http_url}/healthz", timeout=10).json()["status"] == "ok"
     finally:
@@ -202,8 +246,12 @@ def test_concurrent_exports_and_queries_share_the_server_client(server, ch, uniq
     requests = [traces_request(unique, 3) for _ in range(8)]
 
     def export(request) -> int:
-        return httpx.post(f"{server.http_url}/v1/traces", content=request.SerializeToString(),
-                          headers={"content-type": "application/x-protobuf"}, timeout=30).status_code
+        return httpx.post(
+            f"{server.http_url}/v1/traces",
+            content=request.SerializeToString(),
+            headers={"content-type": "application/x-protobuf"},
+            timeout=30,
+        ).status_code
 
     def query(_) -> int:
         return httpx.get(f"{server.http_url}/api/spans", params={"service": unique}, timeout=30).status_code

@@ -30,7 +30,8 @@ _scalars = st.one_of(
 def _containers(children):
     arrays = st.lists(children, max_size=4).map(lambda vs: AnyValue(array_value=ArrayValue(values=vs)))
     maps = st.lists(st.tuples(st.text(max_size=6), children), max_size=4).map(
-        lambda kvs: AnyValue(kvlist_value=KeyValueList(values=[KeyValue(key=k, value=v) for k, v in kvs])))
+        lambda kvs: AnyValue(kvlist_value=KeyValueList(values=[KeyValue(key=k, value=v) for k, v in kvs]))
+    )
     return st.one_of(arrays, maps)
 
 
@@ -46,10 +47,12 @@ def _depth(value: AnyValue) -> int:
 # trees of arrays and maps up to depth 8, with scalars beside them
 _trees = st.recursive(_scalars, _containers, max_leaves=24).filter(lambda v: _depth(v) <= 8)
 _attribute_sets = st.lists(_trees, min_size=1, max_size=4).map(
-    lambda vs: [KeyValue(key=f"k{i}", value=v) for i, v in enumerate(vs)])
+    lambda vs: [KeyValue(key=f"k{i}", value=v) for i, v in enumerate(vs)]
+)
 
-_SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                          HealthCheck.too_slow])
+_SETTINGS = settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 
 
 def _expected(kvs) -> dict[str, str]:
@@ -57,8 +60,12 @@ def _expected(kvs) -> dict[str, str]:
 
 
 def _post(server, path: str, request) -> None:
-    answer = httpx.post(f"{server.http_url}/v1/{path}", content=request.SerializeToString(),
-                        headers={"content-type": "application/x-protobuf"}, timeout=120)
+    answer = httpx.post(
+        f"{server.http_url}/v1/{path}",
+        content=request.SerializeToString(),
+        headers={"content-type": "application/x-protobuf"},
+        timeout=120,
+    )
     assert answer.status_code == 200, answer.text
     assert not answer.content or b"rejected" not in answer.content
 
@@ -73,15 +80,23 @@ def test_span_values_at_any_depth_are_stored_as_the_exporter_writes_them(server,
     rs.resource.attributes.extend(resource)
     ss = rs.scope_spans.add()
     ss.scope.name = "tests"
-    s = ss.spans.add(trace_id=os.urandom(16), span_id=os.urandom(8), name="call", kind=1,
-                     start_time_unix_nano=T0, end_time_unix_nano=T0 + 10)
+    s = ss.spans.add(
+        trace_id=os.urandom(16),
+        span_id=os.urandom(8),
+        name="call",
+        kind=1,
+        start_time_unix_nano=T0,
+        end_time_unix_nano=T0 + 10,
+    )
     s.attributes.extend(span)
     s.events.add(time_unix_nano=T0 + 1, name="e").attributes.extend(event)
     s.links.add(trace_id=os.urandom(16), span_id=os.urandom(8)).attributes.extend(link)
     _post(server, "traces", request)
     [(got_resource, got_span, got_events, got_links)] = server.sql(
         "SELECT ResourceAttributes, SpanAttributes, `Events.Attributes`, `Links.Attributes` "
-        "FROM otel_traces WHERE ServiceName = {s:String}", s=service)
+        "FROM otel_traces WHERE ServiceName = {s:String}",
+        s=service,
+    )
     assert got_resource == _expected(rs.resource.attributes)
     assert got_span == _expected(span)
     assert got_events == [_expected(event)]
@@ -90,8 +105,9 @@ def test_span_values_at_any_depth_are_stored_as_the_exporter_writes_them(server,
 
 @_SETTINGS
 @given(body=_trees, record=_attribute_sets, scope=_attribute_sets, resource=_attribute_sets)
-def test_log_bodies_and_attributes_at_any_depth_are_stored_as_the_exporter_writes_them(server, body, record, scope,
-                                                                                      resource):
+def test_log_bodies_and_attributes_at_any_depth_are_stored_as_the_exporter_writes_them(
+    server, body, record, scope, resource
+):
     service = os.urandom(6).hex()
     request = ExportLogsServiceRequest()
     rl = request.resource_logs.add()
@@ -104,7 +120,9 @@ def test_log_bodies_and_attributes_at_any_depth_are_stored_as_the_exporter_write
     r.attributes.extend(record)
     _post(server, "logs", request)
     [(got_body, got_attributes, got_scope, got_resource)] = server.sql(
-        "SELECT Body, LogAttributes, ScopeAttributes, ResourceAttributes FROM otel_logs WHERE ServiceName = {s:String}", s=service)
+        "SELECT Body, LogAttributes, ScopeAttributes, ResourceAttributes FROM otel_logs WHERE ServiceName = {s:String}",
+        s=service,
+    )
     assert got_body == as_string(body)
     assert got_attributes == _expected(record)
     assert got_scope == _expected(scope)
@@ -125,6 +143,7 @@ def test_metric_attributes_at_any_depth_are_stored_as_the_exporter_writes_them(s
     _post(server, "metrics", request)
     [(got_point, got_exemplars)] = server.sql(
         "SELECT Attributes, `Exemplars.FilteredAttributes` FROM otel_metrics_gauge WHERE ServiceName = {s:String}",
-        s=service)
+        s=service,
+    )
     assert got_point == _expected(point)
     assert got_exemplars == [_expected(exemplar)]

@@ -9,8 +9,10 @@ from tests.agent.otlp_build import Traces
 from tests.summaries.test_restart import _in_store, _trial
 from tests.support.servers import SubprocessServer, free_port
 
-STORED = ("SELECT n_trials, n_running, raw_solve_rate, adjusted_solve_rate, counts['resolved'], n_infra "
-          "FROM job_rows FINAL WHERE job = {j:String}")
+STORED = (
+    "SELECT n_trials, n_running, raw_solve_rate, adjusted_solve_rate, counts['resolved'], n_infra "
+    "FROM job_rows FINAL WHERE job = {j:String}"
+)
 
 
 def _api_job(server, job: str) -> dict:
@@ -20,15 +22,27 @@ def _api_job(server, job: str) -> dict:
 
 
 def _shown(api: dict) -> tuple:
-    return (api["n_trials"], api["n_running"], api["raw_solve_rate"], api["adjusted_solve_rate"],
-            api["counts"]["resolved"], api["n_infra"])
+    return (
+        api["n_trials"],
+        api["n_running"],
+        api["raw_solve_rate"],
+        api["adjusted_solve_rate"],
+        api["counts"]["resolved"],
+        api["n_infra"],
+    )
 
 
 def test_a_late_reward_changes_the_stored_job_row(server, unique):
     job = f"job-{unique}"
     _trial(job, f"{unique}-solved", 1.0).send(server)
-    late = Traces({"service.name": "harness", "harbor.job.name": job, "harbor.trial.name": f"{unique}-late",
-                   "harbor.task.name": "fix-bug"})
+    late = Traces(
+        {
+            "service.name": "harness",
+            "harbor.job.name": job,
+            "harbor.trial.name": f"{unique}-late",
+            "harbor.task.name": "fix-bug",
+        }
+    )
     root = late.span("harbor.trial", start_ms=0, dur_ms=9_000)
     late.span("harbor.agent_execution", parent=root, start_ms=100, dur_ms=5_000)
     late.send(server)
@@ -54,11 +68,14 @@ def test_a_store_from_before_job_rows_gets_them_on_start(tmp_path, unique):
     assert expected[:3] == (4, 0, 0.75)
     assert server.stop() == 0
     # Back to schema 5: trial rows stored, no job rows (what every store written before them holds).
-    _in_store(data_dir, """
+    _in_store(
+        data_dir,
+        """
         client.command("DROP TABLE job_rows")
         client.command("DELETE FROM harborlight_schema_migrations WHERE Version = 6")
         print(json.dumps(0))
-    """)
+    """,
+    )
 
     sql_port = free_port()
     server = SubprocessServer(data_dir, ("--clickhouse-http-port", str(sql_port))).start()
@@ -87,7 +104,9 @@ def test_rows_derived_by_older_code_are_derived_again_on_start(tmp_path, unique)
         _trial(job, f"{unique}-{n}", 1.0).send(server)
     _api_job(server, job)
     assert server.stop() == 0
-    _in_store(data_dir, """
+    _in_store(
+        data_dir,
+        """
         columns = [r[0] for r in client.query("DESCRIBE TABLE trial_rows").result_rows if r[2] == ""]
         rows = client.query(f"SELECT {', '.join(columns)} FROM trial_rows FINAL").result_rows
         at = columns.index("Row")
@@ -98,7 +117,8 @@ def test_rows_derived_by_older_code_are_derived_again_on_start(tmp_path, unique)
             older.append([*row[:at], json.dumps(fields), *row[at + 1:]])
         client.insert("trial_rows", [[r[0], r[1], r[2], r[3] + 1, *r[4:]] for r in older], column_names=columns)
         print(json.dumps(len(older)))
-    """)
+    """,
+    )
 
     sql_port = free_port()
     server = SubprocessServer(data_dir, ("--clickhouse-http-port", str(sql_port))).start()

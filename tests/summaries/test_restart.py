@@ -33,19 +33,28 @@ def _in_store(data_dir, code: str) -> object:
 
 def _counts(data_dir) -> list[int]:
     """(agent events, arrivals counted, stale trial names, stored trial rows)."""
-    return _in_store(data_dir, f"""
+    return _in_store(
+        data_dir,
+        f"""
         sql = {_COUNTS!r}.replace("{{stale}}", STALE.replace("{{tenant:String}}", "''"))
         print(json.dumps(list(client.query(sql).result_rows[0])))
-    """)
+    """,
+    )
 
 
 def _trial(job: str, trial: str, reward: float) -> Traces:
-    harness = Traces({"service.name": "harness", "harbor.job.name": job, "harbor.trial.name": trial,
-                      "harbor.task.name": "fix-bug"})
+    harness = Traces(
+        {"service.name": "harness", "harbor.job.name": job, "harbor.trial.name": trial, "harbor.task.name": "fix-bug"}
+    )
     root = harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
     harness.span("harbor.agent_execution", parent=root, start_ms=100, dur_ms=5_000)
-    harness.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 100}, parent=root,
-                 start_ms=200, dur_ms=100)
+    harness.span(
+        "chat gpt-5",
+        {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 100},
+        parent=root,
+        start_ms=200,
+        dur_ms=100,
+    )
     harness.span("harbor.verifier", {"harbor.reward.reward": reward}, parent=root, start_ms=5_200, dur_ms=3_000)
     return harness
 
@@ -64,19 +73,27 @@ def test_a_store_from_before_trial_summaries_is_brought_up_to_date(tmp_path, uni
         _trial(job, f"{unique}-{n}", reward).send(server)
     assert server.stop() == 0
     # Back to schema 4: no trial summaries at all (what every store written before them holds).
-    _in_store(data_dir, """
+    _in_store(
+        data_dir,
+        """
         for view in ("trial_arrivals_mv",):
             client.command(f"DROP VIEW {view}")
         for table in ("trial_arrivals", "trial_summarized", "trial_rows"):
             client.command(f"DROP TABLE {table}")
         client.command("DELETE FROM harborlight_schema_migrations WHERE Version = 5")
         print(json.dumps(client.query("SELECT count() FROM agent_events").result_rows[0][0]))
-    """)
-    events_before = _in_store(data_dir, 'print(json.dumps(client.query("SELECT count() FROM agent_events").result_rows[0][0]))')
+    """,
+    )
+    events_before = _in_store(
+        data_dir, 'print(json.dumps(client.query("SELECT count() FROM agent_events").result_rows[0][0]))'
+    )
 
     server = SubprocessServer(data_dir).start()
-    assert _rows(server, job) == {f"{unique}-0": ("resolved", 100), f"{unique}-1": ("failed_verification", 100),
-                                  f"{unique}-2": ("resolved", 100)}
+    assert _rows(server, job) == {
+        f"{unique}-0": ("resolved", 100),
+        f"{unique}-1": ("failed_verification", 100),
+        f"{unique}-2": ("resolved", 100),
+    }
     assert server.stop() == 0
     assert _counts(data_dir) == [events_before, events_before, 0, 3]
 

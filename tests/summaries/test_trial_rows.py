@@ -8,8 +8,10 @@ from harborlight.read.statements.load_trials import load_trials
 from tests.agent.otlp_build import Traces
 from tests.live.twin_job import N_CALLS, send_twin_job, trial_names
 
-STORED = ("SELECT outcome, reward, n_input_tokens, n_steps, n_tool_calls, cost_usd FROM trial_rows FINAL "
-          "WHERE job = {j:String} AND trial = {t:String}")
+STORED = (
+    "SELECT outcome, reward, n_input_tokens, n_steps, n_tool_calls, cost_usd FROM trial_rows FINAL "
+    "WHERE job = {j:String} AND trial = {t:String}"
+)
 
 
 def _api_row(server, trial: str) -> dict:
@@ -19,8 +21,9 @@ def _api_row(server, trial: str) -> dict:
 
 
 def _harness(job: str, trial: str) -> Traces:
-    return Traces({"service.name": "harness", "harbor.job.name": job, "harbor.trial.name": trial,
-                   "harbor.task.name": "fix-bug"})
+    return Traces(
+        {"service.name": "harness", "harbor.job.name": job, "harbor.trial.name": trial, "harbor.task.name": "fix-bug"}
+    )
 
 
 def test_a_late_reward_changes_the_stored_trial_row(server, unique):
@@ -46,8 +49,12 @@ def test_a_late_model_call_changes_the_stored_trial_row(server, unique):
     root = harness.span("harbor.trial", start_ms=0, dur_ms=9_000)
     harness.span("harbor.agent_execution", parent=root, start_ms=100, dur_ms=5_000)
     agent = Traces({**harness.resource, "service.name": f"agent-{unique}"}, trace_id=harness.trace_id)
-    call = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5", "gen_ai.usage.input_tokens": 1000,
-            "gen_ai.usage.output_tokens": 10}
+    call = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": "gpt-5",
+        "gen_ai.usage.input_tokens": 1000,
+        "gen_ai.usage.output_tokens": 10,
+    }
     agent.span("chat gpt-5", call, parent=root, start_ms=200, dur_ms=100)
     harness.send(server)
     agent.send(server)
@@ -83,8 +90,13 @@ def test_a_trial_renamed_away_leaves_no_stored_row(server, unique):
     job = f"job-{unique}"
     agent = Traces({"service.name": f"agent-{unique}", "harbor.job.name": job})
     root_id = b"\x01" * 8
-    agent.span("chat gpt-5", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5",
-                              "gen_ai.usage.input_tokens": 7}, parent=root_id, start_ms=100, dur_ms=50)
+    agent.span(
+        "chat gpt-5",
+        {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-5", "gen_ai.usage.input_tokens": 7},
+        parent=root_id,
+        start_ms=100,
+        dur_ms=50,
+    )
     agent.send(server)
     trace_named = agent.trace_id.hex()
     listed = httpx.get(f"{server.http_url}/api/jobs/{job}/trials", timeout=60).json()["items"]

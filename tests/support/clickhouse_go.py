@@ -52,7 +52,7 @@ class _Reader:
     def take(self, n: int) -> bytes:
         if self.pos + n > len(self.data):
             raise DriverError("unexpected EOF")
-        chunk = self.data[self.pos:self.pos + n]
+        chunk = self.data[self.pos : self.pos + n]
         self.pos += n
         return chunk
 
@@ -81,7 +81,7 @@ class _Reader:
 
 def _params(text: str) -> list[str]:
     """A type's parameters, split at top-level commas (Type.params() and the tuple parser)."""
-    inner = text[text.index("(") + 1:text.rindex(")")]
+    inner = text[text.index("(") + 1 : text.rindex(")")]
     out, depth, quote, current = [], 0, False, ""
     for c in inner:
         if c == "'":
@@ -127,8 +127,18 @@ class _Column:
 
     def decode(self, r: _Reader, rows: int) -> list:  # noqa: C901 - one branch per column type, as column_gen.go
         t = self.type
-        fixed = {"Int8": "b", "Int16": "h", "Int32": "i", "Int64": "q", "UInt8": "B", "UInt16": "H", "UInt32": "I",
-                 "UInt64": "Q", "Float32": "f", "Float64": "d"}
+        fixed = {
+            "Int8": "b",
+            "Int16": "h",
+            "Int32": "i",
+            "Int64": "q",
+            "UInt8": "B",
+            "UInt16": "H",
+            "UInt32": "I",
+            "UInt64": "Q",
+            "Float32": "f",
+            "Float64": "d",
+        }
         if t in fixed:
             return r.unpack(fixed[t], rows)
         if t in ("Bool", "Boolean"):
@@ -154,8 +164,10 @@ class _Column:
         if t.startswith("DateTime64("):
             params = _params(t)
             scale, tz = 10 ** int(params[0]), self._zone(params[1:])
-            return [dt.datetime.fromtimestamp(v // scale, tz)
-                    + dt.timedelta(microseconds=(v % scale) * 1_000_000 // scale) for v in r.unpack("q", rows)]
+            return [
+                dt.datetime.fromtimestamp(v // scale, tz) + dt.timedelta(microseconds=(v % scale) * 1_000_000 // scale)
+                for v in r.unpack("q", rows)
+            ]
         if t == "DateTime" or t.startswith("DateTime("):
             tz = self._zone(_params(t) if "(" in t else [])
             return [dt.datetime.fromtimestamp(v, tz) for v in r.unpack("I", rows)]
@@ -165,8 +177,9 @@ class _Column:
         if t.startswith("Decimal("):
             precision, scale = (int(p) for p in _params(t))
             size = 4 if precision <= 9 else 8 if precision <= 18 else 16 if precision <= 38 else 32
-            return [decimal.Decimal(int.from_bytes(r.take(size), "little", signed=True)).scaleb(-scale)
-                    for _ in range(rows)]
+            return [
+                decimal.Decimal(int.from_bytes(r.take(size), "little", signed=True)).scaleb(-scale) for _ in range(rows)
+            ]
         if t.startswith("FixedString("):
             size = int(_params(t)[0])
             return [r.take(size) for _ in range(rows)]
@@ -305,14 +318,26 @@ class ClickHouseGo:
 
     def post(self, sql: str, settings: dict[str, str] | None = None) -> tuple[httpx.Response, bytes]:
         """The answer and its body as sent (Go's transport with DisableCompression decodes nothing itself)."""
-        params = {"client_protocol_version": str(CLIENT_TCP_PROTOCOL_VERSION), "database": self.database,
-                  "default_format": "Native", **self.settings,
-                  "max_execution_time": str(self.query_timeout_s + 5), **(settings or {})}
+        params = {
+            "client_protocol_version": str(CLIENT_TCP_PROTOCOL_VERSION),
+            "database": self.database,
+            "default_format": "Native",
+            **self.settings,
+            "max_execution_time": str(self.query_timeout_s + 5),
+            **(settings or {}),
+        }
         auth = base64.b64encode(f"{self.username}:{self.password}".encode()).decode()
-        with httpx.stream("POST", f"http://{self.host}:{self.port}/?{urlencode(sorted(params.items()))}",
-                          content=sql.encode(), timeout=self.query_timeout_s,
-                          headers={"Authorization": f"Basic {auth}", "Accept-Encoding": "gzip",
-                                   "User-Agent": "clickhouse-go/2.47.0 (database/sql; lv:go/1.25)"}) as answer:
+        with httpx.stream(
+            "POST",
+            f"http://{self.host}:{self.port}/?{urlencode(sorted(params.items()))}",
+            content=sql.encode(),
+            timeout=self.query_timeout_s,
+            headers={
+                "Authorization": f"Basic {auth}",
+                "Accept-Encoding": "gzip",
+                "User-Agent": "clickhouse-go/2.47.0 (database/sql; lv:go/1.25)",
+            },
+        ) as answer:
             return answer, b"".join(answer.iter_raw())
 
     def query(self, sql: str, settings: dict[str, str] | None = None) -> Result:

@@ -29,8 +29,17 @@ except ImportError:
 REVISION = 54460  # ClientTCPProtocolVersion
 CLIENT_NAME = "clickhouse-go/2.47.0 (lv:go/1.25; os:linux) grafana-datasource/4.20.0"
 CLIENT_HELLO, CLIENT_QUERY, CLIENT_DATA, CLIENT_CANCEL, CLIENT_PING = 0, 1, 2, 3, 4
-(SERVER_HELLO, SERVER_DATA, SERVER_EXCEPTION, SERVER_PROGRESS, SERVER_PONG, SERVER_END_OF_STREAM,
- SERVER_PROFILE_INFO, SERVER_TOTALS, SERVER_EXTREMES) = range(9)
+(
+    SERVER_HELLO,
+    SERVER_DATA,
+    SERVER_EXCEPTION,
+    SERVER_PROGRESS,
+    SERVER_PONG,
+    SERVER_END_OF_STREAM,
+    SERVER_PROFILE_INFO,
+    SERVER_TOTALS,
+    SERVER_EXTREMES,
+) = range(9)
 SERVER_LOG, SERVER_TABLE_COLUMNS, SERVER_PROFILE_EVENTS = 10, 11, 14
 METHODS = {"lz4": 0x82, "zstd": 0x90}
 _MASK = (1 << 64) - 1
@@ -101,8 +110,8 @@ class _SocketReader(_Reader):
                 data = payload
             else:
                 raise DriverError(f"compress: unknown method {method:#x}")
-            self.data, self.pos = self.data[self.pos:] + data, 0
-        chunk = self.data[self.pos:self.pos + n]
+            self.data, self.pos = self.data[self.pos :] + data, 0
+        chunk = self.data[self.pos : self.pos + n]
         self.pos += n
         return chunk
 
@@ -163,8 +172,16 @@ class ClickHouseGoNative:
             raise
 
     def _handshake(self) -> "ClickHouseGoNative":
-        self._sock.sendall(bytes([CLIENT_HELLO]) + _str(CLIENT_NAME) + _uvarint(2) + _uvarint(47) + _uvarint(REVISION)
-                           + _str(self.database) + _str(self.username) + _str(self.password))
+        self._sock.sendall(
+            bytes([CLIENT_HELLO])
+            + _str(CLIENT_NAME)
+            + _uvarint(2)
+            + _uvarint(47)
+            + _uvarint(REVISION)
+            + _str(self.database)
+            + _str(self.username)
+            + _str(self.password)
+        )
         packet = self._reader.take(1)[0]
         if packet == SERVER_EXCEPTION:
             raise self._exception()
@@ -218,8 +235,13 @@ class ClickHouseGoNative:
         out += _uvarint(0) * 3  # parallel replicas
         return out
 
-    def send_query(self, sql: str, settings: dict[str, str] | None = None, parameters: dict[str, str] | None = None,
-                   query_id: str = "") -> None:
+    def send_query(
+        self,
+        sql: str,
+        settings: dict[str, str] | None = None,
+        parameters: dict[str, str] | None = None,
+        query_id: str = "",
+    ) -> None:
         all_settings = {**self.settings, "max_execution_time": str(self.query_timeout_s + 5), **(settings or {})}
         out = bytes([CLIENT_QUERY]) + _str(query_id) + self._client_info()
         for key, value in all_settings.items():
@@ -230,7 +252,9 @@ class ClickHouseGoNative:
             out += _str(key) + _uvarint(2) + _str("'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'")
         out += _str("")
         block = bytes([1, 0, 2]) + struct.pack("<i", -1) + bytes([0]) + _uvarint(0) + _uvarint(0)  # an empty block
-        out += bytes([CLIENT_DATA]) + _str("") + (compress_frame(block, self.compression) if self.compression else block)
+        out += (
+            bytes([CLIENT_DATA]) + _str("") + (compress_frame(block, self.compression) if self.compression else block)
+        )
         self._sock.sendall(out)
 
     def cancel(self) -> None:
@@ -285,7 +309,9 @@ class ClickHouseGoNative:
         self.send_query(sql, settings, parameters)
         return self.receive()
 
-    def query(self, sql: str, settings: dict[str, str] | None = None, parameters: dict[str, str] | None = None) -> Result:
+    def query(
+        self, sql: str, settings: dict[str, str] | None = None, parameters: dict[str, str] | None = None
+    ) -> Result:
         """The rows, as the HTTP twin (tests/support/clickhouse_go.py) gives them."""
         return self.run(sql, settings, parameters).result
 

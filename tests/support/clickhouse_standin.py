@@ -37,10 +37,26 @@ from harborlight.sqlport.clickhouse_native import reframe
 
 # URL parameters that are not settings (transport, session and identity parameters).
 NOT_SETTINGS = {
-    "query", "database", "default_format", "query_id", "session_id", "session_timeout", "session_check",
-    "user", "password", "quota_key", "compress", "decompress", "buffer_size", "wait_end_of_query",
-    "client_protocol_version", "role", "send_progress_in_http_headers", "http_headers_progress_interval_ms",
-    "enable_http_compression", "cancel_http_readonly_queries_on_client_close",
+    "query",
+    "database",
+    "default_format",
+    "query_id",
+    "session_id",
+    "session_timeout",
+    "session_check",
+    "user",
+    "password",
+    "quota_key",
+    "compress",
+    "decompress",
+    "buffer_size",
+    "wait_end_of_query",
+    "client_protocol_version",
+    "role",
+    "send_progress_in_http_headers",
+    "http_headers_progress_interval_ms",
+    "enable_http_compression",
+    "cancel_http_readonly_queries_on_client_close",
 }
 _INSERT_HEAD = re.compile(rb"^\s*INSERT\b.*?\bFORMAT\s+\w+[ \t]*(\r?\n)?", re.I | re.S)
 _TRAILING_FORMAT = re.compile(r"\bFORMAT\s+(\w+)\s*;?\s*$", re.I)
@@ -53,8 +69,10 @@ def _form_fields(content_type: str, body: bytes) -> dict[str, str]:
     """The fields of a multipart/form-data body: clickhouse-connect sends the statement and its bound values so
     (`query`, `param_*`) when they would not fit in the URL, as ClickHouse's HTTP interface accepts."""
     message = BytesParser(policy=HTTP).parsebytes(f"Content-Type: {content_type}\r\n\r\n".encode() + body)
-    return {part.get_param("name", header="content-disposition"): part.get_payload(decode=True).decode()
-            for part in message.iter_parts()}
+    return {
+        part.get_param("name", header="content-disposition"): part.get_payload(decode=True).decode()
+        for part in message.iter_parts()
+    }
 
 
 def quote(value: str) -> str:
@@ -87,7 +105,7 @@ class Engine:
                 return conn.query(sql, fmt, params=params or None)
             except Exception as exc:  # chDB raises ChdbError (or RuntimeError) carrying ClickHouse's message
                 message = str(exc)
-                message = message[message.find("Code: "):] if "Code: " in message else message
+                message = message[message.find("Code: ") :] if "Code: " in message else message
                 code = _CODE.search(message)
                 raise Failure(int(code.group(1)) if code else 1002, f"{message} (version {self.version})") from None
             finally:
@@ -103,8 +121,8 @@ class Engine:
             text, data = query, body
         elif query:
             text = query + ("\n" + body.decode() if body else "")
-        elif (head := _INSERT_HEAD.match(body)) and body[head.end():]:
-            text, data = body[:head.end()].decode(), body[head.end():]
+        elif (head := _INSERT_HEAD.match(body)) and body[head.end() :]:
+            text, data = body[: head.end()].decode(), body[head.end() :]
         else:
             text = body.decode()
         if not text.strip():
@@ -126,11 +144,17 @@ class Engine:
         answered = trailing.group(1) if trailing else fmt
         if answered.lower() == "native" and params.get("client_protocol_version", "0").isdigit():
             out = reframe(out, int(params.get("client_protocol_version", "0")))
-        summary = {
-            "read_rows": str(result.rows_read()), "read_bytes": str(result.bytes_read()),
-            "written_rows": str(result.rows_written()), "written_bytes": str(result.bytes_written()),
-            "elapsed_ns": str(int((time.monotonic() - started) * 1e9)),
-        } if result is not None else {}
+        summary = (
+            {
+                "read_rows": str(result.rows_read()),
+                "read_bytes": str(result.bytes_read()),
+                "written_rows": str(result.rows_written()),
+                "written_bytes": str(result.bytes_written()),
+                "elapsed_ns": str(int((time.monotonic() - started) * 1e9)),
+            }
+            if result is not None
+            else {}
+        )
         headers = {"X-ClickHouse-Summary": json.dumps(summary)}
         if out or _RESULT_SET.match(text):  # ClickHouse names the format of every result set, even an empty one
             headers["X-ClickHouse-Format"] = answered
@@ -140,7 +164,7 @@ class Engine:
     def _read_staged(text: str, path: str) -> str:
         """The statement rewritten to read its data from `path`: file() for input(), else FROM INFILE."""
         trailing = _TRAILING_FORMAT.search(text)
-        fmt, head = trailing.group(1), text[:trailing.start()]
+        fmt, head = trailing.group(1), text[: trailing.start()]
         if _INPUT.search(head):
             return _INPUT.sub(lambda m: f"file({quote(path)}, {quote(fmt)}, {m.group(1)})", head, count=1)
         return f"{head} FROM INFILE {quote(path)} FORMAT {fmt}"
@@ -188,8 +212,11 @@ class Handler(BaseHTTPRequestHandler):
         except Failure as exc:
             return self._send(500, f"{exc}\n".encode(), {**common, "X-ClickHouse-Exception-Code": str(exc.code)})
         except Exception as exc:  # a bug here must reach the test as an error, not a hang
-            return self._send(500, f"Code: 1001. DB::Exception: stand-in: {exc!r}\n".encode(),
-                              {**common, "X-ClickHouse-Exception-Code": "1001"})
+            return self._send(
+                500,
+                f"Code: 1001. DB::Exception: stand-in: {exc!r}\n".encode(),
+                {**common, "X-ClickHouse-Exception-Code": "1001"},
+            )
         self._send(200, out, {**common, **headers})
 
     def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:

@@ -16,8 +16,11 @@ def _mount_tmpfs(directory: Path, size_kib: int) -> str | None:
     """Mounts; returns why not when the machine does not let this process mount."""
     if os.geteuid() != 0:
         return "mounting a tmpfs needs root"
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kib}k,mode=0700", "tmpfs", str(directory)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size_kib}k,mode=0700", "tmpfs", str(directory)],
+        capture_output=True,
+        text=True,
+    )
     return None if done.returncode == 0 else f"mount -t tmpfs is not permitted here: {done.stderr.strip()}"
 
 

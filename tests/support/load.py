@@ -42,14 +42,17 @@ def stored_by_job(http_url: str, service: str) -> dict[str, int]:
     return {r["job"]: r["items"] for r in rows if r["signal"] == "traces"}
 
 
-async def flood(endpoint: str, service: str, clients: int, in_flight: int, requests: int, spans: int,
-                give_up_after: float = 300) -> Delivery:
+async def flood(
+    endpoint: str, service: str, clients: int, in_flight: int, requests: int, spans: int, give_up_after: float = 300
+) -> Delivery:
     """`clients` channels with `in_flight` concurrent exports each send `requests` requests in all, each
     retried while it is refused as retryable, until `give_up_after` seconds (then an error says so)."""
     delivery = Delivery()
     deadline = time.monotonic() + give_up_after
-    bodies = [(f"{service}-{i}", traces_request(service, spans, job=f"{service}-{i}").SerializeToString())
-              for i in range(requests)]
+    bodies = [
+        (f"{service}-{i}", traces_request(service, spans, job=f"{service}-{i}").SerializeToString())
+        for i in range(requests)
+    ]
     queue = list(reversed(bodies))
 
     async def client() -> None:
@@ -71,7 +74,9 @@ async def flood(endpoint: str, service: str, clients: int, in_flight: int, reque
                                 break
                             delivery.refusals[exc.code().name] = delivery.refusals.get(exc.code().name, 0) + 1
                             if time.monotonic() > deadline:
-                                delivery.other_errors.append(f"still refused after {give_up_after:.0f} s: {exc.details()}")
+                                delivery.other_errors.append(
+                                    f"still refused after {give_up_after:.0f} s: {exc.details()}"
+                                )
                                 break
                             await asyncio.sleep(0.02 + random.random() * 0.05)
 
@@ -95,6 +100,7 @@ class KillLoop:
 
 def _commit_began(checkpoint: Path, timeout: float) -> bool:
     """Waits for the write-ahead log's checkpoint to be replaced: the committer writes it just before an INSERT."""
+
     def identity() -> tuple[int, int] | None:
         try:
             st = checkpoint.stat()
@@ -173,7 +179,8 @@ def kill_loop(data_dir: Path, kills: int, spans: int = 50, seed: int = 1) -> Kil
             result.acknowledged_jobs.append(job)
         report = httpx.get(f"{server.http_url}/api/ingest", params={"service": "kill-loop"}, timeout=60).json()
         result.known_when_sent_again += [
-            s["job"] for s in report["since_start"]["sources"]
+            s["job"]
+            for s in report["since_start"]["sources"]
             if s["duplicate_requests"] and s["job"] in {job for job, _ in unanswered}
         ]
         unanswered.clear()

@@ -37,11 +37,17 @@ def traces_request(service: str, n_spans: int, job: str | None = None, start: in
     trace_id, root_id = os.urandom(16), os.urandom(8)
     for i in range(n_spans):
         span = scope.spans.add(
-            trace_id=trace_id, span_id=root_id if i == 0 else os.urandom(8),
-            parent_span_id=b"" if i == 0 else root_id, name=f"step {i}", kind=1,
-            start_time_unix_nano=start + i * 1000, end_time_unix_nano=start + i * 1000 + 500,
+            trace_id=trace_id,
+            span_id=root_id if i == 0 else os.urandom(8),
+            parent_span_id=b"" if i == 0 else root_id,
+            name=f"step {i}",
+            kind=1,
+            start_time_unix_nano=start + i * 1000,
+            end_time_unix_nano=start + i * 1000 + 500,
         )
-        span.attributes.extend(attrs(**{"gen_ai.request.model": "claude-sonnet-4", "gen_ai.usage.input_tokens": 10 + i}))
+        span.attributes.extend(
+            attrs(**{"gen_ai.request.model": "claude-sonnet-4", "gen_ai.usage.input_tokens": 10 + i})
+        )
     return request
 
 
@@ -51,7 +57,9 @@ def logs_request(service: str, n: int, event_name: str = "claude_code.api_reques
     rl.resource.attributes.extend(attrs(**{"service.name": service}))
     sl = rl.scope_logs.add()
     for i in range(n):
-        record = sl.log_records.add(time_unix_nano=T0 + i, severity_number=9, severity_text="INFO", event_name=event_name)
+        record = sl.log_records.add(
+            time_unix_nano=T0 + i, severity_number=9, severity_text="INFO", event_name=event_name
+        )
         record.body.string_value = f"event {i}"
         record.attributes.extend(attrs(**{"event.name": event_name.split(".")[-1], "input_tokens": 5}))
     return request

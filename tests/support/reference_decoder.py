@@ -107,20 +107,29 @@ def span_rows(request: ExportTraceServiceRequest) -> list[dict]:
         resource = attributes(rs.resource.attributes)
         for ss in rs.scope_spans:
             for s in ss.spans:
-                rows.append({
-                    "TraceId": s.trace_id.hex(), "SpanId": s.span_id.hex(), "ParentSpanId": s.parent_span_id.hex(),
-                    "TraceState": s.trace_state, "SpanName": s.name, "SpanKind": KINDS[s.kind],
-                    "ServiceName": resource.get("service.name", ""), "ResourceAttributes": resource,
-                    "ScopeName": ss.scope.name, "ScopeVersion": ss.scope.version,
-                    "SpanAttributes": attributes(s.attributes),
-                    "Duration": s.end_time_unix_nano - s.start_time_unix_nano,
-                    "StatusCode": CODES[s.status.code], "StatusMessage": s.status.message,
-                    "Events.Name": [e.name for e in s.events],
-                    "Events.Attributes": [attributes(e.attributes) for e in s.events],
-                    "Links.TraceId": [link.trace_id.hex() for link in s.links],
-                    "Links.SpanId": [link.span_id.hex() for link in s.links],
-                    "Links.Attributes": [attributes(link.attributes) for link in s.links],
-                    "ts": s.start_time_unix_nano,
-                    "Events.ts": [e.time_unix_nano for e in s.events],
-                })
+                rows.append(
+                    {
+                        "TraceId": s.trace_id.hex(),
+                        "SpanId": s.span_id.hex(),
+                        "ParentSpanId": s.parent_span_id.hex(),
+                        "TraceState": s.trace_state,
+                        "SpanName": s.name,
+                        "SpanKind": KINDS[s.kind],
+                        "ServiceName": resource.get("service.name", ""),
+                        "ResourceAttributes": resource,
+                        "ScopeName": ss.scope.name,
+                        "ScopeVersion": ss.scope.version,
+                        "SpanAttributes": attributes(s.attributes),
+                        "Duration": s.end_time_unix_nano - s.start_time_unix_nano,
+                        "StatusCode": CODES[s.status.code],
+                        "StatusMessage": s.status.message,
+                        "Events.Name": [e.name for e in s.events],
+                        "Events.Attributes": [attributes(e.attributes) for e in s.events],
+                        "Links.TraceId": [link.trace_id.hex() for link in s.links],
+                        "Links.SpanId": [link.span_id.hex() for link in s.links],
+                        "Links.Attributes": [attributes(link.attributes) for link in s.links],
+                        "ts": s.start_time_unix_nano,
+                        "Events.ts": [e.time_unix_nano for e in s.events],
+                    }
+                )
     return rows

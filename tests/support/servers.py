@@ -20,8 +20,9 @@ from harborlight.app import Running, running
 from harborlight.settings import Settings
 
 
-def wait_until_answering(process: subprocess.Popen, url: str, timeout: float, what: str,
-                         output: Callable[[], str]) -> None:
+def wait_until_answering(
+    process: subprocess.Popen, url: str, timeout: float, what: str, output: Callable[[], str]
+) -> None:
     """Returns once GET `url` answers 200; raises with the process's `output` if it exits first, and
     TimeoutError naming `what` after `timeout` seconds."""
     deadline = time.monotonic() + timeout
@@ -50,8 +51,13 @@ class InProcessServer:
         # The memory guard measures the whole process, and the test process holds far more than the
         # server (every test's data, clients, one engine shared by all): give it room.
         # Servers of one test process share its store, never a write-ahead log.
-        self.settings = replace(settings, grpc_port=0, http_port=0, memory_limit_mib=64 * 1024,
-                                wal_dir=settings.wal_dir or Path(tempfile.mkdtemp(prefix="harborlight-wal-")))
+        self.settings = replace(
+            settings,
+            grpc_port=0,
+            http_port=0,
+            memory_limit_mib=64 * 1024,
+            wal_dir=settings.wal_dir or Path(tempfile.mkdtemp(prefix="harborlight-wal-")),
+        )
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -125,12 +131,25 @@ class SubprocessServer:
     def start(self, timeout: float = 60) -> "SubprocessServer":
         self.grpc_port, self.http_port = free_port(), free_port()
         self.process = subprocess.Popen(
-            [sys.executable, *self.program, "serve", "--data-dir", str(self.data_dir),
-             "--grpc-port", str(self.grpc_port), "--http-port", str(self.http_port), *self.extra_args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            [
+                sys.executable,
+                *self.program,
+                "serve",
+                "--data-dir",
+                str(self.data_dir),
+                "--grpc-port",
+                str(self.grpc_port),
+                "--http-port",
+                str(self.http_port),
+                *self.extra_args,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
-        wait_until_answering(self.process, f"{self.http_url}/healthz", timeout, "server",
-                             lambda: self.process.stderr.read().decode())
+        wait_until_answering(
+            self.process, f"{self.http_url}/healthz", timeout, "server", lambda: self.process.stderr.read().decode()
+        )
         return self
 
     @property

@@ -7,4 +7,4 @@ def command_words(line: str) -> list[str]:
     lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     words = list(lexer)
-    return words[:next((i for i, w in enumerate(words) if w in (">", ">>", "|", "<")), len(words))]
+    return words[: next((i for i, w in enumerate(words) if w in (">", ">>", "|", "<")), len(words))]

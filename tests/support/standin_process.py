@@ -38,8 +38,19 @@ class Standin:
         config = ["--config-file", str(self.config_file)] if self.config_file else []
         with open(log, "ab") as out:  # a file, not a pipe nobody drains
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "tests.support.clickhouse_standin", "--port", str(self.port),
-                 "--data-dir", str(self.data_dir), *config], cwd=ROOT, stdout=out, stderr=out,
+                [
+                    sys.executable,
+                    "-m",
+                    "tests.support.clickhouse_standin",
+                    "--port",
+                    str(self.port),
+                    "--data-dir",
+                    str(self.data_dir),
+                    *config,
+                ],
+                cwd=ROOT,
+                stdout=out,
+                stderr=out,
             )
         wait_until_answering(self.process, f"http://127.0.0.1:{self.port}/ping", timeout, "stand-in", log.read_text)
         return self
@@ -68,6 +79,7 @@ def one_shard_cluster(folder: Path, cluster: Cluster) -> Standin:
     config = folder / "config.xml"
     config.write_text(ONE_SHARD_CLUSTER.format(name=cluster.name))
     server = Standin(folder / "engine", config).start()
-    apply_cluster_schema(AsEachNodeRunsIt(clickhouse_connect.get_client(dsn=server.url, compress=False), cluster),
-                         cluster)
+    apply_cluster_schema(
+        AsEachNodeRunsIt(clickhouse_connect.get_client(dsn=server.url, compress=False), cluster), cluster
+    )
     return server

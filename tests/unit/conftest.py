@@ -26,6 +26,7 @@ def _no_engine_sockets_or_processes(monkeypatch):
             if self.family in (socket.AF_INET, socket.AF_INET6) and threading.current_thread() is test_thread:
                 raise TierBreach(f"a unit test connected to {address}: move it out of tests/unit/")
             return call(self, address, *args, **kwargs)
+
         return connecting
 
     def starting(self, *args, **kwargs):
@@ -38,4 +39,6 @@ def _no_engine_sockets_or_processes(monkeypatch):
     monkeypatch.setattr(subprocess.Popen, "__init__", starting)
     engine_before = "chdb" in sys.modules
     yield
-    assert engine_before or "chdb" not in sys.modules, "a unit test loaded chDB (the engine): move it out of tests/unit/"
+    assert engine_before or "chdb" not in sys.modules, (
+        "a unit test loaded chDB (the engine): move it out of tests/unit/"
+    )

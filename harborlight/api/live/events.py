@@ -63,22 +63,65 @@ def to_events(row: LiveRow, started: set[str], verdicts: Verdicts = {}) -> list[
     out: list[LiveEvent] = []
     if row.trial and row.trial not in started:
         started.add(row.trial)
-        out.append(LiveEvent("trial_started", row.job, row.trial, row.start_unix_nano,
-                             {"task": row.task, "agent": row.agent}))
+        out.append(
+            LiveEvent("trial_started", row.job, row.trial, row.start_unix_nano, {"task": row.task, "agent": row.agent})
+        )
     if row.name == TRIAL_SPAN:
         outcome, reward = verdicts.get((row.job, row.trial), (None, None))
-        out.append(LiveEvent("trial_finished", row.job, row.trial, row.end_unix_nano, {
-            "success": row.success, "duration_ns": row.end_unix_nano - row.start_unix_nano,
-            "outcome": outcome, "reward": reward}))
+        out.append(
+            LiveEvent(
+                "trial_finished",
+                row.job,
+                row.trial,
+                row.end_unix_nano,
+                {
+                    "success": row.success,
+                    "duration_ns": row.end_unix_nano - row.start_unix_nano,
+                    "outcome": outcome,
+                    "reward": reward,
+                },
+            )
+        )
     elif row.name in PHASES:
-        out.append(LiveEvent("phase", row.job, row.trial, row.end_unix_nano, {
-            "phase": row.name.removeprefix("harbor."), "state": "finished", "success": row.success,
-            "duration_ns": row.end_unix_nano - row.start_unix_nano}))
+        out.append(
+            LiveEvent(
+                "phase",
+                row.job,
+                row.trial,
+                row.end_unix_nano,
+                {
+                    "phase": row.name.removeprefix("harbor."),
+                    "state": "finished",
+                    "success": row.success,
+                    "duration_ns": row.end_unix_nano - row.start_unix_nano,
+                },
+            )
+        )
     elif row.kind == "llm_request":
-        out.append(LiveEvent("model_call", row.job, row.trial, row.end_unix_nano, {
-            "model": row.model, "input_tokens": row.input_tokens, "output_tokens": row.output_tokens,
-            "cost_usd": row.cost_usd, "http_status": row.http_status, "success": row.success}))
+        out.append(
+            LiveEvent(
+                "model_call",
+                row.job,
+                row.trial,
+                row.end_unix_nano,
+                {
+                    "model": row.model,
+                    "input_tokens": row.input_tokens,
+                    "output_tokens": row.output_tokens,
+                    "cost_usd": row.cost_usd,
+                    "http_status": row.http_status,
+                    "success": row.success,
+                },
+            )
+        )
     elif row.kind == "tool":
-        out.append(LiveEvent("tool_call", row.job, row.trial, row.end_unix_nano, {
-            "tool": row.tool, "category": row.tool_category, "success": row.success}))
+        out.append(
+            LiveEvent(
+                "tool_call",
+                row.job,
+                row.trial,
+                row.end_unix_nano,
+                {"tool": row.tool, "category": row.tool_category, "success": row.success},
+            )
+        )
     return out

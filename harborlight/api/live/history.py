@@ -33,9 +33,13 @@ TRIALS = f"""
 SELECT TrialName, min({_END}) AS first_end, count() FROM ({named(_JOB)}) WHERE {_JOB}
 GROUP BY TrialName ORDER BY first_end, TrialName"""
 # (the form the batch is read in, then its rows in each form: agent_twins.FORMS)
-BATCH_SQL = (agent_twins.form(_BATCH, scope=_BATCH), *(
-    f"SELECT {COLUMNS} FROM ({agent_twins.events(_BATCH, form, twin_ids=True, scope=_BATCH)}) ORDER BY end_ts, EventId"
-    for form in agent_twins.FORMS))
+BATCH_SQL = (
+    agent_twins.form(_BATCH, scope=_BATCH),
+    *(
+        f"SELECT {COLUMNS} FROM ({agent_twins.events(_BATCH, form, twin_ids=True, scope=_BATCH)}) ORDER BY end_ts, EventId"
+        for form in agent_twins.FORMS
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -45,8 +49,9 @@ class TrialBatch:
     final_before: int | None  # once read, rows ending before this (ns) are final; None: all rows are
 
 
-def plan(trials: Sequence[tuple[str | None, int, int]], first: int = FIRST_ROWS,
-         most: int = MOST_ROWS) -> list[TrialBatch]:
+def plan(
+    trials: Sequence[tuple[str | None, int, int]], first: int = FIRST_ROWS, most: int = MOST_ROWS
+) -> list[TrialBatch]:
     """Consecutive batches of `trials` ((name, first row's end, rows), in first-end order), each
     closed once it holds `first` rows, then GROWTH times as many each time, up to `most`. Every trial
     is in exactly one batch."""
@@ -70,8 +75,9 @@ def _order(row: LiveRow) -> tuple[int, str]:
     return row.end_unix_nano, row.event_id  # ORDER BY end_ts, EventId (UTF-8 sorts as its code points)
 
 
-def settle(waiting: list[LiveRow], batch: list[LiveRow],
-           final_before: int | None) -> tuple[list[LiveRow], list[LiveRow]]:
+def settle(
+    waiting: list[LiveRow], batch: list[LiveRow], final_before: int | None
+) -> tuple[list[LiveRow], list[LiveRow]]:
     """(rows now final, in order; rows still waiting) from the rows waiting and a batch's rows, each in order."""
     merged = list(heapq.merge(waiting, batch, key=_order))
     if final_before is None:

@@ -52,10 +52,14 @@ _TRIAL_KEYS = ("harbor.trial.name", "session.id", "gen_ai.conversation.id", "con
 # span must never pair with another's event, whatever job, trial or request id it claims.
 _COMMITTED = "Tenant = {tenant:String} AND (TrialName IN {trials:Array(String)} OR TraceId IN {traces:Array(String)})"
 # (the form the rows are read in, then the rows in each form: agent_twins.FORMS)
-_ROWS = (agent_twins.form(_COMMITTED, scope=_COMMITTED), *(
-    f"SELECT {COLUMNS} FROM ({agent_twins.events(_COMMITTED, form, twin_ids=True, scope=_COMMITTED)}) "
-    "ORDER BY end_ts, EventId"
-    for form in agent_twins.FORMS))
+_ROWS = (
+    agent_twins.form(_COMMITTED, scope=_COMMITTED),
+    *(
+        f"SELECT {COLUMNS} FROM ({agent_twins.events(_COMMITTED, form, twin_ids=True, scope=_COMMITTED)}) "
+        "ORDER BY end_ts, EventId"
+        for form in agent_twins.FORMS
+    ),
+)
 KEEPALIVE_SECONDS = 15.0
 # A history replays an event per call of the job: the stream writes what is queued at once (up to this many
 # bytes), and the replay hands the event loop back between slices of rows, waiting while the watcher's
@@ -129,10 +133,21 @@ class Watcher:
         """Frees the backlog and ends the stream with a `dropped` event saying why."""
         self.frames.clear()
         self.seen, self.started = set(), set()
-        reason = (f"this stream fell {behind:,} bytes behind its reader, over its {self.limit:,}-byte limit "
-                  "(--live-buffer-kib): read faster, or reconnect (history=true replays the job)")
-        self.frames.append(frame(LiveEvent("dropped", self.job or None, None, time.time_ns(),
-                                           {"reason": reason, "behind_bytes": behind, "limit_bytes": self.limit})))
+        reason = (
+            f"this stream fell {behind:,} bytes behind its reader, over its {self.limit:,}-byte limit "
+            "(--live-buffer-kib): read faster, or reconnect (history=true replays the job)"
+        )
+        self.frames.append(
+            frame(
+                LiveEvent(
+                    "dropped",
+                    self.job or None,
+                    None,
+                    time.time_ns(),
+                    {"reason": reason, "behind_bytes": behind, "limit_bytes": self.limit},
+                )
+            )
+        )
         self.queued = len(self.frames[0])
         self.end()
 
@@ -266,7 +281,7 @@ class LiveFeed:
                     await watcher.room.wait()
                     if watcher.ended:
                         return
-                    piece = rows[start:start + _ROWS_PER_SLICE]
+                    piece = rows[start : start + _ROWS_PER_SLICE]
                     watcher.offer(piece, await asyncio.to_thread(self._verdicts, watcher.tenant, piece))
                     await asyncio.sleep(0)
         except Exception as exc:
@@ -283,7 +298,8 @@ class LiveFeed:
             for tenant in sorted({tenant for tenant, _, _ in items}):
                 try:
                     trials, traces = await asyncio.to_thread(
-                        committed_keys, [(signal, payload) for t, signal, payload in items if t == tenant])
+                        committed_keys, [(signal, payload) for t, signal, payload in items if t == tenant]
+                    )
                     keys = {"tenant": tenant, "trials": sorted(trials), "traces": sorted(traces)}
                     rows = await asyncio.to_thread(read_rows, self._store.client, _ROWS, keys)
                     told = await asyncio.to_thread(self._verdicts, tenant, rows)
@@ -315,14 +331,18 @@ class LiveStream(Response):
     def __init__(self, feed: LiveFeed, job: str, tenant: str, history: bool) -> None:
         # Response's own __init__ would declare a content-length of 0.
         self.status_code, self.background, self.body = 200, None, b""
-        self.raw_headers = [(b"content-type", b"text/event-stream; charset=utf-8"),
-                            *((k.lower().encode(), v.encode()) for k, v in _HEADERS.items())]
+        self.raw_headers = [
+            (b"content-type", b"text/event-stream; charset=utf-8"),
+            *((k.lower().encode(), v.encode()) for k, v in _HEADERS.items()),
+        ]
         self._feed, self._job, self._tenant, self._history = feed, job, tenant, history
 
     async def __call__(self, scope, receive, send) -> None:
         if not self._feed.admit(self._tenant):
-            detail = (f"too many live streams open for this tenant (at most {self._feed.limits.streams_per_tenant}, "
-                      "--live-streams-per-tenant): close one, or watch several jobs on one stream (no job=)")
+            detail = (
+                f"too many live streams open for this tenant (at most {self._feed.limits.streams_per_tenant}, "
+                "--live-streams-per-tenant): close one, or watch several jobs on one stream (no job=)"
+            )
             await JSONResponse({"detail": detail}, 429, headers={"Retry-After": "5"})(scope, receive, send)
             return
         try:
@@ -342,8 +362,13 @@ class LiveStream(Response):
         await send({"type": "http.response.body", "body": b": harborlight live\n\n", "more_body": True})
         async with aclosing(self._feed.watch(self._job, self._tenant, self._history)) as frames:
             async for data in frames:  # closed at once when the client goes: the watcher leaves the feed
-                await send({"type": "http.response.body", "body": b": keep-alive\n\n" if data is None else data,
-                            "more_body": True})
+                await send(
+                    {
+                        "type": "http.response.body",
+                        "body": b": keep-alive\n\n" if data is None else data,
+                        "more_body": True,
+                    }
+                )
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
@@ -370,10 +395,16 @@ def _feed(services: Services, writer: Writer) -> LiveFeed:
 def live_router() -> APIRouter:
     router = APIRouter(tags=["live"])
 
-    @router.get("/api/live", summary="Server-sent events of running trials: started, phase, model call, tool call, "
-                "finished (and `dropped` when a stream falls too far behind)", response_class=StreamingResponse,
-                responses={200: {"content": {"text/event-stream": {}}, "description": "server-sent events"},
-                           429: {"description": "the tenant holds its most live streams"}})
+    @router.get(
+        "/api/live",
+        summary="Server-sent events of running trials: started, phase, model call, tool call, "
+        "finished (and `dropped` when a stream falls too far behind)",
+        response_class=StreamingResponse,
+        responses={
+            200: {"content": {"text/event-stream": {}}, "description": "server-sent events"},
+            429: {"description": "the tenant holds its most live streams"},
+        },
+    )
     async def live(
         services: Svc,
         writer: WriterDep,

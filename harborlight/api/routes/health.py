@@ -82,17 +82,26 @@ def commit_state(stats) -> dict:
 def health_router() -> APIRouter:
     router = APIRouter(tags=["health"])
 
-    @router.get("/healthz", response_model=Health, responses={503: {"model": Health}},
-                summary="Liveness, store reachability, commit lag and failures, full disks, damaged parts")
+    @router.get(
+        "/healthz",
+        response_model=Health,
+        responses={503: {"model": Health}},
+        summary="Liveness, store reachability, commit lag and failures, full disks, damaged parts",
+    )
     def healthz(services: Svc, writer: WriterDep) -> JSONResponse:
         store = services.store
         log = writer.log_report()
         lag = {"commit_lag_seconds": log.oldest_age_seconds, "unstored_requests": log.requests}
         commits = commit_state(writer.stats)
         found = disks(services)
-        facts = {**lag, "commits": commits,
-                 "disks": {d.name: {"free_bytes": d.free_bytes, "total_bytes": d.total_bytes,
-                                    "nearly_full": d.nearly_full} for d in found}}
+        facts = {
+            **lag,
+            "commits": commits,
+            "disks": {
+                d.name: {"free_bytes": d.free_bytes, "total_bytes": d.total_bytes, "nearly_full": d.nearly_full}
+                for d in found
+            },
+        }
         try:
             store.client.command("SELECT 1")
             broken = broken_parts(store)
@@ -105,21 +114,37 @@ def health_router() -> APIRouter:
         if log.oldest_age_seconds is not None and log.oldest_age_seconds > bound:
             reasons.append(f"acknowledged requests wait more than {bound} s to be stored")
         if commits["failing"] and commits["failing_seconds"] >= FAILING_SECONDS:
-            reasons.append(f"commits have failed for {commits['failing_seconds']:.0f} s"
-                           + (f" ({commits['fault']}: the store cannot take writes; the log holds the requests)"
-                              if commits["fault"] else ""))
+            reasons.append(
+                f"commits have failed for {commits['failing_seconds']:.0f} s"
+                + (
+                    f" ({commits['fault']}: the store cannot take writes; the log holds the requests)"
+                    if commits["fault"]
+                    else ""
+                )
+            )
         for d in found:
             if d.nearly_full:
-                reasons.append(f"the {d.name} disk is nearly full ({d.free_bytes >> 10} KiB free of "
-                               f"{d.total_bytes >> 20} MiB)")
+                reasons.append(
+                    f"the {d.name} disk is nearly full ({d.free_bytes >> 10} KiB free of {d.total_bytes >> 20} MiB)"
+                )
         if reasons:
-            return JSONResponse({"status": "degraded", "reason": "; ".join(reasons), "reasons": reasons,
-                                 **facts, **parts}, status_code=503)
+            return JSONResponse(
+                {"status": "degraded", "reason": "; ".join(reasons), "reasons": reasons, **facts, **parts},
+                status_code=503,
+            )
         if broken:  # still 200: ingest and queries work, but some stored rows answer no query
-            return JSONResponse({"status": "degraded", "reason": f"{len(broken)} damaged part(s) set aside by the "
-                                 "engine: their rows answer no query", "embedded": store.embedded,
-                                 "schema_version": SCHEMA_VERSION, **facts, **parts})
-        return JSONResponse({"status": "ok", "embedded": store.embedded, "schema_version": SCHEMA_VERSION, **facts,
-                             **parts})
+            return JSONResponse(
+                {
+                    "status": "degraded",
+                    "reason": f"{len(broken)} damaged part(s) set aside by the engine: their rows answer no query",
+                    "embedded": store.embedded,
+                    "schema_version": SCHEMA_VERSION,
+                    **facts,
+                    **parts,
+                }
+            )
+        return JSONResponse(
+            {"status": "ok", "embedded": store.embedded, "schema_version": SCHEMA_VERSION, **facts, **parts}
+        )
 
     return router

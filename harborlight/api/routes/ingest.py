@@ -26,8 +26,11 @@ ORDER BY 1, 2, 3
 def ingest_router() -> APIRouter:
     router = APIRouter(tags=["ingest"])
 
-    @router.get("/api/ingest", response_model=IngestReport,
-                summary="Ingest accounting: counters since start and rows stored per service and job")
+    @router.get(
+        "/api/ingest",
+        response_model=IngestReport,
+        summary="Ingest accounting: counters since start and rows stored per service and job",
+    )
     def ingest(store: StoreDep, tenant: Tenant, writer: WriterDep, counters: Counters, service: str = "") -> dict:
         rows = store.client.query(_STORED, parameters={"tenant": tenant, "service": service}).result_rows
         stored = [{"signal": signal, "service": svc, "job": job or None, "items": n} for signal, svc, job, n in rows]

@@ -34,8 +34,9 @@ def job_rows(store: Store, tenant: str, jobs: list[str]) -> dict[str, dict]:
 
 def job_trials(store: Store, tenant: str, job: str) -> list[TrialFacts]:
     """Every trial of `job` for the caller (its rows fresh: FreshStore), or 404."""
-    trials = job_answer(store.client, tenant, job, "facts",
-                        lambda: [t.facts for t in stored_trials(store.client, tenant, jobs=[job])])
+    trials = job_answer(
+        store.client, tenant, job, "facts", lambda: [t.facts for t in stored_trials(store.client, tenant, jobs=[job])]
+    )
     if not trials:
         raise NotFound(f"no job named {job!r}")
     return trials
@@ -44,11 +45,17 @@ def job_trials(store: Store, tenant: str, job: str) -> list[TrialFacts]:
 def jobs_router() -> APIRouter:
     router = APIRouter(tags=["jobs"])
 
-    @router.get("/api/jobs", response_model=JobPage,
-                summary="Job rows (solve rates, counts, totals, pass@k), a page of jobs at a time")
-    def list_jobs(store: FreshStore, tenant: Tenant,
-                  limit: Annotated[str | None, Query(description=f"1 to {MAX_JOBS}")] = None,
-                  cursor_: Annotated[str | None, Query(alias="cursor")] = None) -> JSONResponse:
+    @router.get(
+        "/api/jobs",
+        response_model=JobPage,
+        summary="Job rows (solve rates, counts, totals, pass@k), a page of jobs at a time",
+    )
+    def list_jobs(
+        store: FreshStore,
+        tenant: Tenant,
+        limit: Annotated[str | None, Query(description=f"1 to {MAX_JOBS}")] = None,
+        cursor_: Annotated[str | None, Query(alias="cursor")] = None,
+    ) -> JSONResponse:
         limit_ = bounded_int("limit", limit, 50, 1, MAX_JOBS)
         after = cursor.decode(cursor_, 1) or [""]
         names = job_names(store.client, tenant, str(after[0]), limit_)
@@ -57,19 +64,27 @@ def jobs_router() -> APIRouter:
         next_cursor = cursor.encode([names[-1]]) if len(names) == limit_ else None
         return JSONResponse({"items": items, "next_cursor": next_cursor})
 
-    @router.get("/api/jobs/{job}", response_model=JobRow,
-                summary="One job row: solve rates, outcome counts, totals, pass@k")
+    @router.get(
+        "/api/jobs/{job}", response_model=JobRow, summary="One job row: solve rates, outcome counts, totals, pass@k"
+    )
     def get_job(job: str, store: FreshStore, tenant: Tenant) -> JSONResponse:
         rows = job_rows(store, tenant, [job])
         if job not in rows:
             raise NotFound(f"no job named {job!r}")
         return JSONResponse(rows[job])
 
-    @router.get("/api/jobs/{job}/trials", response_model=TrialPage,
-                summary="The job's trial rows: outcome, reward, timings, tokens, cost")
-    def list_trials(job: str, store: FreshStore, tenant: Tenant,
-                    limit: Annotated[str | None, Query(description=f"1 to {MAX_TRIAL_PAGE}")] = None,
-                    cursor_: Annotated[str | None, Query(alias="cursor")] = None) -> JSONResponse:
+    @router.get(
+        "/api/jobs/{job}/trials",
+        response_model=TrialPage,
+        summary="The job's trial rows: outcome, reward, timings, tokens, cost",
+    )
+    def list_trials(
+        job: str,
+        store: FreshStore,
+        tenant: Tenant,
+        limit: Annotated[str | None, Query(description=f"1 to {MAX_TRIAL_PAGE}")] = None,
+        cursor_: Annotated[str | None, Query(alias="cursor")] = None,
+    ) -> JSONResponse:
         limit_ = bounded_int("limit", limit, 500, 1, MAX_TRIAL_PAGE)
         after = cursor.decode(cursor_, 1)
         page = stored_rows(store.client, tenant, jobs=[job], after=str(after[0]) if after else "", limit=limit_)

@@ -26,7 +26,8 @@ from harborlight.api.routes.display import MISSING, interval, note, num, pct, va
 _CHART = {"displaylogo": False, "responsive": True}
 _CHART_SCRIPT = "text/x-harborlight-chart"  # a chart's Plotly.newPlot, run once the library is unpacked
 # Unpacks the library, runs it, then each chart's script, in page order.
-_LOADER = """(async () => {
+_LOADER = (
+    """(async () => {
   const packed = Uint8Array.from(atob(document.getElementById("plotly-gzip").textContent), c => c.charCodeAt(0));
   const unpacked = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
   const library = document.createElement("script");
@@ -37,7 +38,9 @@ _LOADER = """(async () => {
     run.textContent = chart.textContent;
     chart.replaceWith(run);
   }
-})();""" % _CHART_SCRIPT
+})();"""
+    % _CHART_SCRIPT
+)
 
 
 @functools.cache
@@ -85,18 +88,29 @@ def _job_section(job: dict[str, Any]) -> str:
         ("mean score", num(value(job["mean_score"]), "{:.4f}"), _interval(job["mean_score_ci"], "{:.4f}")),
         ("agent", f"{value(job['agent_label']) or MISSING} {value(job['agent_version']) or ''}".strip(), ""),
         ("dataset", value(job["dataset"]) or MISSING, note(job["dataset"])),
-        ("tokens in / cached / out", " / ".join(num(value(job[f])) for f in
-                                               ("total_input_tokens", "total_cache_tokens", "total_output_tokens")), ""),
+        (
+            "tokens in / cached / out",
+            " / ".join(num(value(job[f])) for f in ("total_input_tokens", "total_cache_tokens", "total_output_tokens")),
+            "",
+        ),
         ("cost (USD, as recorded)", num(value(job["total_cost_usd"]), "{:.4f}"), note(job["total_cost_usd"])),
-        ("duration (min)", "running" if value(job["is_running"]) else num(value(job["duration_min"]), "{:.1f}"),
-         note(job["duration_min"])),
+        (
+            "duration (min)",
+            "running" if value(job["is_running"]) else num(value(job["duration_min"]), "{:.1f}"),
+            note(job["duration_min"]),
+        ),
     ]
     passk = job.get("pass_at_k") or {}
     for label, key in (("pass@k", "pass_at_k"), ("pass^k", "pass_hat_k")):
         points, intervals = value(passk.get(key)) or {}, value(passk.get(f"{key}_ci")) or {}
         for k, p in points.items():
-            rows.append((f"{label} k={k}", f"{p:.3f}", interval(intervals.get(k), "{:.3f}") or
-                         f"no interval: {note(passk.get(f'{key}_ci')) or 'n/a'}"))
+            rows.append(
+                (
+                    f"{label} k={k}",
+                    f"{p:.3f}",
+                    interval(intervals.get(k), "{:.3f}") or f"no interval: {note(passk.get(f'{key}_ci')) or 'n/a'}",
+                )
+            )
     return "<h2>Job</h2>" + _table(("measure", "value", "95% interval / note"), rows, "job")
 
 
@@ -112,40 +126,88 @@ def _outcome_section(job: dict[str, Any]) -> str:
 def _trials_section(trials: Sequence[dict[str, Any]]) -> str:
     names = _labels([t["trial"] for t in trials])
     figure = go.Figure()
-    for field, label in (("n_input_tokens", "input"), ("n_cache_tokens", "of which cached"),
-                         ("n_output_tokens", "output")):
+    for field, label in (
+        ("n_input_tokens", "input"),
+        ("n_cache_tokens", "of which cached"),
+        ("n_output_tokens", "output"),
+    ):
         figure.add_bar(x=names, y=[value(t[field]) for t in trials], name=f"{label} tokens")
     figure.update_layout(title="tokens per trial", barmode="group", yaxis_title="tokens", xaxis_type="category")
     costed = [t for t in trials if value(t["cost_usd"]) is not None]
     cost = go.Figure(go.Bar(x=_labels([t["trial"] for t in costed]), y=[value(t["cost_usd"]) for t in costed]))
-    cost.update_layout(title=f"cost per trial (USD, recorded by {len(costed)} of {len(trials)} trials)",
-                       yaxis_title="USD", xaxis_type="category")
-    rows = [(t["trial"], t["task"] or MISSING, "running" if t["is_running"] else (value(t["outcome"]) or MISSING),
-             num(value(t["reward"]), "{:g}"), num(value(t["dur_total"]), "{:.1f}"), num(value(t["dur_agent"]), "{:.1f}"),
-             num(value(t["n_input_tokens"])), num(value(t["n_output_tokens"])), num(value(t["cost_usd"]), "{:.4f}"),
-             value(t["exception_type"]) or "") for t in trials]
-    return ("<h2>Trials</h2>" + _chart(figure, "tokens") + _chart(cost, "cost")
-            + _table(("trial", "task", "outcome", "reward", "total s", "agent s", "tokens in", "tokens out",
-                      "cost $", "exception"), rows, "trials"))
+    cost.update_layout(
+        title=f"cost per trial (USD, recorded by {len(costed)} of {len(trials)} trials)",
+        yaxis_title="USD",
+        xaxis_type="category",
+    )
+    rows = [
+        (
+            t["trial"],
+            t["task"] or MISSING,
+            "running" if t["is_running"] else (value(t["outcome"]) or MISSING),
+            num(value(t["reward"]), "{:g}"),
+            num(value(t["dur_total"]), "{:.1f}"),
+            num(value(t["dur_agent"]), "{:.1f}"),
+            num(value(t["n_input_tokens"])),
+            num(value(t["n_output_tokens"])),
+            num(value(t["cost_usd"]), "{:.4f}"),
+            value(t["exception_type"]) or "",
+        )
+        for t in trials
+    ]
+    return (
+        "<h2>Trials</h2>"
+        + _chart(figure, "tokens")
+        + _chart(cost, "cost")
+        + _table(
+            (
+                "trial",
+                "task",
+                "outcome",
+                "reward",
+                "total s",
+                "agent s",
+                "tokens in",
+                "tokens out",
+                "cost $",
+                "exception",
+            ),
+            rows,
+            "trials",
+        )
+    )
 
 
 def _time_section(time: dict[str, Any]) -> str:
     window = value(time["agent_window_s"])
-    parts = {label: value(time[field]) for label, field in (("model calls", "model_time_s"),
-                                                         ("tools (no model call)", "tool_time_s"),
-                                                         ("gaps (neither)", "gap_time_s"))}
+    parts = {
+        label: value(time[field])
+        for label, field in (
+            ("model calls", "model_time_s"),
+            ("tools (no model call)", "tool_time_s"),
+            ("gaps (neither)", "gap_time_s"),
+        )
+    }
     if window is None or any(v is None for v in parts.values()):
         why = "; ".join(n for n in (note(time[f]) for f in ("agent_window_s", "model_time_s", "gap_time_s")) if n)
         return f"<h2>Where the agent time went</h2><p>Not measured: {escape(why or 'no clocked calls')}.</p>"
-    figure = go.Figure([go.Bar(x=[v], y=["agent phase"], name=_label(label), orientation="h")
-                        for label, v in parts.items()])
-    figure.update_layout(title=f"agent phases of {value(time['n_trials'])} finished trials, summed "
-                               f"({window:,.1f} s)", barmode="stack", xaxis_title="seconds", height=240)
+    figure = go.Figure(
+        [go.Bar(x=[v], y=["agent phase"], name=_label(label), orientation="h") for label, v in parts.items()]
+    )
+    figure.update_layout(
+        title=f"agent phases of {value(time['n_trials'])} finished trials, summed ({window:,.1f} s)",
+        barmode="stack",
+        xaxis_title="seconds",
+        height=240,
+    )
     by_model = value(time["model_time_by_model"]) or {}
     rows = [(label, f"{v:,.1f}", pct(v / window) if window else MISSING) for label, v in parts.items()]
     rows += [(f"model {m}", f"{v:,.1f}", pct(v / window) if window else MISSING) for m, v in by_model.items()]
-    return ("<h2>Where the agent time went</h2>" + _chart(figure, "time")
-            + _table(("part", "seconds", "share of the agent phase"), rows, "time"))
+    return (
+        "<h2>Where the agent time went</h2>"
+        + _chart(figure, "time")
+        + _table(("part", "seconds", "share of the agent phase"), rows, "time")
+    )
 
 
 def _durations_section(chart: dict[str, Any]) -> str:
@@ -158,15 +220,21 @@ def _durations_section(chart: dict[str, Any]) -> str:
     span = range(min(used), max(used) + 1)
     sections = []
     for measure, title in (("count", "spans per duration bin"), ("time_s", "summed span time per duration bin (s)")):
-        figure = go.Figure([go.Bar(x=_labels([labels[i] for i in span]), y=[r[measure][i] for i in span],
-                                   name=_label(kind)) for kind, r in by_kind.items()])
-        figure.update_layout(title=f"{title}, by kind (log-spaced bins)", barmode="stack",
-                             xaxis_title="span duration")
+        figure = go.Figure(
+            [
+                go.Bar(x=_labels([labels[i] for i in span]), y=[r[measure][i] for i in span], name=_label(kind))
+                for kind, r in by_kind.items()
+            ]
+        )
+        figure.update_layout(title=f"{title}, by kind (log-spaced bins)", barmode="stack", xaxis_title="span duration")
         sections.append(_chart(figure, f"durations-{measure}"))
     unclocked = value(chart["n_without_clock"])
-    return ("<h2>Span durations</h2>" + "".join(sections)
-            + f"<p>{num(value(chart['n_spans']))} spans charted; {num(unclocked)} without a known end are not. "
-              "Shares are of summed span time, never of the run: spans nest.</p>")
+    return (
+        "<h2>Span durations</h2>"
+        + "".join(sections)
+        + f"<p>{num(value(chart['n_spans']))} spans charted; {num(unclocked)} without a known end are not. "
+        "Shares are of summed span time, never of the run: spans nest.</p>"
+    )
 
 
 def _comparison_section(comparison: dict[str, Any]) -> str:
@@ -174,16 +242,43 @@ def _comparison_section(comparison: dict[str, Any]) -> str:
     rows = []
     for other in others:
         p = comparison["paired"][other]
-        rows.append((f"{other} vs {base}", p["measure"], num(value(p["n_tasks"])), num(value(p["mean_difference"]), "{:+.3f}"),
-                     _interval(p["difference_ci"], "{:+.3f}"),
-                     f"{p['test']} p={num(value(p['p_value']), '{:.3g}')}", num(value(p["n_better"])),
-                     num(value(p["n_worse"])), p.get("verdict") or MISSING))
-    flips = [(r["task"], *(r["outcomes"].get(j) or MISSING for j in comparison["jobs"]), r["flip"] or "")
-             for r in comparison["rows"] if r.get("flip")]
-    return (f"<h2>Against {escape(', '.join(others))} on {num(value(comparison['matched_tasks']))} matched tasks</h2>"
-            + _table(("pair", "measure", "tasks", "mean difference", "95% interval", "paired test", "better",
-                      "worse", "verdict"), rows, "paired")
-            + (_table(("task", *comparison["jobs"], "flip"), flips, "flips") if flips else "<p>No task flipped.</p>"))
+        rows.append(
+            (
+                f"{other} vs {base}",
+                p["measure"],
+                num(value(p["n_tasks"])),
+                num(value(p["mean_difference"]), "{:+.3f}"),
+                _interval(p["difference_ci"], "{:+.3f}"),
+                f"{p['test']} p={num(value(p['p_value']), '{:.3g}')}",
+                num(value(p["n_better"])),
+                num(value(p["n_worse"])),
+                p.get("verdict") or MISSING,
+            )
+        )
+    flips = [
+        (r["task"], *(r["outcomes"].get(j) or MISSING for j in comparison["jobs"]), r["flip"] or "")
+        for r in comparison["rows"]
+        if r.get("flip")
+    ]
+    return (
+        f"<h2>Against {escape(', '.join(others))} on {num(value(comparison['matched_tasks']))} matched tasks</h2>"
+        + _table(
+            (
+                "pair",
+                "measure",
+                "tasks",
+                "mean difference",
+                "95% interval",
+                "paired test",
+                "better",
+                "worse",
+                "verdict",
+            ),
+            rows,
+            "paired",
+        )
+        + (_table(("task", *comparison["jobs"], "flip"), flips, "flips") if flips else "<p>No task flipped.</p>")
+    )
 
 
 _STYLE = """
@@ -195,18 +290,31 @@ td:nth-child(n+2) { font-variant-numeric: tabular-nums; }
 """
 
 
-def report_page(job: dict[str, Any], trials: Sequence[dict[str, Any]], time: dict[str, Any],
-                durations: dict[str, Any], comparison: dict[str, Any] | None = None) -> str:
+def report_page(
+    job: dict[str, Any],
+    trials: Sequence[dict[str, Any]],
+    time: dict[str, Any],
+    durations: dict[str, Any],
+    comparison: dict[str, Any] | None = None,
+) -> str:
     """The page: GET /api/jobs/{job}, its trials, /time, /durations and, optionally, /api/compare."""
-    sections = [_job_section(job), _outcome_section(job), _trials_section(trials), _time_section(time),
-                _durations_section(durations)]
+    sections = [
+        _job_section(job),
+        _outcome_section(job),
+        _trials_section(trials),
+        _time_section(time),
+        _durations_section(durations),
+    ]
     if comparison is not None:
         sections.append(_comparison_section(comparison))
     title = f"harborlight report: {job['job']}"
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
-            f'<style>{_STYLE}</style></head><body>'
-            f'<h1>{escape(title)}</h1>' + "".join(sections)
-            + "<p><small>Missing values read - : the run did not record them. Intervals are 95%, over tasks."
-              "</small></p>"
-            f'<script type="application/gzip+base64" id="plotly-gzip">{_plotly_gzip_base64()}</script>'
-            f"<script>{_LOADER}</script></body></html>")
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
+        f"<style>{_STYLE}</style></head><body>"
+        f"<h1>{escape(title)}</h1>"
+        + "".join(sections)
+        + "<p><small>Missing values read - : the run did not record them. Intervals are 95%, over tasks."
+        "</small></p>"
+        f'<script type="application/gzip+base64" id="plotly-gzip">{_plotly_gzip_base64()}</script>'
+        f"<script>{_LOADER}</script></body></html>"
+    )

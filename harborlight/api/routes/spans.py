@@ -41,13 +41,17 @@ _FILTERS = {
     "status": ("HttpStatus = {status:Int32}", "{status:Int32} = 0"),
     "outcome": ("Success = ({outcome:String} = 'ok')", "{outcome:String} = ''"),
     "name": ("Name = {name:String}", "{name:String} = ''"),
-    "window": ("""Timestamp >= fromUnixTimestamp64Nano({since:Int64}) AND Timestamp < fromUnixTimestamp64Nano({until:Int64})
-  AND (toUnixTimestamp64Nano(Timestamp), EventId) > ({after_ts:Int64}, {after_id:String})""", None),
+    "window": (
+        """Timestamp >= fromUnixTimestamp64Nano({since:Int64}) AND Timestamp < fromUnixTimestamp64Nano({until:Int64})
+  AND (toUnixTimestamp64Nano(Timestamp), EventId) > ({after_ts:Int64}, {after_id:String})""",
+        None,
+    ),
 }
 _EARLY = "toUnixTimestamp64Nano(Timestamp) <= {bound:Int64}"  # trials with a row by the bound (see _page)
 _NARROWING = {name: condition for name, (condition, _) in _FILTERS.items()} | {"early": _EARLY}
-_WHERE = "\n  AND ".join(condition if absent is None else f"({absent} OR {condition})"
-                         for condition, absent in _FILTERS.values())
+_WHERE = "\n  AND ".join(
+    condition if absent is None else f"({absent} OR {condition})" for condition, absent in _FILTERS.values()
+)
 _FORM = agent_twins.form(_GROUPS, scope=_SCOPE)
 
 
@@ -69,7 +73,9 @@ def _select(form: int, narrowed: frozenset[str] = frozenset()) -> str:
     groups = _GROUPS + "".join(
         f"\n  AND (TrialName IS NULL OR TrialName IN (SELECT TrialName FROM {agent_twins.source(_SCOPE, form)}"
         f" WHERE {_GROUPS}"
-        f"\n       AND {_NARROWING[f]}))" for f in sorted(narrowed))
+        f"\n       AND {_NARROWING[f]}))"
+        for f in sorted(narrowed)
+    )
     return f"""
 SELECT {COLUMNS}
 FROM ({agent_twins.events(groups, form, scope=_SCOPE)})
@@ -89,6 +95,7 @@ def _page(store: Store, parameters: dict, form: int, narrowed: frozenset[str]) -
     are left out first: the bound is where the first 2 (then 8) pages' worth of rows end, twins counted.
     The answer is exact when it is a full page that ends by the bound (a trial left out has only later
     rows); otherwise the page is read again without the bound."""
+
     def read(narrowing: frozenset[str], **extra) -> list[AgentEvent]:
         sql = _select(form, narrowing)
         return [from_row(r) for r in store.client.query(sql, parameters={**parameters, **extra}).result_rows]
@@ -124,8 +131,11 @@ def _status(status: str) -> tuple[int, str]:
 def spans_router() -> APIRouter:
     router = APIRouter(tags=["spans"])
 
-    @router.get("/api/spans", response_model=EventPage,
-                summary="Agent events (spans and log events) by kind, job, trial, tool category, model, status, time")
+    @router.get(
+        "/api/spans",
+        response_model=EventPage,
+        summary="Agent events (spans and log events) by kind, job, trial, tool category, model, status, time",
+    )
     def list_spans(
         store: StoreDep,
         tenant: Tenant,
@@ -147,15 +157,32 @@ def spans_router() -> APIRouter:
         http_status, outcome = _status(status)
         after = cursor.decode(cursor_, 2) or [-1, ""]
         parameters = {
-            "job": job, "trial": trial, "kind": kind, "tool_category": tool_category, "model": model,
-            "status": http_status, "outcome": outcome, "service": service, "name": name,
-            "since": _nanos(since, 0), "until": _nanos(until, _FAR_FUTURE),
-            "after_ts": int(after[0]), "after_id": str(after[1]), "limit": limit, "tenant": tenant,
+            "job": job,
+            "trial": trial,
+            "kind": kind,
+            "tool_category": tool_category,
+            "model": model,
+            "status": http_status,
+            "outcome": outcome,
+            "service": service,
+            "name": name,
+            "since": _nanos(since, 0),
+            "until": _nanos(until, _FAR_FUTURE),
+            "after_ts": int(after[0]),
+            "after_id": str(after[1]),
+            "limit": limit,
+            "tenant": tenant,
         }
         form, names = agent_twins.bind(store.client.query(_FORM, parameters=parameters).result_rows[0])
         parameters |= names
-        given = {"tool_category": tool_category, "model": model, "status": http_status, "outcome": outcome,
-                 "name": name, "window": since or until or cursor_}
+        given = {
+            "tool_category": tool_category,
+            "model": model,
+            "status": http_status,
+            "outcome": outcome,
+            "name": name,
+            "window": since or until or cursor_,
+        }
         narrowed = frozenset(f for f, value in given.items() if form != agent_twins.PLAIN and value)
         events = _page(store, parameters, form, narrowed)
         items = with_decisions(store.client, tenant, events)

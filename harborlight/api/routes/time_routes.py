@@ -40,35 +40,53 @@ def job_time(client: Client, tenant: str, job: str, trials: Sequence[TrialFacts]
 def time_router() -> APIRouter:
     router = APIRouter(tags=["trials"])
 
-    @router.get("/api/trials/{trial}/time", response_model=TrialTime,
-                summary="Where the agent phase went: model-call, tool and gap time, longest calls, critical path")
+    @router.get(
+        "/api/trials/{trial}/time",
+        response_model=TrialTime,
+        summary="Where the agent phase went: model-call, tool and gap time, longest calls, critical path",
+    )
     def trial_time(trial: str, store: FreshStore, tenant: Tenant, job: str = "") -> JSONResponse:
         facts = find_trial(store, tenant, trial, job).facts
-        calls = call_totals(store.client, tenant, facts.job, {trial: clip_bounds(facts.agent_execution)}, trial).get(trial)
+        calls = call_totals(store.client, tenant, facts.job, {trial: clip_bounds(facts.agent_execution)}, trial).get(
+            trial
+        )
         window, _ = agent_window(facts.agent_execution, calls)
         events, _ = trial_events(store.client, tenant, trial, facts.job)
         roots = agent_roots(build_tree(events).roots)
         inferred = any(e.timing == "inferred" for e in events)
-        return JSONResponse({
-            "job": facts.job, "trial": trial, **valued_fields_json(derive_time_split(calls, facts.agent_execution)),
-            "longest_calls": longest_calls(roots, window[0] if window else None).to_json(),
-            "critical_path": derive_critical_path(roots, window, inferred).to_json(),
-        })
+        return JSONResponse(
+            {
+                "job": facts.job,
+                "trial": trial,
+                **valued_fields_json(derive_time_split(calls, facts.agent_execution)),
+                "longest_calls": longest_calls(roots, window[0] if window else None).to_json(),
+                "critical_path": derive_critical_path(roots, window, inferred).to_json(),
+            }
+        )
 
-    @router.get("/api/jobs/{job}/time", response_model=JobTime,
-                summary="The job's finished trials' time splits summed, and per model")
+    @router.get(
+        "/api/jobs/{job}/time",
+        response_model=JobTime,
+        summary="The job's finished trials' time splits summed, and per model",
+    )
     def get_job_time(job: str, store: FreshStore, tenant: Tenant) -> JSONResponse:
         return JSONResponse(job_time(store.client, tenant, job, job_trials(store, tenant, job)))
 
-    @router.get("/api/trials/{trial}/durations", response_model=TrialDurations,
-                summary="Span durations on log-spaced bins, by count and by summed span time, split by kind")
+    @router.get(
+        "/api/trials/{trial}/durations",
+        response_model=TrialDurations,
+        summary="Span durations on log-spaced bins, by count and by summed span time, split by kind",
+    )
     def trial_durations(trial: str, store: FreshStore, tenant: Tenant, job: str = "") -> JSONResponse:
         facts = find_trial(store, tenant, trial, job).facts
         chart = load_duration_chart(store.client, tenant, facts.job, trial)
         return JSONResponse({"job": facts.job, "trial": trial, **valued_fields_json(chart)})
 
-    @router.get("/api/jobs/{job}/durations", response_model=JobDurations,
-                summary="The job's span durations on log-spaced bins, split by kind")
+    @router.get(
+        "/api/jobs/{job}/durations",
+        response_model=JobDurations,
+        summary="The job's span durations on log-spaced bins, split by kind",
+    )
     def job_durations(job: str, store: FreshStore, tenant: Tenant) -> JSONResponse:
         job_trials(store, tenant, job)  # 404 for a job the caller has no trial of
         return JSONResponse({"job": job, **valued_fields_json(load_duration_chart(store.client, tenant, job))})

@@ -22,13 +22,16 @@ from harborlight.read.statements.trace_view import Axis, Row, View, shown, trace
 # (harborlight/agent/identity.py: a child span without session.id is its trace's); a call told both by a span
 # and by a log event once, and a call told at two levels once, its outer span a group (harborlight/agent/twins.py).
 _TRIAL = f"{AGENT_TENANT_FILTER} AND TrialName = {{trial:String}} AND ({{job:String}} = '' OR JobName = {{job:String}})"
-_SELECT = {form: f"""
+_SELECT = {
+    form: f"""
 SELECT {COLUMNS}
 FROM ({agent_twins.events(_TRIAL, form, scope=_TRIAL)}
       UNION ALL {agent_twins.outer_tellings(_TRIAL, form, scope=_TRIAL)})
 ORDER BY ts, EventId
 LIMIT {{limit:UInt32}}
-""" for form in agent_twins.FORMS}
+"""
+    for form in agent_twins.FORMS
+}
 _FORM = agent_twins.form(_TRIAL, scope=_TRIAL)
 
 MAX_EVENTS = 50_000
@@ -44,7 +47,9 @@ class TrialTrace(TraceTree):
     hidden: int  # spans the view left out (hide, hide_span), subtrees included
     axis: Axis | None  # None when nothing shown has a clock
     rows: list[Row]
-    totals: dict[str, Any]  # the producer's own totals ({value, provenance, note}; harborlight/read/derive/producer_totals.py)
+    totals: dict[
+        str, Any
+    ]  # the producer's own totals ({value, provenance, note}; harborlight/read/derive/producer_totals.py)
     unnested: list[str]  # EventIds at the MAX_NESTING-th level of `roots` whose children are only in `rows`
 
 
@@ -79,10 +84,16 @@ def trial_events(client: Client, tenant: str, trial: str, job: str = "") -> tupl
 def trace_router() -> APIRouter:
     router = APIRouter(tags=["trials"])
 
-    @router.get("/api/trials/{trial}/trace", response_model=TrialTrace,
-                summary="The trial's span tree: kinds resolved across the trace, facts, timing quality")
+    @router.get(
+        "/api/trials/{trial}/trace",
+        response_model=TrialTrace,
+        summary="The trial's span tree: kinds resolved across the trace, facts, timing quality",
+    )
     def trial_trace(
-        trial: str, store: StoreDep, tenant: Tenant, job: str = "",
+        trial: str,
+        store: StoreDep,
+        tenant: Tenant,
+        job: str = "",
         hide: Annotated[str, Query(description="comma-separated kinds left out, each with its subtree")] = "",
         hide_span: Annotated[str, Query(description="comma-separated span EventIds left out with their subtrees")] = "",
         zoom: Annotated[str, Query(description="a span's EventId: the axis is its extent, the rows its subtree")] = "",
@@ -102,7 +113,18 @@ def trace_router() -> APIRouter:
         jobs = [job] if job else sorted({e.job for e in events if e.job})
         totals = load_totals(store.client, tenant, trial, jobs).to_json()
         roots, unnested = nested(roots)
-        return TrialTrace(trial=trial, truncated=truncated, hidden=hidden, axis=axis, rows=rows, totals=totals,
-                          events=tree.events, orphans=tree.orphans, kinds=tree.kinds, roots=roots, unnested=unnested)
+        return TrialTrace(
+            trial=trial,
+            truncated=truncated,
+            hidden=hidden,
+            axis=axis,
+            rows=rows,
+            totals=totals,
+            events=tree.events,
+            orphans=tree.orphans,
+            kinds=tree.kinds,
+            roots=roots,
+            unnested=unnested,
+        )
 
     return router

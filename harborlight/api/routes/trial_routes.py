@@ -43,8 +43,9 @@ def find_trial(store: Store, tenant: str, trial: str, job: str) -> LoadedTrial:
     return found[0]
 
 
-def trial_trajectory(transfers: TransferService | None, tenant: str, trial: str, job: str
-                     ) -> tuple[dict[str, Any] | None, str]:
+def trial_trajectory(
+    transfers: TransferService | None, tenant: str, trial: str, job: str
+) -> tuple[dict[str, Any] | None, str]:
     """The trial's ATIF trajectory, built as its export builds it (the query package does not import the
     importers), or None and why there is none."""
     if transfers is None:
@@ -60,8 +61,11 @@ def trial_trajectory(transfers: TransferService | None, tenant: str, trial: str,
 def trials_router() -> APIRouter:
     router = APIRouter(tags=["trials"])
 
-    @router.get("/api/trials/{trial}", response_model=TrialRow,
-                summary="One trial row: outcome, reward, phase timings, tokens, cost")
+    @router.get(
+        "/api/trials/{trial}",
+        response_model=TrialRow,
+        summary="One trial row: outcome, reward, phase timings, tokens, cost",
+    )
     def get_trial(trial: str, store: FreshStore, tenant: Tenant, job: str = "") -> JSONResponse:
         job_ = job_of(store, tenant, trial, job)
         found = stored_rows(store.client, tenant, jobs=[job_], trial=trial, limit=1) if job_ else []
@@ -69,25 +73,48 @@ def trials_router() -> APIRouter:
             raise _missing(trial, job)
         return JSONResponse(found[0])
 
-    @router.get("/api/trials/{trial}/behavior", response_model=TrialBehavior,
-                summary="How the agent worked: tool calls by category, files touched, repeats, tokens per call")
-    def trial_behavior(trial: str, store: FreshStore, tenant: Tenant, transfers: Trajectories,
-                       job: str = "") -> JSONResponse:
+    @router.get(
+        "/api/trials/{trial}/behavior",
+        response_model=TrialBehavior,
+        summary="How the agent worked: tool calls by category, files touched, repeats, tokens per call",
+    )
+    def trial_behavior(
+        trial: str, store: FreshStore, tenant: Tenant, transfers: Trajectories, job: str = ""
+    ) -> JSONResponse:
         facts = find_trial(store, tenant, trial, job).facts
         got = load_calls(store.client, tenant, trial, facts.job)
         start = facts.agent_execution.start if facts.agent_execution else None
-        behavior = derive_behavior(got.calls, got.model_calls, calls_recorded=got.calls_recorded, agent_start=start,
-                                   gold_patch=got.gold_patch)
+        behavior = derive_behavior(
+            got.calls, got.model_calls, calls_recorded=got.calls_recorded, agent_start=start, gold_patch=got.gold_patch
+        )
         trajectory, missing = trial_trajectory(transfers, tenant, trial, facts.job)
         seen = observations(trajectory)
-        calls = [{"index": c.index, "name": c.name, "category": c.category.value, "targets": list(c.targets),
-                  "failed": c.failed,
-                  "failure": call_failure(c.failed, seen.get(c.tool_call_id or ""), c.failed_inferred).to_json(),
-                  "timestamp": c.timestamp, "step": c.step, "tool_call_id": c.tool_call_id}
-                 for c in got.calls]
-        return JSONResponse(behavior_row(facts.job, trial, behavior, n_calls=len(got.calls),
-                                         n_model_calls=len(got.model_calls), truncated=got.truncated, calls=calls,
-                                         last_agent_message=last_agent_message(trajectory, missing),
-                                         steps=step_durations(trajectory, missing)))
+        calls = [
+            {
+                "index": c.index,
+                "name": c.name,
+                "category": c.category.value,
+                "targets": list(c.targets),
+                "failed": c.failed,
+                "failure": call_failure(c.failed, seen.get(c.tool_call_id or ""), c.failed_inferred).to_json(),
+                "timestamp": c.timestamp,
+                "step": c.step,
+                "tool_call_id": c.tool_call_id,
+            }
+            for c in got.calls
+        ]
+        return JSONResponse(
+            behavior_row(
+                facts.job,
+                trial,
+                behavior,
+                n_calls=len(got.calls),
+                n_model_calls=len(got.model_calls),
+                truncated=got.truncated,
+                calls=calls,
+                last_agent_message=last_agent_message(trajectory, missing),
+                steps=step_durations(trajectory, missing),
+            )
+        )
 
     return router

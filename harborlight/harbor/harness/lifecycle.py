@@ -55,12 +55,16 @@ class TrialSpans:
         inject(carrier, context=trace.set_span_in_context(span or self.root))
         return {key.upper(): value for key, value in carrier.items()}
 
-    def exception(self, exc_type: str, message: str, stacktrace: str = "", span: Span | None = None,
-                  time: int | None = None) -> None:
+    def exception(
+        self, exc_type: str, message: str, stacktrace: str = "", span: Span | None = None, time: int | None = None
+    ) -> None:
         """An `exception` event from a recorded failure (an importer has no live exception object)."""
         target = span or self.root
-        target.add_event("exception", {"exception.type": exc_type, "exception.message": message,
-                                       "exception.stacktrace": stacktrace}, timestamp=time)
+        target.add_event(
+            "exception",
+            {"exception.type": exc_type, "exception.message": message, "exception.stacktrace": stacktrace},
+            timestamp=time,
+        )
         target.set_status(Status(StatusCode.ERROR, message))
 
 
@@ -73,8 +77,9 @@ class Verifier:
         self.span.set_attribute(f"harbor.reward.{key}", float(value))
 
 
-def tracer_provider(identity: TrialIdentity, exporter: SpanExporter | None = None,
-                    processor: SpanProcessor | None = None) -> TracerProvider:
+def tracer_provider(
+    identity: TrialIdentity, exporter: SpanExporter | None = None, processor: SpanProcessor | None = None
+) -> TracerProvider:
     """A provider whose resource carries the trial's identity. Pass an exporter (each span is
     exported as it ends) or your own processor (e.g. a BatchSpanProcessor)."""
     provider = TracerProvider(resource=Resource.create(identity.resource_attributes()))
@@ -86,12 +91,16 @@ def tracer_provider(identity: TrialIdentity, exporter: SpanExporter | None = Non
 
 
 @contextmanager
-def trial_spans(identity: TrialIdentity, provider: TracerProvider, start_time: int | None = None,
-                end_time: int | None = None) -> Iterator[TrialSpans]:
+def trial_spans(
+    identity: TrialIdentity, provider: TracerProvider, start_time: int | None = None, end_time: int | None = None
+) -> Iterator[TrialSpans]:
     """The `harbor.trial` root, ended (the trial complete) when the block exits."""
     tracer = provider.get_tracer(SCOPE)
-    root = tracer.start_span("harbor.trial", start_time=start_time,
-                             attributes={"harbor.trial.name": identity.trial, "harbor.job.name": identity.job})
+    root = tracer.start_span(
+        "harbor.trial",
+        start_time=start_time,
+        attributes={"harbor.trial.name": identity.trial, "harbor.job.name": identity.job},
+    )
     try:
         with trace.use_span(root, end_on_exit=False, record_exception=True, set_status_on_exception=True):
             yield TrialSpans(tracer, root)

@@ -16,8 +16,16 @@ _HOMES = {
     "outcomes": ("INFRA_OUTCOMES", "PRECEDENCE", "Outcome", "TrialOutcome", "classify", "derive_outcome"),
     "pass_at_k": ("PassAtK", "derive_pass_at_k"),
     "provenance": ("Provenance", "Valued"),
-    "records": ("AgentCall", "Interval", "JobFacts", "ModelCall", "ScorePart", "ToolCategory", "TrialFacts",
-                "VerifierReport"),
+    "records": (
+        "AgentCall",
+        "Interval",
+        "JobFacts",
+        "ModelCall",
+        "ScorePart",
+        "ToolCategory",
+        "TrialFacts",
+        "VerifierReport",
+    ),
     "timings": ("TrialTimings", "derive_timings"),
 }
 _MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
@@ -41,10 +49,24 @@ if TYPE_CHECKING:
     from harborlight.read.derive.behavior import Behavior, derive_behavior
     from harborlight.read.derive.compare import Comparison, compare
     from harborlight.read.derive.job_metrics import JobMetrics, derive_job
-    from harborlight.read.derive.outcomes import (INFRA_OUTCOMES, PRECEDENCE, Outcome, TrialOutcome, classify,
-                                                  derive_outcome)
+    from harborlight.read.derive.outcomes import (
+        INFRA_OUTCOMES,
+        PRECEDENCE,
+        Outcome,
+        TrialOutcome,
+        classify,
+        derive_outcome,
+    )
     from harborlight.read.derive.pass_at_k import PassAtK, derive_pass_at_k
     from harborlight.read.derive.provenance import Provenance, Valued
-    from harborlight.read.derive.records import (AgentCall, Interval, JobFacts, ModelCall, ScorePart, ToolCategory,
-                                                 TrialFacts, VerifierReport)
+    from harborlight.read.derive.records import (
+        AgentCall,
+        Interval,
+        JobFacts,
+        ModelCall,
+        ScorePart,
+        ToolCategory,
+        TrialFacts,
+        VerifierReport,
+    )
     from harborlight.read.derive.timings import TrialTimings, derive_timings

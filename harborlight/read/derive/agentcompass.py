@@ -87,8 +87,12 @@ def reduce_task(task: TaskAttempts, plan: SeriesPlan, primary: MetricDecl, strat
     missing = k - observed
     if task.attempts and set(task.attempts) == set(range(1, max(task.attempts) + 1)) and not invalidated:
         last = task.attempts[max(task.attempts)]
-        if (strategy == "pass" and last.status not in _NOT_COMPLETED and primary.kind is Kind.BINARY
-                and last.metrics.get(primary.id) is True):
+        if (
+            strategy == "pass"
+            and last.status not in _NOT_COMPLETED
+            and primary.kind is Kind.BINARY
+            and last.metrics.get(primary.id) is True
+        ):
             missing = 0
     value = _reduce_values(plan.reducer, values, k)
     if invalidated:
@@ -108,10 +112,13 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def _counts(items: Sequence[TaskReduction]) -> Counts:
-    return Counts(total=len(items), evaluated=sum(i.state == "evaluated" for i in items),
-                  error=sum(i.has_error for i in items),
-                  unavailable=sum(i.state in ("error", "unavailable") for i in items),
-                  invalidated=sum(i.state == "invalidated" for i in items))
+    return Counts(
+        total=len(items),
+        evaluated=sum(i.state == "evaluated" for i in items),
+        error=sum(i.has_error for i in items),
+        unavailable=sum(i.state in ("error", "unavailable") for i in items),
+        invalidated=sum(i.state == "invalidated" for i in items),
+    )
 
 
 def evaluated_values(items: Sequence[TaskReduction]) -> list[float]:
@@ -124,13 +131,16 @@ def category_of(raw: object) -> str:
     return text or UNCATEGORIZED
 
 
-def _series(plan: SeriesPlan, reductions: list[TaskReduction], cats: list[str], aggregation: str,
-            root: HierarchyNode | None) -> dict[str, Any]:
+def _series(
+    plan: SeriesPlan, reductions: list[TaskReduction], cats: list[str], aggregation: str, root: HierarchyNode | None
+) -> dict[str, Any]:
     grouped: dict[str, list[TaskReduction]] = {}
     for cat, red in zip(cats, reductions, strict=True):
         grouped.setdefault(cat, []).append(red)
-    categories = {c: Breakdown(_mean(evaluated_values(g)), _counts(g), float(_counts(g).evaluated))
-                  for c, g in sorted(grouped.items())}
+    categories = {
+        c: Breakdown(_mean(evaluated_values(g)), _counts(g), float(_counts(g).evaluated))
+        for c, g in sorted(grouped.items())
+    }
     hierarchy: dict[str, Breakdown] = {}
     if aggregation == "micro_weighted":
         value = _mean(evaluated_values(reductions))
@@ -142,17 +152,32 @@ def _series(plan: SeriesPlan, reductions: list[TaskReduction], cats: list[str], 
         value = overall.value
     m = plan.metric
     return {
-        "aggregation": aggregation, "categories": categories, "counts": _counts(reductions),
+        "aggregation": aggregation,
+        "categories": categories,
+        "counts": _counts(reductions),
         "display": {"description": None, "label": m.label, "precision": None, "unit": None},
-        "extra": {}, "hierarchy": hierarchy, "k": plan.k, "kind": m.kind.value, "metric_id": m.id,
-        "reducer": plan.reducer, "reference_value": None,
-        "role": "headline" if m.primary else "auxiliary", "series_id": plan.series_id, "value": value,
+        "extra": {},
+        "hierarchy": hierarchy,
+        "k": plan.k,
+        "kind": m.kind.value,
+        "metric_id": m.id,
+        "reducer": plan.reducer,
+        "reference_value": None,
+        "role": "headline" if m.primary else "auxiliary",
+        "series_id": plan.series_id,
+        "value": value,
     }
 
 
-def build_report(tasks: Sequence[TaskAttempts], contract: Sequence[MetricDecl], *, k: int,
-                 strategy: str = "avg", aggregation_mode: str = "micro_weighted",
-                 category_hierarchy: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def build_report(
+    tasks: Sequence[TaskAttempts],
+    contract: Sequence[MetricDecl],
+    *,
+    k: int,
+    strategy: str = "avg",
+    aggregation_mode: str = "micro_weighted",
+    category_hierarchy: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """The metrics.json document (as a dict with Breakdown/Counts records; see to_json)."""
     if aggregation_mode not in ("micro_weighted", "category_mean"):
         raise ValueError("aggregation_mode must be 'micro_weighted' or 'category_mean'")
@@ -160,25 +185,39 @@ def build_report(tasks: Sequence[TaskAttempts], contract: Sequence[MetricDecl], 
     aggregation = "category_hierarchy" if root is not None else aggregation_mode
     primary = next(m for m in contract if m.primary)
     cats = [category_of(t.category) for t in tasks]
-    series = [_series(plan, [reduce_task(t, plan, primary, strategy) for t in tasks], cats, aggregation, root)
-              for plan in series_plan(contract, k, strategy)]
+    series = [
+        _series(plan, [reduce_task(t, plan, primary, strategy) for t in tasks], cats, aggregation, root)
+        for plan in series_plan(contract, k, strategy)
+    ]
     failed = any(s["counts"].invalidated for s in series)
     if failed:
         series = [_as_reference(s) for s in series]
-    return {"aggregation": aggregation, "evaluation_failed": failed, "extra": {}, "k": k,
-            "series": series, "strategy": strategy}
+    return {
+        "aggregation": aggregation,
+        "evaluation_failed": failed,
+        "extra": {},
+        "k": k,
+        "series": series,
+        "strategy": strategy,
+    }
 
 
 def _as_reference(series: dict[str, Any]) -> dict[str, Any]:
     def swap(b: Breakdown) -> Breakdown:
         return Breakdown(None, b.counts, b.aggregation_weight, reference_value=b.value)
-    return {**series, "value": None, "reference_value": series["value"],
-            "categories": {c: swap(b) for c, b in series["categories"].items()},
-            "hierarchy": {p: swap(b) for p, b in series["hierarchy"].items()}}
+
+    return {
+        **series,
+        "value": None,
+        "reference_value": series["value"],
+        "categories": {c: swap(b) for c, b in series["categories"].items()},
+        "hierarchy": {p: swap(b) for p, b in series["hierarchy"].items()},
+    }
 
 
 def to_json(report: Mapping[str, Any]) -> dict[str, Any]:
     """Plain JSON types throughout (the records become dicts)."""
+
     def plain(value: Any) -> Any:
         if isinstance(value, (Breakdown, Counts)):
             return value.to_json()
@@ -187,6 +226,7 @@ def to_json(report: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(value, (list, tuple)):
             return [plain(v) for v in value]
         return value
+
     plain_report: dict[str, Any] = plain(report)
     return plain_report
 
@@ -196,12 +236,24 @@ def metrics_json_text(report: Mapping[str, Any]) -> str:
     return json.dumps(to_json(report), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
 
 
-def agentcompass_report(trials: Sequence[TrialFacts], *, k: int | None = None, strategy: str = "avg",
-                        primary: str | None = None, aggregation_mode: str = "micro_weighted",
-                        category_hierarchy: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def agentcompass_report(
+    trials: Sequence[TrialFacts],
+    *,
+    k: int | None = None,
+    strategy: str = "avg",
+    primary: str | None = None,
+    aggregation_mode: str = "micro_weighted",
+    category_hierarchy: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """A job's trials straight to the report: contract chosen by `primary` (auto when None),
     k = the planned attempts (or the highest attempt index seen)."""
     chosen = primary or primary_for(trials)
     tasks = task_attempts(trials, chosen)
-    return build_report(tasks, CONTRACTS[chosen], k=plan_k(tasks, k), strategy=strategy,
-                        aggregation_mode=aggregation_mode, category_hierarchy=category_hierarchy)
+    return build_report(
+        tasks,
+        CONTRACTS[chosen],
+        k=plan_k(tasks, k),
+        strategy=strategy,
+        aggregation_mode=aggregation_mode,
+        category_hierarchy=category_hierarchy,
+    )

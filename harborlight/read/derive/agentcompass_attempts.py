@@ -40,8 +40,10 @@ class MetricDecl:
 
 
 CONTRACTS: dict[str, tuple[MetricDecl, ...]] = {
-    "correct": (MetricDecl("correct", Kind.BINARY, "Correct", True),
-                MetricDecl("reward", Kind.SCALAR, "Reward", False)),
+    "correct": (
+        MetricDecl("correct", Kind.BINARY, "Correct", True),
+        MetricDecl("reward", Kind.SCALAR, "Reward", False),
+    ),
     "score": (MetricDecl("score", Kind.SCALAR, "Score", True),),
 }
 
@@ -81,7 +83,7 @@ _API_TIMEOUT = ("run_error", "error", "run", "model_timeout")  # AgentCompass: m
 
 
 def primary_for(trials: Sequence[TrialFacts]) -> str:
-    """"score" when any finished trial is graded (scored), else "correct"."""
+    """ "score" when any finished trial is graded (scored), else "correct"."""
     scored = any(classify(t).value is Outcome.SCORED for t in trials if not t.is_running)
     return "score" if scored else "correct"
 
@@ -125,8 +127,7 @@ def to_attempt(trial: TrialFacts, primary: str) -> Attempt:
 def _task_ids(trials: Sequence[TrialFacts]) -> dict[tuple[str | None, str], str]:
     keys = {(t.source, t.task or t.trial) for t in trials}
     names = [task for _, task in keys]
-    return {(src, task): task if names.count(task) == 1 or not src else f"{src}/{task}"
-            for src, task in keys}
+    return {(src, task): task if names.count(task) == 1 or not src else f"{src}/{task}" for src, task in keys}
 
 
 def task_attempts(trials: Sequence[TrialFacts], primary: str) -> list[TaskAttempts]:
@@ -161,12 +162,22 @@ def plan_k(tasks: Sequence[TaskAttempts], planned: int | None = None) -> int:
 
 def to_details(tasks: Sequence[TaskAttempts], *, k: int, strategy: str) -> list[dict[str, object]]:
     """AgentCompass's in-memory task-detail records (what `aggregate_metric_report` takes)."""
-    return [{
-        "task_id": t.task_id,
-        "category": t.category,
-        "attempt_plan": {"k": k, "strategy": strategy},
-        "attempts": {str(i): {"status": a.status, "metrics": dict(a.metrics),
-                              "issues": [{"severity": s.severity, "phase": s.phase, "code": s.code,
-                                          "message": s.message} for s in a.issues]}
-                     for i, a in t.attempts.items()},
-    } for t in tasks]
+    return [
+        {
+            "task_id": t.task_id,
+            "category": t.category,
+            "attempt_plan": {"k": k, "strategy": strategy},
+            "attempts": {
+                str(i): {
+                    "status": a.status,
+                    "metrics": dict(a.metrics),
+                    "issues": [
+                        {"severity": s.severity, "phase": s.phase, "code": s.code, "message": s.message}
+                        for s in a.issues
+                    ],
+                }
+                for i, a in t.attempts.items()
+            },
+        }
+        for t in tasks
+    ]

@@ -20,12 +20,22 @@ class Counts:
     invalidated: int = 0
 
     def __add__(self, other: Counts) -> Counts:
-        return Counts(self.total + other.total, self.evaluated + other.evaluated, self.error + other.error,
-                      self.unavailable + other.unavailable, self.invalidated + other.invalidated)
+        return Counts(
+            self.total + other.total,
+            self.evaluated + other.evaluated,
+            self.error + other.error,
+            self.unavailable + other.unavailable,
+            self.invalidated + other.invalidated,
+        )
 
     def to_json(self) -> dict[str, int]:
-        return {"error": self.error, "evaluated": self.evaluated, "invalidated": self.invalidated,
-                "total": self.total, "unavailable": self.unavailable}
+        return {
+            "error": self.error,
+            "evaluated": self.evaluated,
+            "invalidated": self.invalidated,
+            "total": self.total,
+            "unavailable": self.unavailable,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,8 +46,12 @@ class Breakdown:
     reference_value: float | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"aggregation_weight": self.aggregation_weight, "counts": self.counts.to_json(),
-                "reference_value": self.reference_value, "value": self.value}
+        return {
+            "aggregation_weight": self.aggregation_weight,
+            "counts": self.counts.to_json(),
+            "reference_value": self.reference_value,
+            "value": self.value,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +111,7 @@ def parse_hierarchy(value: Mapping[str, Any]) -> HierarchyNode:
             leaves.add(node.name)
         for child in node.children:
             check(child)
+
     check(root)
     return root
 
@@ -115,8 +130,9 @@ def _combine(node: HierarchyNode, valid: list[tuple[HierarchyNode, Breakdown]]) 
         scaled = [w / scale for w in weights]
         denominator = math.fsum(scaled)
         return math.fsum(v * (w / denominator) for v, w in zip(values, scaled, strict=True))
-    weights = [b.aggregation_weight if b.aggregation_weight is not None else float(b.counts.evaluated)
-               for _, b in valid]
+    weights = [
+        b.aggregation_weight if b.aggregation_weight is not None else float(b.counts.evaluated) for _, b in valid
+    ]
     denominator = math.fsum(weights)
     if denominator <= 0:
         return 0.0
@@ -137,8 +153,9 @@ def evaluate(root: HierarchyNode, categories: Mapping[str, Breakdown]) -> tuple[
             counts = Counts(0, 0, 0, 0)
             for _, b in kids:
                 counts = counts + b.counts
-            weight = math.fsum(b.aggregation_weight if b.aggregation_weight is not None
-                               else float(b.counts.evaluated) for _, b in kids)
+            weight = math.fsum(
+                b.aggregation_weight if b.aggregation_weight is not None else float(b.counts.evaluated) for _, b in kids
+            )
             result = Breakdown(_combine(node, [(c, b) for c, b in kids if b.value is not None]), counts, weight)
         out[node.path] = result
         return result

@@ -13,9 +13,14 @@ from harborlight.read.derive.provenance import Valued, unavailable
 from harborlight.read.derive.records import TrialFacts
 
 
-def series_intervals(trials: Sequence[TrialFacts], *, k: int | None = None, strategy: str = "avg",
-                     primary: str | None = None, aggregation_mode: str = "micro_weighted"
-                     ) -> dict[str, Valued[ConfidenceInterval]]:
+def series_intervals(
+    trials: Sequence[TrialFacts],
+    *,
+    k: int | None = None,
+    strategy: str = "avg",
+    primary: str | None = None,
+    aggregation_mode: str = "micro_weighted",
+) -> dict[str, Valued[ConfidenceInterval]]:
     """series_id -> interval, for the series agentcompass_report plans with the same options."""
     chosen = primary or primary_for(trials)
     tasks = task_attempts(trials, chosen)
@@ -23,7 +28,10 @@ def series_intervals(trials: Sequence[TrialFacts], *, k: int | None = None, stra
     main = next(m for m in contract if m.primary)
     plans = series_plan(contract, plan_k(tasks, k), strategy)
     if aggregation_mode != "micro_weighted":
-        return {p.series_id: unavailable(f"an interval is computed for micro_weighted aggregation, not {aggregation_mode}")
-                for p in plans}
-    return {p.series_id: mean_interval(evaluated_values([reduce_task(t, p, main, strategy) for t in tasks]))
-            for p in plans}
+        return {
+            p.series_id: unavailable(f"an interval is computed for micro_weighted aggregation, not {aggregation_mode}")
+            for p in plans
+        }
+    return {
+        p.series_id: mean_interval(evaluated_values([reduce_task(t, p, main, strategy) for t in tasks])) for p in plans
+    }

@@ -12,8 +12,9 @@ from typing import Any
 
 from harborlight.read.derive.agentcompass import to_json
 
-FAILED_NOTE = ("**Evaluation failed:** no official score. Values labelled reference exclude all tasks "
-               "with final FATAL issues.")
+FAILED_NOTE = (
+    "**Evaluation failed:** no official score. Values labelled reference exclude all tasks with final FATAL issues."
+)
 
 
 def github_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -21,6 +22,7 @@ def github_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[
 
     def line(cells: Sequence[str]) -> str:
         return "|" + "|".join(f" {c.ljust(w)} " for c, w in zip(cells, widths, strict=True)) + "|"
+
     return [line(headers), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *(line(r) for r in rows)]
 
 
@@ -64,24 +66,48 @@ def render_summary(report: Mapping[str, Any], *, model: str, benchmark: str) -> 
     doc = to_json(report)
     primary = _primary(doc)
     c = primary["counts"]
-    lines = [f"# {_text(benchmark.upper())} Evaluation Results", "", f"**Model:** {_code(model)}", "",
-             f"**Total:** {c['total']}", f"**Evaluated:** {c['evaluated']}/{c['total']}",
-             f"**Invalidated:** {c['invalidated']}", f"**Error:** {c['error']}"]
+    lines = [
+        f"# {_text(benchmark.upper())} Evaluation Results",
+        "",
+        f"**Model:** {_code(model)}",
+        "",
+        f"**Total:** {c['total']}",
+        f"**Evaluated:** {c['evaluated']}/{c['total']}",
+        f"**Invalidated:** {c['invalidated']}",
+        f"**Error:** {c['error']}",
+    ]
     if doc["k"] == 1:
         lines += ["", "## Metrics", ""]
-        lines += github_table(["Metric", "Value"], [[_text(s["metric_id"]), _text(_value(s, s))]
-                                                    for s in doc["series"]])
+        lines += github_table(
+            ["Metric", "Value"], [[_text(s["metric_id"]), _text(_value(s, s))] for s in doc["series"]]
+        )
         for name, field in (("category", "categories"), ("hierarchy", "hierarchy")):
             lines += _breakdown(name, field, doc["series"], primary)
     else:
-        lines += ["", f"**Attempt plan:** `k={doc['k']}`, strategy `{doc['strategy']}`, "
-                      f"aggregation `{doc['aggregation']}`", "", "## Metrics", ""]
-        rows = [[_text(f"{(s['display'] or {}).get('label', s['metric_id'])} ({s['reducer']}@{s['k']})"),
-                 s["role"], s["reducer"], s["aggregation"], _text(_value(s, s)),
-                 str(s["counts"]["evaluated"]), str(s["counts"]["error"]), str(s["counts"]["unavailable"]),
-                 str(s["counts"]["total"])] for s in doc["series"]]
-        lines += github_table(["Metric", "Role", "Reducer", "Formula", "Value", "Evaluated", "Error",
-                               "Unavailable", "Total"], rows)
+        lines += [
+            "",
+            f"**Attempt plan:** `k={doc['k']}`, strategy `{doc['strategy']}`, aggregation `{doc['aggregation']}`",
+            "",
+            "## Metrics",
+            "",
+        ]
+        rows = [
+            [
+                _text(f"{(s['display'] or {}).get('label', s['metric_id'])} ({s['reducer']}@{s['k']})"),
+                s["role"],
+                s["reducer"],
+                s["aggregation"],
+                _text(_value(s, s)),
+                str(s["counts"]["evaluated"]),
+                str(s["counts"]["error"]),
+                str(s["counts"]["unavailable"]),
+                str(s["counts"]["total"]),
+            ]
+            for s in doc["series"]
+        ]
+        lines += github_table(
+            ["Metric", "Role", "Reducer", "Formula", "Value", "Evaluated", "Error", "Unavailable", "Total"], rows
+        )
         lines += ["", "Full metric data: [metrics.json](metrics.json)"]
     text = "\n".join(lines) + "\n"
     if doc["evaluation_failed"]:
@@ -89,15 +115,25 @@ def render_summary(report: Mapping[str, Any], *, model: str, benchmark: str) -> 
     return text
 
 
-def _breakdown(name: str, field: str, series: Sequence[Mapping[str, Any]],
-               primary: Mapping[str, Any]) -> list[str]:
+def _breakdown(name: str, field: str, series: Sequence[Mapping[str, Any]], primary: Mapping[str, Any]) -> list[str]:
     keys = sorted(primary[field])
     if not keys:
         return []
     rows = []
     for key in keys:
         own = primary[field][key]["counts"]
-        rows.append([_text(key), *(_text(_value(s[field].get(key), s)) for s in series),
-                     str(own["total"]), str(own["evaluated"]), str(own["error"])])
-    return ["", f"## Details: {name}", "",
-            *github_table([name, *(s["metric_id"] for s in series), "total", "evaluated", "error"], rows)]
+        rows.append(
+            [
+                _text(key),
+                *(_text(_value(s[field].get(key), s)) for s in series),
+                str(own["total"]),
+                str(own["evaluated"]),
+                str(own["error"]),
+            ]
+        )
+    return [
+        "",
+        f"## Details: {name}",
+        "",
+        *github_table([name, *(s["metric_id"] for s in series), "total", "evaluated", "error"], rows),
+    ]

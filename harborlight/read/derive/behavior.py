@@ -48,7 +48,7 @@ def relative_path(path: str, roots: tuple[str, ...] = WORKSPACE_ROOTS) -> str:
     the agent named it (absolute, or relative to its working directory)."""
     for root in roots:
         if path.startswith(root):
-            return path[len(root):]
+            return path[len(root) :]
     return path
 
 
@@ -103,9 +103,14 @@ def edit_test_cycles(calls: tuple[AgentCall, ...]) -> int:
     return cycles
 
 
-def derive_behavior(calls: tuple[AgentCall, ...], model_calls: tuple[ModelCall, ...] = (), *,
-                    calls_recorded: bool = True, agent_start: float | None = None,
-                    gold_patch: str | None = None) -> Behavior:
+def derive_behavior(
+    calls: tuple[AgentCall, ...],
+    model_calls: tuple[ModelCall, ...] = (),
+    *,
+    calls_recorded: bool = True,
+    agent_start: float | None = None,
+    gold_patch: str | None = None,
+) -> Behavior:
     """calls_recorded=False: the trial has no tool-call telemetry at all (not "zero calls").
     agent_start: the harbor.agent_execution start, the zero of time_to_first_edit.
     gold_patch: the task's reference fix (a unified diff), when its dataset recorded one."""
@@ -113,8 +118,21 @@ def derive_behavior(calls: tuple[AgentCall, ...], model_calls: tuple[ModelCall, 
     tokens = _tokens(model_calls)
     if not calls_recorded:
         none: Valued[Never] = unavailable("no tool-call telemetry")
-        return Behavior(none, none, none, none, none, none, none, none, none, none, none, *tokens,
-                        derive_localization(none, gold_patch))
+        return Behavior(
+            none,
+            none,
+            none,
+            none,
+            none,
+            none,
+            none,
+            none,
+            none,
+            none,
+            none,
+            *tokens,
+            derive_localization(none, gold_patch),
+        )
     cats = Counter(c.category.value for c in calls)
     names: dict[str, Counter[str]] = {}
     for c in calls:
@@ -123,21 +141,26 @@ def derive_behavior(calls: tuple[AgentCall, ...], model_calls: tuple[ModelCall, 
     n_explore = sum(cats[c.value] for c in _EXPLORE)
     with_status = [c for c in calls if c.failed is not None]
     first_edit = edits[0] if edits else None
-    zero = agent_start if agent_start is not None else min(
-        (c.timestamp for c in calls if c.timestamp is not None), default=None)
+    zero = (
+        agent_start
+        if agent_start is not None
+        else min((c.timestamp for c in calls if c.timestamp is not None), default=None)
+    )
     clock = step_clock(calls, agent_start)
     touched = inferred(tuple(sorted({relative_path(t) for c in edits for t in c.targets})))
     return Behavior(
         category_freq=inferred(dict(sorted(cats.items()))),
         name_freq=measured({cat: dict(sorted(counter.items())) for cat, counter in sorted(names.items())}),
         files_touched=touched,
-        n_failed_calls=inferred(sum(bool(c.failed) for c in with_status)) if with_status
+        n_failed_calls=inferred(sum(bool(c.failed) for c in with_status))
+        if with_status
         else unavailable("no call reported success or failure"),
         has_step_clock=derived(clock) if clock is not None else unavailable("fewer than two timestamps"),
         first_edit_call=inferred(first_edit.index) if first_edit else unavailable("no edit call"),
         time_to_first_edit=_time_to_first_edit(first_edit, zero, clock),
         n_redundant_reads=inferred(redundant_reads(calls)),
-        n_repeated_failed_calls=inferred(repeated_failed_calls(calls)) if with_status
+        n_repeated_failed_calls=inferred(repeated_failed_calls(calls))
+        if with_status
         else unavailable("no call reported success or failure"),
         edit_test_cycles=inferred(edit_test_cycles(calls)),
         exploration_per_edit=derived(n_explore / len(edits)) if edits else unavailable("no edit call"),
@@ -148,8 +171,7 @@ def derive_behavior(calls: tuple[AgentCall, ...], model_calls: tuple[ModelCall, 
     )
 
 
-def _time_to_first_edit(first_edit: AgentCall | None, zero: float | None,
-                        clock: bool | None) -> Valued[float]:
+def _time_to_first_edit(first_edit: AgentCall | None, zero: float | None, clock: bool | None) -> Valued[float]:
     if first_edit is None:
         return unavailable("no edit call")
     if not clock:
@@ -159,8 +181,7 @@ def _time_to_first_edit(first_edit: AgentCall | None, zero: float | None,
     return derived(first_edit.timestamp - zero)
 
 
-def _tokens(model_calls: tuple[ModelCall, ...]) -> tuple[Valued[tuple[TokenPoint, ...]], Valued[float],
-                                                        Valued[int]]:
+def _tokens(model_calls: tuple[ModelCall, ...]) -> tuple[Valued[tuple[TokenPoint, ...]], Valued[float], Valued[int]]:
     ordered = sorted(model_calls, key=lambda m: (m.timestamp is None, m.timestamp or 0.0))
     series = tuple(TokenPoint(m.input_tokens, m.cached_tokens) for m in ordered if m.input_tokens is not None)
     both = [m for m in ordered if m.input_tokens is not None and m.cached_tokens is not None]
@@ -168,7 +189,8 @@ def _tokens(model_calls: tuple[ModelCall, ...]) -> tuple[Valued[tuple[TokenPoint
     reasoning = [m.reasoning_tokens for m in ordered if m.reasoning_tokens is not None]
     return (
         measured(series) if series else unavailable("no model call reported input tokens"),
-        derived(math.fsum(m.cached_tokens or 0 for m in both) / total_in) if total_in
+        derived(math.fsum(m.cached_tokens or 0 for m in both) / total_in)
+        if total_in
         else unavailable("no model call reported input and cached tokens"),
         measured(sum(reasoning)) if reasoning else unavailable("not reported"),
     )

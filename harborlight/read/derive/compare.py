@@ -31,7 +31,9 @@ class TaskRow:
     outcomes: dict[str, Outcome | None]  # job -> outcome of its last indexed attempt
     flip: str | None  # "gained" / "lost" against the baseline, "mixed" over 3+ jobs, None: no flip
     last_trial: dict[str, str]  # job -> the trial of its last indexed attempt (the one `outcomes` shows)
-    last_agent_message: dict[str, Valued[str]]  # job -> that trial's closing message (harborlight/read/derive/last_message.py)
+    last_agent_message: dict[
+        str, Valued[str]
+    ]  # job -> that trial's closing message (harborlight/read/derive/last_message.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,20 +74,34 @@ def compare(jobs: Mapping[str, Sequence[TrialFacts]]) -> Comparison:
     on_matched = {j: [t for t in jobs[j] if _key(t) in matched] for j in names}
     metrics = {j: _without_wall_time(derive_job(on_matched[j])) for j in names}
     base = metrics[names[0]]
-    differences = {j: {f: _diff(getattr(metrics[j], f), getattr(base, f)) for f in RATE_FIELDS}
-                   for j in names[1:]}
+    differences = {j: {f: _diff(getattr(metrics[j], f), getattr(base, f)) for f in RATE_FIELDS} for j in names[1:]}
     by_task = {j: _by_task(on_matched[j]) for j in names}
     rows = []
     for key in sorted(matched, key=lambda k: (str(k[0]), k[1])):
         last = {j: _last(by_task[j][key]) for j in names}
         outcomes = {j: classify(t).value for j, t in last.items()}
         resolved = [None if o is None else o is Outcome.RESOLVED for o in outcomes.values()]
-        rows.append(TaskRow(key[0], key[1], outcomes, _flip(resolved), {j: t.trial for j, t in last.items()},
-                            {j: unavailable(LAST_MESSAGE_NOT_ASKED) for j in names}))
+        rows.append(
+            TaskRow(
+                key[0],
+                key[1],
+                outcomes,
+                _flip(resolved),
+                {j: t.trial for j, t in last.items()},
+                {j: unavailable(LAST_MESSAGE_NOT_ASKED) for j in names},
+            )
+        )
     measure = "score" if primary_for([t for j in names for t in on_matched[j]]) == "score" else "solved"
     comparisons = {j: paired(by_task[names[0]], by_task[j], measure, (names[0], j)) for j in names[1:]}
-    return Comparison(names, derived(len(matched)), metrics, differences, tuple(rows),
-                      derived(sum(r.flip is not None for r in rows)), comparisons)
+    return Comparison(
+        names,
+        derived(len(matched)),
+        metrics,
+        differences,
+        tuple(rows),
+        derived(sum(r.flip is not None for r in rows)),
+        comparisons,
+    )
 
 
 def _by_task(trials: Sequence[TrialFacts]) -> dict[TaskKey, list[TrialFacts]]:

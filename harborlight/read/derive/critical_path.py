@@ -120,8 +120,9 @@ def _walk(root: SpanNode, lower: int, upper: int, in_sub: bool, out: list[Segmen
         visits.pop()
 
 
-def derive_critical_path(roots: Sequence[SpanNode], window: tuple[int, int] | None,
-                         timing_inferred: bool = False) -> Valued[CriticalPath]:
+def derive_critical_path(
+    roots: Sequence[SpanNode], window: tuple[int, int] | None, timing_inferred: bool = False
+) -> Valued[CriticalPath]:
     """`roots`: the agent's top spans (the harness's lifecycle spans left out); `window`: the agent phase."""
     if window is None:
         return unavailable("no agent window (no harbor.agent_execution span and no clocked call)")
@@ -139,9 +140,16 @@ def derive_critical_path(roots: Sequence[SpanNode], window: tuple[int, int] | No
     by_kind: dict[str, int] = {}
     for node, a, b, _ in merged:
         by_kind[node.kind] = by_kind.get(node.kind, 0) + b - a
-    steps = tuple(PathStep(node.kind, node.name, (a - start) / _NS, (b - a) / _NS, in_sub)
-                  for node, a, b, in_sub in merged[:MAX_STEPS])
-    path = CriticalPath((end - start) / _NS, {k: v / _NS for k, v in sorted(by_kind.items())},
-                        sum(b - a for _, a, b, in_sub in merged if in_sub) / _NS, len(merged), steps)
+    steps = tuple(
+        PathStep(node.kind, node.name, (a - start) / _NS, (b - a) / _NS, in_sub)
+        for node, a, b, in_sub in merged[:MAX_STEPS]
+    )
+    path = CriticalPath(
+        (end - start) / _NS,
+        {k: v / _NS for k, v in sorted(by_kind.items())},
+        sum(b - a for _, a, b, in_sub in merged if in_sub) / _NS,
+        len(merged),
+        steps,
+    )
     how = inferred if timing_inferred else derived
     return how(path, None if len(merged) <= MAX_STEPS else f"{len(merged)} steps: the first {MAX_STEPS} listed")

@@ -48,16 +48,21 @@ def duration_chart(counts: Iterable[BinCount], n_without_clock: int) -> Duration
     total_s = sum(sum(r["time_s"]) for r in by_kind.values())
     no_clock = derived(n_without_clock, "spans with no known end: not charted")
     if not n_spans:
-        why = "no span with a start and an end" + (f" ({n_without_clock} without a known end)" if n_without_clock else "")
-        return DurationChart(derived([e / 1e9 for e in edges]), unavailable(why), unavailable(why), derived(0),
-                             no_clock)
-    shares = ({k: sum(r["time_s"]) / total_s for k, r in sorted(by_kind.items())} if total_s
-              else None)
+        why = "no span with a start and an end" + (
+            f" ({n_without_clock} without a known end)" if n_without_clock else ""
+        )
+        return DurationChart(
+            derived([e / 1e9 for e in edges]), unavailable(why), unavailable(why), derived(0), no_clock
+        )
+    shares = {k: sum(r["time_s"]) / total_s for k, r in sorted(by_kind.items())} if total_s else None
     return DurationChart(
-        derived([e / 1e9 for e in edges], f"{PER_DECADE} bins per decade; the first bin holds shorter spans, "
-                "the last longer ones"),
+        derived(
+            [e / 1e9 for e in edges],
+            f"{PER_DECADE} bins per decade; the first bin holds shorter spans, the last longer ones",
+        ),
         derived(dict(sorted(by_kind.items()))),
-        derived(shares, "of summed span time, not of the run") if shares
+        derived(shares, "of summed span time, not of the run")
+        if shares
         else unavailable("every charted span lasted 0 ns"),
         derived(n_spans),
         no_clock,

@@ -55,16 +55,29 @@ def wilson(successes: int, n: int, level: float = LEVEL) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def bootstrap_ratio(numerators: Sequence[float], denominators: Sequence[float], *, level: float = LEVEL,
-                    resamples: int = RESAMPLES, seed: int = SEED) -> tuple[float, float]:
+def bootstrap_ratio(
+    numerators: Sequence[float],
+    denominators: Sequence[float],
+    *,
+    level: float = LEVEL,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> tuple[float, float]:
     """Percentile interval of Σ numerators / Σ denominators over tasks resampled with replacement.
     Every denominator must be positive, so no resample divides by zero."""
-    return bootstrap_columns(np.asarray(numerators, dtype=float)[:, None], denominators, level=level,
-                             resamples=resamples, seed=seed)[0]
+    return bootstrap_columns(
+        np.asarray(numerators, dtype=float)[:, None], denominators, level=level, resamples=resamples, seed=seed
+    )[0]
 
 
-def bootstrap_columns(numerators: np.ndarray, denominators: Sequence[float], *, level: float = LEVEL,
-                      resamples: int = RESAMPLES, seed: int = SEED) -> list[tuple[float, float]]:
+def bootstrap_columns(
+    numerators: np.ndarray,
+    denominators: Sequence[float],
+    *,
+    level: float = LEVEL,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> list[tuple[float, float]]:
     """bootstrap_ratio of each column of `numerators` (tasks × statistics) over the same denominators,
     all from the same resamples of the tasks (one draw serves every column: pass@k for each k)."""
     num, den = np.asarray(numerators, dtype=float), np.asarray(denominators, dtype=float)
@@ -80,8 +93,9 @@ def bootstrap_columns(numerators: np.ndarray, denominators: Sequence[float], *, 
     return [(float(low), float(high)) for low, high in bounds.T]
 
 
-def _unresampled(numerators: Sequence[float], denominators: Sequence[float],
-                 wilson_allowed: bool = True) -> Valued[ConfidenceInterval] | None:
+def _unresampled(
+    numerators: Sequence[float], denominators: Sequence[float], wilson_allowed: bool = True
+) -> Valued[ConfidenceInterval] | None:
     """The interval when no bootstrap decides it: Wilson for a share of tasks passed, or null with the
     reason there is too little data; None when the bootstrap is to decide."""
     n = len(numerators)
@@ -89,8 +103,11 @@ def _unresampled(numerators: Sequence[float], denominators: Sequence[float],
         return unavailable("no task behind the value")
     ratios = [v / d for v, d in zip(numerators, denominators, strict=True)]
     passed = sum(r == 1 for r in ratios)
-    if wilson_allowed and all(r in (0, 1) for r in ratios) and math.isclose(
-            math.fsum(numerators) / math.fsum(denominators), passed / n):
+    if (
+        wilson_allowed
+        and all(r in (0, 1) for r in ratios)
+        and math.isclose(math.fsum(numerators) / math.fsum(denominators), passed / n)
+    ):
         low, high = wilson(passed, n)
         return derived(ConfidenceInterval(low, high, LEVEL, "wilson", n), f"Wilson, {passed}/{n} tasks")
     if n < MIN_BOOTSTRAP_TASKS:
@@ -101,15 +118,15 @@ def _unresampled(numerators: Sequence[float], denominators: Sequence[float],
 
 
 def _bootstrapped(low_high: tuple[float, float], n: int) -> Valued[ConfidenceInterval]:
-    return derived(ConfidenceInterval(*low_high, LEVEL, "bootstrap", n, RESAMPLES, SEED),
-                   f"percentile bootstrap over {n} tasks")
+    return derived(
+        ConfidenceInterval(*low_high, LEVEL, "bootstrap", n, RESAMPLES, SEED), f"percentile bootstrap over {n} tasks"
+    )
 
 
 def task_interval(numerators: Sequence[float], denominators: Sequence[float]) -> Valued[ConfidenceInterval]:
     """The interval of Σ numerators / Σ denominators, one entry per task with a positive denominator."""
     decided = _unresampled(numerators, denominators)
-    return decided if decided is not None else _bootstrapped(bootstrap_ratio(numerators, denominators),
-                                                             len(numerators))
+    return decided if decided is not None else _bootstrapped(bootstrap_ratio(numerators, denominators), len(numerators))
 
 
 def mean_interval(values: Sequence[float]) -> Valued[ConfidenceInterval]:
@@ -133,5 +150,8 @@ def difference_interval(differences: Sequence[float]) -> Valued[ConfidenceInterv
     """The interval of the mean of per-task paired differences (job minus baseline on each task): always
     the bootstrap, a difference being no share of tasks."""
     decided = _unresampled(differences, [1] * len(differences), wilson_allowed=False)
-    return decided if decided is not None else _bootstrapped(
-        bootstrap_ratio(differences, [1] * len(differences)), len(differences))
+    return (
+        decided
+        if decided is not None
+        else _bootstrapped(bootstrap_ratio(differences, [1] * len(differences)), len(differences))
+    )

@@ -91,8 +91,7 @@ def attempt_terms(trials: Sequence[TrialFacts], measure: str) -> list[Term]:
         scored = [(unit_of(t), *graded_score(t)) for t in finished]
         return [(u, s * (n or 1), float(n or 1)) for u, s, n in scored if s is not None]
     outcomes = [(unit_of(t), o) for t in finished if (o := classify(t).value) is not None]
-    return [(u, float(o is Outcome.RESOLVED), 1.0) for u, o in outcomes
-            if measure == "raw" or o not in INFRA_OUTCOMES]
+    return [(u, float(o is Outcome.RESOLVED), 1.0) for u, o in outcomes if measure == "raw" or o not in INFRA_OUTCOMES]
 
 
 def task_ratios(terms: Sequence[Term]) -> list[tuple[Unit, float, float]]:
@@ -141,14 +140,18 @@ def score_by_group(trials: Sequence[TrialFacts]) -> tuple[Valued[str], Valued[di
     for rewards in multi:
         for key, value in rewards.items():
             keys.setdefault(key, []).append(value)
-    return measured(REWARD_KEY), derived(_means(keys), f"{len(multi)} of {len(finished)} finished trials "
-                                                       "recorded a reward with several keys")
+    return measured(REWARD_KEY), derived(
+        _means(keys), f"{len(multi)} of {len(finished)} finished trials recorded a reward with several keys"
+    )
 
 
 def _broke_passing_tests(trials: Sequence[TrialFacts]) -> list[tuple[TrialFacts, bool]]:
     """(trial, whether a PASS_TO_PASS check failed) for each finished trial whose report counts them."""
-    return [(t, t.report.p2p_fail > 0) for t in trials
-            if not t.is_running and t.report is not None and t.report.p2p_fail is not None]
+    return [
+        (t, t.report.p2p_fail > 0)
+        for t in trials
+        if not t.is_running and t.report is not None and t.report.p2p_fail is not None
+    ]
 
 
 def n_regressions(trials: Sequence[TrialFacts]) -> Valued[int]:
@@ -157,7 +160,11 @@ def n_regressions(trials: Sequence[TrialFacts]) -> Valued[int]:
     if not reported:
         return unavailable("no trial has a PASS_TO_PASS report")
     finished = sum(not t.is_running for t in trials)
-    note = None if len(reported) == finished else f"{len(reported)} of {finished} finished trials have a PASS_TO_PASS report"
+    note = (
+        None
+        if len(reported) == finished
+        else f"{len(reported)} of {finished} finished trials have a PASS_TO_PASS report"
+    )
     return derived(sum(broke for _, broke in reported), note)
 
 
@@ -236,9 +243,11 @@ def derive_job(trials: Sequence[TrialFacts], job: JobFacts | None = None) -> Job
         agent_version=_single([t.agent_version for t in trials], "agent version"),
         is_control=measured(agent.value in CONTROL_AGENTS) if agent.value else unavailable("no agent name"),
         is_running=measured(running),
-        n_planned=measured(job.n_planned) if job and job.n_planned is not None
+        n_planned=measured(job.n_planned)
+        if job and job.n_planned is not None
         else unavailable("no run record of planned trials"),
-        n_retries=measured(job.n_retries) if job and job.n_retries is not None
+        n_retries=measured(job.n_retries)
+        if job and job.n_retries is not None
         else unavailable("no retries recorded by the harness"),
         dataset=dataset_of(trials),
     )
@@ -247,10 +256,16 @@ def derive_job(trials: Sequence[TrialFacts], job: JobFacts | None = None) -> Job
 def _duration(trials: Sequence[TrialFacts], job: JobFacts | None, running: bool) -> Valued[float]:
     if running:
         return unavailable("job still running")
-    start = job.started_at if job and job.started_at is not None else min(
-        (t.started_at for t in trials if t.started_at is not None), default=None)
-    end = job.finished_at if job and job.finished_at is not None else max(
-        (t.finished_at for t in trials if t.finished_at is not None), default=None)
+    start = (
+        job.started_at
+        if job and job.started_at is not None
+        else min((t.started_at for t in trials if t.started_at is not None), default=None)
+    )
+    end = (
+        job.finished_at
+        if job and job.finished_at is not None
+        else max((t.finished_at for t in trials if t.finished_at is not None), default=None)
+    )
     if start is None or end is None:
         return unavailable("no start or end recorded")
     return derived((end - start) / 60.0)

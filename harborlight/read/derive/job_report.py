@@ -39,20 +39,30 @@ class ReportOptions:
 
 def report_document(trials: Sequence[TrialFacts], options: ReportOptions) -> dict[str, Any]:
     """The metrics.json document (raises ValueError for a combination AgentCompass rejects)."""
-    return agentcompass_report(trials, k=options.k, strategy=options.strategy, primary=options.primary,
-                               aggregation_mode=options.aggregation)
+    return agentcompass_report(
+        trials, k=options.k, strategy=options.strategy, primary=options.primary, aggregation_mode=options.aggregation
+    )
 
 
-def intervals_document(report: dict[str, Any], trials: Sequence[TrialFacts], options: ReportOptions
-                       ) -> dict[str, Any]:
+def intervals_document(report: dict[str, Any], trials: Sequence[TrialFacts], options: ReportOptions) -> dict[str, Any]:
     """Each series of `report` with its value (the reference value when the evaluation failed) and interval."""
-    intervals = series_intervals(trials, k=options.k, strategy=options.strategy, primary=options.primary,
-                                 aggregation_mode=options.aggregation)
-    return {"k": report["k"], "strategy": report["strategy"], "aggregation": report["aggregation"],
-            "evaluation_failed": report["evaluation_failed"],
-            "series": {s["series_id"]: {"value": s["value"], "reference_value": s["reference_value"],
-                                        "interval": intervals[s["series_id"]].to_json()}
-                       for s in report["series"]}}
+    intervals = series_intervals(
+        trials, k=options.k, strategy=options.strategy, primary=options.primary, aggregation_mode=options.aggregation
+    )
+    return {
+        "k": report["k"],
+        "strategy": report["strategy"],
+        "aggregation": report["aggregation"],
+        "evaluation_failed": report["evaluation_failed"],
+        "series": {
+            s["series_id"]: {
+                "value": s["value"],
+                "reference_value": s["reference_value"],
+                "interval": intervals[s["series_id"]].to_json(),
+            }
+            for s in report["series"]
+        },
+    }
 
 
 def report_text(job: str, trials: Sequence[TrialFacts], options: ReportOptions, fmt: str) -> str:

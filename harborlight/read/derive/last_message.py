@@ -18,4 +18,6 @@ def last_agent_message(trajectory: dict[str, Any] | None, missing: str = "no tra
     if trajectory is None:
         return unavailable(missing)
     texts = [t for s in trajectory.get("steps") or () if s.get("source") == "agent" and (t := _text(s.get("message")))]
-    return measured(texts[-1]) if texts else unavailable("no agent step with text: the agent's replies were not recorded")
+    return (
+        measured(texts[-1]) if texts else unavailable("no agent step with text: the agent's replies were not recorded")
+    )

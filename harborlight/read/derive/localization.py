@@ -44,5 +44,8 @@ def derive_localization(files_touched: Valued[tuple[str, ...]], gold_patch: str 
     if files_touched.value is None:
         return unavailable(files_touched.note or "no edited files recorded")
     touched = set(files_touched.value)
-    return inferred(Localization(hit=tuple(sorted(touched & gold)), missed=tuple(sorted(gold - touched)),
-                                 extra=tuple(sorted(touched - gold))))
+    return inferred(
+        Localization(
+            hit=tuple(sorted(touched & gold)), missed=tuple(sorted(gold - touched)), extra=tuple(sorted(touched - gold))
+        )
+    )

@@ -35,49 +35,108 @@ class Outcome(StrEnum):
 # Leave the adjusted solve rate's denominator (and pass@k's eligible attempts).
 INFRA_OUTCOMES = frozenset({Outcome.RATE_LIMITED, Outcome.API_ERROR, Outcome.SETUP_ERROR})
 # A pass or fail verdict: a job with none of these has no solve rate.
-VERDICT_OUTCOMES = frozenset({
-    Outcome.RESOLVED, Outcome.PATCH_FAILED_TESTS, Outcome.FAILED_VERIFICATION,
-    Outcome.PATCH_NOT_APPLIED, Outcome.NO_PATCH,
-})
+VERDICT_OUTCOMES = frozenset(
+    {
+        Outcome.RESOLVED,
+        Outcome.PATCH_FAILED_TESTS,
+        Outcome.FAILED_VERIFICATION,
+        Outcome.PATCH_NOT_APPLIED,
+        Outcome.NO_PATCH,
+    }
+)
 
 # The first rule that matches decides. Infrastructure first, then a passing or graded verdict,
 # then the patch detail, then a failing verdict, then the agent's own failure, then unknown.
 PRECEDENCE: tuple[Outcome, ...] = (
-    Outcome.SETUP_ERROR, Outcome.RATE_LIMITED, Outcome.API_ERROR,
-    Outcome.RESOLVED, Outcome.SCORED,
-    Outcome.NO_PATCH, Outcome.PATCH_NOT_APPLIED, Outcome.PATCH_FAILED_TESTS,
-    Outcome.AGENT_ERROR, Outcome.FAILED_VERIFICATION,
+    Outcome.SETUP_ERROR,
+    Outcome.RATE_LIMITED,
+    Outcome.API_ERROR,
+    Outcome.RESOLVED,
+    Outcome.SCORED,
+    Outcome.NO_PATCH,
+    Outcome.PATCH_NOT_APPLIED,
+    Outcome.PATCH_FAILED_TESTS,
+    Outcome.AGENT_ERROR,
+    Outcome.FAILED_VERIFICATION,
     Outcome.UNKNOWN,
 )
 
 # exception_type -> the class it puts a trial in. Harbor's class names (0.25/0.26) and litellm's.
 EXCEPTION_CLASSES: dict[str, Outcome] = {
-    **dict.fromkeys((
-        "EnvironmentStartTimeoutError", "SandboxBuildFailedError", "AgentSetupTimeoutError",
-        "HealthcheckError", "SandboxLikelyOutOfMemoryError", "MemoryLimitExceededError",
-        "SSHAccessError", "GKEExecStreamClosedError", "GKEPodNotFoundError", "RuntimeRequestError",
-        "AddTestsDirError", "DownloadVerifierDirError", "ServiceOperationsUnsupportedError",
-        "VercelScopeError", "MissingExtraError", "DspyImportError",
-    ), Outcome.SETUP_ERROR),
+    **dict.fromkeys(
+        (
+            "EnvironmentStartTimeoutError",
+            "SandboxBuildFailedError",
+            "AgentSetupTimeoutError",
+            "HealthcheckError",
+            "SandboxLikelyOutOfMemoryError",
+            "MemoryLimitExceededError",
+            "SSHAccessError",
+            "GKEExecStreamClosedError",
+            "GKEPodNotFoundError",
+            "RuntimeRequestError",
+            "AddTestsDirError",
+            "DownloadVerifierDirError",
+            "ServiceOperationsUnsupportedError",
+            "VercelScopeError",
+            "MissingExtraError",
+            "DspyImportError",
+        ),
+        Outcome.SETUP_ERROR,
+    ),
     **dict.fromkeys(("ApiRateLimitError", "RateLimitError"), Outcome.RATE_LIMITED),
-    **dict.fromkeys((
-        "ApiError", "ApiInternalServerError", "ApiOverloadedError", "ApiConnectionClosedError",
-        "ApiResponseStalledError", "UnknownApiError", "ApiProviderResourceNotFoundError",
-        "ApiUsageLimitError", "ApiConnectionError", "NetworkConnectionError",
-        "AgentAuthenticationError", "ModelNotFoundError", "UnsupportedModelParametersError",
-        "APIError", "APIConnectionError", "APITimeoutError", "InternalServerError",
-        "ServiceUnavailableError", "Timeout", "AuthenticationError", "PermissionDeniedError",
-        "NotFoundError", "BadRequestError", "UnprocessableEntityError", "BudgetExceededError",
-    ), Outcome.API_ERROR),
-    **dict.fromkeys((
-        "NonZeroAgentExitCodeError", "AgentTimeoutError", "ContextWindowExceededError",
-        "OutputTokenExceededError", "ContextLengthExceededError", "OutputLengthExceededError",
-        "AgentSafetyRefusalError", "ContentPolicyViolationError",
-    ), Outcome.AGENT_ERROR),
-    **dict.fromkeys((
-        "VerifierTimeoutError", "RewardFileNotFoundError", "RewardFileEmptyError",
-        "VerifierOutputParseError",
-    ), Outcome.FAILED_VERIFICATION),
+    **dict.fromkeys(
+        (
+            "ApiError",
+            "ApiInternalServerError",
+            "ApiOverloadedError",
+            "ApiConnectionClosedError",
+            "ApiResponseStalledError",
+            "UnknownApiError",
+            "ApiProviderResourceNotFoundError",
+            "ApiUsageLimitError",
+            "ApiConnectionError",
+            "NetworkConnectionError",
+            "AgentAuthenticationError",
+            "ModelNotFoundError",
+            "UnsupportedModelParametersError",
+            "APIError",
+            "APIConnectionError",
+            "APITimeoutError",
+            "InternalServerError",
+            "ServiceUnavailableError",
+            "Timeout",
+            "AuthenticationError",
+            "PermissionDeniedError",
+            "NotFoundError",
+            "BadRequestError",
+            "UnprocessableEntityError",
+            "BudgetExceededError",
+        ),
+        Outcome.API_ERROR,
+    ),
+    **dict.fromkeys(
+        (
+            "NonZeroAgentExitCodeError",
+            "AgentTimeoutError",
+            "ContextWindowExceededError",
+            "OutputTokenExceededError",
+            "ContextLengthExceededError",
+            "OutputLengthExceededError",
+            "AgentSafetyRefusalError",
+            "ContentPolicyViolationError",
+        ),
+        Outcome.AGENT_ERROR,
+    ),
+    **dict.fromkeys(
+        (
+            "VerifierTimeoutError",
+            "RewardFileNotFoundError",
+            "RewardFileEmptyError",
+            "VerifierOutputParseError",
+        ),
+        Outcome.FAILED_VERIFICATION,
+    ),
 }
 CANCELLED = "CancelledError"  # a cancelled trial: unknown, and left out of pass@k and AgentCompass
 _RATE_LIMIT_TEXT = re.compile(r"\b429\b|rate[ _-]?limit", re.IGNORECASE)
@@ -165,8 +224,9 @@ def classify(facts: TrialFacts) -> Valued[Outcome]:
         Outcome.SCORED: graded,
         Outcome.NO_PATCH: lambda: reward_valid and report is not None and report.patch_exists is False,
         Outcome.PATCH_NOT_APPLIED: lambda: reward_valid and report is not None and report.patch_applied is False,
-        Outcome.PATCH_FAILED_TESTS: lambda: (reward_valid and report is not None
-                                             and report.patch_applied is True and report.resolved is False),
+        Outcome.PATCH_FAILED_TESTS: lambda: (
+            reward_valid and report is not None and report.patch_applied is True and report.resolved is False
+        ),
         Outcome.AGENT_ERROR: lambda: from_exception is Outcome.AGENT_ERROR,
         Outcome.FAILED_VERIFICATION: fails_by_verdict,
         Outcome.UNKNOWN: lambda: True,
@@ -198,7 +258,8 @@ def derive_outcome(facts: TrialFacts) -> TrialOutcome:
         outcome=classify(facts),
         reward=measured(main_reward(facts.rewards)) if facts.rewards else unavailable("no verifier reward"),
         score=(derived(score, "mean of graded parts") if n_parts is not None else measured(score))
-        if score is not None else unavailable("no reward or graded parts"),
+        if score is not None
+        else unavailable("no reward or graded parts"),
         n_parts=measured(n_parts) if n_parts is not None else unavailable("no graded parts"),
         exception_type=measured(facts.exception_type) if facts.exception_type else unavailable("no exception"),
         f2p_pass=_report_field(r, "f2p_pass"),
@@ -208,7 +269,8 @@ def derive_outcome(facts: TrialFacts) -> TrialOutcome:
         is_regression=derived(regression) if regression is not None else unavailable("no PASS_TO_PASS report"),
         patch_exists=_report_field(r, "patch_exists"),
         patch_applied=_report_field(r, "patch_applied"),
-        n_rate_limited_retries=inferred(facts.n_rate_limited) if facts.n_rate_limited is not None
+        n_rate_limited_retries=inferred(facts.n_rate_limited)
+        if facts.n_rate_limited is not None
         else unavailable("no model-call statuses recorded"),
     )
 

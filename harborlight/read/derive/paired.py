@@ -57,7 +57,7 @@ def exact_sign_test(better: int, worse: int) -> float:
     n = better + worse
     if n == 0:
         return 1.0
-    tail = Fraction(sum(math.comb(n, i) for i in range(min(better, worse) + 1)), 2 ** n)
+    tail = Fraction(sum(math.comb(n, i) for i in range(min(better, worse) + 1)), 2**n)
     return float(min(Fraction(1), 2 * tail))
 
 
@@ -67,8 +67,12 @@ def task_value(trials: Sequence[TrialFacts], measure: str) -> float | None:
     return per_task[0][1] / per_task[0][2] if per_task else None
 
 
-def paired(baseline: Mapping[TaskKey, Sequence[TrialFacts]], other: Mapping[TaskKey, Sequence[TrialFacts]],
-           measure: str, names: tuple[str, str]) -> PairedComparison:
+def paired(
+    baseline: Mapping[TaskKey, Sequence[TrialFacts]],
+    other: Mapping[TaskKey, Sequence[TrialFacts]],
+    measure: str,
+    names: tuple[str, str],
+) -> PairedComparison:
     """`baseline` and `other`: each job's trials per matched task (the same keys). names: (baseline, other)."""
     pairs, excluded = [], 0
     for key in sorted(baseline, key=lambda k: (str(k[0]), k[1])):
@@ -80,17 +84,37 @@ def paired(baseline: Mapping[TaskKey, Sequence[TrialFacts]], other: Mapping[Task
     differences = [p.value - p.baseline for p in pairs]
     better = tuple(p for p in pairs if p.value > p.baseline)
     worse = tuple(p for p in pairs if p.value < p.baseline)
-    test = "mcnemar_exact" if measure == "solved" and all(
-        v in (0, 1) for p in pairs for v in (p.baseline, p.value)) else "sign"
-    mean = derived(math.fsum(differences) / len(differences)) if pairs else unavailable(
-        "no matched task has a value in both jobs")
+    test = (
+        "mcnemar_exact"
+        if measure == "solved" and all(v in (0, 1) for p in pairs for v in (p.baseline, p.value))
+        else "sign"
+    )
+    mean = (
+        derived(math.fsum(differences) / len(differences))
+        if pairs
+        else unavailable("no matched task has a value in both jobs")
+    )
     ci = difference_interval(differences)
-    p_value = derived(exact_sign_test(len(better), len(worse)), f"{len(better)} up, {len(worse)} down") \
-        if pairs else unavailable("no matched task has a value in both jobs")
+    p_value = (
+        derived(exact_sign_test(len(better), len(worse)), f"{len(better)} up, {len(worse)} down")
+        if pairs
+        else unavailable("no matched task has a value in both jobs")
+    )
     return PairedComparison(
-        measure, derived(len(pairs)), derived(excluded), mean, ci, test, p_value, derived(len(better)),
-        derived(len(worse)), derived(len(pairs) - len(better) - len(worse)), better, worse,
-        verdict(names, measure, len(pairs), mean, ci, test, p_value))
+        measure,
+        derived(len(pairs)),
+        derived(excluded),
+        mean,
+        ci,
+        test,
+        p_value,
+        derived(len(better)),
+        derived(len(worse)),
+        derived(len(pairs) - len(better) - len(worse)),
+        better,
+        worse,
+        verdict(names, measure, len(pairs), mean, ci, test, p_value),
+    )
 
 
 def _amount(measure: str, d: float) -> str:
@@ -103,15 +127,25 @@ def _span(measure: str, ci: ConfidenceInterval) -> str:
     return f"{ci.level:.0%} CI {ci.low:+.3f} to {ci.high:+.3f}"
 
 
-def verdict(names: tuple[str, str], measure: str, n: int, mean: Valued[float], ci: Valued[ConfidenceInterval],
-            test: str, p: Valued[float]) -> str:
+def verdict(
+    names: tuple[str, str],
+    measure: str,
+    n: int,
+    mean: Valued[float],
+    ci: Valued[ConfidenceInterval],
+    test: str,
+    p: Valued[float],
+) -> str:
     """One sentence: better, worse, or no detectable difference, with the numbers that say so."""
     base, other = names
     if mean.value is None or p.value is None:
         return f"no matched task has a value in both {base} and {other}"
     what = "solve rate" if measure == "solved" else "score"
-    evidence = f"{what} {_amount(measure, mean.value)}, " + (
-        _span(measure, ci.value) if ci.value else f"no interval: {ci.note}") + f" ({TESTS[test]} p = {p.value:.2g})"
+    evidence = (
+        f"{what} {_amount(measure, mean.value)}, "
+        + (_span(measure, ci.value) if ci.value else f"no interval: {ci.note}")
+        + f" ({TESTS[test]} p = {p.value:.2g})"
+    )
     excludes_zero = ci.value is None or ci.value.low > 0 or ci.value.high < 0
     if p.value < 1 - LEVEL and excludes_zero and mean.value != 0:
         return f"{other} is {'better' if mean.value > 0 else 'worse'} than {base} on these {n} tasks: {evidence}"

@@ -81,9 +81,11 @@ def eligible_units(trials: Sequence[TrialFacts]) -> tuple[list[UnitAttempts], in
         if t.is_running:
             continue
         by_unit.setdefault(unit_of(t), []).append(_verdict(t))
-    units = [UnitAttempts(u, len(v), sum(bool(x) for x in v))
-             for u, v in sorted(by_unit.items(), key=lambda kv: unit_order(kv[0]))
-             if v and all(x is not None for x in v)]
+    units = [
+        UnitAttempts(u, len(v), sum(bool(x) for x in v))
+        for u, v in sorted(by_unit.items(), key=lambda kv: unit_order(kv[0]))
+        if v and all(x is not None for x in v)
+    ]
     return units, len(by_unit) - len(units)
 
 
@@ -101,12 +103,19 @@ def derive_pass_at_k(trials: Sequence[TrialFacts]) -> PassAtK:
     at = {k: [pass_at(u.n, u.c, k) for u in units] for k in ks}
     hat = {k: [pass_hat(u.n, u.c, k) for u in units] for k in ks}
     note = f"{len(units)} units, k = 2..{n_min}"
-    return PassAtK(derived(_means(at), note), derived(_means(hat), note), n_units, n_excl, derived(n_min),
-                   *_intervals(at, hat, note))
+    return PassAtK(
+        derived(_means(at), note),
+        derived(_means(hat), note),
+        n_units,
+        n_excl,
+        derived(n_min),
+        *_intervals(at, hat, note),
+    )
 
 
-def _intervals(at: dict[int, list[float]], hat: dict[int, list[float]], note: str
-               ) -> tuple[Valued[dict[int, Valued[ConfidenceInterval]]], Valued[dict[int, Valued[ConfidenceInterval]]]]:
+def _intervals(
+    at: dict[int, list[float]], hat: dict[int, list[float]], note: str
+) -> tuple[Valued[dict[int, Valued[ConfidenceInterval]]], Valued[dict[int, Valued[ConfidenceInterval]]]]:
     """Every k of both series from one resampling of the units."""
     both = mean_intervals({**{("at", k): v for k, v in at.items()}, **{("hat", k): v for k, v in hat.items()}})
     return (derived({k: both[("at", k)] for k in at}, note), derived({k: both[("hat", k)] for k in hat}, note))
@@ -114,5 +123,3 @@ def _intervals(at: dict[int, list[float]], hat: dict[int, list[float]], note: st
 
 def _means(values: dict[int, list[float]]) -> dict[int, float]:
     return {k: math.fsum(v / len(vs) for v in vs) for k, vs in values.items()}
-
-

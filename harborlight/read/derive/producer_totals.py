@@ -16,11 +16,14 @@ from harborlight.read.derive.provenance import Valued, measured, unavailable
 # Gemini CLI: a cumulative sum (type input/output/cache/thought/tool); Codex: a per-turn histogram whose
 # point sums are its counts (token_type input/cached_input/output/reasoning_output/total).
 COUNTERS: dict[str, str | None] = {
-    "claude_code.token.usage": "type", "claude_code.cost.usage": None,
-    "gemini_cli.token.usage": "type", "codex.turn.token_usage": "token_type",
+    "claude_code.token.usage": "type",
+    "claude_code.cost.usage": None,
+    "gemini_cli.token.usage": "type",
+    "codex.turn.token_usage": "token_type",
 }
-NONE_SENT = ("the producer sent no totals: no ATIF final_metrics and no token or cost counter ("
-             + ", ".join(COUNTERS) + ")")
+NONE_SENT = (
+    "the producer sent no totals: no ATIF final_metrics and no token or cost counter (" + ", ".join(COUNTERS) + ")"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,9 +88,12 @@ def producer_totals(final_metrics: list[FinalMetrics], counters: list[CounterTot
     the calls is summed)."""
     if not final_metrics and not counters:
         return unavailable(NONE_SENT)
-    totals = Totals(tuple(final_metrics), tuple(sorted(
-        counters, key=lambda c: (c.metric, c.model or "", c.type or ""))))
+    totals = Totals(
+        tuple(final_metrics), tuple(sorted(counters, key=lambda c: (c.metric, c.model or "", c.type or "")))
+    )
     sources = (["each trajectory's final_metrics, verbatim"] if final_metrics else []) + (
         ["the producer's counters per model and type: delta points added up, a cumulative series' latest point"]
-        if counters else [])
+        if counters
+        else []
+    )
     return measured(totals, "; ".join(sources))

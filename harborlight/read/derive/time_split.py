@@ -96,7 +96,9 @@ def derive_time_split(calls: CallTotals | None, agent: Interval | None) -> TimeS
     counts = derived(calls.n_timed), derived(calls.n_untimed)
     total = calls.n_timed + calls.n_untimed
     if not calls.n_timed or window is None:
-        none: Valued[Never] = unavailable("no model or tool calls recorded" if not total else "no call has a clock (start and end)")
+        none: Valued[Never] = unavailable(
+            "no model or tool calls recorded" if not total else "no call has a clock (start and end)"
+        )
         return TimeSplit(_window_value(window, window_note), none, none, none, none, *counts)
     how = inferred if calls.inferred else derived
     partial = f"{calls.n_untimed} of {total} calls have no clock: not counted" if calls.n_untimed else None
@@ -104,11 +106,14 @@ def derive_time_split(calls: CallTotals | None, agent: Interval | None) -> TimeS
         agent_window_s=_window_value(window, window_note),
         model_time_s=how(calls.model_ns / NS, partial),
         tool_time_s=how((calls.busy_ns - calls.model_ns) / NS, partial),
-        gap_time_s=unavailable(f"{partial}, so the gap is unknown") if calls.n_untimed
+        gap_time_s=unavailable(f"{partial}, so the gap is unknown")
+        if calls.n_untimed
         else how((window[1] - window[0] - calls.busy_ns) / NS, window_note),
         model_time_by_model=how({m: v / NS for m, v in sorted(calls.by_model_ns.items())}, partial)
-        if calls.by_model_ns else unavailable("no model call has a clock"),
-        n_timed_calls=counts[0], n_untimed_calls=counts[1],
+        if calls.by_model_ns
+        else unavailable("no model call has a clock"),
+        n_timed_calls=counts[0],
+        n_untimed_calls=counts[1],
     )
 
 
@@ -133,8 +138,12 @@ def longest_calls(roots: Sequence[SpanNode], window_start: int | None) -> Valued
         return unavailable("no clocked model or tool call in the trace")
     zero = window_start if window_start is not None else min(n.start for n in found)
     ranked = sorted(found, key=lambda n: (n.start - n.end, n.start))[:LONGEST]  # type: ignore[operator]
-    return derived(tuple(LongCall(n.kind, n.name, (n.start - zero) / NS, (n.end - n.start) / NS)  # type: ignore[operator]
-                         for n in ranked))
+    return derived(
+        tuple(
+            LongCall(n.kind, n.name, (n.start - zero) / NS, (n.end - n.start) / NS)  # type: ignore[operator]
+            for n in ranked
+        )
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +178,7 @@ def sum_time_splits(splits: Sequence[TimeSplit]) -> JobTimeSplit:
         model_time_s=_summed([s.model_time_s for s in splits], "clocked model calls"),
         tool_time_s=_summed([s.tool_time_s for s in splits], "clocked tool calls"),
         gap_time_s=_summed([s.gap_time_s for s in splits], "a known gap"),
-        model_time_by_model=derived({m: math.fsum(v) for m, v in sorted(by_model.items())}) if by_model
+        model_time_by_model=derived({m: math.fsum(v) for m, v in sorted(by_model.items())})
+        if by_model
         else unavailable("no trial has clocked model calls"),
     )

@@ -54,8 +54,11 @@ def _other(facts: TrialFacts, total: Valued[float], phases: dict[str, Valued[flo
     started but has no end makes the remainder unknown (it would compound the gap silently)."""
     if total.value is None:
         return unavailable("dur_total unknown")
-    open_phases = [n for n in PHASES if getattr(facts, n) is not None
-                   and getattr(facts, n).start is not None and phases[n].value is None]
+    open_phases = [
+        n
+        for n in PHASES
+        if getattr(facts, n) is not None and getattr(facts, n).start is not None and phases[n].value is None
+    ]
     if open_phases:
         return unavailable(f"phase without an end: {', '.join(open_phases)}")
     known = [phases[n].value for n in PHASES if phases[n].value is not None]

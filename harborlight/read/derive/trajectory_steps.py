@@ -18,7 +18,9 @@ MAX_FAILURE_CHARS = 2000
 FAILURE_LINE = re.compile(
     r"\b(error|errors|failed|failure|fatal|exception|traceback|panic|denied|refused|not found|no such file"
     r"|cannot|can't|unable to|invalid|exited with code [1-9][0-9]*|exit code [1-9][0-9]*|exit status [1-9][0-9]*"
-    r"|non-zero)\b", re.IGNORECASE)
+    r"|non-zero)\b",
+    re.IGNORECASE,
+)
 GUESSED_SUCCESS = "no success signal: the call's span only ended without an error status"
 
 
@@ -40,8 +42,9 @@ class StepDuration:
     dur: Valued[float]
 
 
-def step_durations(trajectory: dict[str, Any] | None, missing: str = "no trajectory recorded"
-                   ) -> Valued[tuple[StepDuration, ...]]:
+def step_durations(
+    trajectory: dict[str, Any] | None, missing: str = "no trajectory recorded"
+) -> Valued[tuple[StepDuration, ...]]:
     """The trajectory's steps with their `dur`: the next step's timestamp minus its own. The last step has
     none (no next step opened), and with a flat step clock (the step timestamps span under a second, the
     rule of has_step_clock) every dur is null rather than a zero. `missing`: why there is no trajectory."""
@@ -56,7 +59,9 @@ def step_durations(trajectory: dict[str, Any] | None, missing: str = "no traject
     for i, (step, at) in enumerate(zip(steps, times, strict=True)):
         nxt = times[i + 1] if i + 1 < len(steps) else None
         if clock is False:
-            dur: Valued[float] = unavailable(f"flat step clock: the step timestamps span under {STEP_CLOCK_MIN_SPAN_S:g} s")
+            dur: Valued[float] = unavailable(
+                f"flat step clock: the step timestamps span under {STEP_CLOCK_MIN_SPAN_S:g} s"
+            )
         elif nxt is None:
             dur = unavailable("the last step: no next step opened")
         elif at.value is None:
@@ -83,7 +88,7 @@ def observations(trajectory: dict[str, Any] | None) -> dict[str, str]:
     """{tool_call_id: its observation's text} over the trajectory's steps (results that carry text)."""
     out: dict[str, str] = {}
     for step in (trajectory or {}).get("steps") or ():
-        for result in ((step.get("observation") or {}).get("results") or ()):
+        for result in (step.get("observation") or {}).get("results") or ():
             call_id, text = result.get("source_call_id"), _text(result.get("content"))
             if call_id and text and text.strip():
                 out.setdefault(call_id, text)
@@ -108,10 +113,16 @@ def call_failure(failed: bool | None, observation: str | None, guessed: bool = F
     lines = [line.strip() for line in observation.splitlines() if line.strip()]
     spotted = [line for line in lines if FAILURE_LINE.search(line)]
     if spotted:
-        return inferred(_clip(spotted), GUESSED_SUCCESS + "; these lines of its observation read as a failure"
-                        if guessed else None)
+        return inferred(
+            _clip(spotted), GUESSED_SUCCESS + "; these lines of its observation read as a failure" if guessed else None
+        )
     if failed:
-        return inferred(_clip(lines[-MAX_FAILURE_LINES:]),
-                        "the call failed; no line reads as a failure: the observation's last lines")
-    return unavailable(GUESSED_SUCCESS + "; no failure spotted in the observation" if guessed
-                       else "no failure spotted in the observation")
+        return inferred(
+            _clip(lines[-MAX_FAILURE_LINES:]),
+            "the call failed; no line reads as a failure: the observation's last lines",
+        )
+    return unavailable(
+        GUESSED_SUCCESS + "; no failure spotted in the observation"
+        if guessed
+        else "no failure spotted in the observation"
+    )

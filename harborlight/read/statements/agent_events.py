@@ -72,7 +72,9 @@ class AgentEvent(BaseModel):
     success: bool | None
     tool: Tool | None
     provenance: dict[str, str]
-    decision: Decision | None = None  # a tool call's decision, folded on when read (harborlight/read/statements/tool_decisions.py)
+    decision: Decision | None = (
+        None  # a tool call's decision, folded on when read (harborlight/read/statements/tool_decisions.py)
+    )
     resolve: str = ""  # how the kind may change when its trace is read (see harborlight/read/statements/trace_tree.py)
 
 
@@ -81,11 +83,35 @@ def from_row(r: tuple) -> AgentEvent:
     if r[30] is not None or r[29] is not None:
         tool = Tool(name=r[30], category=r[31], call_id=r[32], target_paths=list(r[33]))
     return AgentEvent(
-        event_id=r[0], trace_id=r[1], span_id=r[2], parent_span_id=r[3], source=r[4], kind=r[5], kind_rule=r[6],
-        resolve=r[7], name=r[8], service=r[9], start_unix_nano=r[10], end_unix_nano=r[11], duration_ns=r[12],
-        timing=r[13], job=r[14], trial=r[15], attempt=r[16], task=r[17], agent=r[18], model=r[19], provider=r[20],
-        request_id=r[35], agent_version=r[36], side_call=r[37],
+        event_id=r[0],
+        trace_id=r[1],
+        span_id=r[2],
+        parent_span_id=r[3],
+        source=r[4],
+        kind=r[5],
+        kind_rule=r[6],
+        resolve=r[7],
+        name=r[8],
+        service=r[9],
+        start_unix_nano=r[10],
+        end_unix_nano=r[11],
+        duration_ns=r[12],
+        timing=r[13],
+        job=r[14],
+        trial=r[15],
+        attempt=r[16],
+        task=r[17],
+        agent=r[18],
+        model=r[19],
+        provider=r[20],
+        request_id=r[35],
+        agent_version=r[36],
+        side_call=r[37],
         tokens=Tokens(input=r[21], cached=r[22], cache_write=r[23], output=r[24], reasoning=r[25]),
-        cost_usd=r[26], http_status=r[27], error_type=r[28], success=r[29], tool=tool,
+        cost_usd=r[26],
+        http_status=r[27],
+        error_type=r[28],
+        success=r[29],
+        tool=tool,
         provenance={k: v for k, v in r[34].items() if v},
     )

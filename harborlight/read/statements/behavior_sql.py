@@ -34,16 +34,22 @@ def _within_tools(table: str, service: str, name: str | None = None) -> str:
     these columns, so the look-up reads the trial's granules, not a bloom check over every granule. One
     scalar subquery per table, the same text each time so the engine evaluates it once."""
     names = ", groupUniqArray(Name)" if name else ""
-    bounds = (f"(SELECT (min(raw_ts), max(raw_ts), groupUniqArray(ServiceName){names}) "
-              f"FROM tools WHERE SourceTable = '{table}')")
+    bounds = (
+        f"(SELECT (min(raw_ts), max(raw_ts), groupUniqArray(ServiceName){names}) "
+        f"FROM tools WHERE SourceTable = '{table}')"
+    )
     named = f" AND has(tupleElement({bounds}, 4), {name})" if name else ""
-    return (f"has(tupleElement({bounds}, 3), {service}){named}"
-            f" AND Timestamp >= tupleElement({bounds}, 1) AND Timestamp <= tupleElement({bounds}, 2)")
+    return (
+        f"has(tupleElement({bounds}, 3), {service}){named}"
+        f" AND Timestamp >= tupleElement({bounds}, 1) AND Timestamp <= tupleElement({bounds}, 2)"
+    )
+
 
 # The raw records are looked up by the trial's tool events (`tools`, a plain range read), the calls
 # themselves read once (`calls`, twins resolved); each call meets its own record by its event id (a log
 # record's is the logs view's hash over it: concurrent trials' events can share a service, no trace, a time).
-TOOL_CALLS = {form: f"""
+TOOL_CALLS = {
+    form: f"""
 WITH tools AS (
     SELECT SourceTable, TraceId, SpanId, ServiceName, Name,
            if(SourceTable = 'otel_logs', coalesce(EndTimestamp, Timestamp), Timestamp) AS raw_ts
@@ -59,32 +65,37 @@ FROM (
     WHERE coalesce(ToolName, '') != ''
 ) AS c
 ANY LEFT JOIN (
-    SELECT 'otel_traces' AS source, TraceId, SpanId AS event_id, {_arguments('SpanAttributes')} AS args
+    SELECT 'otel_traces' AS source, TraceId, SpanId AS event_id, {_arguments("SpanAttributes")} AS args
     FROM otel_traces
     WHERE {RAW_TENANT_FILTER}
-      AND {_within_tools('otel_traces', 'ServiceName', 'SpanName')}
+      AND {_within_tools("otel_traces", "ServiceName", "SpanName")}
       AND TraceId IN (SELECT TraceId FROM tools WHERE SourceTable = 'otel_traces')
       AND SpanId IN (SELECT SpanId FROM tools WHERE SourceTable = 'otel_traces')
     UNION ALL
-    SELECT 'otel_logs' AS source, TraceId, {log_event_id_sql()} AS event_id, {_arguments('LogAttributes')} AS args
+    SELECT 'otel_logs' AS source, TraceId, {log_event_id_sql()} AS event_id, {_arguments("LogAttributes")} AS args
     FROM otel_logs
     WHERE {RAW_TENANT_FILTER}
-      AND {_within_tools('otel_logs', 'ServiceName')}
+      AND {_within_tools("otel_logs", "ServiceName")}
       AND Timestamp IN (SELECT raw_ts FROM tools WHERE SourceTable = 'otel_logs')
-      AND {_arguments('LogAttributes')} != ''
+      AND {_arguments("LogAttributes")} != ''
 ) AS a ON a.source = c.SourceTable AND a.TraceId = c.TraceId AND a.event_id = c.EventId
 ORDER BY c.ts, c.EventId
 LIMIT {{limit:UInt32}}
-""" for form in agent_twins.FORMS}
+"""
+    for form in agent_twins.FORMS
+}
 
 _MODEL = f"{_CALL_FILTER} AND Kind = 'llm_request'"
-MODEL_CALLS = {form: f"""
+MODEL_CALLS = {
+    form: f"""
 SELECT toUnixTimestamp64Nano(Timestamp) AS ts, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
        ReasoningTokens, CostUsd, HttpStatus, ErrorType
 FROM ({agent_twins.events(_MODEL, form, derived=False, scope=_CALL_FILTER)})
 ORDER BY Timestamp, EventId
 LIMIT {{limit:UInt32}}
-""" for form in agent_twins.FORMS}
+"""
+    for form in agent_twins.FORMS
+}
 # The form the trial's tool calls and model calls are read in.
 FORM = agent_twins.form(f"{_CALL_FILTER} AND Kind IN ('tool', 'llm_request')", scope=_CALL_FILTER)
 

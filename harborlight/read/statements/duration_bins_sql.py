@@ -14,7 +14,8 @@ _SCOPE = f"""{AGENT_TENANT_FILTER}
       AND JobName = {{job:String}} AND ({{trial:String}} = '' OR TrialName = {{trial:String}})"""
 _SPANS = f"{_SCOPE} AND Kind != 'group' AND Provenance['kind'] != 'derived'"
 
-BINS = {form: f"""
+BINS = {
+    form: f"""
 SELECT Kind, toUInt32(if(bin = 0, length({{edges:Array(UInt64)}}), bin - 1)) AS slot, count() AS n, sum(d) AS total_ns
 FROM (
     SELECT Kind, toUInt64(toUnixTimestamp64Nano(EndTimestamp) - toUnixTimestamp64Nano(Timestamp)) AS d,
@@ -23,11 +24,16 @@ FROM (
     WHERE EndTimestamp IS NOT NULL AND TimingQuality != 'unknown' AND EndTimestamp >= Timestamp
 )
 GROUP BY Kind, slot
-""" for form in agent_twins.FORMS}
+"""
+    for form in agent_twins.FORMS
+}
 
-WITHOUT_CLOCK = {form: f"""
+WITHOUT_CLOCK = {
+    form: f"""
 SELECT count() FROM ({agent_twins.events(_SPANS, form, derived=False, scope=_SCOPE)})
 WHERE EndTimestamp IS NULL OR TimingQuality = 'unknown' OR EndTimestamp < Timestamp
-""" for form in agent_twins.FORMS}
+"""
+    for form in agent_twins.FORMS
+}
 
 FORM = agent_twins.form(_SPANS, scope=_SCOPE)

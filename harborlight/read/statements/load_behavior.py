@@ -37,18 +37,42 @@ def load_calls(client: Client, tenant: str, trial: str, job: str = "") -> TrialC
     tool_rows = client.query(TOOL_CALLS[form], parameters=params).result_rows
     truncated = len(model_rows) > MAX_CALLS or len(tool_rows) > MAX_CALLS
     model_rows, tool_rows = model_rows[:MAX_CALLS], tool_rows[:MAX_CALLS]
-    models = tuple(ModelCall(timestamp=ts * _NS, input_tokens=i, cached_tokens=c, cache_write_tokens=w,
-                             output_tokens=o, reasoning_tokens=r, cost_usd=cost, http_status=status,
-                             error_type=error)
-                   for ts, i, c, w, o, r, cost, status, error in model_rows)
+    models = tuple(
+        ModelCall(
+            timestamp=ts * _NS,
+            input_tokens=i,
+            cached_tokens=c,
+            cache_write_tokens=w,
+            output_tokens=o,
+            reasoning_tokens=r,
+            cost_usd=cost,
+            http_status=status,
+            error_type=error,
+        )
+        for ts, i, c, w, o, r, cost, status, error in model_rows
+    )
     model_starts = [ts for ts, *_ in model_rows]
     calls = tuple(
-        AgentCall(index=index, name=name, category=_category(category), timestamp=ts * _NS,
-                  # the model turn that issued the call: model requests started before it (0 = none yet)
-                  step=bisect_right(model_starts, ts) if model_starts else None,
-                  targets=tuple(targets), args_key=args_key, failed=None if success is None else not success,
-                  failed_inferred=how == "inferred", tool_call_id=call_id)
-        for index, (ts, name, category, targets, success, how, call_id, args_key) in enumerate(tool_rows))
+        AgentCall(
+            index=index,
+            name=name,
+            category=_category(category),
+            timestamp=ts * _NS,
+            # the model turn that issued the call: model requests started before it (0 = none yet)
+            step=bisect_right(model_starts, ts) if model_starts else None,
+            targets=tuple(targets),
+            args_key=args_key,
+            failed=None if success is None else not success,
+            failed_inferred=how == "inferred",
+            tool_call_id=call_id,
+        )
+        for index, (ts, name, category, targets, success, how, call_id, args_key) in enumerate(tool_rows)
+    )
     gold = client.query(GOLD_PATCH, parameters=params).result_rows
-    return TrialCalls(calls, models, calls_recorded=bool(calls or models), truncated=truncated,
-                      gold_patch=(gold[0][0] or None) if gold else None)
+    return TrialCalls(
+        calls,
+        models,
+        calls_recorded=bool(calls or models),
+        truncated=truncated,
+        gold_patch=(gold[0][0] or None) if gold else None,
+    )

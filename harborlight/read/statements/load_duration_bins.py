@@ -12,6 +12,7 @@ def load_duration_chart(client: Client, tenant: str, job: str, trial: str = "") 
     params = {"tenant": tenant, "job": job, "trial": trial, "edges": edges_ns()}
     form, names = agent_twins.bind(client.query(FORM, parameters=params).result_rows[0])
     params |= names
-    counts = [BinCount(kind, b, n, total) for kind, b, n, total
-              in client.query(BINS[form], parameters=params).result_rows]
+    counts = [
+        BinCount(kind, b, n, total) for kind, b, n, total in client.query(BINS[form], parameters=params).result_rows
+    ]
     return duration_chart(counts, client.query(WITHOUT_CLOCK[form], parameters=params).result_rows[0][0])

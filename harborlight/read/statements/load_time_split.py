@@ -13,17 +13,35 @@ from harborlight.read.statements.trace_tree import TraceNode
 from harborlight.read.statements.trial_rows_sql import LIFECYCLE_SPANS
 
 
-def call_totals(client: Client, tenant: str, job: str, bounds: Mapping[str, tuple[int, int]], trial: str = ""
-                ) -> dict[str, CallTotals]:
+def call_totals(
+    client: Client, tenant: str, job: str, bounds: Mapping[str, tuple[int, int]], trial: str = ""
+) -> dict[str, CallTotals]:
     """trial name -> its calls measured within its bounds (ns; time_split.clip_bounds); one trial when
     `trial` is given. A trial without calls has no entry."""
-    params = {"tenant": tenant, "job": job, "trial": trial, "trials": list(bounds),
-              "lo": [lo for lo, _ in bounds.values()], "hi": [hi for _, hi in bounds.values()]}
+    params = {
+        "tenant": tenant,
+        "job": job,
+        "trial": trial,
+        "trials": list(bounds),
+        "lo": [lo for lo, _ in bounds.values()],
+        "hi": [hi for _, hi in bounds.values()],
+    }
     form, names = agent_twins.bind(client.query(FORM, parameters=params).result_rows[0])
-    return {name: CallTotals(model, busy, dict(by_model), timed, untimed, first if timed else None,
-                             last if timed else None, bool(inferred))
-            for name, model, busy, timed, untimed, first, last, inferred, by_model
-            in client.query(SPLITS[form], parameters={**params, **names}).result_rows}
+    return {
+        name: CallTotals(
+            model,
+            busy,
+            dict(by_model),
+            timed,
+            untimed,
+            first if timed else None,
+            last if timed else None,
+            bool(inferred),
+        )
+        for name, model, busy, timed, untimed, first, last, inferred, by_model in client.query(
+            SPLITS[form], parameters={**params, **names}
+        ).result_rows
+    }
 
 
 def _nodes(tops: list[TraceNode]) -> list[SpanNode]:

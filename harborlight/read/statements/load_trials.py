@@ -12,8 +12,13 @@ from clickhouse_connect.driver.client import Client
 
 from harborlight.read.derive.records import Interval, LoadedTrial, TrialFacts, VerifierReport
 from harborlight.read.derive.trial_state import TrialState, trial_state
-from harborlight.read.statements.trial_rows_sql import (REPORT_PREFIX, REWARD_PREFIX, TRIAL_EVENTS, TRIAL_LIFECYCLE,
-                                  TRIAL_FORM)
+from harborlight.read.statements.trial_rows_sql import (
+    REPORT_PREFIX,
+    REWARD_PREFIX,
+    TRIAL_EVENTS,
+    TRIAL_LIFECYCLE,
+    TRIAL_FORM,
+)
 from harborlight.agent import identity as agent_identity
 from harborlight.agent import twins as agent_twins
 
@@ -40,7 +45,7 @@ def _number(text: str) -> float | None:
 
 
 def _rewards(attrs: dict[str, str]) -> dict[str, float] | None:
-    values = {k[len(REWARD_PREFIX):]: _number(v) for k, v in attrs.items()}
+    values = {k[len(REWARD_PREFIX) :]: _number(v) for k, v in attrs.items()}
     kept = {k: v for k, v in sorted(values.items()) if v is not None}
     if "reward" in kept:  # the main reward first: main_reward() falls back to the first key
         kept = {"reward": kept.pop("reward"), **kept}
@@ -48,7 +53,7 @@ def _rewards(attrs: dict[str, str]) -> dict[str, float] | None:
 
 
 def _report(attrs: dict[str, str]) -> VerifierReport | None:
-    fields = {k[len(REPORT_PREFIX):]: v for k, v in attrs.items()}
+    fields = {k[len(REPORT_PREFIX) :]: v for k, v in attrs.items()}
     bools = {k: fields[k].lower() in ("true", "1") for k in _REPORT_BOOLS if fields.get(k, "") != ""}
     ints = {k: int(n) for k in _REPORT_INTS if (n := _number(fields.get(k, ""))) is not None}
     return VerifierReport(**bools, **ints) if bools or ints else None
@@ -59,11 +64,15 @@ def _facts(events: dict, life: dict | None) -> TrialFacts:
     root = _interval(life, "trial")
     phases = {p: _interval(life, p) for p in ("environment_setup", "agent_setup", "agent_execution", "verifier")}
     exception = next(((t, m) for _, t, m in life.get("exceptions", ()) if t), (None, None))
-    attempt = events["attempt"] if events["attempt"] is not None else (
-        int(n) if (n := _number(life.get("attempt") or "")) is not None else None)
+    attempt = (
+        events["attempt"]
+        if events["attempt"] is not None
+        else (int(n) if (n := _number(life.get("attempt") or "")) is not None else None)
+    )
     n_status = events["n_with_status"]
     return TrialFacts(
-        job=events["job"], trial=events["trial"],
+        job=events["job"],
+        trial=events["trial"],
         task=events["task"] or life.get("task") or None,
         source=life.get("source") or None,
         attempt=attempt,
@@ -80,9 +89,13 @@ def _facts(events: dict, life: dict | None) -> TrialFacts:
         exception_message=exception[1] or None,
         report=_report(life.get("report") or {}),
         category=life.get("category") or None,
-        n_input_tokens=events["input_tokens"], n_cache_tokens=events["cache_tokens"],
-        n_output_tokens=events["output_tokens"], cost_usd=events["cost_usd"],
-        n_steps=events["n_steps"], n_model_calls=events["n_model_calls"], n_tool_calls=events["n_tool_calls"],
+        n_input_tokens=events["input_tokens"],
+        n_cache_tokens=events["cache_tokens"],
+        n_output_tokens=events["output_tokens"],
+        cost_usd=events["cost_usd"],
+        n_steps=events["n_steps"],
+        n_model_calls=events["n_model_calls"],
+        n_tool_calls=events["n_tool_calls"],
         n_rate_limited=events["n_rate_limited"] if n_status else None,
     )
 
@@ -93,8 +106,16 @@ def _dicts(client: Client, sql: str, parameters: dict) -> list[dict]:
     return [dict(zip(names, row)) for row in result.result_rows]
 
 
-def load_trials(client: Client, tenant: str, *, jobs: Sequence[str] = (), trial: str = "",
-                trials: Sequence[str] = (), after: str = "", limit: int = MAX_TRIALS) -> list[LoadedTrial]:
+def load_trials(
+    client: Client,
+    tenant: str,
+    *,
+    jobs: Sequence[str] = (),
+    trial: str = "",
+    trials: Sequence[str] = (),
+    after: str = "",
+    limit: int = MAX_TRIALS,
+) -> list[LoadedTrial]:
     """Trials of `jobs` (all jobs when empty) named `trial` or among `trials` (any when empty), in
     trial-name order after `after`, at most `limit`. Computed from the events: see harborlight/summaries/ for
     the stored rows the API reads."""
@@ -108,5 +129,12 @@ def load_trials(client: Client, tenant: str, *, jobs: Sequence[str] = (), trial:
     names = [] if whole_jobs else sorted({e["trial"] for e in events})  # whole jobs: no 1000-name IN list
     runs = {k: bound[k] for k in agent_identity.RUN_PARAMETERS}  # the earlier runs TRIAL_FORM found
     lifecycle = {(r["job"], r["trial"]): r for r in _dicts(client, TRIAL_LIFECYCLE, {**base, "trials": names, **runs})}
-    return [LoadedTrial(_facts(e, lifecycle.get((e["job"], e["trial"]))), _seconds(e["first_seen"]),
-                        _seconds(e["last_seen"]), e["n_events"]) for e in events]
+    return [
+        LoadedTrial(
+            _facts(e, lifecycle.get((e["job"], e["trial"]))),
+            _seconds(e["first_seen"]),
+            _seconds(e["last_seen"]),
+            e["n_events"],
+        )
+        for e in events
+    ]

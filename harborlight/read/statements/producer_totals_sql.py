@@ -36,16 +36,16 @@ def _series(table: str, value: str, metrics: list[str]) -> str:
            {_type()} AS type, if(AggregationTemporality = 2, argMax({value}, TimeUnix), sum({value})) AS v,
            count() AS n
     FROM {table}
-    WHERE {RAW_TENANT_FILTER} AND {_TRIAL} AND MetricName IN ({', '.join(repr(m) for m in metrics)})
+    WHERE {RAW_TENANT_FILTER} AND {_TRIAL} AND MetricName IN ({", ".join(repr(m) for m in metrics)})
       AND AggregationTemporality IN (1, 2)
     GROUP BY MetricName, MetricUnit, Attributes, StartTimeUnix, AggregationTemporality"""
 
 
 COUNTER_TOTALS = f"""
 SELECT MetricName, model, type, any(unit), sum(v), sum(n)
-FROM ({_series('otel_metrics_sum', 'Value', _SUMS)}
-    UNION ALL {_series('otel_metrics_histogram', 'Sum', _HISTOGRAMS)}
-    UNION ALL {_series('otel_metrics_exponential_histogram', 'Sum', _HISTOGRAMS)})
+FROM ({_series("otel_metrics_sum", "Value", _SUMS)}
+    UNION ALL {_series("otel_metrics_histogram", "Sum", _HISTOGRAMS)}
+    UNION ALL {_series("otel_metrics_exponential_histogram", "Sum", _HISTOGRAMS)})
 GROUP BY MetricName, model, type
 ORDER BY MetricName, model, type
 """

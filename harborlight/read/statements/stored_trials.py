@@ -34,29 +34,34 @@ def _parameters(tenant: str, jobs: Sequence[str], trial: str, after: str, limit:
     return {"tenant": tenant, "jobs": list(jobs), "trial": trial, "after": after, "limit": limit}
 
 
-def stored_trials(client: Client, tenant: str, *, jobs: Sequence[str] = (), trial: str = "", after: str = "",
-                  limit: int = MAX_TRIALS) -> list[LoadedTrial]:
+def stored_trials(
+    client: Client, tenant: str, *, jobs: Sequence[str] = (), trial: str = "", after: str = "", limit: int = MAX_TRIALS
+) -> list[LoadedTrial]:
     """Trials of `jobs` (all when empty), named `trial` (any when ''), in trial-name order after `after`."""
     rows = client.query(FACTS, parameters=_parameters(tenant, jobs, trial, after, limit)).result_rows
     return [LoadedTrial(facts_from_json(facts), first, last, n) for facts, first, last, n in rows]
 
 
-def stored_rows(client: Client, tenant: str, *, jobs: Sequence[str] = (), trial: str = "", after: str = "",
-                limit: int = MAX_TRIALS) -> list[dict[str, Any]]:
+def stored_rows(
+    client: Client, tenant: str, *, jobs: Sequence[str] = (), trial: str = "", after: str = "", limit: int = MAX_TRIALS
+) -> list[dict[str, Any]]:
     """The trial rows as the API answers them, chosen as `stored_trials` chooses."""
     rows = client.query(ROWS, parameters=_parameters(tenant, jobs, trial, after, limit)).result_rows
     return [json.loads(row) for (row,) in rows]
 
 
-def verdicts(client: Client, tenant: str, trials: Sequence[str]) -> dict[tuple[str, str], tuple[str | None, float | None]]:
+def verdicts(
+    client: Client, tenant: str, trials: Sequence[str]
+) -> dict[tuple[str, str], tuple[str | None, float | None]]:
     """{(job, trial): (outcome, reward)} of the stored rows named `trials`."""
     rows = client.query(VERDICTS, parameters={"tenant": tenant, "trials": list(trials)}).result_rows
     return {(job, trial): (outcome, reward) for job, trial, outcome, reward in rows}
 
 
 def job_names(client: Client, tenant: str, after: str, limit: int) -> list[str]:
-    return [r[0] for r in client.query(JOB_NAMES, parameters={"tenant": tenant, "after": after, "limit": limit}
-                                       ).result_rows]
+    return [
+        r[0] for r in client.query(JOB_NAMES, parameters={"tenant": tenant, "after": after, "limit": limit}).result_rows
+    ]
 
 
 def jobs_of_trial(client: Client, tenant: str, trial: str) -> list[str]:

@@ -20,7 +20,8 @@ _CALLS = f"{_SCOPE} AND Kind IN ('llm_request', 'tool')"
 
 UNBOUNDED_LO, UNBOUNDED_HI = 0, 2**62  # a trial's bounds where the harness recorded none
 
-SPLITS = {form: f"""
+SPLITS = {
+    form: f"""
 SELECT trial, model_ns, busy_ns, n_timed, n_untimed, first_start, last_end, inferred,
        arrayMap(m -> (m, arrayReduce('intervalLengthSum', arrayMap(c -> c.2, arrayFilter(c -> c.1 = m, model_calls)),
                                      arrayMap(c -> c.3, arrayFilter(c -> c.1 = m, model_calls)))),
@@ -45,5 +46,7 @@ FROM (
     )
     GROUP BY trial
 )
-""" for form in agent_twins.FORMS}
+"""
+    for form in agent_twins.FORMS
+}
 FORM = agent_twins.form(_CALLS, scope=_SCOPE)

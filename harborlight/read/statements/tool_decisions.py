@@ -40,16 +40,17 @@ def fold(events: list[AgentEvent], rows: list[tuple], span_rows: list[tuple] = (
     logged: dict[_Key, Decision] = {}
     for call_id, job, trial, service, decision, source in rows:
         logged[_key(call_id, job, trial, service)] = Decision(decision=decision, source=source)
-    by_span = {(trace_id, span_id): Decision(decision=decision, source=source)
-               for trace_id, span_id, decision, source in span_rows}
+    by_span = {
+        (trace_id, span_id): Decision(decision=decision, source=source)
+        for trace_id, span_id, decision, source in span_rows
+    }
 
     def decision_of(e: AgentEvent) -> Decision | None:
         call_id = _call_id(e)
         found = logged.get(_key(call_id, e.job, e.trial, e.service)) if call_id else None
         return found or (by_span.get((e.trace_id, e.span_id)) if _tool_span(e) else None)
 
-    return [e.model_copy(update={"decision": decision_of(e)}) if _call_id(e) or _tool_span(e) else e
-            for e in events]
+    return [e.model_copy(update={"decision": decision_of(e)}) if _call_id(e) or _tool_span(e) else e for e in events]
 
 
 def with_decisions(client: Client, tenant: str, events: list[AgentEvent]) -> list[AgentEvent]:

@@ -90,7 +90,11 @@ def build_tree(events: list[AgentEvent]) -> TraceTree:
     reaches_model: dict[int, bool] = {}
     for node, parent in reversed(order):
         span_kids = [c for c in node.children if c.event.source == "otel_traces" and not _derived(c.event)]
-        if len(span_kids) == 1 and span_kids[0].event.name == node.event.name and node.kind not in ("session", "subagent"):
+        if (
+            len(span_kids) == 1
+            and span_kids[0].event.name == node.event.name
+            and node.kind not in ("session", "subagent")
+        ):
             node.kind = "group"
         below = any(c.kind == "llm_request" or reaches_model[id(c)] for c in node.children)
         if node.kind == "group" and parent is not None and pre_kinds[id(parent)] == "tool" and below:

@@ -92,7 +92,16 @@ def trace_rows(roots: list[TraceNode], view: View) -> tuple[Axis | None, list[Ro
         end = _end(n)
         left = 100 * (n.event.start_unix_nano - lo) / length if length else 0.0
         width = None if end is None else (100 * (end - n.event.start_unix_nano) / length if length else 0.0)
-        rows.append(Row(event_id=n.event.event_id, parent_event_id=parent, depth=depth, kind=n.kind,
-                        name=n.event.name, left_pct=left, width_pct=width))
+        rows.append(
+            Row(
+                event_id=n.event.event_id,
+                parent_event_id=parent,
+                depth=depth,
+                kind=n.kind,
+                name=n.event.name,
+                left_pct=left,
+                width_pct=width,
+            )
+        )
         stack.extend((c, depth + 1, n.event.event_id) for c in reversed(n.children))
     return Axis(start_unix_nano=lo, end_unix_nano=hi, zoom=view.zoom or None), rows

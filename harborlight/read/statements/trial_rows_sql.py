@@ -51,7 +51,8 @@ def _total(name: str) -> str:
 
 
 _TOTALS = ",\n    ".join(_total(n) for n in ("input_tokens", "cache_tokens", "output_tokens", "cost_usd"))
-TRIAL_EVENTS = {form: f"""
+TRIAL_EVENTS = {
+    form: f"""
 SELECT
     JobName AS job,
     TrialName AS trial,
@@ -73,7 +74,9 @@ FROM ({agent_twins.per_group(_SCOPE, _AGGREGATES, form, scope=_SCOPE)})
 GROUP BY job, trial
 ORDER BY trial, job
 LIMIT {{limit:UInt32}}
-""" for form in agent_twins.FORMS}
+"""
+    for form in agent_twins.FORMS
+}
 
 
 def within_trials(trials: str, job: str) -> str:
@@ -83,10 +86,14 @@ def within_trials(trials: str, job: str) -> str:
     reads the granules of its time, not every trial's lifecycle spans. `trials` and `job` are conditions
     on agent_events' TrialName and JobName. One scalar subquery, the same text each time so the engine
     evaluates it once."""
-    bounds = (f"(SELECT (min(Timestamp), max(Timestamp), groupUniqArray(ServiceName)) FROM agent_events "
-              f"WHERE {AGENT_TENANT_FILTER} AND {trials} AND {job} AND SourceTable = 'otel_traces')")
-    return (f"has(tupleElement({bounds}, 3), ServiceName)"
-            f" AND Timestamp >= tupleElement({bounds}, 1) AND Timestamp <= tupleElement({bounds}, 2)")
+    bounds = (
+        f"(SELECT (min(Timestamp), max(Timestamp), groupUniqArray(ServiceName)) FROM agent_events "
+        f"WHERE {AGENT_TENANT_FILTER} AND {trials} AND {job} AND SourceTable = 'otel_traces')"
+    )
+    return (
+        f"has(tupleElement({bounds}, 3), ServiceName)"
+        f" AND Timestamp >= tupleElement({bounds}, 1) AND Timestamp <= tupleElement({bounds}, 2)"
+    )
 
 
 _EXCEPTIONS = """arrayMap(i -> (toUnixTimestamp64Nano(`Events.Timestamp`[i]),
@@ -109,9 +116,13 @@ SELECT
     anyIf(if(ResourceAttributes['{CATEGORY_KEY}'] != '', ResourceAttributes['{CATEGORY_KEY}'],
              SpanAttributes['{CATEGORY_KEY}']), ResourceAttributes['{CATEGORY_KEY}'] != ''
                                                OR SpanAttributes['{CATEGORY_KEY}'] != '') AS category,
-    {", ".join(f'''minIfOrNull(toUnixTimestamp64Nano(Timestamp), SpanName = '{name}') AS {name.split(".")[1]}_start,
+    {
+    ", ".join(
+        f'''minIfOrNull(toUnixTimestamp64Nano(Timestamp), SpanName = '{name}') AS {name.split(".")[1]}_start,
     maxIfOrNull(toUnixTimestamp64Nano(Timestamp) + Duration, SpanName = '{name}') AS {name.split(".")[1]}_end'''
-               for name in LIFECYCLE_SPANS)},
+        for name in LIFECYCLE_SPANS
+    )
+},
     maxOrNull(toUInt32OrNull(if(SpanAttributes['{PLANNED_KEY}'] != '', SpanAttributes['{PLANNED_KEY}'],
                                 ResourceAttributes['{PLANNED_KEY}']))) AS job_n_planned,
     argMaxIf(mapFilter((k, v) -> startsWith(k, '{REWARD_PREFIX}'), SpanAttributes), Timestamp,
@@ -124,10 +135,19 @@ WHERE {RAW_TENANT_FILTER}
   AND SpanName IN {LIFECYCLE_SPANS!r}
   AND (empty({{trials:Array(String)}}) OR ResourceAttributes['harbor.trial.name'] IN {{trials:Array(String)}})
   AND (empty({{trials:Array(String)}})
-       OR {within_trials("TrialName IN {trials:Array(String)}",
-                         "(empty({jobs:Array(String)}) OR JobName IN {jobs:Array(String)})")})
+       OR {
+    within_trials(
+        "TrialName IN {trials:Array(String)}", "(empty({jobs:Array(String)}) OR JobName IN {jobs:Array(String)})"
+    )
+})
   AND (empty({{jobs:Array(String)}}) OR ResourceAttributes['harbor.job.name'] IN {{jobs:Array(String)}})
-  AND {agent_identity.latest_run("ResourceAttributes['harborlight.tenant']", "ResourceAttributes['harbor.job.name']",
-                                 "ResourceAttributes['harbor.trial.name']", "Timestamp")}
+  AND {
+    agent_identity.latest_run(
+        "ResourceAttributes['harborlight.tenant']",
+        "ResourceAttributes['harbor.job.name']",
+        "ResourceAttributes['harbor.trial.name']",
+        "Timestamp",
+    )
+}
 GROUP BY job, trial
 """

@@ -54,7 +54,7 @@ def _rows(block: bytes) -> int:
     while block[pos] >= 0x80:  # the column count
         pos += 1
     value = shift = 0
-    for byte in block[pos + 1:]:
+    for byte in block[pos + 1 :]:
         value |= (byte & 0x7F) << shift
         if byte < 0x80:
             return value

@@ -42,8 +42,9 @@ def _compress_frame(data: bytes, method: int, level: int) -> bytes:
 
 def compress(data: bytes, method: int, level: int = 1) -> bytes:
     """`data` as compressed frames in `method`."""
-    return b"".join(_compress_frame(data[i:i + FRAME_DATA], method, level)
-                    for i in range(0, max(len(data), 1), FRAME_DATA))
+    return b"".join(
+        _compress_frame(data[i : i + FRAME_DATA], method, level) for i in range(0, max(len(data), 1), FRAME_DATA)
+    )
 
 
 async def read_frame(reader: Reader) -> tuple[bytes, int]:

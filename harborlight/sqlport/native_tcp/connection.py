@@ -50,8 +50,15 @@ def _version(text: str) -> tuple[int, int, int]:
 
 
 class NativeConnection:
-    def __init__(self, interface: ClickHouseInterface, stream: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                 hello_timeout: float, idle_timeout: float, before_read: ReadGate | None = None) -> None:
+    def __init__(
+        self,
+        interface: ClickHouseInterface,
+        stream: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        hello_timeout: float,
+        idle_timeout: float,
+        before_read: ReadGate | None = None,
+    ) -> None:
         self._interface = interface
         self._reader = Reader(stream)
         self._writer = writer
@@ -72,8 +79,13 @@ class NativeConnection:
         except (Closed, asyncio.IncompleteReadError, ConnectionError, TimeoutError):
             pass
         except ProtocolError as exc:
-            await self._send(packets.exception(UNEXPECTED_PACKET_FROM_CLIENT, "DB::Exception",
-                                               f"DB::Exception: {exc}. (UNEXPECTED_PACKET_FROM_CLIENT)"))
+            await self._send(
+                packets.exception(
+                    UNEXPECTED_PACKET_FROM_CLIENT,
+                    "DB::Exception",
+                    f"DB::Exception: {exc}. (UNEXPECTED_PACKET_FROM_CLIENT)",
+                )
+            )
         except Exception:  # a fault of ours: said in the log, the connection closed
             log.exception("the native TCP connection failed")
         finally:
@@ -94,20 +106,27 @@ class NativeConnection:
             return False
         hello = await packets.read_hello(self._reader)
         if hello.revision < MIN_REVISION:
-            await self._refuse(CODES["NOT_IMPLEMENTED"], f"harborlight speaks the native protocol from revision "
-                               f"{MIN_REVISION}; the client's is {hello.revision}")
+            await self._refuse(
+                CODES["NOT_IMPLEMENTED"],
+                f"harborlight speaks the native protocol from revision "
+                f"{MIN_REVISION}; the client's is {hello.revision}",
+            )
             return False
         self._caller = self._interface.authenticate({}, {"password": hello.password})
         if self._caller is None:
-            await self._refuse(CODES["AUTHENTICATION_FAILED"], f"{hello.user or 'default'}: Authentication failed: "
-                               "password is incorrect, or there is no user with such name (send an API token as "
-                               "the password)")
+            await self._refuse(
+                CODES["AUTHENTICATION_FAILED"],
+                f"{hello.user or 'default'}: Authentication failed: "
+                "password is incorrect, or there is no user with such name (send an API token as "
+                "the password)",
+            )
             return False
         self._revision = min(hello.revision, p.SERVER_REVISION)
         self._database = hello.database or "default"
         engine = await asyncio.to_thread(self._interface.engine)
-        await self._send(packets.server_hello("ClickHouse", _version(engine.version), self._revision,
-                                              engine.timezone, SERVER_NAME))
+        await self._send(
+            packets.server_hello("ClickHouse", _version(engine.version), self._revision, engine.timezone, SERVER_NAME)
+        )
         if self._revision >= p.ADDENDUM:
             await packets.read_addendum(self._reader, self._revision)
         return True
@@ -171,17 +190,23 @@ class NativeConnection:
             raise ProtocolError("a query is followed by its data")
         await self._read_block(query.compression)
         if query.stage != p.STAGE_COMPLETE:
-            await self._refuse(CODES["NOT_IMPLEMENTED"], f"harborlight answers complete queries only, not stage "
-                               f"{query.stage}")
+            await self._refuse(
+                CODES["NOT_IMPLEMENTED"], f"harborlight answers complete queries only, not stage {query.stage}"
+            )
             return True
         if self._before_read is not None:
             await self._before_read()
-        params = {**query.settings, "database": self._database, "query_id": query.query_id,
-                  **{f"param_{name}": value for name, value in query.parameters.items()}}
+        params = {
+            **query.settings,
+            "database": self._database,
+            "query_id": query.query_id,
+            **{f"param_{name}": value for name, value in query.parameters.items()},
+        }
         run_id = uuid.uuid4().hex
         started = time.monotonic()
-        statement = asyncio.ensure_future(run_statement(self._interface.answer, self._caller, params, query.text,
-                                                        self._revision, run_id, True))
+        statement = asyncio.ensure_future(
+            run_statement(self._interface.answer, self._caller, params, query.text, self._revision, run_id, True)
+        )
         delay = _interactive_delay(query.settings)
         cancelled = await self._wait(statement, run_id, delay, started)
         try:
@@ -247,8 +272,10 @@ class NativeConnection:
                     break
                 rows, blocks = rows + block_rows, blocks + (block_rows > 0)
         except UnsupportedType as exc:
-            await self._refuse(CODES["NOT_IMPLEMENTED"], f"harborlight cannot send a {exc} column over the native "
-                               "protocol; cast it (for example toString(...))")
+            await self._refuse(
+                CODES["NOT_IMPLEMENTED"],
+                f"harborlight cannot send a {exc} column over the native protocol; cast it (for example toString(...))",
+            )
             return
         if self._pending is not None and self._pending.done():
             packet = self._pending.result()
@@ -256,11 +283,19 @@ class NativeConnection:
             if packet != p.CLIENT_CANCEL:
                 raise ProtocolError(f"packet {packet} while a query's answer is sent")
         else:
-            await self._send(framing.extra(answer.totals, p.SERVER_TOTALS) + framing.extra(answer.extremes,
-                                                                                        p.SERVER_EXTREMES))
+            await self._send(
+                framing.extra(answer.totals, p.SERVER_TOTALS) + framing.extra(answer.extremes, p.SERVER_EXTREMES)
+            )
             await self._send(packets.profile_info(rows, blocks, len(answer.body)))
-            await self._send(packets.progress(self._revision, answer.read_rows, answer.read_bytes, answer.read_rows,
-                                              answer.elapsed_ns or int((time.monotonic() - started) * 1e9)))
+            await self._send(
+                packets.progress(
+                    self._revision,
+                    answer.read_rows,
+                    answer.read_bytes,
+                    answer.read_rows,
+                    answer.elapsed_ns or int((time.monotonic() - started) * 1e9),
+                )
+            )
         await self._send(packets.end_of_stream())
 
 

@@ -10,8 +10,16 @@ from harborlight.sqlport.native_tcp import protocol as p
 from harborlight.sqlport.native_tcp.wire import ProtocolError, Reader, int32, string, uint8, uint64, varint
 
 _LEGACY_STRING_SETTINGS = {  # revisions before 54429 write a setting in its type; these few as strings
-    "network_compression_method", "load_balancing", "totals_mode", "distributed_product_mode", "count_distinct_implementation",
-    "log_queries_cut_to_length", "format_csv_delimiter", "timezone", "session_timezone", "log_comment",
+    "network_compression_method",
+    "load_balancing",
+    "totals_mode",
+    "distributed_product_mode",
+    "count_distinct_implementation",
+    "log_queries_cut_to_length",
+    "format_csv_delimiter",
+    "timezone",
+    "session_timezone",
+    "log_comment",
 }
 
 
@@ -157,8 +165,9 @@ def progress(revision: int, rows: int, nbytes: int, total_rows: int, elapsed_ns:
 def profile_info(rows: int, blocks: int, nbytes: int) -> bytes:
     """Rows, blocks and bytes sent, no LIMIT applied, and `calculated_rows_before_limit` true: a server has always
     worked it out by the time it writes it (clickhouse-client 18.16 aborts when told it is not)."""
-    return (varint(p.SERVER_PROFILE_INFO) + varint(rows) + varint(blocks) + varint(nbytes) + uint8(0) + varint(0)
-            + uint8(1))
+    return (
+        varint(p.SERVER_PROFILE_INFO) + varint(rows) + varint(blocks) + varint(nbytes) + uint8(0) + varint(0) + uint8(1)
+    )
 
 
 def exception(code: int, name: str, message: str) -> bytes:

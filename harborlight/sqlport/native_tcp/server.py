@@ -16,8 +16,14 @@ TOO_MANY_SIMULTANEOUS_QUERIES = 202
 
 @asynccontextmanager
 async def clickhouse_tcp_server(
-    store: Store, authenticator: Authenticator, host: str, port: int, limits: QueryLimits = QueryLimits(),
-    before_read: ReadGate | None = None, hello_timeout: float = 30, idle_timeout: float = 3600,
+    store: Store,
+    authenticator: Authenticator,
+    host: str,
+    port: int,
+    limits: QueryLimits = QueryLimits(),
+    before_read: ReadGate | None = None,
+    hello_timeout: float = 30,
+    idle_timeout: float = 3600,
     max_connections: int = 512,
 ) -> AsyncIterator[int]:
     """Serves the native protocol on host:port until the block exits; yields the bound port."""
@@ -26,8 +32,13 @@ async def clickhouse_tcp_server(
 
     async def connected(stream: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if len(open_connections) >= max_connections:
-            writer.write(packets.exception(TOO_MANY_SIMULTANEOUS_QUERIES, "DB::Exception",
-                                           f"DB::Exception: more than {max_connections} open connections"))
+            writer.write(
+                packets.exception(
+                    TOO_MANY_SIMULTANEOUS_QUERIES,
+                    "DB::Exception",
+                    f"DB::Exception: more than {max_connections} open connections",
+                )
+            )
             writer.close()
             return
         task = asyncio.current_task()
@@ -53,13 +64,20 @@ async def clickhouse_tcp_server(
 
 @asynccontextmanager
 async def optional_clickhouse_tcp_server(
-    store: Store, authenticator: Authenticator, host: str, port: int | None, limits: QueryLimits = QueryLimits(),
-    before_read: ReadGate | None = None, hello_timeout: float = 30, max_connections: int = 512,
+    store: Store,
+    authenticator: Authenticator,
+    host: str,
+    port: int | None,
+    limits: QueryLimits = QueryLimits(),
+    before_read: ReadGate | None = None,
+    hello_timeout: float = 30,
+    max_connections: int = 512,
 ) -> AsyncIterator[int | None]:
     """The listener when a port is configured (0: any free port), else nothing; yields the bound port or None."""
     if port is None:
         yield None
         return
-    async with clickhouse_tcp_server(store, authenticator, host, port, limits, before_read, hello_timeout,
-                                     max_connections=max_connections) as bound:
+    async with clickhouse_tcp_server(
+        store, authenticator, host, port, limits, before_read, hello_timeout, max_connections=max_connections
+    ) as bound:
         yield bound

@@ -90,7 +90,7 @@ class BytesReader:
     def take(self, n: int) -> bytes:
         if self.pos + n > len(self.data):
             raise ProtocolError("a block ends early")
-        chunk = self.data[self.pos:self.pos + n]
+        chunk = self.data[self.pos : self.pos + n]
         self.pos += n
         return chunk
 

@@ -27,7 +27,13 @@ def record(i: int):
 def run_and_die(directory: Path, snippet: str) -> str:
     """Runs `snippet` (with `log`, `record` at hand), then exits at once; returns what it printed."""
     code = _PRELUDE + textwrap.dedent(snippet) + "\nsys.stdout.flush()\nos._exit(0)\n"
-    done = subprocess.run([sys.executable, "-c", code, str(directory)], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(directory)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout

@@ -46,10 +46,12 @@ def record(n: int) -> Record:
 def _run_and_kill(directory: Path, policy: str, start: int, delay: float) -> list[int]:
     """Starts an appender, SIGKILLs it after `delay` seconds; returns the numbers it acknowledged."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    child = subprocess.Popen([sys.executable, "-c", APPENDER, str(directory), policy, str(start)],
-                             stdout=subprocess.PIPE, env=env, cwd=ROOT)
+    child = subprocess.Popen(
+        [sys.executable, "-c", APPENDER, str(directory), policy, str(start)], stdout=subprocess.PIPE, env=env, cwd=ROOT
+    )
     assert child.stdout.readline() == b"ready\n"
     acknowledged: list[int] = []
+
     def read() -> None:
         acknowledged.extend(int(line) for line in child.stdout if line.endswith(b"\n"))  # a cut last line: not acked
 
@@ -85,5 +87,7 @@ def test_every_acknowledged_append_survives_sigkill_exactly_once_and_nothing_els
         next_number += len(numbers)
     assert acknowledged > 2 * kills, "too few appends between kills to prove anything"
     assert torn_tails, "no kill landed inside a write in 30 tries"
-    print(f"wal crash loop: {kills} kills, {acknowledged} acknowledged appends intact, "
-          f"{next_number} records recovered, {torn_tails} torn tails cut")
+    print(
+        f"wal crash loop: {kills} kills, {acknowledged} acknowledged appends intact, "
+        f"{next_number} records recovered, {torn_tails} torn tails cut"
+    )

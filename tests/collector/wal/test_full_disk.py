@@ -82,8 +82,9 @@ def test_a_rotation_on_a_full_disk_is_undone_and_appends_go_on_once_space_is_bac
             filler = fill(disk)
             for i in range(2, 5):
                 _refused_retryably(log, _record(i))
-            assert [p.stat().st_size for _, p in listed(wal_dir)] == [len(MAGIC) + 2 * SIZE], \
+            assert [p.stat().st_size for _, p in listed(wal_dir)] == [len(MAGIC) + 2 * SIZE], (
                 "the failed rotation left a segment behind"
+            )
             free(filler)
             for i in range(5, 10):
                 log.durable(log.append(_record(i))).result(10)

@@ -16,14 +16,14 @@ N_SPANS = 7
 
 
 def _post(server: InProcessServer, body: bytes) -> None:
-    answer = httpx.post(f"{server.http_url}/v1/traces", content=body, timeout=60,
-                        headers={"content-type": "application/x-protobuf"})
+    answer = httpx.post(
+        f"{server.http_url}/v1/traces", content=body, timeout=60, headers={"content-type": "application/x-protobuf"}
+    )
     assert answer.status_code == 200, answer.text
 
 
 def _stored(server: InProcessServer, service: str) -> tuple[int, int]:
-    return server.sql("SELECT count(), uniqExact(SpanId) FROM otel_traces WHERE ServiceName = {s:String}",
-                      s=service)[0]
+    return server.sql("SELECT count(), uniqExact(SpanId) FROM otel_traces WHERE ServiceName = {s:String}", s=service)[0]
 
 
 def test_a_set_aside_request_is_replayed_through_the_log_and_stored_once(store_dir, tmp_path, unique, capsys):
@@ -33,8 +33,10 @@ def test_a_set_aside_request_is_replayed_through_the_log_and_stored_once(store_d
     client = server.run.store.client
     sink, view = f"refuse_sink_{unique}", f"refuse_view_{unique}"
     client.command(f"CREATE TABLE {sink} (x UInt8) ENGINE = Null")
-    client.command(f"CREATE MATERIALIZED VIEW {view} TO {sink} AS SELECT throwIf(ServiceName = '{unique}', "
-                   "'refused by a view') AS x FROM otel_traces")
+    client.command(
+        f"CREATE MATERIALIZED VIEW {view} TO {sink} AS SELECT throwIf(ServiceName = '{unique}', "
+        "'refused by a view') AS x FROM otel_traces"
+    )
     try:
         _post(server, traces_request(unique, N_SPANS).SerializeToString())
         _post(server, traces_request(f"{unique}-other", 3).SerializeToString())

@@ -60,14 +60,17 @@ def test_a_restart_hands_back_everything_not_released(tmp_path):
 
 
 def test_after_a_crash_the_batch_being_stored_comes_back_whole_under_its_token(tmp_path):
-    token = run_and_die(tmp_path, """
+    token = run_and_die(
+        tmp_path,
+        """
         for i in range(10):
             log.append(record(i))
         first = log.take(4, 10**12)  # 0..3, stored
         log.begin(first)
         log.release(first[-1])
         print(log.begin(log.take(4, 10**12)))  # 4..7: begun, then the process dies
-    """).strip()
+    """,
+    ).strip()
     with WriteAheadLog(tmp_path, NEVER, 1 << 20) as log:
         assert log.recovered.in_flight == (5, 8)  # sequence numbers start at 1
         again = log.take(1, 1)  # whatever the limits: the same batch
@@ -76,13 +79,16 @@ def test_after_a_crash_the_batch_being_stored_comes_back_whole_under_its_token(t
 
 
 def test_a_crash_after_a_commit_but_before_the_next_one_begins_replays_that_commit_under_its_token(tmp_path):
-    token = run_and_die(tmp_path, """
+    token = run_and_die(
+        tmp_path,
+        """
         for i in range(6):
             log.append(record(i))
         batch = log.take(3, 10**12)
         print(log.begin(batch))
         log.release(batch[-1])
-    """).strip()
+    """,
+    ).strip()
     with WriteAheadLog(tmp_path, NEVER, 1 << 20) as log:
         again = log.take(10**9, 10**12)
         assert _ids(again) == [0, 1, 2] and log.begin(again) == token  # the store skips it: same token
@@ -193,8 +199,9 @@ def test_a_request_larger_than_the_limit_is_taken_when_the_log_is_empty(tmp_path
 
 def test_segments_are_deleted_once_every_record_in_them_is_released_and_the_store_settled(tmp_path):
     settled = []
-    with WriteAheadLog(tmp_path, NEVER, 64 << 20, segment_bytes=1 << 20,
-                       settle=lambda: settled.append(len(_segments(tmp_path)))) as log:
+    with WriteAheadLog(
+        tmp_path, NEVER, 64 << 20, segment_bytes=1 << 20, settle=lambda: settled.append(len(_segments(tmp_path)))
+    ) as log:
         for i in range(2500):  # ~995 a segment: two sealed, one active
             log.append(_record(i))
         assert len(_segments(tmp_path)) == 3

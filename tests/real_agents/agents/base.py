@@ -60,6 +60,12 @@ def binary(name: str) -> str:
 def clean_env(home: Path) -> dict[str, str]:
     """Nothing of the machine's environment (its OTEL_*, API keys, proxies) leaks into a run."""
     node_dir = os.path.dirname(shutil.which("node") or "/usr/bin/node")
-    return {"PATH": os.pathsep.join(dict.fromkeys([node_dir, "/usr/local/bin", "/usr/bin", "/bin"])),
-            "HOME": str(home), "TMPDIR": str(home / "tmp"), "LANG": "C.UTF-8", "TERM": "dumb", "NO_COLOR": "1",
-            "CI": "1"}
+    return {
+        "PATH": os.pathsep.join(dict.fromkeys([node_dir, "/usr/local/bin", "/usr/bin", "/bin"])),
+        "HOME": str(home),
+        "TMPDIR": str(home / "tmp"),
+        "LANG": "C.UTF-8",
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+        "CI": "1",
+    }

@@ -60,7 +60,10 @@ def launch(prompt: str, workspace: Path, home: Path, provider_url: str, telemetr
         "OTEL_RESOURCE_ATTRIBUTES": telemetry.resource_attributes,
     }
     if telemetry.traces:
-        env |= {"CLAUDE_CODE_ENHANCED_TELEMETRY_BETA": "1", "OTEL_TRACES_EXPORTER": "otlp",
-                "OTEL_TRACES_EXPORT_INTERVAL": "500"}
+        env |= {
+            "CLAUDE_CODE_ENHANCED_TELEMETRY_BETA": "1",
+            "OTEL_TRACES_EXPORTER": "otlp",
+            "OTEL_TRACES_EXPORT_INTERVAL": "500",
+        }
     argv = [binary(BINARY), "-p", prompt, "--model", MODEL, "--allowedTools", TOOLS, "--output-format", "json"]
     return Launch(argv, env)

@@ -38,8 +38,14 @@ def provider(script: Script) -> GeminiFake:
 
 def launch(prompt: str, workspace: Path, home: Path, provider_url: str, telemetry: Telemetry) -> Launch:
     settings = {
-        "telemetry": {"enabled": True, "target": "local", "otlpEndpoint": telemetry.endpoint,
-                      "otlpProtocol": telemetry.protocol, "logPrompts": True, "traces": telemetry.traces},
+        "telemetry": {
+            "enabled": True,
+            "target": "local",
+            "otlpEndpoint": telemetry.endpoint,
+            "otlpProtocol": telemetry.protocol,
+            "logPrompts": True,
+            "traces": telemetry.traces,
+        },
         "security": {"auth": {"selectedType": "gemini-api-key"}},
         "privacy": {"usageStatisticsEnabled": False},
         "general": {"disableAutoUpdate": True, "disableUpdateNag": True},

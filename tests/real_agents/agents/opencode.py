@@ -43,10 +43,14 @@ def provider(script: Script) -> OpenAIChatFake:
 def config(provider_url: str, telemetry: Telemetry) -> dict:
     return {
         "$schema": "https://opencode.ai/config.json",
-        "provider": {PROVIDER_ID: {"npm": "@ai-sdk/openai-compatible", "name": "Fake OpenAI-compatible",
-                                   "options": {"baseURL": f"{provider_url}/v1", "apiKey": "sk-fake-opencode-key"},
-                                   "models": {MODEL_ID: {"name": "Fake coder", "tool_call": True,
-                                                         "reasoning": True}}}},
+        "provider": {
+            PROVIDER_ID: {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Fake OpenAI-compatible",
+                "options": {"baseURL": f"{provider_url}/v1", "apiKey": "sk-fake-opencode-key"},
+                "models": {MODEL_ID: {"name": "Fake coder", "tool_call": True, "reasoning": True}},
+            }
+        },
         "model": f"{PROVIDER_ID}/{MODEL_ID}",
         "small_model": f"{PROVIDER_ID}/{MODEL_ID}",
         "autoupdate": False,

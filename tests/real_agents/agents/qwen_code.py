@@ -49,8 +49,13 @@ def provider(script: Script) -> OpenAIChatFake:
 
 def launch(prompt: str, workspace: Path, home: Path, provider_url: str, telemetry: Telemetry) -> Launch:
     settings = {
-        "telemetry": {"enabled": True, "target": "local", "otlpEndpoint": telemetry.endpoint,
-                      "otlpProtocol": telemetry.protocol, "logPrompts": True},
+        "telemetry": {
+            "enabled": True,
+            "target": "local",
+            "otlpEndpoint": telemetry.endpoint,
+            "otlpProtocol": telemetry.protocol,
+            "logPrompts": True,
+        },
         "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}},
         "privacy": {"usageStatisticsEnabled": False},
         "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
@@ -65,7 +70,23 @@ def launch(prompt: str, workspace: Path, home: Path, provider_url: str, telemetr
         "OTEL_RESOURCE_ATTRIBUTES": telemetry.resource_attributes,
     }
     env["PATH"] = f"{NODE_22.parent}:{env['PATH']}"
-    argv = [str(NODE_22), binary(BINARY), "-p", prompt, "--yolo", "-m", MODEL, "--output-format", "json",
-            "--telemetry", "--telemetry-target", "local", "--telemetry-otlp-endpoint", telemetry.endpoint,
-            "--telemetry-otlp-protocol", telemetry.protocol, "--telemetry-log-prompts"]
+    argv = [
+        str(NODE_22),
+        binary(BINARY),
+        "-p",
+        prompt,
+        "--yolo",
+        "-m",
+        MODEL,
+        "--output-format",
+        "json",
+        "--telemetry",
+        "--telemetry-target",
+        "local",
+        "--telemetry-otlp-endpoint",
+        telemetry.endpoint,
+        "--telemetry-otlp-protocol",
+        telemetry.protocol,
+        "--telemetry-log-prompts",
+    ]
     return Launch(argv, env)

@@ -14,8 +14,12 @@ from tests.real_agents.providers.script import Script, Served, Turn, Usage
 
 
 def _usage(usage: Usage) -> dict:
-    return {"input_tokens": usage.input, "cache_creation_input_tokens": usage.cache_write,
-            "cache_read_input_tokens": usage.cached, "output_tokens": usage.output}
+    return {
+        "input_tokens": usage.input,
+        "cache_creation_input_tokens": usage.cache_write,
+        "cache_read_input_tokens": usage.cached,
+        "output_tokens": usage.output,
+    }
 
 
 def _blocks(turn: Turn) -> list[dict]:
@@ -33,27 +37,40 @@ def _stop_reason(turn: Turn) -> str:
 
 
 def _message(served: Served) -> dict:
-    return {"id": served.response_id, "type": "message", "role": "assistant", "model": served.model,
-            "content": _blocks(served.turn), "stop_reason": _stop_reason(served.turn), "stop_sequence": None,
-            "usage": _usage(served.turn.usage)}
+    return {
+        "id": served.response_id,
+        "type": "message",
+        "role": "assistant",
+        "model": served.model,
+        "content": _blocks(served.turn),
+        "stop_reason": _stop_reason(served.turn),
+        "stop_sequence": None,
+        "usage": _usage(served.turn.usage),
+    }
 
 
 def _block_events(index: int, block: dict) -> list[tuple[str, dict]]:
     kind = block["type"]
     if kind == "thinking":
         start = {"type": "thinking", "thinking": "", "signature": ""}
-        deltas = [{"type": "thinking_delta", "thinking": block["thinking"]},
-                  {"type": "signature_delta", "signature": block["signature"]}]
+        deltas = [
+            {"type": "thinking_delta", "thinking": block["thinking"]},
+            {"type": "signature_delta", "signature": block["signature"]},
+        ]
     elif kind == "text":
         start, deltas = {"type": "text", "text": ""}, [{"type": "text_delta", "text": block["text"]}]
     else:
         start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
         arguments = json.dumps(block["input"])
         middle = len(arguments) // 2  # two pieces, as the API streams them
-        deltas = [{"type": "input_json_delta", "partial_json": part} for part in (arguments[:middle], arguments[middle:])]
-    return ([("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})]
-            + [("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}) for d in deltas]
-            + [("content_block_stop", {"type": "content_block_stop", "index": index})])
+        deltas = [
+            {"type": "input_json_delta", "partial_json": part} for part in (arguments[:middle], arguments[middle:])
+        ]
+    return (
+        [("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})]
+        + [("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}) for d in deltas]
+        + [("content_block_stop", {"type": "content_block_stop", "index": index})]
+    )
 
 
 def _stream(served: Served) -> list[tuple[str, dict]]:
@@ -62,16 +79,28 @@ def _stream(served: Served) -> list[tuple[str, dict]]:
     events = [("message_start", {"type": "message_start", "message": start})]
     for index, block in enumerate(message["content"]):
         events += _block_events(index, block)
-    events += [("message_delta", {"type": "message_delta",
-                                  "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-                                  "usage": message["usage"]}),
-               ("message_stop", {"type": "message_stop"})]
+    events += [
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                "usage": message["usage"],
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
     return events
 
 
-RATE_LIMITED = Reply(429, {"type": "error", "error": {"type": "rate_limit_error",
-                                                       "message": "Number of requests has exceeded your rate limit"}},
-                     headers={"retry-after": "1", "request-id": "req_rate_limited"})
+RATE_LIMITED = Reply(
+    429,
+    {
+        "type": "error",
+        "error": {"type": "rate_limit_error", "message": "Number of requests has exceeded your rate limit"},
+    },
+    headers={"retry-after": "1", "request-id": "req_rate_limited"},
+)
 
 
 class AnthropicFake(FakeProvider):
@@ -86,11 +115,18 @@ class AnthropicFake(FakeProvider):
             return Reply(404, {"type": "error", "error": {"type": "not_found_error", "message": request.path}})
         body = request.json()
         model = body.get("model", "")
-        served = (self.script.next_turn(model, body) if model == self.model
-                  else self.script.side_call(model, body))
+        served = self.script.next_turn(model, body) if model == self.model else self.script.side_call(model, body)
         if served is None:
-            return Reply(400, {"type": "error", "error": {"type": "invalid_request_error",
-                                                          "message": "the fake provider's script has no more turns"}})
+            return Reply(
+                400,
+                {
+                    "type": "error",
+                    "error": {
+                        "type": "invalid_request_error",
+                        "message": "the fake provider's script has no more turns",
+                    },
+                },
+            )
         if served.turn.status == 429:
             return RATE_LIMITED
         headers = {"request-id": f"req_{served.response_id}"}

@@ -15,9 +15,13 @@ from tests.real_agents.providers.script import Script, Served, Turn, Usage
 
 def usage_metadata(usage: Usage) -> dict:
     prompt = usage.input + usage.cached
-    return {"promptTokenCount": prompt, "candidatesTokenCount": usage.output,
-            "cachedContentTokenCount": usage.cached, "thoughtsTokenCount": usage.reasoning,
-            "totalTokenCount": prompt + usage.output + usage.reasoning}
+    return {
+        "promptTokenCount": prompt,
+        "candidatesTokenCount": usage.output,
+        "cachedContentTokenCount": usage.cached,
+        "thoughtsTokenCount": usage.reasoning,
+        "totalTokenCount": prompt + usage.output + usage.reasoning,
+    }
 
 
 def _parts(turn: Turn) -> list[dict]:
@@ -33,8 +37,14 @@ def _parts(turn: Turn) -> list[dict]:
 def _chunks(served: Served) -> list[dict]:
     """One chunk per part, the usage and finish reason on the last, as the API streams them."""
     parts = _parts(served.turn) or [{"text": ""}]
-    chunks = [{"candidates": [{"content": {"role": "model", "parts": [part]}, "index": 0}],
-               "modelVersion": served.model, "responseId": served.response_id} for part in parts]
+    chunks = [
+        {
+            "candidates": [{"content": {"role": "model", "parts": [part]}, "index": 0}],
+            "modelVersion": served.model,
+            "responseId": served.response_id,
+        }
+        for part in parts
+    ]
     chunks[-1]["candidates"][0]["finishReason"] = "STOP"
     chunks[-1]["usageMetadata"] = usage_metadata(served.turn.usage)
     return chunks
@@ -50,10 +60,17 @@ def _side_text(request: dict) -> str:
     return json.dumps({key: answers.get(key, "scripted") for key in schema.get("required", [])})
 
 
-RATE_LIMITED = Reply(429, {"error": {"code": 429, "message": "Resource has been exhausted (e.g. check quota).",
-                                     "status": "RESOURCE_EXHAUSTED",
-                                     "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo",
-                                                  "retryDelay": "1s"}]}})
+RATE_LIMITED = Reply(
+    429,
+    {
+        "error": {
+            "code": 429,
+            "message": "Resource has been exhausted (e.g. check quota).",
+            "status": "RESOURCE_EXHAUSTED",
+            "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "1s"}],
+        }
+    },
+)
 
 
 class GeminiFake(FakeProvider):
@@ -66,18 +83,32 @@ class GeminiFake(FakeProvider):
         if method == "countTokens":
             return Reply(body={"totalTokens": 1000})
         if method not in ("streamGenerateContent", "generateContent"):
-            return Reply(404, {"error": {"code": 404, "message": f"no such method: {request.path}", "status": "NOT_FOUND"}})
+            return Reply(
+                404, {"error": {"code": 404, "message": f"no such method: {request.path}", "status": "NOT_FOUND"}}
+            )
         body = request.json()
         main = method == "streamGenerateContent" and bool(body.get("tools"))
         served = self.script.next_turn(model, body) if main else self.script.side_call(model, body, _side_text(body))
         if served is None:
-            return Reply(400, {"error": {"code": 400, "message": "the fake provider's script has no more turns",
-                                         "status": "INVALID_ARGUMENT"}})
+            return Reply(
+                400,
+                {
+                    "error": {
+                        "code": 400,
+                        "message": "the fake provider's script has no more turns",
+                        "status": "INVALID_ARGUMENT",
+                    }
+                },
+            )
         if served.turn.status == 429:
             return RATE_LIMITED
         chunks = _chunks(served)
         if method == "generateContent":
-            merged = {**chunks[-1], "candidates": [{**chunks[-1]["candidates"][0],
-                                                    "content": {"role": "model", "parts": _parts(served.turn)}}]}
+            merged = {
+                **chunks[-1],
+                "candidates": [
+                    {**chunks[-1]["candidates"][0], "content": {"role": "model", "parts": _parts(served.turn)}}
+                ],
+            }
             return Reply(body=merged)
         return Reply(events=[(None, chunk) for chunk in chunks])

@@ -78,8 +78,9 @@ def _handler(provider: FakeProvider) -> type[BaseHTTPRequestHandler]:
             if self.headers.get("content-encoding") == "gzip":
                 body = gzip.decompress(body)
             split = urlsplit(self.path)
-            request = Request(self.command, split.path, parse_qs(split.query),
-                              {k.lower(): v for k, v in self.headers.items()}, body)
+            request = Request(
+                self.command, split.path, parse_qs(split.query), {k.lower(): v for k, v in self.headers.items()}, body
+            )
             provider.requests.append(request)
             try:
                 reply = provider.answer(request)

@@ -19,14 +19,20 @@ from tests.real_agents.providers.script import Script, Served, Usage
 
 def usage(tokens: Usage) -> dict:
     prompt, completion = tokens.input + tokens.cached, tokens.output + tokens.reasoning
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
-            "prompt_tokens_details": {"cached_tokens": tokens.cached},
-            "completion_tokens_details": {"reasoning_tokens": tokens.reasoning}}
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "prompt_tokens_details": {"cached_tokens": tokens.cached},
+        "completion_tokens_details": {"reasoning_tokens": tokens.reasoning},
+    }
 
 
 def _tool_calls(served: Served) -> list[dict]:
-    return [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
-            for c in served.turn.calls]
+    return [
+        {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+        for c in served.turn.calls
+    ]
 
 
 def _finish(served: Served) -> str:
@@ -40,14 +46,18 @@ def _message(served: Served) -> dict:
         message["reasoning_content"] = turn.reasoning
     if turn.calls:
         message["tool_calls"] = _tool_calls(served)
-    return {"id": served.response_id, "object": "chat.completion", "created": 1764806400, "model": served.model,
-            "choices": [{"index": 0, "message": message, "finish_reason": _finish(served)}],
-            "usage": usage(turn.usage)}
+    return {
+        "id": served.response_id,
+        "object": "chat.completion",
+        "created": 1764806400,
+        "model": served.model,
+        "choices": [{"index": 0, "message": message, "finish_reason": _finish(served)}],
+        "usage": usage(turn.usage),
+    }
 
 
 def _stream(served: Served, include_usage: bool) -> list[tuple[None, dict]]:
-    head = {"id": served.response_id, "object": "chat.completion.chunk", "created": 1764806400,
-            "model": served.model}
+    head = {"id": served.response_id, "object": "chat.completion.chunk", "created": 1764806400, "model": served.model}
 
     def chunk(delta: dict, finish: str | None = None) -> dict:
         return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
@@ -61,8 +71,20 @@ def _stream(served: Served, include_usage: bool) -> list[tuple[None, dict]]:
     for index, call in enumerate(_tool_calls(served)):
         arguments = call["function"]["arguments"]
         middle = len(arguments) // 2
-        chunks.append(chunk({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
-                                             "function": {"name": call["function"]["name"], "arguments": ""}}]}))
+        chunks.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": call["id"],
+                            "type": "function",
+                            "function": {"name": call["function"]["name"], "arguments": ""},
+                        }
+                    ]
+                }
+            )
+        )
         for part in (arguments[:middle], arguments[middle:]):
             chunks.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": part}}]}))
     chunks.append(chunk({}, _finish(served)))
@@ -84,9 +106,18 @@ def _side_text(request: dict) -> str:
     return "Hello file"
 
 
-RATE_LIMITED = Reply(429, {"error": {"message": "Rate limit reached for requests", "type": "requests",
-                                     "param": None, "code": "rate_limit_exceeded"}},
-                     headers={"retry-after": "1", "x-request-id": "req_rate_limited"})
+RATE_LIMITED = Reply(
+    429,
+    {
+        "error": {
+            "message": "Rate limit reached for requests",
+            "type": "requests",
+            "param": None,
+            "code": "rate_limit_exceeded",
+        }
+    },
+    headers={"retry-after": "1", "x-request-id": "req_rate_limited"},
+)
 
 
 class OpenAIChatFake(FakeProvider):
@@ -98,15 +129,27 @@ class OpenAIChatFake(FakeProvider):
         if request.method == "GET" and request.path.endswith("/models"):
             return Reply(body={"object": "list", "data": []})
         if request.method != "POST" or not request.path.endswith("/chat/completions"):
-            return Reply(404, {"error": {"message": f"no such route: {request.method} {request.path}",
-                                         "type": "invalid_request_error"}})
+            return Reply(
+                404,
+                {
+                    "error": {
+                        "message": f"no such route: {request.method} {request.path}",
+                        "type": "invalid_request_error",
+                    }
+                },
+            )
         body = request.json()
         model = body.get("model", "")
-        served = (self.script.next_turn(model, body) if body.get("tools")
-                  else self.script.side_call(model, body, _side_text(body)))
+        served = (
+            self.script.next_turn(model, body)
+            if body.get("tools")
+            else self.script.side_call(model, body, _side_text(body))
+        )
         if served is None:
-            return Reply(400, {"error": {"message": "the fake provider's script has no more turns",
-                                         "type": "invalid_request_error"}})
+            return Reply(
+                400,
+                {"error": {"message": "the fake provider's script has no more turns", "type": "invalid_request_error"}},
+            )
         if served.turn.status == 429:
             return RATE_LIMITED
         headers = {"x-request-id": f"req_{served.response_id}"}

@@ -31,6 +31,8 @@ def downgrade_metrics_on_cluster(client, cluster: str, shard_key: str) -> None:
         client.command(f"DROP TABLE {local_name(name)} SYNC")
     for name in OLD_TABLES:
         client.command(old_statement(name).replace(f"EXISTS {name} ", f"EXISTS {local_name(name)} ", 1))
-        client.command(f"CREATE TABLE {name} AS {local_name(name)} "
-                       f"ENGINE = Distributed('{cluster}', currentDatabase(), '{local_name(name)}', {shard_key})")
+        client.command(
+            f"CREATE TABLE {name} AS {local_name(name)} "
+            f"ENGINE = Distributed('{cluster}', currentDatabase(), '{local_name(name)}', {shard_key})"
+        )
     client.command(f"DELETE FROM {local_name('harborlight_schema_migrations')} WHERE Version >= {METRICS_FORM_VERSION}")

@@ -47,6 +47,6 @@ def test_help_ends_with_examples_the_parser_accepts(capsys, path):
     assert examples
     for example in examples:
         words = command_words(example)
-        assert words[:1 + len(path)] == ["harborlight", *path], example
+        assert words[: 1 + len(path)] == ["harborlight", *path], example
         args = PARSER.parse_args(words[1:])
         assert args.run is COMMANDS[path].get_default("run"), example

@@ -13,11 +13,14 @@ def test_the_cluster_form_is_printed_on_cluster_with_replicated_tables(capsys):
     assert "ENGINE = Distributed('harborlight', currentDatabase(), 'otel_traces_local'," in out
 
 
-@pytest.mark.parametrize("argv, says", [
-    (["--cluster", "my-cluster", "print"], "is not a ClickHouse identifier"),
-    (["--replicated", "print"], "give --cluster NAME too"),
-    (["--cluster", "hl", "apply"], "apply needs --clickhouse-url"),
-])
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["--cluster", "my-cluster", "print"], "is not a ClickHouse identifier"),
+        (["--replicated", "print"], "give --cluster NAME too"),
+        (["--cluster", "hl", "apply"], "apply needs --clickhouse-url"),
+    ],
+)
 def test_bad_input_is_one_line(capsys, argv, says):
     code, out, err = run(capsys, "schema", *argv)
     assert code == 2 and out == "" and says in err and err.count("\n") == 1

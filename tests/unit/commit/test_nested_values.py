@@ -41,7 +41,8 @@ def test_every_place_a_nested_value_can_sit_is_found():
             rs = request.resource_spans[0]
             span = rs.scope_spans[0].spans[1]
             holder = {
-                "span": span.attributes, "resource": rs.resource.attributes,
+                "span": span.attributes,
+                "resource": rs.resource.attributes,
                 "scope": rs.scope_spans[0].scope.attributes,
                 "event": span.events.add(time_unix_nano=span.start_time_unix_nano, name="e").attributes,
                 "link": span.links.add(trace_id=b"\x01" * 16, span_id=b"\x02" * 8).attributes,

@@ -29,8 +29,6 @@ async def _writer(tmp_path, store: RecordingStore, max_bytes: int = 1 << 20, kno
             yield writer
 
 
-
-
 def test_acknowledged_before_the_store_commits_and_stored_after(tmp_path):
     store = RecordingStore()
     store.gate.clear()  # the store is slow

@@ -12,8 +12,11 @@ from harborlight.harbor.plugin import HarborlightPlugin, endpoints
 from harborlight.harbor.sender import GRPC, HTTP, targets
 from harborlight.store import Signal
 
-_VARIABLES = [f"OTEL_EXPORTER_OTLP_{signal}{name}" for signal in ("", "TRACES_", "LOGS_")
-              for name in ("ENDPOINT", "PROTOCOL", "HEADERS", "TIMEOUT", "COMPRESSION", "INSECURE")]
+_VARIABLES = [
+    f"OTEL_EXPORTER_OTLP_{signal}{name}"
+    for signal in ("", "TRACES_", "LOGS_")
+    for name in ("ENDPOINT", "PROTOCOL", "HEADERS", "TIMEOUT", "COMPRESSION", "INSECURE")
+]
 
 
 @pytest.fixture(autouse=True)
@@ -27,10 +30,14 @@ def test_harbor_resolves_plugin_harborlight_to_the_plugin():
 
 
 def test_the_cli_kwargs_build_it():
-    (config,) = plugin_configs_from_cli(["harborlight"], ["endpoint=http://10.0.0.5:4318", "token=s3cret",
-                                                         "timeout=2.5", "end_timeout=7"])
+    (config,) = plugin_configs_from_cli(
+        ["harborlight"], ["endpoint=http://10.0.0.5:4318", "token=s3cret", "timeout=2.5", "end_timeout=7"]
+    )
     plugin = HarborlightPlugin(**config.kwargs)
-    assert plugin._urls == {Signal.traces: "http://10.0.0.5:4318/v1/traces", Signal.logs: "http://10.0.0.5:4318/v1/logs"}
+    assert plugin._urls == {
+        Signal.traces: "http://10.0.0.5:4318/v1/traces",
+        Signal.logs: "http://10.0.0.5:4318/v1/logs",
+    }
     target = plugin._targets[Signal.traces]
     assert (target.protocol, dict(target.headers), target.timeout) == (HTTP, {"authorization": "Bearer s3cret"}, 2.5)
     assert plugin._end_timeout == 7
@@ -53,7 +60,10 @@ def test_the_exporters_variables_are_the_fallback(monkeypatch):
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_LOGS_HEADERS", "x-team=logs")
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "2500")  # milliseconds, as the spec has it
     plugin = HarborlightPlugin()
-    assert plugin._urls == {Signal.traces: "http://traces-only:4318/v1/traces", Signal.logs: "http://collector:4318/v1/logs"}
+    assert plugin._urls == {
+        Signal.traces: "http://traces-only:4318/v1/traces",
+        Signal.logs: "http://collector:4318/v1/logs",
+    }
     traces, logs = plugin._targets[Signal.traces], plugin._targets[Signal.logs]
     assert dict(traces.headers) == {"authorization": "Bearer tok", "x-team": "evals"}
     assert dict(logs.headers) == {"authorization": "Bearer tok", "x-team": "logs"}
@@ -67,13 +77,22 @@ def test_the_exporters_protocol_variables(monkeypatch):
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
     chosen = targets(None, None, None, None, __import__("os").environ.copy())
     assert {s: (t.protocol, t.endpoint, t.insecure) for s, t in chosen.items()} == {
-        Signal.traces: (GRPC, "127.0.0.1:4317", True), Signal.logs: (GRPC, "127.0.0.1:4317", True)}
-    environ = {"OTEL_EXPORTER_OTLP_ENDPOINT": "https://collector:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
-               "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT":
-               "http://collector:4318/v1/logs", "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip"}
+        Signal.traces: (GRPC, "127.0.0.1:4317", True),
+        Signal.logs: (GRPC, "127.0.0.1:4317", True),
+    }
+    environ = {
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "https://collector:4317",
+        "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+        "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL": "http/protobuf",
+        "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT": "http://collector:4318/v1/logs",
+        "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip",
+    }
     chosen = targets(None, None, None, None, environ)
-    assert (chosen[Signal.traces].protocol, chosen[Signal.traces].endpoint, chosen[Signal.traces].insecure) == \
-        (GRPC, "collector:4317", False)
+    assert (chosen[Signal.traces].protocol, chosen[Signal.traces].endpoint, chosen[Signal.traces].insecure) == (
+        GRPC,
+        "collector:4317",
+        False,
+    )
     assert (chosen[Signal.logs].protocol, chosen[Signal.logs].endpoint) == (HTTP, "http://collector:4318/v1/logs")
     assert chosen[Signal.traces].gzip and chosen[Signal.logs].gzip
     # no scheme: TLS unless OTEL_EXPORTER_OTLP_INSECURE=true

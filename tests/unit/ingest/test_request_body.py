@@ -15,7 +15,11 @@ LIMIT = 1 << 20
 
 
 @settings(max_examples=200, deadline=None)
-@given(body=st.binary(min_size=1, max_size=4096), cut=st.integers(min_value=0), encoding=st.sampled_from(["gzip", "deflate"]))
+@given(
+    body=st.binary(min_size=1, max_size=4096),
+    cut=st.integers(min_value=0),
+    encoding=st.sampled_from(["gzip", "deflate"]),
+)
 def test_a_compressed_body_inflates_whole_or_is_refused_never_half_read(body, cut, encoding):
     packed = gzip.compress(body) if encoding == "gzip" else zlib.compress(body)
     assert inflate(packed, encoding, LIMIT) == body

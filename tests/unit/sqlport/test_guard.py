@@ -47,8 +47,9 @@ def test_a_table_function_outside_the_safe_list_is_refused_and_a_format_clause_i
 
 
 def test_guard_lifting_settings_are_refused_and_a_clients_readonly_is_dropped():
-    assert url_settings({"max_threads": "2", "readonly": "2", "query": "SELECT 1", "param_x": "1",
-                         "client_protocol_version": "54460"}) == {"max_threads": "2"}
+    assert url_settings(
+        {"max_threads": "2", "readonly": "2", "query": "SELECT 1", "param_x": "1", "client_protocol_version": "54460"}
+    ) == {"max_threads": "2"}
     for name in ("readonly", "dialect", "use_query_cache", "format_schema"):
         with pytest.raises(Refused) as refused:
             check_setting(name, "1", {})
@@ -79,13 +80,16 @@ def test_a_floor_may_be_raised_but_not_lowered():
 
 def test_a_table_whose_parts_are_each_one_tenants_gets_its_filter_and_every_other_keeps_no_rows():
     raw = "(ResourceAttributes['harborlight.tenant'], toDate(Timestamp))"
-    tables = [("default", "otel_traces", "MergeTree", raw),
-              ("default", "agent_events", "MergeTree", "(Tenant, toDate(Timestamp))"),
-              ("default", "trial_rows", "ReplacingMergeTree", "Tenant"),
-              ("default", "old_traces", "MergeTree", "toDate(Timestamp)"),  # a store from before: shared parts
-              ("default", "agent_events_traces_mv", "MaterializedView", ""),
-              ("default", "harborlight_ingested_requests", "ReplacingMergeTree", ""),
-              ("c", "otel_logs", "Distributed", ""), ("c", "otel_logs_local", "MergeTree", raw)]
+    tables = [
+        ("default", "otel_traces", "MergeTree", raw),
+        ("default", "agent_events", "MergeTree", "(Tenant, toDate(Timestamp))"),
+        ("default", "trial_rows", "ReplacingMergeTree", "Tenant"),
+        ("default", "old_traces", "MergeTree", "toDate(Timestamp)"),  # a store from before: shared parts
+        ("default", "agent_events_traces_mv", "MaterializedView", ""),
+        ("default", "harborlight_ingested_requests", "ReplacingMergeTree", ""),
+        ("c", "otel_logs", "Distributed", ""),
+        ("c", "otel_logs_local", "MergeTree", raw),
+    ]
     filters = tenant_filters(tables, "acme")
     assert filters["default.otel_traces"] == "ResourceAttributes['harborlight.tenant'] = 'acme'"
     assert filters["default.agent_events"] == filters["default.trial_rows"] == "Tenant = 'acme'"

@@ -24,8 +24,11 @@ def test_a_local_task_gives_its_gold_patch(tmp_path):
 
 def test_a_git_task_is_read_from_harbors_task_cache(tmp_path, monkeypatch):
     monkeypatch.setattr(task_ids, "TASK_CACHE_DIR", tmp_path / "cache")
-    task = {"git_url": "https://github.com/example/datasets.git", "git_commit_id": "abc123",
-            "path": "swebench-verified/app-1"}
+    task = {
+        "git_url": "https://github.com/example/datasets.git",
+        "git_commit_id": "abc123",
+        "path": "swebench-verified/app-1",
+    }
     _write_instance(GitTaskId(**task).get_local_path())
     assert gold_patch({"task": task}) == PATCH
 

@@ -18,14 +18,24 @@ AC_CONTRACTS = {
     "correct": make_metric_contract(primary="correct", binary=("correct",), scalar=("reward",)),
     "score": make_metric_contract(primary="score", scalar=("score",)),
 }
-HIERARCHY = {"overall": {"aggregation": "weighted", "children": {
-    "core": {"aggregation": "unweighted", "children": {"easy": {}, "hard": {}}},
-    "extra": {"aggregation": "weighted_by_count", "children": {"misc": {}, "empty": {}}},
-}}}
-HIERARCHY_WEIGHTS = {"overall": {"aggregation": "weighted", "children": {
-    "core": {"aggregation": "unweighted", "weight": 3, "children": {"easy": {}, "hard": {}}},
-    "extra": {"aggregation": "weighted_by_count", "weight": 1, "children": {"misc": {}, "empty": {}}},
-}}}
+HIERARCHY = {
+    "overall": {
+        "aggregation": "weighted",
+        "children": {
+            "core": {"aggregation": "unweighted", "children": {"easy": {}, "hard": {}}},
+            "extra": {"aggregation": "weighted_by_count", "children": {"misc": {}, "empty": {}}},
+        },
+    }
+}
+HIERARCHY_WEIGHTS = {
+    "overall": {
+        "aggregation": "weighted",
+        "children": {
+            "core": {"aggregation": "unweighted", "weight": 3, "children": {"easy": {}, "hard": {}}},
+            "extra": {"aggregation": "weighted_by_count", "weight": 1, "children": {"misc": {}, "empty": {}}},
+        },
+    }
+}
 
 
 def assert_close(ours, theirs, path="$"):
@@ -43,15 +53,27 @@ def assert_close(ours, theirs, path="$"):
         assert ours == theirs and type(ours) is type(theirs), f"{path}: {ours!r} != {theirs!r}"
 
 
-def check(trials, *, strategy="avg", primary="correct", aggregation_mode="micro_weighted",
-          category_hierarchy=None, k=None):
+def check(
+    trials, *, strategy="avg", primary="correct", aggregation_mode="micro_weighted", category_hierarchy=None, k=None
+):
     tasks = task_attempts(trials, primary)
     k = plan_k(tasks, k)
-    ours = build_report(tasks, CONTRACTS[primary], k=k, strategy=strategy,
-                        aggregation_mode=aggregation_mode, category_hierarchy=category_hierarchy)
-    theirs = aggregate_metric_report(to_details(tasks, k=k, strategy=strategy), contract=AC_CONTRACTS[primary],
-                                     k=k, strategy=strategy, aggregation_mode=aggregation_mode,
-                                     category_hierarchy=category_hierarchy)
+    ours = build_report(
+        tasks,
+        CONTRACTS[primary],
+        k=k,
+        strategy=strategy,
+        aggregation_mode=aggregation_mode,
+        category_hierarchy=category_hierarchy,
+    )
+    theirs = aggregate_metric_report(
+        to_details(tasks, k=k, strategy=strategy),
+        contract=AC_CONTRACTS[primary],
+        k=k,
+        strategy=strategy,
+        aggregation_mode=aggregation_mode,
+        category_hierarchy=category_hierarchy,
+    )
     theirs_doc = json.loads(json.dumps(theirs.model_dump(mode="json")))
     assert_close(json.loads(metrics_json_text(ours)), theirs_doc)
     # Same operation order (fsum of divided terms) as AgentCompass, so even the bytes agree.
@@ -100,8 +122,11 @@ def test_avg_series_leaves_incomplete_tasks_out_of_the_denominator():
 
 
 def test_pass_strategy_forgives_attempts_skipped_after_a_success():
-    trials = [*repeated("a", [True], category="easy"), *repeated("b", [False, True]),
-              *repeated("c", [False, False, False])]
+    trials = [
+        *repeated("a", [True], category="easy"),
+        *repeated("b", [False, True]),
+        *repeated("c", [False, False, False]),
+    ]
     doc = check(trials, strategy="pass")
     assert [s["series_id"] for s in doc["series"]] == ["correct.pass@3"]
     assert doc["series"][0]["counts"]["error"] == 0
@@ -109,8 +134,12 @@ def test_pass_strategy_forgives_attempts_skipped_after_a_success():
 
 
 def test_scalar_job_with_categories_matches_agentcompass():
-    trials = [*repeated("a", [0.5, 0.25], category="easy"), *repeated("b", [1.0, 0.0], category="easy"),
-              *repeated("c", [0.3, 0.9], category="hard"), *repeated("d", [0.7, "VerifierTimeoutError"], category=None)]
+    trials = [
+        *repeated("a", [0.5, 0.25], category="easy"),
+        *repeated("b", [1.0, 0.0], category="easy"),
+        *repeated("c", [0.3, 0.9], category="hard"),
+        *repeated("d", [0.7, "VerifierTimeoutError"], category=None),
+    ]
     for mode in ("micro_weighted", "category_mean"):
         doc = check(trials, primary="score", aggregation_mode=mode)
         assert [s["series_id"] for s in doc["series"]] == ["score.avg@2"]
@@ -118,8 +147,12 @@ def test_scalar_job_with_categories_matches_agentcompass():
 
 
 def test_single_attempt_reports_native_series_and_category_tables():
-    trials = [trial("a", reward=1.0, category="easy"), trial("b", reward=0.0, category="hard"),
-              trial("c", category="hard"), trial("d", exception="NonZeroAgentExitCodeError", reward=0.0)]
+    trials = [
+        trial("a", reward=1.0, category="easy"),
+        trial("b", reward=0.0, category="hard"),
+        trial("c", category="hard"),
+        trial("d", exception="NonZeroAgentExitCodeError", reward=0.0),
+    ]
     doc = check(trials, category_hierarchy=HIERARCHY_WEIGHTS)
     assert [s["series_id"] for s in doc["series"]] == ["correct.native@1", "reward.native@1"]
 
@@ -138,15 +171,22 @@ def test_hierarchy_matches_agentcompass(hierarchy):
 
 
 def test_hierarchy_by_count_and_unweighted_match_agentcompass():
-    tree = {"overall": {"aggregation": "weighted_by_count", "children": {
-        "core": {"aggregation": "unweighted", "children": {"easy": {}, "hard": {}}}, "misc": {}}}}
+    tree = {
+        "overall": {
+            "aggregation": "weighted_by_count",
+            "children": {"core": {"aggregation": "unweighted", "children": {"easy": {}, "hard": {}}}, "misc": {}},
+        }
+    }
     check(BINARY_JOB, category_hierarchy=tree)
     check(BINARY_JOB, category_hierarchy=tree, strategy="pass")
 
 
 def test_infrastructure_failure_invalidates_the_official_score_as_agentcompass_does():
-    trials = [*repeated("a", [True, True]), *repeated("b", [False, "ApiRateLimitError"]),
-              *repeated("c", [True, "SandboxBuildFailedError"])]
+    trials = [
+        *repeated("a", [True, True]),
+        *repeated("b", [False, "ApiRateLimitError"]),
+        *repeated("c", [True, "SandboxBuildFailedError"]),
+    ]
     doc = check(trials)
     assert doc["evaluation_failed"] is True
     first = doc["series"][0]
@@ -156,18 +196,23 @@ def test_infrastructure_failure_invalidates_the_official_score_as_agentcompass_d
 
 
 def test_running_and_cancelled_trials_are_missing_attempts():
-    trials = [*repeated("a", [True]), trial("a", attempt=2, running=True),
-              *repeated("b", [False]), trial("b", attempt=2, exception="CancelledError"),
-              trial("c", attempt=1, running=True)]
+    trials = [
+        *repeated("a", [True]),
+        trial("a", attempt=2, running=True),
+        *repeated("b", [False]),
+        trial("b", attempt=2, exception="CancelledError"),
+        trial("c", attempt=1, running=True),
+    ]
     doc = check(trials, k=2)
-    assert doc["series"][0]["counts"] == {"total": 3, "evaluated": 0, "error": 3, "unavailable": 3,
-                                          "invalidated": 0}
+    assert doc["series"][0]["counts"] == {"total": 3, "evaluated": 0, "error": 3, "unavailable": 3, "invalidated": 0}
     check(trials, k=2, strategy="pass")
 
 
 def test_agent_timeout_with_a_reward_is_scored_and_counted_as_an_error():
-    trials = [trial("a", attempt=1, reward=1.0, exception="AgentTimeoutError"),
-              trial("a", attempt=2, reward=0.0, exception="AgentTimeoutError")]
+    trials = [
+        trial("a", attempt=1, reward=1.0, exception="AgentTimeoutError"),
+        trial("a", attempt=2, reward=0.0, exception="AgentTimeoutError"),
+    ]
     doc = check(trials)
     avg = doc["series"][0]
     assert avg["value"] == 0.5 and avg["counts"]["error"] == 1 and avg["counts"]["evaluated"] == 1
@@ -185,13 +230,26 @@ def test_pass_strategy_on_a_scored_job_is_rejected_like_agentcompass():
         agentcompass_report([trial("a", reward=0.4)], strategy="pass")
 
 
-VERDICTS = [True, False, None, 0.0, 1.0, "AgentTimeoutError", "ApiRateLimitError", "VerifierTimeoutError",
-            "RuntimeError", "CancelledError", "running", "missing"]
+VERDICTS = [
+    True,
+    False,
+    None,
+    0.0,
+    1.0,
+    "AgentTimeoutError",
+    "ApiRateLimitError",
+    "VerifierTimeoutError",
+    "RuntimeError",
+    "CancelledError",
+    "running",
+    "missing",
+]
 
 
 @pytest.mark.parametrize("seed", range(60))
 def test_random_jobs_match_agentcompass(seed):
     import random
+
     rng = random.Random(seed)
     k = rng.choice([1, 2, 3, 4])
     trials = []
@@ -211,8 +269,9 @@ def test_random_jobs_match_agentcompass(seed):
                 trials.append(trial(f"t{n}", attempt=attempt, reward=reward, category=category))
     if not trials:
         return
-    tree = rng.choice([None, HIERARCHY_WEIGHTS, {"overall": {"aggregation": "unweighted", "children": {
-        "easy": {}, "hard": {}}}}])
+    tree = rng.choice(
+        [None, HIERARCHY_WEIGHTS, {"overall": {"aggregation": "unweighted", "children": {"easy": {}, "hard": {}}}}]
+    )
     for strategy in ("avg", "pass"):
         for mode in ("micro_weighted", "category_mean"):
             check(trials, k=k, strategy=strategy, aggregation_mode=mode, category_hierarchy=tree)

@@ -67,9 +67,11 @@ def test_no_tool_telemetry_is_unavailable_not_zero_calls():
 
 
 def test_tokens_cache_ratio_and_reasoning():
-    calls = (ModelCall(T0 + 2, input_tokens=1000, cached_tokens=0, reasoning_tokens=None),
-             ModelCall(T0 + 1, input_tokens=1000, cached_tokens=800, reasoning_tokens=50),
-             ModelCall(T0 + 3, input_tokens=2000, cached_tokens=1200))
+    calls = (
+        ModelCall(T0 + 2, input_tokens=1000, cached_tokens=0, reasoning_tokens=None),
+        ModelCall(T0 + 1, input_tokens=1000, cached_tokens=800, reasoning_tokens=50),
+        ModelCall(T0 + 3, input_tokens=2000, cached_tokens=1200),
+    )
     b = derive_behavior((), calls)
     assert [p.cached_tokens for p in b.token_series.value] == [800, 0, 1200]
     assert b.cache_ratio.value == 0.5
@@ -83,6 +85,11 @@ def test_reasoning_not_reported_is_null_not_zero():
 
 
 def test_files_touched_outside_the_known_workspaces_are_as_the_agent_named_them():
-    b = derive_behavior((call(0, "Write", C.EDIT, "/tmp/run-1/hello.txt"), call(1, "Edit", C.EDIT, "src/b.py"),
-                         call(2, "Edit", C.EDIT, "/app/a.py")))
+    b = derive_behavior(
+        (
+            call(0, "Write", C.EDIT, "/tmp/run-1/hello.txt"),
+            call(1, "Edit", C.EDIT, "src/b.py"),
+            call(2, "Edit", C.EDIT, "/app/a.py"),
+        )
+    )
     assert b.files_touched.value == ("/tmp/run-1/hello.txt", "a.py", "src/b.py")

@@ -6,10 +6,18 @@ from harborlight.read.derive.compare import compare
 from harborlight.read.derive.outcomes import Outcome
 from tests.unit.read.derive.builders import trial
 
-A = [trial("x", reward=1.0, job="A"), trial("y", reward=0.0, job="A"), trial("z", reward=1.0, job="A"),
-     trial("x", reward=0.0, job="A", source="other@1")]
-B = [trial("x", reward=0.0, job="B"), trial("y", reward=0.0, job="B", attempt=1),
-     trial("y", reward=1.0, job="B", attempt=2), trial("w", reward=1.0, job="B")]
+A = [
+    trial("x", reward=1.0, job="A"),
+    trial("y", reward=0.0, job="A"),
+    trial("z", reward=1.0, job="A"),
+    trial("x", reward=0.0, job="A", source="other@1"),
+]
+B = [
+    trial("x", reward=0.0, job="B"),
+    trial("y", reward=0.0, job="B", attempt=1),
+    trial("y", reward=1.0, job="B", attempt=2),
+    trial("w", reward=1.0, job="B"),
+]
 
 
 def test_matched_tasks_are_the_intersection_of_dataset_and_task():

@@ -20,9 +20,27 @@ from tests.support.paths import REPO
 from tests.unit.read.derive.builders import trial
 
 GUIDE = REPO / "docs" / "field-guide.md"
-RECORDS = (TrialOutcome, TrialTimings, Behavior, TokenPoint, JobMetrics, PassAtK, Comparison, TaskRow,
-           ConfidenceInterval, PairedComparison, TaskPair, TimeSplit, LongCall, JobTimeSplit, CriticalPath,
-           PathStep, Totals, FinalMetrics, CounterTotal)
+RECORDS = (
+    TrialOutcome,
+    TrialTimings,
+    Behavior,
+    TokenPoint,
+    JobMetrics,
+    PassAtK,
+    Comparison,
+    TaskRow,
+    ConfidenceInterval,
+    PairedComparison,
+    TaskPair,
+    TimeSplit,
+    LongCall,
+    JobTimeSplit,
+    CriticalPath,
+    PathStep,
+    Totals,
+    FinalMetrics,
+    CounterTotal,
+)
 
 
 def documented() -> set[str]:

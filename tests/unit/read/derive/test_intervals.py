@@ -27,8 +27,16 @@ MC_TOLERANCE = 0.02
 
 
 def scipy_percentile(data: tuple, statistic, paired: bool = False) -> tuple[float, float]:
-    result = bootstrap(data, statistic, n_resamples=20_000, confidence_level=LEVEL, method="percentile",
-                       paired=paired, vectorized=False, random_state=np.random.default_rng(12345))
+    result = bootstrap(
+        data,
+        statistic,
+        n_resamples=20_000,
+        confidence_level=LEVEL,
+        method="percentile",
+        paired=paired,
+        vectorized=False,
+        random_state=np.random.default_rng(12345),
+    )
     return result.confidence_interval.low, result.confidence_interval.high
 
 
@@ -53,14 +61,16 @@ def test_bootstrap_of_a_ratio_resamples_tasks_with_their_weights():
     attempts = [rng.randint(1, 5) for _ in range(80)]
     solved = [rng.randint(0, a) for a in attempts]
     ours = bootstrap_ratio(solved, attempts)
-    theirs = scipy_percentile((np.array(solved, float), np.array(attempts, float)),
-                              lambda s, a: s.sum() / a.sum(), paired=True)
+    theirs = scipy_percentile(
+        (np.array(solved, float), np.array(attempts, float)), lambda s, a: s.sum() / a.sum(), paired=True
+    )
     assert ours == pytest.approx(theirs, abs=MC_TOLERANCE)
 
 
 def test_one_attempt_per_task_gives_the_wilson_interval_of_the_solve_rate():
     trials = [trial(f"t{i}", reward=1.0 if i % 4 == 0 else 0.0) for i in range(40)] + [
-        trial("infra", exception="EnvironmentStartTimeoutError")]
+        trial("infra", exception="EnvironmentStartTimeoutError")
+    ]
     job = derive_job(trials)
     raw, adjusted = job.raw_solve_rate_ci.value, job.adjusted_solve_rate_ci.value
     assert raw.method == "wilson" and raw.n_tasks == 41 and raw.level == 0.95
@@ -90,8 +100,9 @@ def test_mixed_attempts_bootstrap_over_tasks_agrees_with_scipy():
         attempts.append(3)
     ci = derive_job(trials).raw_solve_rate_ci
     assert ci.value.method == "bootstrap" and ci.value.n_tasks == 50 and ci.value.resamples == RESAMPLES
-    theirs = scipy_percentile((np.array(solved, float), np.array(attempts, float)),
-                              lambda s, a: s.sum() / a.sum(), paired=True)
+    theirs = scipy_percentile(
+        (np.array(solved, float), np.array(attempts, float)), lambda s, a: s.sum() / a.sum(), paired=True
+    )
     assert (ci.value.low, ci.value.high) == pytest.approx(theirs, abs=MC_TOLERANCE)
 
 
@@ -105,8 +116,7 @@ def test_mean_score_interval_weights_parts_within_each_task():
         parts.append(len(scores))
     job = derive_job(trials)
     assert job.mean_score.value == pytest.approx(sum(weighted) / sum(parts))
-    theirs = scipy_percentile((np.array(weighted), np.array(parts, float)), lambda w, p: w.sum() / p.sum(),
-                              paired=True)
+    theirs = scipy_percentile((np.array(weighted), np.array(parts, float)), lambda w, p: w.sum() / p.sum(), paired=True)
     ci = job.mean_score_ci.value
     assert ci.method == "bootstrap" and (ci.low, ci.high) == pytest.approx(theirs, abs=MC_TOLERANCE)
 
@@ -153,13 +163,15 @@ def test_pass_at_k_intervals_bootstrap_the_per_task_estimates():
     at4 = result.pass_at_k_ci.value[4].value
     solved_any = sum(any(v) for v in units.values())
     assert at4.method == "wilson" and (at4.low, at4.high) == pytest.approx(
-        proportion_confint(solved_any, 40, alpha=0.05, method="wilson"))
+        proportion_confint(solved_any, 40, alpha=0.05, method="wilson")
+    )
 
 
 def test_a_mean_of_zeros_and_ones_is_a_proportion():
     ci = mean_interval([1.0, 0.0, 1.0]).value
     assert ci.method == "wilson" and (ci.low, ci.high) == pytest.approx(
-        proportion_confint(2, 3, alpha=0.05, method="wilson"))
+        proportion_confint(2, 3, alpha=0.05, method="wilson")
+    )
 
 
 def test_one_resampling_serves_every_k_with_the_same_answers_as_one_at_a_time():
@@ -171,4 +183,6 @@ def test_one_resampling_serves_every_k_with_the_same_answers_as_one_at_a_time():
     assert together.keys() == alone.keys()
     for k in columns:  # the same resamples; sums over a 2-D array may differ in the last bit
         a, b = together[k].value, alone[k].value
-        assert (a.method, a.n_tasks) == (b.method, b.n_tasks) and (a.low, a.high) == pytest.approx((b.low, b.high), rel=1e-12)
+        assert (a.method, a.n_tasks) == (b.method, b.n_tasks) and (a.low, a.high) == pytest.approx(
+            (b.low, b.high), rel=1e-12
+        )

@@ -36,8 +36,9 @@ def test_all_infrastructure_has_no_rates_at_all():
 
 
 def test_graded_job_mean_score_weighted_by_parts_and_by_group():
-    m = derive_job([trial("a", parts=(ScorePart(1.0, "x"), ScorePart(0.0, "y"), ScorePart(1.0, "x"))),
-                    trial("b", reward=0.0)])
+    m = derive_job(
+        [trial("a", parts=(ScorePart(1.0, "x"), ScorePart(0.0, "y"), ScorePart(1.0, "x"))), trial("b", reward=0.0)]
+    )
     assert m.mean_score.value == (2 / 3 * 3 + 0.0) / 4
     assert m.score_by_group.value == {"x": 1.0, "y": 0.0} and m.parts_by.value == "part group"
 
@@ -58,8 +59,12 @@ def test_running_job_is_partial_and_has_no_duration():
 
 
 def test_duration_and_identity():
-    m = derive_job([trial("a", reward=1.0, agent_name="claude-code", agent_version="2.0"),
-                    trial("b", reward=0.0, attempt=3, agent_name="claude-code")])
+    m = derive_job(
+        [
+            trial("a", reward=1.0, agent_name="claude-code", agent_version="2.0"),
+            trial("b", reward=0.0, attempt=3, agent_name="claude-code"),
+        ]
+    )
     assert m.duration_min.value == (T0 + 360.0 - (T0 + 100.0)) / 60.0
     assert m.agent_label.value == "claude-code" and m.agent_version.value == "2.0"
     assert m.is_control.value is False and m.dataset.value == "ds@1"
@@ -77,9 +82,11 @@ def test_n_regressions_counts_trials_that_broke_passing_tests():
 
 
 def test_a_nop_control_marks_the_tasks_whose_passing_tests_fail_anyway():
-    nop = [trial("django-1", reward=0.0, agent_name="nop", report=VerifierReport(p2p_pass=10, p2p_fail=0)),
-           trial("django-2", reward=0.0, agent_name="nop", report=VerifierReport(p2p_pass=9, p2p_fail=1)),
-           trial("django-3", reward=0.0, agent_name="nop")]
+    nop = [
+        trial("django-1", reward=0.0, agent_name="nop", report=VerifierReport(p2p_pass=10, p2p_fail=0)),
+        trial("django-2", reward=0.0, agent_name="nop", report=VerifierReport(p2p_pass=9, p2p_fail=1)),
+        trial("django-3", reward=0.0, agent_name="nop"),
+    ]
     assert derive_job(nop).task_broken.value == {"django-1": False, "django-2": True}  # django-3: no report, no claim
     agent = derive_job([trial("django-2", reward=0.0, agent_name="codex", report=VerifierReport(p2p_fail=1))])
     assert (agent.task_broken.value, agent.task_broken.note) == (None, "not a nop control run")
@@ -89,8 +96,13 @@ def test_a_nop_control_marks_the_tasks_whose_passing_tests_fail_anyway():
 
 def test_a_reward_with_several_keys_breaks_the_score_down_by_key():
     """Harbor's verifier_result.rewards is a dict: a verifier that scores parts writes one key per part."""
-    m = derive_job([trial("a", rewards={"reward": 1.0, "style": 0.5}),
-                    trial("b", rewards={"reward": 0.0, "style": 1.0, "docs": 1.0}), trial("c", reward=1.0)])
+    m = derive_job(
+        [
+            trial("a", rewards={"reward": 1.0, "style": 0.5}),
+            trial("b", rewards={"reward": 0.0, "style": 1.0, "docs": 1.0}),
+            trial("c", reward=1.0),
+        ]
+    )
     assert m.parts_by.value == "reward key"
     assert m.score_by_group.value == {"docs": 1.0, "reward": 0.5, "style": 0.75}
     assert m.score_by_group.note == "2 of 3 finished trials recorded a reward with several keys"

@@ -46,8 +46,7 @@ def test_unlisted_exception_is_unknown_and_says_which():
 
 
 def test_rate_limit_text_with_recorded_429s_is_inferred():
-    result = classify(trial(exception="RuntimeError", exception_message="HTTP 429 Too Many Requests",
-                            n_rate_limited=3))
+    result = classify(trial(exception="RuntimeError", exception_message="HTTP 429 Too Many Requests", n_rate_limited=3))
     assert result.value is Outcome.RATE_LIMITED and result.provenance is Provenance.INFERRED
     assert classify(trial(exception="RuntimeError", exception_message="429")).value is Outcome.UNKNOWN
 
@@ -62,6 +61,7 @@ def test_partial_credit_is_scored_and_parts_are_averaged():
 def test_patch_report_decides_the_failure_detail():
     def with_report(**kw):
         return classify(trial(reward=0.0, report=VerifierReport(**kw))).value
+
     assert with_report(resolved=False, patch_exists=False) is Outcome.NO_PATCH
     assert with_report(resolved=False, patch_exists=True, patch_applied=False) is Outcome.PATCH_NOT_APPLIED
     assert with_report(resolved=False, patch_exists=True, patch_applied=True) is Outcome.PATCH_FAILED_TESTS
@@ -69,8 +69,12 @@ def test_patch_report_decides_the_failure_detail():
 
 
 def test_report_fields_and_regression():
-    row = derive_outcome(trial(reward=0.0, report=VerifierReport(resolved=False, patch_applied=True,
-                                                                 f2p_pass=2, f2p_fail=1, p2p_pass=9, p2p_fail=1)))
+    row = derive_outcome(
+        trial(
+            reward=0.0,
+            report=VerifierReport(resolved=False, patch_applied=True, f2p_pass=2, f2p_fail=1, p2p_pass=9, p2p_fail=1),
+        )
+    )
     assert (row.f2p_pass.value, row.f2p_fail.value, row.p2p_fail.value) == (2, 1, 1)
     assert row.is_regression.value is True
     assert derive_outcome(trial(reward=1.0)).f2p_pass.value is None

@@ -18,14 +18,22 @@ MC_TOLERANCE = 0.02  # two independent bootstraps of the same differences agree 
 
 
 def scipy_interval(differences) -> tuple[float, float]:
-    ci = bootstrap((np.array(differences, float),), np.mean, n_resamples=20_000, method="percentile",
-                   confidence_level=0.95, random_state=np.random.default_rng(1)).confidence_interval
+    ci = bootstrap(
+        (np.array(differences, float),),
+        np.mean,
+        n_resamples=20_000,
+        method="percentile",
+        confidence_level=0.95,
+        random_state=np.random.default_rng(1),
+    ).confidence_interval
     return ci.low, ci.high
 
 
 def binary_jobs(solved_a: list[bool], solved_b: list[bool]) -> dict:
-    return {"A": [trial(f"t{i}", job="A", reward=float(v)) for i, v in enumerate(solved_a)],
-            "B": [trial(f"t{i}", job="B", reward=float(v)) for i, v in enumerate(solved_b)]}
+    return {
+        "A": [trial(f"t{i}", job="A", reward=float(v)) for i, v in enumerate(solved_a)],
+        "B": [trial(f"t{i}", job="B", reward=float(v)) for i, v in enumerate(solved_b)],
+    }
 
 
 def test_the_exact_sign_test_is_mcnemars_exact_test_and_a_binomial_test():
@@ -35,7 +43,8 @@ def test_the_exact_sign_test_is_mcnemars_exact_test_and_a_binomial_test():
             assert exact_sign_test(better, worse) == pytest.approx(mcnemar(table, exact=True).pvalue, abs=1e-12)
             if better + worse:
                 assert exact_sign_test(better, worse) == pytest.approx(
-                    binomtest(better, better + worse, 0.5).pvalue, abs=1e-12)
+                    binomtest(better, better + worse, 0.5).pvalue, abs=1e-12
+                )
 
 
 def test_a_clear_gain_on_pass_fail_tasks_is_called_better_with_mcnemar():
@@ -57,9 +66,11 @@ def test_a_clear_gain_on_pass_fail_tasks_is_called_better_with_mcnemar():
     differences = [float(y) - float(x) for x, y in zip(a, b, strict=True)]
     assert (ci.low, ci.high) == pytest.approx(scipy_interval(differences), abs=MC_TOLERANCE)
     assert [t.task for t in p.worse_tasks] == ["t0"] and len(p.better_tasks) == gained
-    assert p.verdict == (f"B is better than A on these 200 tasks: solve rate {(gained - lost) / 2:+.1f} points, "
-                         f"95% CI {ci.low * 100:+.1f} to {ci.high * 100:+.1f} points "
-                         f"(McNemar exact p = {p.p_value.value:.2g})")
+    assert p.verdict == (
+        f"B is better than A on these 200 tasks: solve rate {(gained - lost) / 2:+.1f} points, "
+        f"95% CI {ci.low * 100:+.1f} to {ci.high * 100:+.1f} points "
+        f"(McNemar exact p = {p.p_value.value:.2g})"
+    )
 
 
 def test_noise_is_no_detectable_difference():
@@ -81,8 +92,10 @@ def test_graded_jobs_use_the_sign_test_on_per_task_scores():
     rng = random.Random(6)
     base = [rng.random() for _ in range(40)]
     other = [min(1.0, s + rng.gauss(0.05, 0.08)) for s in base]
-    jobs = {"A": [trial(f"t{i}", job="A", reward=0.5, parts=(ScorePart(s),)) for i, s in enumerate(base)],
-            "B": [trial(f"t{i}", job="B", reward=0.5, parts=(ScorePart(s),)) for i, s in enumerate(other)]}
+    jobs = {
+        "A": [trial(f"t{i}", job="A", reward=0.5, parts=(ScorePart(s),)) for i, s in enumerate(base)],
+        "B": [trial(f"t{i}", job="B", reward=0.5, parts=(ScorePart(s),)) for i, s in enumerate(other)],
+    }
     p = compare(jobs).paired["B"]
     differences = [y - x for x, y in zip(base, other, strict=True)]
     assert p.measure == "score" and p.test == "sign"
@@ -90,7 +103,8 @@ def test_graded_jobs_use_the_sign_test_on_per_task_scores():
     assert p.p_value.value == pytest.approx(theirs, rel=1e-9)
     assert p.mean_difference.value == pytest.approx(np.mean(differences))
     assert (p.difference_ci.value.low, p.difference_ci.value.high) == pytest.approx(
-        scipy_interval(differences), abs=MC_TOLERANCE)
+        scipy_interval(differences), abs=MC_TOLERANCE
+    )
     assert p.verdict.startswith("B is better than A on these 40 tasks: score +0.0")
 
 
@@ -110,18 +124,21 @@ def test_few_tasks_have_no_interval_and_the_exact_test_alone_decides():
     p = compare(binary_jobs([False] * 4, [True] * 4)).paired["B"]
     assert p.difference_ci.value is None and "needs at least 10" in p.difference_ci.note
     assert p.p_value.value == 0.125  # four flips of four: still chance at 5%
-    assert p.verdict == ("no detectable difference between B and A on these 4 tasks: solve rate +100.0 points, "
-                         "no interval: 4 task(s); a bootstrap over tasks needs at least 10 (McNemar exact p = 0.12)")
+    assert p.verdict == (
+        "no detectable difference between B and A on these 4 tasks: solve rate +100.0 points, "
+        "no interval: 4 task(s); a bootstrap over tasks needs at least 10 (McNemar exact p = 0.12)"
+    )
     p = compare(binary_jobs([False] * 7, [True] * 7)).paired["B"]
-    assert p.p_value.value == pytest.approx(2 / 2 ** 7) and p.verdict.startswith("B is better than A on these 7")
+    assert p.p_value.value == pytest.approx(2 / 2**7) and p.verdict.startswith("B is better than A on these 7")
 
 
 def test_three_jobs_each_compare_with_the_baseline():
-    c = compare({**binary_jobs([True] * 12, [False] * 12),
-                 "C": [trial(f"t{i}", job="C", reward=1.0) for i in range(12)]})
+    c = compare(
+        {**binary_jobs([True] * 12, [False] * 12), "C": [trial(f"t{i}", job="C", reward=1.0) for i in range(12)]}
+    )
     assert set(c.paired) == {"B", "C"}
     lost = c.paired["B"]  # every task lost: nothing for a bootstrap to vary, the exact test is clear
-    assert lost.n_worse.value == 12 and lost.p_value.value == pytest.approx(2 / 2 ** 12)
+    assert lost.n_worse.value == 12 and lost.p_value.value == pytest.approx(2 / 2**12)
     assert lost.difference_ci.value is None and "same value (-1)" in lost.difference_ci.note
     assert lost.verdict.startswith("B is worse than A on these 12 tasks: solve rate -100.0 points")
     same = c.paired["C"]

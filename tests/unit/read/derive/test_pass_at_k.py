@@ -36,8 +36,11 @@ def test_no_series_below_two_attempts():
 
 
 def test_units_with_an_infra_exception_or_missing_verdict_are_excluded():
-    trials = (attempts("a", [1, 0]) + [trial("b", attempt=1, reward=1.0), trial("b", attempt=2, exception="ApiError")]
-              + [trial("c", attempt=1, reward=0.0), trial("c", attempt=2)])
+    trials = (
+        attempts("a", [1, 0])
+        + [trial("b", attempt=1, reward=1.0), trial("b", attempt=2, exception="ApiError")]
+        + [trial("c", attempt=1, reward=0.0), trial("c", attempt=2)]
+    )
     r = derive_pass_at_k(trials)
     assert r.n_units.value == 1 and r.n_excluded_units.value == 2
     assert r.pass_at_k.value == {2: 1.0}
@@ -55,8 +58,11 @@ def test_running_attempts_are_not_evidence_yet():
 
 def test_agent_error_with_a_patch_verdict_counts_as_a_failed_attempt():
     from harborlight.read.derive.records import VerifierReport
+
     no_patch = VerifierReport(resolved=False, patch_exists=False)
-    trials = [trial("a", attempt=1, reward=0.0, exception="AgentTimeoutError", report=no_patch),
-              trial("a", attempt=2, reward=1.0)]
+    trials = [
+        trial("a", attempt=1, reward=0.0, exception="AgentTimeoutError", report=no_patch),
+        trial("a", attempt=2, reward=1.0),
+    ]
     r = derive_pass_at_k(trials)
     assert r.n_units.value == 1 and r.pass_at_k.value == {2: 1.0} and r.pass_hat_k.value == {2: 0.0}

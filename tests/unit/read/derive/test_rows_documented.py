@@ -14,13 +14,33 @@ from tests.unit.read.derive.test_field_guide import documented
 def test_trial_job_and_behavior_row_keys_are_documented():
     loaded = LoadedTrial(trial("t1", reward=1.0), first_seen=1.0, last_seen=2.0, n_events=3)
     call = AgentCall(index=0, name="Read", category=ToolCategory.READ)
-    calls = [{"index": 0, "name": "Read", "category": "read", "targets": [], "failed": None,
-              "failure": unavailable("no observation recorded").to_json(), "timestamp": None,
-              "step": None, "tool_call_id": None}]
+    calls = [
+        {
+            "index": 0,
+            "name": "Read",
+            "category": "read",
+            "targets": [],
+            "failed": None,
+            "failure": unavailable("no observation recorded").to_json(),
+            "timestamp": None,
+            "step": None,
+            "tool_call_id": None,
+        }
+    ]
     keys = set(trial_row(loaded)) | set(job_row("job-a", [loaded.facts]))
-    keys |= set(behavior_row("job-a", "t1", derive_behavior((call,)), n_calls=1, n_model_calls=0, truncated=False,
-                             calls=calls, last_agent_message=unavailable("no trajectory recorded"),
-                             steps=derived((StepDuration(1, "user", "2026-05-01T12:00:00Z", unavailable("last")),))))
+    keys |= set(
+        behavior_row(
+            "job-a",
+            "t1",
+            derive_behavior((call,)),
+            n_calls=1,
+            n_model_calls=0,
+            truncated=False,
+            calls=calls,
+            last_agent_message=unavailable("no trajectory recorded"),
+            steps=derived((StepDuration(1, "user", "2026-05-01T12:00:00Z", unavailable("last")),)),
+        )
+    )
     keys |= set(calls[0]) | {f.name for f in dataclasses.fields(StepDuration)}
     missing = sorted(keys - documented())
     assert not missing, f"API row keys not in docs/field-guide.md: {missing}"

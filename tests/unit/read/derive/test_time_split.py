@@ -24,9 +24,16 @@ def s(seconds: float) -> int:
 
 
 def totals(model: float, busy: float, untimed: int = 0, by_model=None, extent=(10, 70), **kw) -> CallTotals:
-    return CallTotals(round(model * NS), round(busy * NS), {m: round(v * NS) for m, v in (by_model or {}).items()},
-                      n_timed=kw.pop("timed", 4), n_untimed=untimed, first_start=s(extent[0]),
-                      last_end=s(extent[1]), **kw)
+    return CallTotals(
+        round(model * NS),
+        round(busy * NS),
+        {m: round(v * NS) for m, v in (by_model or {}).items()},
+        n_timed=kw.pop("timed", 4),
+        n_untimed=untimed,
+        first_start=s(extent[0]),
+        last_end=s(extent[1]),
+        **kw,
+    )
 
 
 def test_the_window_splits_into_model_tool_and_gap():
@@ -66,14 +73,26 @@ def test_rebuilt_clocks_make_the_split_inferred():
 
 
 def test_longest_calls_come_from_the_tree_longest_first():
-    tree = [SpanNode("session", "agent", s(0), s(90), (
-        SpanNode("llm_request", "gpt-5", s(1), s(4)),
-        SpanNode("group", "bash", s(5), s(35), (SpanNode("tool", "bash", s(5), s(35)),)),
-        SpanNode("tool", "read", s(40), s(41)),
-        SpanNode("tool", "write", s(42), None)))]
+    tree = [
+        SpanNode(
+            "session",
+            "agent",
+            s(0),
+            s(90),
+            (
+                SpanNode("llm_request", "gpt-5", s(1), s(4)),
+                SpanNode("group", "bash", s(5), s(35), (SpanNode("tool", "bash", s(5), s(35)),)),
+                SpanNode("tool", "read", s(40), s(41)),
+                SpanNode("tool", "write", s(42), None),
+            ),
+        )
+    ]
     calls = longest_calls(tree, s(0)).value
-    assert [(c.name, c.offset_s, c.duration_s) for c in calls] == [("bash", 5.0, 30.0), ("gpt-5", 1.0, 3.0),
-                                                                  ("read", 40.0, 1.0)]
+    assert [(c.name, c.offset_s, c.duration_s) for c in calls] == [
+        ("bash", 5.0, 30.0),
+        ("gpt-5", 1.0, 3.0),
+        ("read", 40.0, 1.0),
+    ]
 
 
 def test_a_job_sums_its_trials_and_says_how_many_had_each_part():

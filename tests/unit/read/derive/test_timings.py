@@ -9,8 +9,13 @@ from tests.unit.read.derive.builders import T0, phases, trial
 def test_phases_and_remainder():
     t = trial(started_at=T0, finished_at=T0 + 100.0, **phases(T0 + 5, 10, 5, 60, 15))
     d = derive_timings(t)
-    assert (d.dur_total.value, d.dur_env.value, d.dur_agent_setup.value, d.dur_agent.value,
-            d.dur_verifier.value) == (100.0, 10.0, 5.0, 60.0, 15.0)
+    assert (d.dur_total.value, d.dur_env.value, d.dur_agent_setup.value, d.dur_agent.value, d.dur_verifier.value) == (
+        100.0,
+        10.0,
+        5.0,
+        60.0,
+        15.0,
+    )
     assert d.dur_other.value == 10.0 and d.dur_other.provenance is Provenance.DERIVED
     assert d.dur_total.provenance is Provenance.MEASURED
 
