@@ -16,31 +16,31 @@ from dataclasses import dataclass
 import uvicorn
 from fastapi import FastAPI, Request
 
+from harborlight.api.build import build_api
+from harborlight.api.deps import Services
+from harborlight.api.errors import Unauthenticated
+from harborlight.api.http_connections import guarded_protocol
+from harborlight.api.live.route import LiveLimits
+from harborlight.commit.batch_inserter import BatchInserter
+from harborlight.commit.committer import CommitLimits, Committer
+from harborlight.commit.writer import REMEMBERED_DIGESTS, Writer
 from harborlight.ingest.auth import Authenticator, Unauthorized
 from harborlight.ingest.grpc_server import build_grpc_server
 from harborlight.ingest.http_routes import otlp_router
 from harborlight.ingest.limits import Limits
 from harborlight.ingest.memory_guard import MemoryGuard
 from harborlight.ingest.receiver import Receiver
-from harborlight.commit.committer import CommitLimits, Committer
 from harborlight.ingest.request_body import inflate, read_limited
-from harborlight.wal import FsyncPolicy, WriteAheadLog
-from harborlight.commit.writer import REMEMBERED_DIGESTS, Writer
-from harborlight.commit.batch_inserter import BatchInserter
 from harborlight.read.fresh_reads import FreshReads
-from harborlight.api.http_connections import guarded_protocol
 from harborlight.settings import Settings
-from harborlight.transfer.service import Transfers
-from harborlight.api.build import build_api
-from harborlight.api.deps import Services
-from harborlight.api.errors import Unauthenticated
-from harborlight.api.live.route import LiveLimits
-from harborlight.summaries.refresh import TrialRowsKeeper
 from harborlight.sqlport.clickhouse_http import QueryLimits, optional_clickhouse_http_server
 from harborlight.sqlport.native_tcp import optional_clickhouse_tcp_server
 from harborlight.store import Store, StoreUnavailable, ensure_schema, open_client, recent_digests
-from harborlight.store.schema_cluster import use_cluster
 from harborlight.store.broken_parts import broken_parts, describe
+from harborlight.store.schema_cluster import use_cluster
+from harborlight.summaries.refresh import TrialRowsKeeper
+from harborlight.transfer.service import Transfers
+from harborlight.wal import FsyncPolicy, WriteAheadLog
 
 log = logging.getLogger("harborlight")
 

@@ -387,7 +387,7 @@ def _facts_sql(ctx: Context, entries: _Entries) -> tuple[list[str], list[str]]:
             continue
         now += [f"{_fact_value(fid, fact, entries)} AS _h_{fact.name}", f"_fh[{fid}] AS _hp_{fact.name}"]
         terms = [(f"_t{i}_{fact.name}", a.how) for i, (a, _) in enumerate(tail)]
-        tail_terms += [f"{typed(fact.type, raw, a)} AS {t}" for (a, raw), (t, _) in zip(tail, terms)]
+        tail_terms += [f"{typed(fact.type, raw, a)} AS {t}" for (a, raw), (t, _) in zip(tail, terms, strict=True)]
         late.append(f"coalesce(_h_{fact.name}, {', '.join(t for t, _ in terms)}) AS _f_{fact.name}")
         late.append(
             f"multiIf(isNotNull(_h_{fact.name}), _hp_{fact.name}, "
@@ -525,7 +525,7 @@ def view_sql(ctx: Context) -> str:
         readers.append(readers[-1] + "\n" + "\n".join(exprs))
     readers.reverse()
     source, available = ctx.table, []
-    for exprs, later in zip(all_stages, readers):
+    for exprs, later in zip(all_stages, readers, strict=True):
         passed = [c for c in available if re.search(rf"\b{re.escape(c)}\b", later)]
         source = f"(\nSELECT\n    {',\n    '.join(passed + exprs)}\nFROM {source}\n)"
         available = passed + [_column(e) for e in exprs]

@@ -162,15 +162,18 @@ _BOUND = (
 def parameters(rows: list[tuple], runs: list[tuple] = ()) -> dict[str, list]:
     """The parameters `named(scope, bound=True)` binds, from the rows (key, trace, job, trial) of `renames(scope)`
     and the rows (key, cutoff) of `earlier_runs(scope)`."""
-    columns = list(zip(*rows)) or [(), (), (), ()]
-    names = {f"_names_{name}": list(values) for name, values in zip(("keys", "traces", "jobs", "trials"), columns)}
+    columns = list(zip(*rows, strict=True)) or [(), (), (), ()]
+    names = {
+        f"_names_{name}": list(values)
+        for name, values in zip(("keys", "traces", "jobs", "trials"), columns, strict=True)
+    }
     return {**names, **run_parameters(runs)}
 
 
 def run_parameters(runs: list[tuple]) -> dict[str, list]:
     """The parameters `latest_run(..., bound=True)` binds, from the rows (key, cutoff) of `earlier_runs`."""
-    keys, cutoffs = (list(column) for column in zip(*runs)) if runs else ([], [])
-    return dict(zip(RUN_PARAMETERS, (keys, cutoffs)))
+    keys, cutoffs = (list(column) for column in zip(*runs, strict=True)) if runs else ([], [])
+    return dict(zip(RUN_PARAMETERS, (keys, cutoffs), strict=True))
 
 
 # A record no name reached that is only a step of the agent's process (Codex's process-level roots: auth,

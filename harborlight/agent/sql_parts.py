@@ -132,7 +132,7 @@ def category_sql() -> str:
         f"{one_of('_tn', rules.EDITOR_TOOLS)}, transform(JSONExtractString(_args, 'command'), "
         f"{_array(commands)}, {_array(commands.values())}, _by_keyword)"
     )
-    branches = ", ".join(["_a['gen_ai.operation.name'] = 'plan', 'plan'", f"_exact != '', _exact", *prefixes, editor])
+    branches = ", ".join(["_a['gen_ai.operation.name'] = 'plan', 'plan'", "_exact != '', _exact", *prefixes, editor])
     return f"if(isNull(_f_tool_name), NULL, multiIf({branches}, _by_keyword))"
 
 

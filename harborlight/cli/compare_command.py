@@ -9,10 +9,10 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from harborlight.api.routes.display import MISSING, num, pct, value
 from harborlight.cli.api_access import Api, ApiError, add_api_options, run_query
 from harborlight.cli.command_help import add_command
 from harborlight.cli.render import console, print_json, printable_json
-from harborlight.api.routes.display import MISSING, num, pct, value
 
 RATES = (
     ("raw solve rate", "raw_solve_rate"),

@@ -12,10 +12,10 @@ from rich.console import Console
 
 from harborlight.cli.command_help import add_command
 from harborlight.cli.transfer_access import add_store_options, open_local, server_client
+from harborlight.transfer.dir_names import safe_name
 from harborlight.transfer.errors import TransferError
 from harborlight.transfer.job_dir_write import extract_job, write_job_dir
 from harborlight.transfer.reach import cannot_reach
-from harborlight.transfer.dir_names import safe_name
 from harborlight.transfer.service import export_files
 
 

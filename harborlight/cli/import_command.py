@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harborlight.cli.command_help import add_command
-from harborlight.settings import Settings, env_name, flag_name
 from harborlight.cli.transfer_access import add_store_options, sink_for
+from harborlight.settings import Settings, env_name, flag_name
 from harborlight.transfer.confined_files import MIB, FileLimits
 from harborlight.transfer.errors import TransferError
 from harborlight.transfer.harbor_import import count_trials, import_harbor

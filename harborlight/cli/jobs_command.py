@@ -6,10 +6,10 @@ from typing import Any
 
 from rich.table import Table
 
+from harborlight.api.routes.display import MISSING, num, pct, value, with_interval
 from harborlight.cli.api_access import Api, add_api_options, run_query
 from harborlight.cli.command_help import add_command
 from harborlight.cli.render import console, print_json, printable_json
-from harborlight.api.routes.display import MISSING, num, pct, value, with_interval
 from harborlight.cli.spans_command import positive_int
 
 JOBS_PAGE = 200  # the route's largest page

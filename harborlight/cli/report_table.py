@@ -7,8 +7,8 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 
-from harborlight.cli.render import counted
 from harborlight.api.routes.display import MISSING, num, pct, plain, seconds, value, with_interval
+from harborlight.cli.render import counted
 
 MAX_TRIAL_ROWS = 50
 

@@ -6,10 +6,10 @@ from typing import Any
 
 from rich.table import Table
 
+from harborlight.api.routes.display import MISSING, nanos_as_seconds, num, utc
 from harborlight.cli.api_access import Api, add_api_options, run_query, segment
 from harborlight.cli.command_help import add_command
 from harborlight.cli.render import console, print_json, printable_json
-from harborlight.api.routes.display import MISSING, nanos_as_seconds, num, utc
 
 # flag -> the route's query parameter
 FILTERS = {

@@ -8,10 +8,10 @@ from typing import Any
 from rich.text import Text
 from rich.tree import Tree
 
+from harborlight.api.routes.display import nanos_as_seconds, num
 from harborlight.cli.api_access import Api, add_api_options, run_query, segment
 from harborlight.cli.command_help import add_command
 from harborlight.cli.render import console, print_json, printable_json
-from harborlight.api.routes.display import nanos_as_seconds, num
 
 KIND_STYLES = {
     "session": "bold",

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import httpx
 
-from harborlight.commit.committer import Committer
-from harborlight.ingest.receiver import Receiver
-from harborlight.wal import FsyncPolicy, WriteAheadLog
-from harborlight.commit.writer import REMEMBERED_DIGESTS, Writer
 from harborlight.commit.batch_inserter import BatchInserter
+from harborlight.commit.committer import Committer
+from harborlight.commit.writer import REMEMBERED_DIGESTS, Writer
+from harborlight.ingest.receiver import Receiver
 from harborlight.settings import Settings
+from harborlight.store import Store, StoreUnavailable, ensure_schema, open_client, recent_digests
 from harborlight.transfer.errors import TransferError
 from harborlight.transfer.sink import HttpSink, ReceiverSink, Sink
-from harborlight.store import Store, StoreUnavailable, ensure_schema, open_client, recent_digests
+from harborlight.wal import FsyncPolicy, WriteAheadLog
 
 IMPORT_LOG_BYTES = 1 << 30
 

@@ -8,10 +8,10 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 
+from harborlight.api.routes.display import MISSING, is_valued, plain, seconds, utc
 from harborlight.cli.api_access import Api, add_api_options, run_query, segment
 from harborlight.cli.command_help import add_command
 from harborlight.cli.render import console, counted, print_json, printable_json
-from harborlight.api.routes.display import MISSING, is_valued, plain, seconds, utc
 from harborlight.read.derive.trial_state import NOTES, TrialState, row_state
 
 # The trial row's valued fields, grouped as a reader looks for them; fields the API adds later land

@@ -15,7 +15,8 @@ from rich.live import Live
 from rich.table import Table
 
 from harborlight.cli.command_help import add_command
-from harborlight.cli.render import console as terminal, printable_json
+from harborlight.cli.render import console as terminal
+from harborlight.cli.render import printable_json
 from harborlight.read.derive.trial_state import TrialState, trial_state
 from harborlight.transfer.reach import cannot_reach
 

@@ -16,6 +16,7 @@ import lzma
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+
 import brotli
 import lz4.frame
 

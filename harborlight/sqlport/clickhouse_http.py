@@ -60,9 +60,9 @@ from harborlight.sqlport.clickhouse_statement import (
     url_filter_entries,
 )
 from harborlight.sqlport.clickhouse_totals import asks_totals, run_with_totals
+from harborlight.sqlport.sql_session import EngineError, SqlSession, format_single_statement, sql_session
 from harborlight.sqlport.sql_threads import run_statement
 from harborlight.store.client import READ_PRIORITY, Store
-from harborlight.sqlport.sql_session import EngineError, SqlSession, format_single_statement, sql_session
 
 log = logging.getLogger(__name__)
 

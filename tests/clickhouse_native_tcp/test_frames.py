@@ -5,8 +5,8 @@ import asyncio
 import io
 
 import pytest
-from clickhouse_driver.compression import get_compressor_cls, get_decompressor_cls
 from clickhouse_cityhash.cityhash import CityHash128
+from clickhouse_driver.compression import get_compressor_cls, get_decompressor_cls
 from clickhouse_driver.reader import read_binary_uint8, read_binary_uint128
 from clickhouse_driver.writer import write_binary_uint128
 

@@ -16,8 +16,8 @@ import pytest
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from harborlight.transfer.otlp_files import read_chunks
 from harborlight.store import Signal
+from harborlight.transfer.otlp_files import read_chunks
 from tests.frameworks.chat_provider import ANSWER, FILE_PATH, PROMPT, ChatProvider
 from tests.real_agents.otlp_relay import OtlpRelay
 from tests.support.reference_decoder import as_string

@@ -17,9 +17,9 @@ import pytest
 
 from harborlight.settings import Settings
 from tests.grafana.macros import TimeRange, Value, expand
-from tests.support.clickhouse_go_tcp import ClickHouseGoNative, open_grafana_native
-from tests.support.clickhouse_go import ClickHouseGo, open_grafana_connection
 from tests.query.job_stream import StreamedJob, stream_job
+from tests.support.clickhouse_go import ClickHouseGo, open_grafana_connection
+from tests.support.clickhouse_go_tcp import ClickHouseGoNative, open_grafana_native
 from tests.support.otlp import logs_request, traces_request
 from tests.support.servers import InProcessServer
 

@@ -9,24 +9,22 @@ attempts each."""
 import asyncio
 import io
 import os
-import tarfile
-from pathlib import Path
 import subprocess
 import sys
-import threading
+import tarfile
 import time
+from pathlib import Path
 
 import httpx
 import pytest
 from harbor.cli.job_plugins import PluginConfig
-from harbor.trial.hooks import TrialEvent
-
 from harbor.models.job.result import JobResult
+from harbor.trial.hooks import TrialEvent
 from harbor.upload.uploader import _create_trial_archive, _load_job_from_disk, _read_trial_lock_for_upload
 
 from harborlight.cli.watch_command import TrialBoard
+from tests.harbor_live.harbor_run import job_config
 from tests.importers.exported import resume_plan, validate_job, view
-from tests.harbor_live.harbor_run import job_config, run_job
 from tests.live.test_live import SseClient
 from tests.support.servers import SubprocessServer
 

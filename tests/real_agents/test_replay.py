@@ -11,7 +11,6 @@ from tests.real_agents.checks import ASPECTS, check
 from tests.real_agents.faults import mark_known_fault
 from tests.real_agents.recordings import stems
 
-
 # Every episode as sent over gRPC, and the three-turn one over HTTP too (every fixture stays for its diff);
 # opencode's, which exports over HTTP only, all.
 REPLAYED = [stem for stem in stems() if "-grpc" in stem or "-three-turn-http" in stem or stem.startswith("opencode-")]

@@ -17,9 +17,9 @@ from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from harborlight.api.live.events import COLUMNS, LiveRow
 from harborlight.agent import twins as agent_twins
 from harborlight.agent.identity import named
+from harborlight.api.live.events import COLUMNS, LiveRow
 
 FIRST_ROWS = 2_000
 GROWTH = 4

@@ -10,17 +10,17 @@ from collections.abc import Sequence
 
 from clickhouse_connect.driver.client import Client
 
+from harborlight.agent import identity as agent_identity
+from harborlight.agent import twins as agent_twins
 from harborlight.read.derive.records import Interval, LoadedTrial, TrialFacts, VerifierReport
 from harborlight.read.derive.trial_state import TrialState, trial_state
 from harborlight.read.statements.trial_rows_sql import (
     REPORT_PREFIX,
     REWARD_PREFIX,
     TRIAL_EVENTS,
-    TRIAL_LIFECYCLE,
     TRIAL_FORM,
+    TRIAL_LIFECYCLE,
 )
-from harborlight.agent import identity as agent_identity
-from harborlight.agent import twins as agent_twins
 
 MAX_TRIALS = 1_000_000  # "no limit" for whole-job loads
 _NS = 1e-9

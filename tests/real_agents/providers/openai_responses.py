@@ -11,7 +11,7 @@ output_tokens_details.reasoning_tokens. A request without tools is a side call.
 import json
 
 from tests.real_agents.providers.http_fake import FakeProvider, Reply, Request
-from tests.real_agents.providers.script import Script, Served, Turn, Usage
+from tests.real_agents.providers.script import Script, Served, Usage
 
 
 def usage(tokens: Usage) -> dict:
