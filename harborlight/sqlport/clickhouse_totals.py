@@ -41,7 +41,7 @@ def run_with_totals(session: SqlSession, sql: str, bound: Mapping[str, str]) -> 
     doc = json.loads(out.body)
     names = [column["name"] for column in doc["meta"]]
     types = [column["type"] for column in doc["meta"]]
-    structure = ", ".join(f"`{name.replace('`', '``')}` {kind}" for name, kind in zip(names, types))
+    structure = ", ".join(f"`{name.replace('`', '``')}` {kind}" for name, kind in zip(names, types, strict=True))
 
     def native(rows: list) -> bytes:
         if not rows:

@@ -9,13 +9,10 @@ wait in line; each holds an HTTP connection, which the server's connection cap b
 import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
 
 SQL_THREADS = 4  # Grafana sends a dashboard's panels at once; more at a time would only share the same cores
 _pool = ThreadPoolExecutor(SQL_THREADS, thread_name_prefix="harborlight-sql")
 
-T = TypeVar("T")
 
-
-async def run_statement(handle: Callable[..., T], *args) -> T:
+async def run_statement[T](handle: Callable[..., T], *args) -> T:
     return await asyncio.get_running_loop().run_in_executor(_pool, handle, *args)

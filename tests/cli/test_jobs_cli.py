@@ -22,7 +22,7 @@ def test_jobs_lists_solve_rates_as_the_api_does(server, jobs, capsys, monkeypatc
     assert listed[jobs.job.job] == api(server, f"/api/jobs/{jobs.job.job}")
     code, out, _ = run(capsys, "jobs", "--limit", "10000", "--server", server.http_url)
     lines = out.splitlines()
-    (at,) = [i for i, l in enumerate(lines) if f"│ {jobs.job.job} " in l]
+    (at,) = [i for i, line in enumerate(lines) if f"│ {jobs.job.job} " in line]
     cells, under = ([c.strip() for c in line.strip("│").split("│")] for line in lines[at : at + 2])
     assert cells[:6] == [jobs.job.job, "5", "1", "25.0%", "50.0%", "0.500"]
     # each rate's 95% interval under it: Wilson over 4 tasks (1 resolved) and over 2 (the infra ones left out)
@@ -38,12 +38,12 @@ def test_compare_shows_rates_differences_and_the_flip(server, jobs, capsys):
     code, out, _ = run(capsys, "compare", base, other, "--server", server.http_url)
     assert code == 0
     assert "5 matched task(s), 1 flip(s)" in out
-    (raw,) = [l for l in out.splitlines() if "raw solve rate" in l]
+    (raw,) = [line for line in out.splitlines() if "raw solve rate" in line]
     assert "25.0%" in raw and "50.0% (+25.0 pts)" in raw
-    (flip,) = [l for l in out.splitlines() if "add-feature" in l and "│" in l]
+    (flip,) = [line for line in out.splitlines() if "add-feature" in line and "│" in line]
     assert "failed_verification" in flip and "resolved" in flip and "gained" in flip
     # the paired comparison: 2 tasks with a verdict on both sides (the infra and running tasks left out)
-    (paired,) = [l for l in out.splitlines() if f"│ {other} " in l and "solve rate" in l]
+    (paired,) = [line for line in out.splitlines() if f"│ {other} " in line and "solve rate" in line]
     cells = [c.strip() for c in paired.strip("│").split("│")]
     assert cells == [other, "solve rate", "2 (3 left out)", "+50.0 pts", "McNemar exact", "1", "1 / 0 / 1"]
     assert (

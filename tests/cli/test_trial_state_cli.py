@@ -67,7 +67,7 @@ def test_a_trial_has_one_state_in_the_api_trial_jobs_and_watch(server, unique, c
     code, out, err = run(capsys, "jobs", "--server", server.http_url)
     assert code == 0 and re.search(rf"│ {job}\s+│\s+3 │\s+1 │", out), out
     board = TrialBoard(job)
-    for n, event in enumerate(live_events(server.http_url, job, None), 1):
+    for event in live_events(server.http_url, job, None):
         board.apply(event)
         if (
             sum(e.phase_ended or e.root_ended for e in board.trials.values()) == 2

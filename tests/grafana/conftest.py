@@ -54,7 +54,7 @@ class Result:
     rows: list[tuple]
 
     def dicts(self) -> list[dict]:
-        return [dict(zip(self.columns, r)) for r in self.rows]
+        return [dict(zip(self.columns, r, strict=True)) for r in self.rows]
 
     def only(self) -> dict:
         assert len(self.rows) == 1, self.rows
@@ -166,14 +166,16 @@ def send_plugin_trace(http_url: str, token: str, service: str) -> PluginTrace:
     )
     tracer, logger = tracer_provider.get_tracer("plugin-test"), logger_provider.get_logger("plugin-test")
     linked = trace.SpanContext(int.from_bytes(os.urandom(16), "big"), int.from_bytes(os.urandom(8), "big"), False)
-    with tracer.start_as_current_span("agent.run", attributes={"gen_ai.request.model": "claude-sonnet-4"}) as root:
-        with tracer.start_as_current_span("tool.bash", links=[trace.Link(linked, {"link.kind": "retry"})]) as child:
-            child.add_event("tool.output", {"exit_code": 0, "stream": "stdout"})
-            for level, number in (("ERROR", _logs.SeverityNumber.ERROR), ("INFO", _logs.SeverityNumber.INFO)):
-                logger.emit(
-                    _logs.LogRecord(body=f"{level.lower()} from {service}", severity_text=level, severity_number=number)
-                )
-            time.sleep(0.002)  # spans with a duration above 0
+    with (
+        tracer.start_as_current_span("agent.run", attributes={"gen_ai.request.model": "claude-sonnet-4"}) as root,
+        tracer.start_as_current_span("tool.bash", links=[trace.Link(linked, {"link.kind": "retry"})]) as child,
+    ):
+        child.add_event("tool.output", {"exit_code": 0, "stream": "stdout"})
+        for level, number in (("ERROR", _logs.SeverityNumber.ERROR), ("INFO", _logs.SeverityNumber.INFO)):
+            logger.emit(
+                _logs.LogRecord(body=f"{level.lower()} from {service}", severity_text=level, severity_number=number)
+            )
+        time.sleep(0.002)  # spans with a duration above 0
     tracer_provider.shutdown()
     logger_provider.shutdown()
     return PluginTrace(service, format(root.get_span_context().trace_id, "032x"), 2, format(linked.trace_id, "032x"))

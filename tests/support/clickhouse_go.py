@@ -27,6 +27,7 @@ import ipaddress
 import struct
 import uuid
 from dataclasses import dataclass, field
+from itertools import pairwise
 from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
@@ -109,9 +110,8 @@ class _Column:
 
     def prefix(self, r: _Reader) -> None:
         t = self.type
-        if t.startswith("LowCardinality("):
-            if r.unpack("Q", 1)[0] != 1:  # sharedDictionariesWithAdditionalKeys
-                raise DriverError("invalid key serialization version value")
+        if t.startswith("LowCardinality(") and r.unpack("Q", 1)[0] != 1:  # sharedDictionariesWithAdditionalKeys
+            raise DriverError("invalid key serialization version value")
         for inner in self._nested():
             inner.prefix(r)
 
@@ -186,19 +186,19 @@ class _Column:
         if t.startswith("Nullable("):
             nulls = r.take(rows)
             values = self._nested()[0].decode(r, rows)
-            return [None if n else v for n, v in zip(nulls, values)]
+            return [None if n else v for n, v in zip(nulls, values, strict=True)]
         if t.startswith("SimpleAggregateFunction("):
             return self._nested()[0].decode(r, rows)
         if t.startswith("Array("):
             offsets = r.unpack("Q", rows)
             values = self._nested()[0].decode(r, offsets[-1] if offsets else 0)
-            return [values[a:b] for a, b in zip([0, *offsets], offsets)]
+            return [values[a:b] for a, b in pairwise([0, *offsets])]
         if t.startswith("Map("):
             offsets = r.unpack("Q", rows)
             size = offsets[-1] if offsets else 0
             keys_column, values_column = self._nested()
             keys, values = keys_column.decode(r, size), values_column.decode(r, size)
-            return [dict(zip(keys[a:b], values[a:b])) for a, b in zip([0, *offsets], offsets)]
+            return [dict(zip(keys[a:b], values[a:b], strict=True)) for a, b in pairwise([0, *offsets])]
         if t.startswith("Tuple("):
             columns = [c.decode(r, rows) for c in self._nested()]
             return [tuple(c[i] for c in columns) for i in range(rows)]
@@ -239,7 +239,7 @@ class Result:
     rows: list[tuple]
 
     def dicts(self) -> list[dict]:
-        return [dict(zip(self.columns, r)) for r in self.rows]
+        return [dict(zip(self.columns, r, strict=True)) for r in self.rows]
 
 
 def decode_block(r: _Reader, revision: int, server_tz: dt.tzinfo) -> Result:
@@ -264,7 +264,7 @@ def decode_block(r: _Reader, revision: int, server_tz: dt.tzinfo) -> Result:
             values.append([])
         names.append(name)
         block_types.append(type_name)
-    return Result(names, block_types, list(zip(*values)) if values else [])
+    return Result(names, block_types, list(zip(*values, strict=True)) if values else [])
 
 
 def decode_blocks(body: bytes, revision: int, server_tz: dt.tzinfo) -> Result:

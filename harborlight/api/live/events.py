@@ -6,6 +6,7 @@ first event of any kind is preceded by `trial_started`.
 """
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import NamedTuple
 
 # The columns read, in the order `LiveRow` takes them.
@@ -55,9 +56,10 @@ class LiveEvent(NamedTuple):
 
 # (job, trial) -> the stored row's (outcome, reward), for the trials whose end is being shown.
 Verdicts = Mapping[tuple[str | None, str | None], tuple[str | None, float | None]]
+NO_VERDICTS: Verdicts = MappingProxyType({})  # read-only: a shared default no call can change
 
 
-def to_events(row: LiveRow, started: set[str], verdicts: Verdicts = {}) -> list[LiveEvent]:
+def to_events(row: LiveRow, started: set[str], verdicts: Verdicts = NO_VERDICTS) -> list[LiveEvent]:
     """The events one row means for a watcher who has seen `started` trials begin (updated in place);
     a trial's end tells its outcome and reward as its stored row does (`verdicts`; null when not derived)."""
     out: list[LiveEvent] = []

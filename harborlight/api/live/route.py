@@ -35,7 +35,15 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from harborlight.agent import twins as agent_twins
 from harborlight.api.deps import Services, Svc, Tenant, WriterDep
-from harborlight.api.live.events import COLUMNS, TRIAL_SPAN, LiveEvent, LiveRow, Verdicts, to_events
+from harborlight.api.live.events import (
+    COLUMNS,
+    NO_VERDICTS,
+    TRIAL_SPAN,
+    LiveEvent,
+    LiveRow,
+    Verdicts,
+    to_events,
+)
 from harborlight.api.live.history import read_history, read_rows
 from harborlight.commit.writer import Writer
 from harborlight.read.statements.stored_trials import verdicts
@@ -102,7 +110,7 @@ class Watcher:
     def __post_init__(self) -> None:
         self.room.set()
 
-    def offer(self, rows: Iterable[LiveRow], verdicts: Verdicts = {}) -> None:
+    def offer(self, rows: Iterable[LiveRow], verdicts: Verdicts = NO_VERDICTS) -> None:
         for row in rows:
             if self.ended:
                 return

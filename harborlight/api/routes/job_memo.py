@@ -4,19 +4,17 @@ rows change: each is derived once per generation of those rows, then answered as
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import TypeVar
 
 from clickhouse_connect.driver.client import Client
 
 from harborlight.read.statements.stored_trials import job_generation
 
-T = TypeVar("T")
 MAX_ANSWERS = 64  # jobs x kinds of answer kept, the least recently asked go first
 _answers: OrderedDict[Hashable, object] = OrderedDict()
 _lock = threading.Lock()
 
 
-def job_answer(client: Client, tenant: str, job: str, what: Hashable, derive: Callable[[], T]) -> T:
+def job_answer[T](client: Client, tenant: str, job: str, what: Hashable, derive: Callable[[], T]) -> T:
     """`derive()` for `what` of `job`, or what it gave for the job's current stored rows."""
     key = (id(client), tenant, job, what, job_generation(client, tenant, job))
     with _lock:

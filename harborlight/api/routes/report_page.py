@@ -16,6 +16,7 @@ import gzip
 import re
 from collections.abc import Sequence
 from html import escape
+from itertools import pairwise
 from typing import Any
 
 import plotly.graph_objects as go
@@ -26,21 +27,18 @@ from harborlight.api.routes.display import MISSING, interval, note, num, pct, va
 _CHART = {"displaylogo": False, "responsive": True}
 _CHART_SCRIPT = "text/x-harborlight-chart"  # a chart's Plotly.newPlot, run once the library is unpacked
 # Unpacks the library, runs it, then each chart's script, in page order.
-_LOADER = (
-    """(async () => {
+_LOADER = """(async () => {
   const packed = Uint8Array.from(atob(document.getElementById("plotly-gzip").textContent), c => c.charCodeAt(0));
   const unpacked = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
   const library = document.createElement("script");
   library.textContent = await new Response(unpacked).text();
   document.head.appendChild(library);
-  for (const chart of document.querySelectorAll('script[type="%s"]')) {
+  for (const chart of document.querySelectorAll('script[type="CHART_SCRIPT"]')) {
     const run = document.createElement("script");
     run.textContent = chart.textContent;
     chart.replaceWith(run);
   }
-})();"""
-    % _CHART_SCRIPT
-)
+})();""".replace("CHART_SCRIPT", _CHART_SCRIPT)
 
 
 @functools.cache
@@ -215,7 +213,7 @@ def _durations_section(chart: dict[str, Any]) -> str:
     if not by_kind:
         return f"<h2>Span durations</h2><p>{escape(note(chart['by_kind']))}.</p>"
     edges = value(chart["edges_s"])
-    labels = [f"< {edges[0]:g} s", *(f"{lo:.3g}-{hi:.3g} s" for lo, hi in zip(edges, edges[1:])), f">= {edges[-1]:g} s"]
+    labels = [f"< {edges[0]:g} s", *(f"{lo:.3g}-{hi:.3g} s" for lo, hi in pairwise(edges)), f">= {edges[-1]:g} s"]
     used = [i for i in range(len(labels)) if any(r["count"][i] for r in by_kind.values())]
     span = range(min(used), max(used) + 1)
     sections = []

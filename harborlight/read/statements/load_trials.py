@@ -103,7 +103,7 @@ def _facts(events: dict, life: dict | None) -> TrialFacts:
 def _dicts(client: Client, sql: str, parameters: dict) -> list[dict]:
     result = client.query(sql, parameters=parameters)
     names = result.column_names
-    return [dict(zip(names, row)) for row in result.result_rows]
+    return [dict(zip(names, row, strict=True)) for row in result.result_rows]
 
 
 def load_trials(

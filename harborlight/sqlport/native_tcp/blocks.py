@@ -15,7 +15,7 @@ def columns_of(names_and_types: bytes) -> list[tuple[str, str]]:
     lines = names_and_types.splitlines()
     if len(lines) < 2:
         return []
-    return list(zip(json.loads(lines[0]), json.loads(lines[1])))
+    return list(zip(json.loads(lines[0]), json.loads(lines[1]), strict=True))
 
 
 class Framing:
