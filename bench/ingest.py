@@ -1,4 +1,5 @@
-"""End-to-end ingest rate, at 1, 4, 16 and many requests in flight, against a direct insert of the same rows, in one run.
+"""End-to-end ingest rate, at 1, 4, 16 and many requests in flight, against a direct insert of the same rows,
+in one run.
 
 1. Starts `harborlight serve` (a subprocess, its own embedded store, its ClickHouse HTTP interface on).
 2. For each run (clients x requests in flight each: 1x1, 4x1, 16x1, then 16x8 by default) sends its

@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harborlight.sqlport.clickhouse_native import reframe  # noqa: E402
 
 TABLE = """CREATE TABLE logs (Timestamp DateTime64(9), SeverityText LowCardinality(String),
-ResourceAttributes Map(LowCardinality(String), String), Body String, TraceId String) ENGINE = MergeTree ORDER BY Timestamp"""
+ResourceAttributes Map(LowCardinality(String), String), Body String, TraceId String)
+ENGINE = MergeTree ORDER BY Timestamp"""
 FILL = """INSERT INTO logs SELECT now64(9) + number, ['ERROR', 'INFO', 'WARN'][number % 3 + 1],
 map('service.name', 'svc-' || toString(number % 7), 'host.name', 'h1', 'k' || toString(number % 5), 'v'),
 repeat('x', 100), lower(hex(randomString(16))) FROM numbers({rows})"""

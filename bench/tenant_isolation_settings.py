@@ -6,8 +6,8 @@ plain and under FINAL.
     python bench/tenant_isolation_settings.py [--shared-parts] [--no-pins]
 
 --shared-parts: the partition keys from before (no tenant), where every statement tells the value.
---no-pins: without the settings the port pins for a tenant (harborlight/sqlport/clickhouse_guard.py TENANT_PINS), to see which
-settings need pinning. Prints each setting that told the value and the counts.
+--no-pins: without the settings the port pins for a tenant (harborlight/sqlport/clickhouse_guard.py TENANT_PINS),
+to see which settings need pinning. Prints each setting that told the value and the counts.
 """
 
 import argparse

@@ -114,7 +114,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         SERVE_SUMMARY,
         [
             "harborlight serve",
-            "harborlight serve --host 0.0.0.0 --data-dir /var/lib/harborlight --tokens-file tokens   # lines: TOKEN TENANT",
+            "harborlight serve --host 0.0.0.0 --data-dir /var/lib/harborlight --tokens-file tokens"
+            "   # lines: TOKEN TENANT",
             "harborlight serve --clickhouse-url http://default:secret@clickhouse:8123/otel --clickhouse-http-port 8124",
         ],
     )

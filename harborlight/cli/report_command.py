@@ -1,6 +1,7 @@
 """`harborlight report JOB`: a job's metrics as tables, AgentCompass metrics.json or summary.md (or
-each series' interval), or one HTML page to share (with --against, the paired comparison), from the GET /api/jobs/{job} routes of a running server or of the store read
-in this process (harborlight/cli/api_access.py)."""
+each series' interval), or one HTML page to share (with --against, the paired comparison), from the
+GET /api/jobs/{job} routes of a running server or of the store read in this process
+(harborlight/cli/api_access.py)."""
 
 import argparse
 from typing import Any

@@ -77,7 +77,8 @@ class Caller(Protocol):
 
 
 class Authenticator(Protocol):
-    """harborlight.ingest.auth.Authenticator, as the composition root passes it: raises for a missing or unknown token."""
+    """harborlight.ingest.auth.Authenticator, as the composition root passes it: raises for a missing or unknown
+    token."""
 
     def authenticate(self, authorization: str | None) -> Caller: ...
 

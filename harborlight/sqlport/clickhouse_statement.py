@@ -1,7 +1,7 @@
 """One statement made ready to run under the guard, on its session (blocking): every setting of its SETTINGS
 clauses checked, the tenant's `additional_table_filters` combined with a caller's (in the URL and in each
-clause), and a tenant's reads checked column by column. The decisions are harborlight/sqlport/clickhouse_guard.py's; this
-module asks the engine what they need (the formatter, EXPLAIN AST, EXPLAIN QUERY TREE, the store's tables)."""
+clause), and a tenant's reads checked column by column. The decisions are harborlight/sqlport/clickhouse_guard.py's;
+this module asks the engine what they need (the formatter, EXPLAIN AST, EXPLAIN QUERY TREE, the store's tables)."""
 
 import json
 from collections.abc import Mapping

@@ -1,7 +1,7 @@
 """One SQL session over the store for pass-through clients: a statement in, the engine's own output bytes out.
 
-The ClickHouse-compatible HTTP interface (harborlight/sqlport/clickhouse_http.py) needs what clickhouse-connect's typed API
-hides: the output in any format the engine writes (Native, JSON, RowBinaryWithNamesAndTypes, ...), settings
+The ClickHouse-compatible HTTP interface (harborlight/sqlport/clickhouse_http.py) needs what clickhouse-connect's
+typed API hides: the output in any format the engine writes (Native, JSON, RowBinaryWithNamesAndTypes, ...), settings
 that stay applied for the statements that follow (`readonly`, `additional_table_filters`), and ClickHouse's
 own error code. Embedded, a session is its own chDB connection to the engine the store already runs (chDB
 allows many connections to one engine in a process; each keeps its own SET state). On a server, a session

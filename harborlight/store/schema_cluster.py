@@ -3,9 +3,10 @@ NAME apply`), and checked against system.tables before receivers write to it (`s
 
 A view made from other statements (an older rule table) is dropped and made again across the cluster; its
 stored rows stay as they were derived (agent events cannot be deleted and derived again through a
-Distributed table the way harborlight/store/schema.py does it on one engine). A store from before the names table gets
-its stored events' names, read and written through the Distributed tables. A table whose form ALTER cannot reach
-(harborlight/store/schema_ddl.py REBUILT) is made again on every node with its rows (harborlight/store/schema_rebuild.py)."""
+Distributed table the way harborlight/store/schema.py does it on one engine). A store from before the names
+table gets its stored events' names, read and written through the Distributed tables. A table whose form ALTER
+cannot reach (harborlight/store/schema_ddl.py REBUILT) is made again on every node with its rows
+(harborlight/store/schema_rebuild.py)."""
 
 from clickhouse_connect.driver.client import Client
 

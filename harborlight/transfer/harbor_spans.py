@@ -2,9 +2,9 @@
 finished trial, what was sent so far for a running one (no ended `harbor.trial` root).
 
 The lifecycle (`harbor.trial`, its four phases, rewards, the exception) is emitted with the harness
-helper (harborlight/harbor/harness/), the trajectory as GenAI spans (harborlight/transfer/trajectory_spans.py). What only the
-files know (the trial and job configs, ids, the agent's reported totals) rides on the root span as
-`harbor.*` attributes. Span ids are derived from the job and trial names, so importing the same
+helper (harborlight/harbor/harness/), the trajectory as GenAI spans (harborlight/transfer/trajectory_spans.py).
+What only the files know (the trial and job configs, ids, the agent's reported totals) rides on the root span
+as `harbor.*` attributes. Span ids are derived from the job and trial names, so importing the same
 directory twice yields the same bytes, which the store acknowledges once.
 """
 

@@ -84,7 +84,8 @@ ORDER BY TrialName, Timestamp, EventId
     def _counted(self, form: int, signal: str) -> str:
         """The events read of one signal (no dropped twin: agent_twins.counted), their rows as `form` reads them."""
         return f"""SELECT * FROM {agent_twins.source(self.identity, form)}
-        WHERE {self.identity} AND SourceTable = '{signal}' AND {agent_twins.counted(self.records, form, scope=self.identity)}"""
+        WHERE {self.identity} AND SourceTable = '{signal}'
+          AND {agent_twins.counted(self.records, form, scope=self.identity)}"""
 
     @cached_property
     def spans(self) -> dict[int, str]:
@@ -271,7 +272,8 @@ def _event(r: tuple, spans: dict, logs: dict, twin: dict[str, str]) -> Event:
         if raw is not None:
             resource, status = dict(raw[3]), raw[4]
             span_events = tuple(SpanEvent(n, t, dict(a)) for t, n, a in zip(raw[5], raw[6], raw[7], strict=True))
-            # as the agent views read a span (rules.SPAN_EVENTS_AS_ATTRIBUTES): the first event's value, the span's over all
+            # as the agent views read a span (rules.SPAN_EVENTS_AS_ATTRIBUTES): the first event's value, the span's
+            # over all
             carried = [e.attributes for e in reversed(span_events) if e.name in SPAN_EVENTS_AS_ATTRIBUTES]
             attributes = {k: v for a in [*carried, dict(raw[2])] for k, v in a.items()}
     else:

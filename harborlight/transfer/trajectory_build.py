@@ -120,7 +120,8 @@ def _in_order(events: list[Event]) -> list[Event]:
 
 
 def _harbor_name(name: str | None) -> str | None:
-    """An agent's name as Harbor names it, as the agent views read it (rules.SERVICE_AGENTS: qwen-code is qwen-coder)."""
+    """An agent's name as Harbor names it, as the agent views read it (rules.SERVICE_AGENTS: qwen-code is
+    qwen-coder)."""
     return next((agent for prefix, agent in SERVICE_AGENTS if name and name.startswith(prefix)), name)
 
 

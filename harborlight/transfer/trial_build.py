@@ -157,7 +157,8 @@ def _carried(trial: TrialTelemetry) -> dict[str, str]:
 def build_trial(
     trial: TrialTelemetry, job: str, trials_dir: str, job_id: str | None, directory: str | None = None
 ) -> TrialRecords:
-    """`directory`: the trial's directory under trials_dir when it is not its name (harborlight/transfer/job_files.py)."""
+    """`directory`: the trial's directory under trials_dir when it is not its name
+    (harborlight/transfer/job_files.py)."""
     root = trial.root
     r = _carried(trial)
     identity = _identity(trial)

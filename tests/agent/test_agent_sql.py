@@ -58,7 +58,8 @@ SELECT _f_tool_category FROM (
         SELECT *, {exact} FROM (
             SELECT *, {helpers} FROM (
                 SELECT {name:Nullable(String)} AS _f_tool_name, {arguments:Nullable(String)} AS _f_arguments,
-                       mapFilter((k, v) -> v != '', map('mcp_server', {server:String}, 'gen_ai.operation.name', '')) AS _a))))"""
+                       mapFilter((k, v) -> v != '',
+                                 map('mcp_server', {server:String}, 'gen_ai.operation.name', '')) AS _a))))"""
 
 
 @pytest.mark.parametrize(

@@ -48,7 +48,8 @@ SELECT toInt8(-1) AS i8, toUInt16(2) AS u16, toInt32(-3) AS i32, toUInt64(4) AS 
        toDateTime('2025-12-01 10:00:00', 'UTC') AS t, toDateTime64('2025-12-01 10:00:00.123456789', 9, 'UTC') AS t64,
        toDecimal64(12.34, 2) AS dec, toUUID('01234567-89ab-cdef-0123-456789abcdef') AS id,
        CAST('b', 'Enum8(\\'a\\' = 1, \\'b\\' = 2)') AS e, [1, 2] AS arr, [[1], [], [2, 3]] AS nested,
-       map('k', 'v') AS m, [map('a', 'b'), map()] AS tags, (1, 'x') AS tup, CAST((1, 'x'), 'Tuple(n UInt8, s String)') AS named,
+       map('k', 'v') AS m, [map('a', 'b'), map()] AS tags, (1, 'x') AS tup,
+       CAST((1, 'x'), 'Tuple(n UInt8, s String)') AS named,
        [toLowCardinality('p'), toLowCardinality('q')] AS lcs, map(toLowCardinality('lk'), 1) AS lcm,
        NULL AS nothing
 """

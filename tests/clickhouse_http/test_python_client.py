@@ -52,7 +52,8 @@ def test_agent_events_and_trace_lookup_tables_are_tenant_scoped(ch_port, tenants
 
 ESCAPES = [
     "SELECT count() FROM (SELECT * FROM otel_traces) WHERE ServiceName = {s:String}",
-    "SELECT count() FROM otel_traces AS t JOIN default.otel_traces AS u ON t.SpanId = u.SpanId WHERE u.ServiceName = {s:String}",
+    "SELECT count() FROM otel_traces AS t JOIN default.otel_traces AS u ON t.SpanId = u.SpanId "
+    "WHERE u.ServiceName = {s:String}",
     "WITH x AS (SELECT * FROM default.otel_traces) SELECT count() FROM x WHERE ServiceName = {s:String}",
     "SELECT count() FROM view(SELECT * FROM otel_traces) WHERE ServiceName = {s:String}",
     "SELECT count() FROM otel_traces WHERE ServiceName = {s:String} AND TraceId IN (SELECT TraceId FROM otel_traces)",

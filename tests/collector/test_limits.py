@@ -321,7 +321,8 @@ def test_the_stored_rows_hold_the_cut_values_and_their_flags(server, unique):
     assert answer.status_code == 200
     rows = server.sql(
         "SELECT length(ResourceAttributes['huge']), ResourceAttributes['harborlight.truncated'], length(SpanName), "
-        "length(Events.Attributes[1]), SpanAttributes['harborlight.truncated'], SpanAttributes['harborlight.dropped_attributes'] "
+        "length(Events.Attributes[1]), SpanAttributes['harborlight.truncated'], "
+        "SpanAttributes['harborlight.dropped_attributes'] "
         "FROM otel_traces WHERE ServiceName = {s:String} ORDER BY length(SpanName)",
         s=unique,
     )

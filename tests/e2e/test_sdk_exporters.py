@@ -119,7 +119,8 @@ def test_sdk_metric_exporter_lands_sums_gauges_and_histograms(server, unique):
     provider.shutdown()
 
     assert server.sql(
-        "SELECT MetricName, MetricUnit, Value, Attributes, IsMonotonic FROM otel_metrics_sum WHERE ServiceName = {s:String}",
+        "SELECT MetricName, MetricUnit, Value, Attributes, IsMonotonic FROM otel_metrics_sum "
+        "WHERE ServiceName = {s:String}",
         s=unique,
     ) == [("claude_code.token.usage", "tokens", 1500.0, {"type": "input"}, True)]
     assert server.sql(

@@ -96,11 +96,12 @@ METADATA = {
     "describe": 'DESC TABLE "default"."otel_traces"',
     "map keys (OTel table, last 6 hours)": 'SELECT DISTINCT arrayJoin("ResourceAttributes".keys) as keys FROM '
     '"default"."otel_logs" WHERE "Timestamp" >= now() - INTERVAL 6 HOUR LIMIT 1000',
-    "map keys (sampled rows)": f'SELECT DISTINCT arrayJoin("SpanAttributes".keys) as keys FROM (SELECT "SpanAttributes" '
-    f'FROM "default"."otel_traces" LIMIT {MAP_KEY_PROBE_ROW_SAMPLE}) LIMIT 1000',
+    "map keys (sampled rows)": 'SELECT DISTINCT arrayJoin("SpanAttributes".keys) as keys FROM '
+    f'(SELECT "SpanAttributes" FROM "default"."otel_traces" LIMIT {MAP_KEY_PROBE_ROW_SAMPLE}) LIMIT 1000',
     "map values": 'SELECT DISTINCT "ResourceAttributes"[\'service.name\'] FROM "default"."otel_logs" WHERE '
     "mapContains(\"ResourceAttributes\", 'service.name') LIMIT 1000",
-    "columns of a table": "SELECT name, type, table FROM system.columns WHERE database IN ('default') AND table = 'otel_logs'",
+    "columns of a table": "SELECT name, type, table FROM system.columns "
+    "WHERE database IN ('default') AND table = 'otel_logs'",
     "columns for ad hoc keys": "SELECT name, type, table FROM system.columns",
     "functions": "\n      SELECT\n        name, is_aggregate, case_insensitive, alias_to, origin, description,\n"
     "        syntax, arguments, returned_value, examples, categories\n      FROM system.functions\n"

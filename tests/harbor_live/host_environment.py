@@ -3,7 +3,8 @@
 Harbor's environments are containers; this one maps the container's absolute paths onto the host
 instead: the agent and verifier log directories onto the trial's own (Harbor's automatic mounts, so
 Harbor reads them in place) and every other absolute path Harbor names (/tests, /app, /solution,
-/logs) under the trial's sandbox directory. Commands run with bash; their paths, and those in the files copied in, are rewritten."""
+/logs) under the trial's sandbox directory. Commands run with bash; their paths, and those in the files copied
+in, are rewritten."""
 
 import asyncio
 import contextlib

@@ -1,7 +1,7 @@
-"""One trial's read of its raw spans (harborlight/transfer/store_read.py, the export's and the trajectory's read) is bounded
-by its traces' first to last second (otel_traces_trace_id_ts), which otel_traces' primary key ranges over, not a
-trace-id bloom check of every granule of the table (which grew with the store: issue 18). Read on Harbor's own
-fixture job, imported with `harborlight import harbor`."""
+"""One trial's read of its raw spans (harborlight/transfer/store_read.py, the export's and the trajectory's read)
+is bounded by its traces' first to last second (otel_traces_trace_id_ts), which otel_traces' primary key ranges
+over, not a trace-id bloom check of every granule of the table (which grew with the store: issue 18). Read on
+Harbor's own fixture job, imported with `harborlight import harbor`."""
 
 from harborlight.agent import twins as agent_twins
 from harborlight.transfer import store_read

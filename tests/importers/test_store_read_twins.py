@@ -16,7 +16,8 @@ from tests.live.twin_job import send_twin_job, trial_names
 _JOB = "JobName = {job:String}"
 _RECORDS = f"{_JOB} AND Provenance['kind'] != 'derived'"
 _REFERENCE = f"""SELECT EventId, SourceTable, TrialName, Kind, Model, InputTokens, OutputTokens, CostUsd, Success,
-       ToolCallId FROM ({agent_twins.events(_RECORDS, derived=False, scope=_JOB)}) ORDER BY TrialName, Timestamp, EventId"""
+       ToolCallId FROM ({agent_twins.events(_RECORDS, derived=False, scope=_JOB)})
+ORDER BY TrialName, Timestamp, EventId"""
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +82,8 @@ def test_of_the_raw_records_only_the_kept_signals_are_read(server, twin_job):
     kept_ids = {
         event_id
         for (event_id,) in server.sql(
-            f"SELECT EventId FROM ({agent_twins.events(_RECORDS, derived=False, scope=_JOB)}) WHERE SourceTable = 'otel_logs'",
+            f"SELECT EventId FROM ({agent_twins.events(_RECORDS, derived=False, scope=_JOB)})"
+            " WHERE SourceTable = 'otel_logs'",
             job=twin_job,
         )
     }

@@ -65,8 +65,9 @@ def test_export_requests_are_acknowledged_while_slow_statements_hold_every_sql_t
 
 
 def test_statements_run_below_the_commits_and_cannot_climb_above_them(with_sql_port):
-    """The engine's `priority`: a statement pauses while a query of a smaller number runs, and the writer commits at
-    harborlight.store.client.COMMIT_PRIORITY; a CPU-heavy statement at the same level took the cores the commits needed."""
+    """The engine's `priority`: a statement pauses while a query of a smaller number runs, and the writer commits
+    at harborlight.store.client.COMMIT_PRIORITY; a CPU-heavy statement at the same level took the cores the
+    commits needed."""
     url = f"http://127.0.0.1:{with_sql_port.run.clickhouse_http_port}/"
     ran = httpx.post(
         url,

@@ -105,7 +105,8 @@ def test_events_derived_again_take_their_names_again(trial_store):
     before = _answers(client, params)
     # a stale namer: a name the stored events do not give, as rows deleted by a re-derivation would leave
     client.command(
-        "INSERT INTO agent_names SELECT Tenant, Name, Job, argMinState((toNullable('other-job'), toNullable('other-trial')), "
+        "INSERT INTO agent_names SELECT Tenant, Name, Job, "
+        "argMinState((toNullable('other-job'), toNullable('other-trial')), "
         "(toUInt8(0), toUInt8(0), toDateTime64('2000-01-01', 9), '')) FROM agent_names GROUP BY ALL"
     )
     assert _answers(client, params) != before

@@ -68,8 +68,8 @@ def _form(client, database: str, table: str) -> dict:
     columns = [
         (name, kind, _codec(codec))
         for name, kind, codec in client.query(
-            "SELECT name, type, compression_codec FROM system.columns WHERE database = {d:String} AND table = {t:String} "
-            "ORDER BY position",
+            "SELECT name, type, compression_codec FROM system.columns "
+            "WHERE database = {d:String} AND table = {t:String} ORDER BY position",
             parameters={"d": database, "t": table},
         ).result_rows
     ]

@@ -186,7 +186,8 @@ def test_a_store_from_before_session_ids_gets_the_column_and_its_index(fresh_dat
     assert ensure_schema(client) == SCHEMA_VERSION
     indexes = dict(
         client.query(
-            "SELECT name, expr FROM system.data_skipping_indices WHERE database = {d:String} AND table = 'agent_events'",
+            "SELECT name, expr FROM system.data_skipping_indices "
+            "WHERE database = {d:String} AND table = 'agent_events'",
             parameters={"d": database},
         ).result_rows
     )

@@ -2,8 +2,9 @@
 
 Against a real ClickHouse when CLICKHOUSE_URL is set (tests keep apart by unique service names), otherwise
 against the chDB-backed stand-in for ClickHouse's HTTP interface (tests/support/clickhouse_standin.py), run
-as a subprocess on its own data directory. The outage test always uses its own stand-in, since it stops it. harborlight acknowledges once a request is in
-its write-ahead log: a test reading with its own client first waits for the committer (server.caught_up()).
+as a subprocess on its own data directory. The outage test always uses its own stand-in, since it stops it.
+harborlight acknowledges once a request is in its write-ahead log: a test reading with its own client first
+waits for the committer (server.caught_up()).
 """
 
 import os

@@ -12,7 +12,7 @@ with `FROM INFILE`, or with `file(tmp, X, structure)` in place of `input(structu
 are HTTP 500 with `X-ClickHouse-Exception-Code` and ClickHouse's message. One chDB engine serves the process;
 each request runs on its own connection (so its SET and USE stay its own), one at a time. Native answers are
 written at the request's `client_protocol_version`, as a ClickHouse server writes them; chDB cannot, so the
-stand-in frames them with harborlight's harborlight/sqlport/clickhouse_native.py (whose bytes tests/clickhouse_http checks
+stand-in frames them with harborlight/sqlport/clickhouse_native.py (whose bytes tests/clickhouse_http checks
 with a client written from clickhouse-go): what the server-mode tests check is that the revision reaches the
 server.
 """

@@ -7,7 +7,8 @@ from clickhouse_connect.driver.client import Client
 
 from harborlight.store.schema_ddl import TENANT_KEYS, TENANT_PARTS_VERSION, plain_schema
 
-OLD_TRACE_INDEX_VIEW = """CREATE MATERIALIZED VIEW IF NOT EXISTS otel_traces_trace_id_ts_mv TO otel_traces_trace_id_ts AS
+OLD_TRACE_INDEX_VIEW = """CREATE MATERIALIZED VIEW IF NOT EXISTS otel_traces_trace_id_ts_mv \
+TO otel_traces_trace_id_ts AS
 SELECT
     TraceId,
     min(toDateTime(Timestamp)) AS Start,

@@ -36,7 +36,8 @@ GROUP BY TrialName ORDER BY first_end, TrialName"""
 BATCH_SQL = (
     agent_twins.form(_BATCH, scope=_BATCH),
     *(
-        f"SELECT {COLUMNS} FROM ({agent_twins.events(_BATCH, form, twin_ids=True, scope=_BATCH)}) ORDER BY end_ts, EventId"
+        f"SELECT {COLUMNS} FROM ({agent_twins.events(_BATCH, form, twin_ids=True, scope=_BATCH)})"
+        " ORDER BY end_ts, EventId"
         for form in agent_twins.FORMS
     ),
 )

@@ -1,20 +1,21 @@
 """GET /api/live: trial started / phase / model call / tool call / trial finished, as server-sent events.
 
 The ingest path pays one test per commit: the first watcher attaches a feed to the writer's `on_commit`
-hook, which, only while someone is watching, queues the committed request bytes for the feed's own task. That task reads from them just the trial names, session ids and trace ids (a protobuf
-parse, off the event loop), asks agent_events for those trials' and traces' rows (the table's sort key and
-bloom index), and gives each watcher the rows of its job and tenant that it has not seen yet. A watcher who
-asks for history is first given the job's stored rows (harborlight/api/live/history.py), a batch of trials at a time,
-shown as they are read; live rows that land meanwhile are shown as they come. A trial's end tells the
-outcome and reward of its stored row (trial_rows, derived first if its events changed): what the API answers.
+hook, which, only while someone is watching, queues the committed request bytes for the feed's own task.
+That task reads from them just the trial names, session ids and trace ids (a protobuf parse, off the event
+loop), asks agent_events for those trials' and traces' rows (the table's sort key and bloom index), and gives
+each watcher the rows of its job and tenant that it has not seen yet. A watcher who asks for history is first
+given the job's stored rows (harborlight/api/live/history.py), a batch of trials at a time, shown as they are
+read; live rows that land meanwhile are shown as they come. A trial's end tells the outcome and reward of its
+stored row (trial_rows, derived first if its events changed): what the API answers.
 
 Bounded per watcher and per tenant (LiveLimits): a watcher's events wait as the bytes of their SSE frames,
 at most `buffer_bytes` of them; a reader so slow (or stalled) that its stream falls further behind is
 dropped, its backlog freed and a final `dropped` event, saying why, queued after what it was sent. A
 tenant (everyone, without tenants) holds at most `streams_per_tenant` streams; one more is answered 429.
 A stream counts until its response ends, so a stalled connection keeps its slot until its client goes.
-The composition root gives `LiveLimits.of(settings)` to build_api (Services.live_limits); without it the feed reads
-the settings from the HARBORLIGHT_LIVE_* variables and the defaults.
+The composition root gives `LiveLimits.of(settings)` to build_api (Services.live_limits); without it the feed
+reads the settings from the HARBORLIGHT_LIVE_* variables and the defaults.
 """
 
 import asyncio

@@ -49,7 +49,10 @@ def missing_reason(package: str, binary: str) -> str | None:
         return f"{package} is not installed: run npm ci in tests/real_agents/node"
     version = json.loads(installed.read_text())["version"]
     if version != pinned_version(package):
-        return f"{package} {version} is installed, {pinned_version(package)} is pinned: run npm ci in tests/real_agents/node"
+        return (
+            f"{package} {version} is installed, {pinned_version(package)} is pinned:"
+            " run npm ci in tests/real_agents/node"
+        )
     return None
 
 

@@ -3,8 +3,8 @@
 Settings from Codex's configuration reference, in $CODEX_HOME/config.toml: a `model_providers` entry
 with `base_url` and `wire_api = "responses"` (its key from OPENAI_API_KEY), and `[otel]` with `exporter`
 (logs), `trace_exporter`, `metrics_exporter` as otlp-grpc (an endpoint) or otlp-http (one URL per signal,
-binary protobuf), `log_user_prompt` and `log_agent_responses`. Approvals off and no sandbox (CI's container has none to offer);
-analytics and feedback uploads off.
+binary protobuf), `log_user_prompt` and `log_agent_responses`. Approvals off and no sandbox (CI's container has
+none to offer); analytics and feedback uploads off.
 """
 
 from pathlib import Path

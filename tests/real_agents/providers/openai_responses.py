@@ -2,9 +2,10 @@
 with `base_url` and `wire_api = "responses"`.
 
 The stream is the published one: response.created, per output item response.output_item.added and
-response.output_item.done (a reasoning item with its summary, an assistant message with its phase, function_call items
-with call_id and JSON arguments, custom_tool_call items with a freeform input), text deltas, then response.completed with usage: input_tokens (cached
-ones included) with input_tokens_details.cached_tokens, output_tokens (reasoning included) with
+response.output_item.done (a reasoning item with its summary, an assistant message with its phase,
+function_call items with call_id and JSON arguments, custom_tool_call items with a freeform input), text
+deltas, then response.completed with usage: input_tokens (cached ones included) with
+input_tokens_details.cached_tokens, output_tokens (reasoning included) with
 output_tokens_details.reasoning_tokens. A request without tools is a side call.
 """
 
