@@ -65,9 +65,9 @@ def value_sql(key: str, ctx: Context) -> str | None:
     if key.startswith(rules.LAST_USER_TEXT):
         return _last_user_text_sql(_flat(rules.FLAT_INPUT_MESSAGES, key.removeprefix(rules.LAST_USER_TEXT)))
     if key.startswith(rules.OUTPUT_TEXT):
-        form = _flat(rules.FLAT_OUTPUT_MESSAGES, key.removeprefix(rules.OUTPUT_TEXT))
-        text = lit(form.pattern(form.texts))
-        return f"_a[arrayFirst(k -> match(k, {text}) AND _a[k] != '', mapKeys(_a))]"
+        return _output_text_sql(_flat(rules.FLAT_OUTPUT_MESSAGES, key.removeprefix(rules.OUTPUT_TEXT)))
+    if key.startswith(rules.ANSWER_CALL):
+        return _answer_call_sql(_flat(rules.FLAT_OUTPUT_MESSAGES, key.removeprefix(rules.ANSWER_CALL)))
     if key.startswith(LAST_TEXT_ROLE):
         messages = f"_a[{lit(key.removeprefix(LAST_TEXT_ROLE))}]"
         return (
@@ -93,6 +93,26 @@ def _span_event_text_sql(key: str) -> str:
     last = f"arrayLastIndex(n -> {one_of('n', rules.MESSAGE_EVENTS)}, _event_names)"
     content = _content_text_sql(f"_event_attributes[{last}]['content']")
     return f"if(_event_names[{last}] = 'gen_ai.user.message', {content}, '')"
+
+
+def _output_text_sql(form: FlatMessages) -> str:
+    """The first non-empty text of the flattened output messages, else ''."""
+    return f"_a[arrayFirst(k -> match(k, {lit(form.pattern(form.texts))}) AND _a[k] != '', mapKeys(_a))]"
+
+
+def _answer_call_sql(form: FlatMessages) -> str:
+    """rules.ANSWER_TOOLS: where the flattened output messages have no text, the answer argument of their first
+    call of an answer tool (its JSON arguments' member, as text), else ''."""
+    calls, _, name, arguments = form.tool_calls
+    names = tuple(n for n, _ in rules.ANSWER_TOOLS)
+    members = ", ".join(lit(a) for _, a in rules.ANSWER_TOOLS)
+    pattern = lit(f"^{re.escape(form.prefix)}[0-9]+{re.escape(calls)}[0-9]+{re.escape(name)}$")
+    answer = (
+        f"JSONExtractString(_a[concat(substring(k, 1, length(k) - {len(name)}), {lit(arguments)})], "
+        f"transform(_a[k], [{', '.join(map(lit, names))}], [{members}], ''))"
+    )
+    found = f"arrayFirst(x -> x != '', arrayMap(k -> if(match(k, {pattern}), if({one_of('_a[k]', names)}, {answer}, ''), ''), mapKeys(_a)))"
+    return f"if({_output_text_sql(form)} = '', {found}, '')"
 
 
 def _flat(forms: tuple[FlatMessages, ...], prefix: str) -> FlatMessages:

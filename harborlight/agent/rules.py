@@ -664,6 +664,12 @@ FLAT_OUTPUT_MESSAGES = (
 # Value keys the compiler reads them by: the last input message's text when it is the user's (else ''), and the
 # first non-empty text of the output messages (else '').
 LAST_USER_TEXT, OUTPUT_TEXT = "@last_user_text:", "@output_text:"
+# Agents that answer through a tool (the model's final turn is a call of it, its answer an argument: smolagents'
+# `final_answer(answer)`): (tool name, the argument that holds the answer). Where a model call's output messages
+# have no text, such a call's argument is its text: the final answer. Value key: `@answer_call:<prefix>` of a
+# flattened output form with tool calls (the answer, else '').
+ANSWER_TOOLS = (("final_answer", "answer"),)
+ANSWER_CALL = "@answer_call:"
 DERIVED: tuple[Derived, ...] = (
     Derived(
         "genai",
@@ -683,6 +689,11 @@ DERIVED: tuple[Derived, ...] = (
         for m in FLAT_INPUT_MESSAGES
     ),
     *(Derived("flat_messages", OUTPUT_TEXT + m.prefix, "output", kinds=("llm_request",)) for m in FLAT_OUTPUT_MESSAGES),
+    *(
+        Derived("answer_tool", ANSWER_CALL + m.prefix, "output", kinds=("llm_request",))
+        for m in FLAT_OUTPUT_MESSAGES
+        if m.tool_calls[0]
+    ),
     Derived("genai", USER_EVENT_TURN, "user_message", kinds=("llm_request",)),
     Derived("genai", CHOICE_EVENT_TEXT, "output", kinds=("llm_request",)),
     Derived("vercel_ai", "ai.response.reasoning", "reasoning", kinds=("llm_request",)),

@@ -11,6 +11,7 @@ from typing import Any
 
 from harborlight.agent.rule_types import FlatMessages
 from harborlight.agent.rules import (
+    ANSWER_TOOLS,
     ARGUMENT_WRAPPERS,
     FACTS,
     FLAT_INPUT_MESSAGES,
@@ -221,6 +222,36 @@ def new_user_turn(event: Event) -> str | None:
     )
 
 
+# What an agent was asked, as its agent span tells it (OpenInference's AGENT span input.value: plain text, or a JSON
+# object of the run's arguments, smolagents' {"task": ..., "stream": false, ...}).
+AGENT_INPUT = "input.value"
+
+
+def agent_inputs(events: list[Event]) -> list[str]:
+    """The texts the run's agents were given (Event.resolve "agent": OpenInference AGENT, invoke_agent, ...): an
+    agent span's input as text, or each text member of its JSON object."""
+    texts: list[str] = []
+    for event in events:
+        raw = event.attributes.get(AGENT_INPUT) if event.resolve == "agent" else None
+        if not raw:
+            continue
+        parsed = load_json(raw)
+        if isinstance(parsed, dict):
+            texts += [v for v in parsed.values() if isinstance(v, str) and v]
+        elif isinstance(parsed, str) and parsed:
+            texts.append(parsed)
+        elif parsed is None:
+            texts.append(raw)
+    return texts
+
+
+def as_the_agent_was_asked(text: str, inputs: list[str]) -> str:
+    """A user turn as the agent was given it: where the model's user message is an agent's input inside the
+    framework's template around it (smolagents' `New task:\n<task>`), the input; else the message."""
+    found = [s for s in inputs if s != text and (text.endswith(s) or text.startswith(s))]
+    return max(found, key=len) if found else text
+
+
 def user_message(event: Event) -> tuple[str, str]:
     """(role, text) of a user or system message."""
     body = _body_message(event)
@@ -267,6 +298,7 @@ def model_output(event: Event) -> ModelOutput:
         if flat:
             out.text = "".join(text for _, text in flat) or None
             out.tool_calls = [c for n in range(len(flat)) for c in _flat_tool_calls(event.attributes, form, n)]
+            out.text = out.text or _answer(out.tool_calls)
             return out
     if event.kind in ("llm_request", "output") and (choice := _span_event_choice(event)) is not None:
         return choice
@@ -275,6 +307,19 @@ def model_output(event: Event) -> ModelOutput:
         out.text = None if text == event.name else text
     out.reasoning = _first(event.attributes, REASONING_TEXT)
     return out
+
+
+def _answer(calls: list[tuple[str, str, dict[str, Any]]]) -> str | None:
+    """The answer of the first call of an answer tool (rules.ANSWER_TOOLS) whose argument is text, else None."""
+    members = dict(ANSWER_TOOLS)
+    return next(
+        (
+            args[members[name]]
+            for _, name, args in calls
+            if name in members and isinstance(args.get(members[name]), str)
+        ),
+        None,
+    )
 
 
 def as_arguments(value: Any) -> dict[str, Any]:

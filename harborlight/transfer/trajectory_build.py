@@ -32,6 +32,8 @@ from harborlight.transfer.atif import (
     Trajectory,
 )
 from harborlight.transfer.event_content import (
+    agent_inputs,
+    as_the_agent_was_asked,
     load_json,
     model_output,
     new_user_turn,
@@ -232,6 +234,7 @@ def _steps(
     current: Step | None = None
     by_request: dict[str, Step] = {}  # a model call's step by its request id: its text goes there
     by_span: dict[str, Step] = {}  # a model call's step by its span: what it logged goes there
+    asked = agent_inputs(events)
     for event in events:
         if event.side_call:  # a side call (and its text) is no step: it counts in the totals only
             if event.kind == "llm_request" and (metrics := _metrics(event)) is not None:
@@ -241,6 +244,7 @@ def _steps(
             continue
         if event.kind == "user_message":
             role, text = user_message(event)
+            text = as_the_agent_was_asked(text, asked)
             parts = load_json(event.attributes.get(A.STEP_MESSAGE))
             role = event.attributes.get(A.STEP_SOURCE, role)
             steps.append(
@@ -256,6 +260,7 @@ def _steps(
             if (event.http_status or 0) >= 400 or (event.success is False and event.output_tokens is None):
                 continue  # a refused call: no step, counted in gateway.log
             if (turn := new_user_turn(event)) is not None:
+                turn = as_the_agent_was_asked(turn, asked)
                 steps.append(Step(step_id=len(steps) + 1, source="user", message=turn, **_common(event)))
             current = _agent_step(event, len(steps) + 1)
             steps.append(current)

@@ -53,20 +53,7 @@ SENT = {
 }
 
 # (case, check) -> what harborlight reads instead. A case is case_id(framework, mode); live and replayed alike.
-XFAIL: dict[tuple[str, str], str] = {
-    ("smolagents", "prompt"): (
-        "the user message is the LLM span's llm.input_messages.1 text 'New task:\\n' + prompt (smolagents' "
-        'wrapping), not the task the agent was given: the AGENT span `reader.run`\'s input.value {"task": ...}'
-    ),
-    ("smolagents", "answer"): (
-        "0 output and last_agent_message null: the model answers only through the final_answer tool call "
-        '(arguments {"answer": ...}); the answer is the final_answer TOOL span\'s output.value and the AGENT '
-        "span `reader.run`'s output.value"
-    ),
-    ("smolagents", "trajectory"): (
-        "the user step is 'New task:\\n' + the prompt (see the prompt check); the tool calls and usage are right"
-    ),
-}
+XFAIL: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)
@@ -196,7 +183,8 @@ def test_the_trajectory_is_the_prompt_the_tool_call_and_the_answer(case):
     assert shape == [
         ("user", PROMPT, []),
         ("agent", "", [first]),
-        ("agent", "", final) if final else ("agent", ANSWER, []),
+        # an answer given through the answer tool's call is that step's text
+        ("agent", ANSWER, final) if final else ("agent", ANSWER, []),
     ]
     # the agent steps are the model calls, each with its own usage
     metrics = [(s["metrics"]["prompt_tokens"], s["metrics"]["completion_tokens"]) for s in steps[1:]]
