@@ -155,6 +155,11 @@ def condition_parts(when: When, ctx: Context) -> list[str] | None:
         if value is None:
             return None
         parts.append(one_of(value, values))
+    for key, endings in when.ends:
+        value = value_sql(key, ctx)
+        if value is None:
+            return None
+        parts.append(f"match({value}, {lit('(?:' + '|'.join(re.escape(e) for e in endings) + ')$')})")
     for keys in when.has:
         present = _has_sql(keys, ctx)
         if present is None:

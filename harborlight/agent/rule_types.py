@@ -15,7 +15,8 @@ class When:
     """A conjunction of tests on one span or log record; every test given must hold.
 
     `names` / `prefixes` / `suffixes` test the span name or the normalised event name;
-    `attrs` are (key, allowed values) pairs; `has` holds when any listed attribute is present.
+    `attrs` are (key, allowed values) pairs; `has` holds when any listed attribute is present;
+    `ends` are (key, allowed endings) pairs: the attribute's value ends with one of them.
     """
 
     source: Source | None = None
@@ -24,6 +25,7 @@ class When:
     suffixes: tuple[str, ...] = ()
     attrs: tuple[tuple[str, tuple[str, ...]], ...] = ()
     has: tuple[tuple[str, ...], ...] = ()
+    ends: tuple[tuple[str, tuple[str, ...]], ...] = ()
     scope: str | None = None
     service_prefix: str | None = None
     not_service_prefix: str | None = None
@@ -35,7 +37,7 @@ class When:
         merged = {}
         for f in fields(self):
             mine, theirs = getattr(self, f.name), getattr(other, f.name)
-            if f.name in ("attrs", "has"):
+            if f.name in ("attrs", "has", "ends"):
                 merged[f.name] = mine + theirs
             elif theirs not in (None, ()):
                 assert mine in (None, (), theirs), f"conflicting {f.name}: {mine} / {theirs}"
@@ -67,6 +69,10 @@ def event(*names: str) -> When:
 
 def attr(key: str, *values: str) -> When:
     return When(attrs=((key, values),))
+
+
+def ends(key: str, *endings: str) -> When:
+    return When(ends=((key, endings),))
 
 
 def has(*keys: str) -> When:

@@ -17,6 +17,7 @@ from harborlight.agent.rule_types import (
     KindRule,
     When,
     attr,
+    ends,
     event,
     has,
     not_service,
@@ -38,6 +39,15 @@ EVENT_PREFIXES = (("com.anthropic.claude_code", "claude_code."),)
 CODE_LOCATION_EVENT_NAME = r"^event [^ ]+:[0-9]+$"
 
 _OI = "openinference.span.kind"
+# The paths of the model APIs (OpenAI Chat Completions and Responses, Anthropic Messages, Gemini), as their URL ends.
+MODEL_API_PATHS = (
+    "/chat/completions",
+    "/completions",
+    "/responses",
+    "/messages",
+    ":generateContent",
+    ":streamGenerateContent",
+)
 _CLAUDE_METADATA_EVENTS = (
     "api_retries_exhausted",
     "api_refusal",
@@ -237,6 +247,17 @@ KIND_RULES: tuple[KindRule, ...] = (
     # opencode's other root spans (sql.execute, http.server POST, Cli.run, ...: ~90 traces a run) are steps of the
     # run, not sessions (its AI SDK roots are, above).
     KindRule("opencode", "group", When(source="span", root=True) & service("opencode")),
+    # HTTP semantic conventions: a client span (url.full) of a request to a model API answered with an error status is
+    # a failed attempt of a model call, a 429 rate-limited (Qwen Code tells the 429 it retried only so: an
+    # @opentelemetry/instrumentation-undici `POST` span under its qwen-code.llm_request span, which then succeeded).
+    # An answered request's span is a step of its call (a group, below).
+    KindRule(
+        "http",
+        "llm_request",
+        When(source="span", min_value=("http.response.status_code", 400))
+        & has("url.full")
+        & ends("url.path", *MODEL_API_PATHS),
+    ),
     # 5. Structural fallbacks.
     KindRule(
         "fallback",

@@ -23,7 +23,7 @@ class Tokens:
 
 @dataclass(frozen=True)
 class Call:
-    model: str
+    model: str | None  # None for a refused call told without its model
     tokens: Tokens | None  # None for a refused (429) call
     status: int
     side: bool
@@ -98,7 +98,8 @@ def expect(recording: Recording) -> Expected:
         if turn.status != 200 and not module.REPORTS.refusals:
             continue
         usage = tokens(turn.usage, module.REPORTS) if turn.usage else None
-        calls.append(Call(served.model, usage, turn.status, False, turn.subagent))
+        model = served.model if turn.status == 200 or module.REPORTS.refusal_model else None
+        calls.append(Call(model, usage, turn.status, False, turn.subagent))
     tools = [
         Tool(
             c.name,

@@ -34,16 +34,6 @@ def _ai_sdk(case) -> bool:
 
 # A new fault gets a row: Fault(reason, agent, aspects[, when]).
 FAULTS: tuple[Fault, ...] = (
-    # Qwen Code 0.24.4: its spans (qwen-code.interaction > qwen-code.llm_request, qwen-code.tool) and its
-    # qwen-code.user_prompt, api_response and tool_call log events are read; a retried 429 is not.
-    Fault(
-        "Qwen Code tells a 429 it retried only as an @opentelemetry/instrumentation-undici 'POST' span "
-        "(http.response.status_code 429, status ERROR) under the qwen-code.llm_request span that then succeeded "
-        "(attempt 1); no log event: harborlight reads no refused call",
-        "qwen-coder",
-        ("calls", "rate_limits", "trace"),
-        _episode("rate-limited"),
-    ),
     # opencode 1.18.33, default export: Effect spans (LLM.run with no attributes, Tool.execute with tool.name,
     # tool.call_id, session.id, message.id) and Effect logs; no rule matches them.
     Fault(

@@ -22,12 +22,13 @@ class Telemetry:
 @dataclass(frozen=True)
 class Reports:
     """What an agent's own telemetry tells of a model call: which token counts (the rest are null), and
-    whether a refused attempt (a 429 it retried) is told at all."""
+    whether a refused attempt (a 429 it retried) is told at all, and with the model it asked for."""
 
     cached: bool
     cache_write: bool
     reasoning: bool
     refusals: bool = True
+    refusal_model: bool = True
 
 
 @dataclass(frozen=True)

