@@ -282,7 +282,7 @@ def alias_sql(alias: Alias, ctx: Context) -> str | None:
     else:
         raw = f"_a[{lit(alias.key)}]"
     if alias.json is not None:
-        raw = f"JSONExtractRaw({raw}, {lit(alias.json)})"
+        raw = f"JSONExtractRaw({raw}, {', '.join(map(lit, alias.json.split('.')))})"
     if alias.pattern is not None:
         raw = f"extract({raw}, {lit(alias.pattern)})"
     if alias.named:

@@ -123,7 +123,7 @@ class Alias:
     attribute, or `@<name>` a value of the record itself (see agent_compile.COLUMNS).
     `plus` lists attributes added when present; `scale` multiplies; `when` restricts the alias.
     The value may be read inside the attribute: `json` names a member of the JSON object it holds (a
-    scalar), `pattern` is a regular expression whose first group is the value (no match: absent).
+    scalar; a dotted path names a nested member), `pattern` is a regular expression whose first group is the value (no match: absent).
     `named` gives the value another name: (prefix of the value, the name it stands for), first match wins."""
 
     key: str

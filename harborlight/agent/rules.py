@@ -552,7 +552,8 @@ FACTS: tuple[Fact, ...] = (
         (Alias("error.type"), Alias("error_type"), Alias("error_class"), Alias("exception.type")),
     ),
     # A command's exit code, where the agent tells it (not stored: the evidence of `success`). Gemini CLI's
-    # tool_call event: metadata {"exitCode": 1, "isError": true}; Codex's tool_result: its output text.
+    # tool_call event: metadata {"exitCode": 1, "isError": true}; Codex's tool_result: its output text; opencode's
+    # ai.toolCall span: its result's metadata.exit.
     Fact(
         "exit_code",
         "",
@@ -561,6 +562,8 @@ FACTS: tuple[Fact, ...] = (
             Alias("metadata", json="exitCode", when=service("gemini-cli")),
             # (a line of the header Codex's exec_command output begins with, before its `Output:`)
             Alias("output", pattern=r"(?m)^Process exited with code (-?[0-9]+)$", when=service("codex")),
+            # opencode's bash: its result (the AI SDK's ai.toolCall.result) {"metadata": {"exit": 1, ...}, "output": ...}
+            Alias("ai.toolCall.result", json="metadata.exit", when=service("opencode")),
         ),
         only_kinds=_TOOL_ONLY,
     ),

@@ -73,13 +73,6 @@ FAULTS: tuple[Fault, ...] = (
         _ai_sdk,
     ),
     Fault(
-        "opencode's bash tells a failed command only in ai.toolCall.result (metadata.exit 1; span status unset): "
-        "the call is read as a success",
-        "opencode",
-        ("tools", "behavior"),
-        lambda case: _ai_sdk(case) and _episode("failing-command")(case),
-    ),
-    Fault(
         "opencode's refused call is an ai.streamText.doStream with status ERROR 'Rate limit reached for requests' "
         "and an exception event (AI_APICallError), no HTTP status attribute: read as a status-200 call with no "
         "tokens, not a 429",
