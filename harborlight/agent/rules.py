@@ -562,7 +562,7 @@ FACTS: tuple[Fact, ...] = (
             Alias("metadata", json="exitCode", when=service("gemini-cli")),
             # (a line of the header Codex's exec_command output begins with, before its `Output:`)
             Alias("output", pattern=r"(?m)^Process exited with code (-?[0-9]+)$", when=service("codex")),
-            # opencode's bash: its result (the AI SDK's ai.toolCall.result) {"metadata": {"exit": 1, ...}, "output": ...}
+            # opencode's bash: its result (the AI SDK's ai.toolCall.result), {"metadata": {"exit": 1, ...}, ...}
             Alias("ai.toolCall.result", json="metadata.exit", when=service("opencode")),
         ),
         only_kinds=_TOOL_ONLY,
