@@ -47,6 +47,8 @@ _HOWS = ("measured", "derived", "inferred")  # how codes 1..3 (rank % 4)
 
 # Keys of `attr` and `has` tests that read a record's content rather than one attribute:
 #   `@body:<path>`         the log record's body (JSON) at a dotted path, as text ('' when absent; spans: never);
+#   `@<value>`             a value of the record (sources.Context.columns: `@span_status`, ...; None where the
+#                          table has none);
 #   `@last_text_role:<key>` the role of the last message of the JSON messages attribute `<key>` (GenAI's
 #                          `[{role, parts: [{type, ...}]}]`) when that message has a `text` part ('' when it has
 #                          none, or the JSON is malformed or empty).
@@ -60,6 +62,8 @@ def value_sql(key: str, ctx: Context) -> str | None:
             return None
         path = ", ".join(lit(p) for p in key.removeprefix(BODY).split("."))
         return f"JSONExtractString(Body, {path})"
+    if key.startswith("@") and key[1:] in ctx.columns:  # a value of the record (sources.Context.columns)
+        return ctx.columns[key[1:]]
     if key in (rules.USER_EVENT_TURN, rules.CHOICE_EVENT_TEXT):
         return _span_event_text_sql(key) if ctx.source == "span" else None
     if key.startswith(rules.LAST_USER_TEXT):
@@ -68,6 +72,16 @@ def value_sql(key: str, ctx: Context) -> str | None:
         return _output_text_sql(_flat(rules.FLAT_OUTPUT_MESSAGES, key.removeprefix(rules.OUTPUT_TEXT)))
     if key.startswith(rules.ANSWER_CALL):
         return _answer_call_sql(_flat(rules.FLAT_OUTPUT_MESSAGES, key.removeprefix(rules.ANSWER_CALL)))
+    if key.startswith(rules.LAST_USER_CONTENT):
+        messages = f"_a[{lit(key.removeprefix(rules.LAST_USER_CONTENT))}]"
+        parts = (
+            f"arrayStringConcat(arrayMap(p -> if(JSONExtractString(p, 'type') = 'text', JSONExtractString(p, 'text'), "
+            f"''), JSONExtractArrayRaw({messages}, -1, 'content')))"
+        )
+        return (
+            f"if(JSONExtractString({messages}, -1, 'role') = 'user', if(JSONType({messages}, -1, 'content') = 'String', "
+            f"JSONExtractString({messages}, -1, 'content'), {parts}), '')"
+        )
     if key.startswith(LAST_TEXT_ROLE):
         messages = f"_a[{lit(key.removeprefix(LAST_TEXT_ROLE))}]"
         return (

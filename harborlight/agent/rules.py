@@ -694,6 +694,18 @@ LAST_USER_TEXT, OUTPUT_TEXT = "@last_user_text:", "@output_text:"
 # flattened output form with tool calls (the answer, else '').
 ANSWER_TOOLS = (("final_answer", "answer"),)
 ANSWER_CALL = "@answer_call:"
+# The Vercel AI SDK's messages as sent to the provider (`ai.prompt.messages` on a doStream span: [{role, content: a
+# text or [{type: "text", text}, ...]}]): the last one, when it is the user's, is the user's new turn (as
+# NEW_TURN_MESSAGES). Only of a call that offers tools (ai.prompt.tools) where the run's calls do: see OFFERED_TOOLS.
+AI_SDK_MESSAGES, AI_SDK_TOOLS = "ai.prompt.messages", "ai.prompt.tools"
+# Value key: the last message's text when its role is user (else '').
+LAST_USER_CONTENT = "@last_user_content:"
+# Where a model call tells the tools it offered the model (attribute keys, or key prefixes ending in '.'): GenAI's
+# gen_ai.tool.definitions, OpenInference's llm.tools.<n>.*, OpenLLMetry's llm.request.functions.<n>.*, the AI SDK's
+# ai.prompt.tools. A call that offers none, where the agent's other calls of the same operation do, serves the
+# session (opencode's session title, which the AI SDK's signals tell apart no other way): no turn of the agent, so
+# no step of its trajectory (its tokens count in the totals) and, for the AI SDK, no user turn.
+OFFERED_TOOLS = ("gen_ai.tool.definitions", "llm.tools.", "llm.request.functions.", AI_SDK_TOOLS)
 DERIVED: tuple[Derived, ...] = (
     Derived(
         "genai",
@@ -720,6 +732,14 @@ DERIVED: tuple[Derived, ...] = (
     ),
     Derived("genai", USER_EVENT_TURN, "user_message", kinds=("llm_request",)),
     Derived("genai", CHOICE_EVENT_TEXT, "output", kinds=("llm_request",)),
+    # (not of a failed call: a refused attempt's input is the turn its retry sends again)
+    Derived(
+        "vercel_ai",
+        LAST_USER_CONTENT + AI_SDK_MESSAGES,
+        "user_message",
+        when=has(AI_SDK_TOOLS) & attr("@span_status", "true", ""),
+        kinds=("llm_request",),
+    ),
     Derived("vercel_ai", "ai.response.reasoning", "reasoning", kinds=("llm_request",)),
     Derived("vercel_ai", "ai.response.text", "output", kinds=("llm_request",)),
     Derived("atif2otel", "metadata.reasoning_content", "reasoning", when=_ATIF, kinds=("llm_request",)),

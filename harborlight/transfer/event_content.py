@@ -11,6 +11,8 @@ from typing import Any
 
 from harborlight.agent.rule_types import FlatMessages
 from harborlight.agent.rules import (
+    AI_SDK_MESSAGES,
+    AI_SDK_TOOLS,
     ANSWER_TOOLS,
     ARGUMENT_WRAPPERS,
     FACTS,
@@ -18,6 +20,7 @@ from harborlight.agent.rules import (
     FLAT_OUTPUT_MESSAGES,
     MESSAGE_EVENTS,
     NEW_TURN_MESSAGES,
+    OFFERED_TOOLS,
     TOOL_MESSAGE_EVENT,
 )
 from harborlight.transfer import atif_attributes as A
@@ -205,13 +208,35 @@ def _span_event_choice(event: Event) -> ModelOutput | None:
     )
 
 
+def _ai_sdk_user_turn(attributes: dict[str, str]) -> str | None:
+    """The Vercel AI SDK's messages (rules.AI_SDK_MESSAGES) of a call that offers tools: the last one's text when
+    it is the user's (a text content, or its `text` parts)."""
+    messages = load_json(attributes.get(AI_SDK_MESSAGES)) if attributes.get(AI_SDK_TOOLS) else None
+    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+        return None
+    last = messages[-1]
+    if last.get("role") != "user":
+        return None
+    content = last.get("content")
+    if isinstance(content, str):
+        return content or None
+    return _parts_text(content, ("text",)) or None
+
+
+def offers_tools(event: Event) -> bool:
+    """Whether a model call tells tools it offered the model (rules.OFFERED_TOOLS)."""
+    return any(
+        k in OFFERED_TOOLS or k.startswith(tuple(p for p in OFFERED_TOOLS if p.endswith("."))) for k in event.attributes
+    )
+
+
 def new_user_turn(event: Event) -> str | None:
     """The user's new turn a model call carries: the text of its input messages' last message when that is
     the user's text (harborlight/agent/rules.py NEW_TURN_MESSAGES, the rule the agent views derive its
     user_message by), else None (a call that answers a tool result, or replays nothing new)."""
     messages = load_json(event.attributes.get(NEW_TURN_MESSAGES))
     if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
-        return _flat_user_turn(event.attributes) or _span_event_user_turn(event)
+        return _flat_user_turn(event.attributes) or _span_event_user_turn(event) or _ai_sdk_user_turn(event.attributes)
     last = messages[-1]
     if last.get("role") != "user":
         return None

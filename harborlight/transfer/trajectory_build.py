@@ -37,6 +37,7 @@ from harborlight.transfer.event_content import (
     load_json,
     model_output,
     new_user_turn,
+    offers_tools,
     tool_arguments,
     tool_result,
     user_message,
@@ -235,8 +236,9 @@ def _steps(
     by_request: dict[str, Step] = {}  # a model call's step by its request id: its text goes there
     by_span: dict[str, Step] = {}  # a model call's step by its span: what it logged goes there
     asked = agent_inputs(events)
+    serving = _serving_calls(events)
     for event in events:
-        if event.side_call:  # a side call (and its text) is no step: it counts in the totals only
+        if event.side_call or event.event_id in serving:  # a side call (and its text) is no step: in the totals only
             if event.kind == "llm_request" and (metrics := _metrics(event)) is not None:
                 side_calls.append(metrics)
             continue
@@ -300,6 +302,14 @@ def _steps(
                 subagents.append(sub)
             _add_tool_call(current, event, sub, len(steps))
     return steps, subagents, side_calls
+
+
+def _serving_calls(events: list[Event]) -> set[str]:
+    """The model calls that offer the model no tools where the agent's other calls of the same operation (source,
+    scope and name) do (rules.OFFERED_TOOLS): calls that serve the session, as a session title does."""
+    calls = [e for e in events if e.kind == "llm_request"]
+    offering = {(e.source, e.scope, e.name) for e in calls if offers_tools(e)}
+    return {e.event_id for e in calls if (e.source, e.scope, e.name) in offering and not offers_tools(e)}
 
 
 def _agent_step(event: Event, step_id: int) -> Step:

@@ -118,7 +118,8 @@ def expect(recording: Recording) -> Expected:
         recording.agent,
         version,
         module.MODEL,
-        episode.prompt,
+        # the prompt as the agent tells the model it (the agent's told_prompt, where it rewrites it)
+        getattr(module, "told_prompt", str)(episode.prompt),
         episode.answer,
         calls,
         tools,

@@ -59,20 +59,6 @@ FAULTS: tuple[Fault, ...] = (
     # opencode with experimental.openTelemetry: the AI SDK's spans (ai.streamText > ai.streamText.doStream,
     # ai.toolCall) are read, but for these.
     Fault(
-        "opencode's prompt is only inside ai.prompt / ai.prompt.messages (JSON messages after the system prompt), "
-        "not read as a user message: no user_message, no user step",
-        "opencode",
-        ("prompt",),
-        _ai_sdk,
-    ),
-    Fault(
-        "opencode's session-title call (an ai.streamText.doStream without ai.prompt.tools, system prompt 'You are "
-        "a title generator', 71/7 tokens) is read as the trajectory's first agent step",
-        "opencode",
-        ("steps",),
-        _ai_sdk,
-    ),
-    Fault(
         "opencode's refused call is an ai.streamText.doStream with status ERROR 'Rate limit reached for requests' "
         "and an exception event (AI_APICallError), no HTTP status attribute: read as a status-200 call with no "
         "tokens, not a 429",

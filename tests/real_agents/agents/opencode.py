@@ -32,6 +32,12 @@ def call_id(call: ToolCall) -> str:
     return call.id
 
 
+def told_prompt(prompt: str) -> str:
+    """The prompt as `opencode run` gives it to the model (1.18.33): its message arguments joined by spaces, one
+    that holds a space in double quotes, its own quotes escaped. The model's user message is that text."""
+    return '"' + prompt.replace('"', '\\"') + '"' if " " in prompt else prompt
+
+
 def reported_cost(stdout: str) -> float | None:
     return None  # a custom provider's model has no price: opencode's own cost is 0
 
