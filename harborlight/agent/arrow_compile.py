@@ -64,7 +64,7 @@ _STR = pa.string()
 
 
 def _const(n: int, value: str = "") -> pa.Array:
-    return pa.array(np.full(n, value, dtype=object), type=_STR)
+    return pa.repeat(pa.scalar(value, _STR), n)
 
 
 def _np(mask: Any) -> np.ndarray:
@@ -85,6 +85,9 @@ class _Map:
             self.codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
             self.code = {k: i for i, k in enumerate(encoded.dictionary.to_pylist())}
         self._cache: dict[str, tuple[np.ndarray, pa.Array]] = {}
+        self._by_code = np.argsort(self.codes, kind="stable")
+        self._bounds = np.searchsorted(self.codes[self._by_code], np.arange(len(self.code) + 1))
+        self._padded = pa.concat_arrays([values, pa.array([""], type=_STR)])
 
     @classmethod
     def of(cls, column: Any, non_empty: bool) -> "_Map":
@@ -102,17 +105,22 @@ class _Map:
             if code is None:
                 self._cache[key] = (present, _const(self.n))
             else:
-                idx = np.flatnonzero(self.codes == code)
-                rows, first = np.unique(self.rows[idx], return_index=True)
-                pos = np.zeros(self.n, dtype=np.int64)
-                pos[rows] = idx[first]
+                idx = self._by_code[self._bounds[code] : self._bounds[code + 1]]
+                rows = self.rows[idx]
+                first = np.ones(len(idx), dtype=bool)
+                first[1:] = rows[1:] != rows[:-1]  # entries are in row order: a row's first entry of the key
+                pos = np.full(self.n, len(self.values), dtype=np.int64)
+                pos[rows[first]] = idx[first]
                 present[rows] = True
-                taken = self.values.take(pa.array(pos, mask=~present))
-                self._cache[key] = (present, pc.fill_null(taken, ""))
+                self._cache[key] = (present, self._padded.take(pa.array(pos)))
         return self._cache[key]
 
     def value(self, key: str) -> pa.Array:
         return self._first(key)[1]
+
+    def holds(self, key: str) -> bool:
+        """Whether any row has the key (a look-up of a key no row has is '' everywhere)."""
+        return key in self.code
 
     def has(self, key: str) -> np.ndarray:
         return self._first(key)[0]
@@ -296,10 +304,9 @@ class Batch:
 
     def per_row(self, rows: np.ndarray, values: list[str]) -> pa.Array:
         """A string column: `values` at `rows`, '' elsewhere."""
-        out = np.full(self.n, "", dtype=object)
-        if len(rows):
-            out[rows] = values
-        return pa.array(out, type=_STR)
+        index = np.zeros(self.n, dtype=np.int64)
+        index[rows] = np.arange(1, len(rows) + 1)
+        return pa.array(["", *values], type=_STR).take(pa.array(index))
 
     # -- the values rules test -------------------------------------------------------------------------
 
@@ -318,6 +325,8 @@ class Batch:
                 return None
             path = key.removeprefix(BODY).split(".")
             return self._json_rows(self.col("Body"), lambda text: js.extract_string(text, *path))
+        if key.startswith("@") and key[1:] in self.ctx.columns:  # a value of the record (sources.Context.columns)
+            return self.column_value(key[1:])
         if key in (rules.USER_EVENT_TURN, rules.CHOICE_EVENT_TEXT):
             return self._event_text(key) if self.source == "span" else None
         if key.startswith(rules.LAST_USER_TEXT):
@@ -326,6 +335,9 @@ class Batch:
             return self._output_text(_flat(rules.FLAT_OUTPUT_MESSAGES, key.removeprefix(rules.OUTPUT_TEXT)))
         if key.startswith(rules.ANSWER_CALL):
             return self._answer_call(_flat(rules.FLAT_OUTPUT_MESSAGES, key.removeprefix(rules.ANSWER_CALL)))
+        last_user_content = getattr(rules, "LAST_USER_CONTENT", None)
+        if last_user_content and key.startswith(last_user_content):
+            return self._json_rows(self.a.value(key.removeprefix(last_user_content)), js.last_user_content)
         if key.startswith(LAST_TEXT_ROLE):
             return self._json_rows(self.a.value(key.removeprefix(LAST_TEXT_ROLE)), js.last_text_role)
         if key.startswith("@"):
@@ -430,6 +442,8 @@ class Batch:
         if when.suffixes:
             mask &= np.logical_or.reduce([_np(pc.ends_with(self.name, s)) for s in when.suffixes])
         for key, values in when.attrs:
+            if not key.startswith("@") and not self.a.holds(key):
+                return np.zeros(self.n, dtype=bool)
             value = self.value(key)
             if value is None:
                 return None
@@ -584,6 +598,11 @@ def _kinds(b: Batch) -> dict[str, pa.Array]:
 def _alias_raw(b: Batch, alias: Alias) -> pa.Array | None:
     """compile.alias_sql: the alias's value as a string ('' absent), None when the table has no such value."""
     key = alias.key
+    if not any(head == "" for head, _ in alias.named):  # a key no row has is '' everywhere: never valid
+        if key.startswith("resource:") and not b.r.holds(key.removeprefix("resource:")):
+            return None
+        if not key.startswith(("resource:", "@")) and not b.a.holds(key):
+            return None
     if key.startswith("resource:"):
         raw = b.r.value(key.removeprefix("resource:"))
     elif key.startswith("@name_after:"):
@@ -599,8 +618,8 @@ def _alias_raw(b: Batch, alias: Alias) -> pa.Array | None:
     else:
         raw = b.a.value(key)
     if alias.json is not None:
-        member = alias.json
-        raw = b._json_rows(raw, lambda text: js.extract_raw(text, member))
+        path = alias.json.split(".")  # a dotted path into nested objects, as compile.alias_sql reads it
+        raw = b._json_rows(raw, lambda text: js.extract_raw(text, *path))
     if alias.pattern is not None:
         pattern = alias.pattern
         raw = b._json_rows(raw, lambda text: js.extract(text, pattern))
@@ -623,7 +642,7 @@ def _alias_raw(b: Batch, alias: Alias) -> pa.Array | None:
 def _typed(kind: FactType, raw: pa.Array, valid: np.ndarray) -> pa.Array:
     mask = ~valid
     if kind == "string":
-        return pa.array(raw.to_numpy(zero_copy_only=False), type=_STR, mask=~valid)
+        return pc.if_else(pa.array(valid), raw, pa.scalar(None, _STR))
     if kind in ("int", "status"):
         return pa.array(_int_values(raw, valid), type=pa.int64(), mask=mask)
     if kind == "float":
@@ -715,6 +734,10 @@ def _arguments(raw: str) -> str:
     return raw
 
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_MCP_PART = r"(?s)^(?:mcp__)?.*?__"
+
+
 @cache
 def _exact_names() -> dict[str, str]:
     out: dict[str, str] = {}
@@ -735,8 +758,8 @@ def _editor_commands() -> dict[str, str]:
 
 def _category(tool_name: str, args: str, attrs: dict[str, str], has: Callable[[str], bool]) -> str:
     """sql_parts.tool_helpers_sql and category_sql for one tool call."""
-    tn = tool_name.lower()
-    part = re.sub(r"(?s)^(?:mcp__)?.*?__", "", tn, count=1)
+    tn = tool_name.translate(_ASCII_LOWER)  # lower(): ASCII letters only
+    part = re.sub(_MCP_PART, "", tn, count=1)
     markers = any(has(k) for k, v in rules.MCP_MARKERS if v is None) or any(
         attrs.get(k, "") == v for k, v in rules.MCP_MARKERS if v is not None
     )
@@ -771,28 +794,69 @@ def _target_paths(args: str, attrs: dict[str, str]) -> list[str]:
     return out
 
 
+def _unwrap(b: Batch, args: pa.Array) -> pa.Array:
+    """The tool arguments unwrapped (sql_parts.unwrapped_arguments_sql), in Python only where a wrapper's key
+    is named in them."""
+    wrapped = np.zeros(b.n, dtype=bool)
+    for inner, _ in rules.ARGUMENT_WRAPPERS:
+        wrapped |= _np(pc.match_substring(args, f'"{inner}"'))
+    rows = np.flatnonzero(wrapped)
+    if not len(rows):
+        return args
+    texts = args.take(pa.array(rows)).to_pylist()
+    return pc.if_else(pa.array(wrapped), b.per_row(rows, [_arguments(t) for t in texts]), args)
+
+
 def _tools(b: Batch, kind: pa.Array) -> tuple[pa.Array, pa.Array]:
-    """ToolCategory (NULL without a tool name) and TargetPaths ([] unless a tool or subagent)."""
+    """ToolCategory (NULL without a tool name) and TargetPaths ([] unless a tool or subagent). Vectorized for
+    plain tool names; an MCP tool, an editor tool or a call with arguments or a path attribute is read in Python."""
+    n = b.n
     tool_name, _ = b.facts["tool_name"]
     named = ~_np(pc.is_null(tool_name))
     pathed = _np(pc.is_in(kind, pa.array(["tool", "subagent"])))
-    rows = np.flatnonzero(named | pathed)
-    categories: list[str | None] = [None] * b.n
-    paths: list[list[str]] = [[] for _ in range(b.n)]
+    args = _unwrap(b, pc.fill_null(b.facts["arguments"][0], ""))
+    tn = pc.ascii_lower(pc.fill_null(tool_name, ""))
+    part = pc.replace_substring_regex(tn, _MCP_PART, "", max_replacements=1)
+    exact = _exact_names()
+    found = pc.fill_null(pa.array(list(exact.values()), type=_STR).take(pc.index_in(part, pa.array(list(exact)))), "")
+    category = pc.if_else(pc.not_equal(found, ""), found, "other")
+    done = _np(pc.not_equal(found, ""))
+    for cat in rules.TOOL_CATEGORIES:
+        for prefix in cat.prefixes:
+            hit = _np(pc.starts_with(part, prefix)) & ~done
+            category = pc.if_else(pa.array(hit), cat.name, category)
+            done |= hit
+    plan = _np(pc.equal(b.a.value("gen_ai.operation.name"), "plan"))
+    category = pc.if_else(pa.array(plan), "plan", category)
+    slow = _np(pc.is_in(tn, pa.array(rules.EDITOR_TOOLS, type=_STR))) | _np(pc.match_substring(tn, "__"))
+    for key, wanted in rules.MCP_MARKERS:
+        slow |= b.a.has(key) if wanted is None else _np(pc.equal(b.a.value(key), wanted))
+    slow &= named & ~plan
+    path_keys = [k for k in rules.PATH_ATTRIBUTES if b.a.holds(k)]
+    with_paths = pathed & (_np(pc.not_equal(args, "")) | np.logical_or.reduce([b.a.has(k) for k in path_keys] or [0]))
+    rows = np.flatnonzero(slow | with_paths)
+    paths: dict[int, list[str]] = {}
     if len(rows):
-        taken = pa.array(rows)
-        names = tool_name.take(taken).to_pylist()
-        args_raw = b.facts["arguments"][0].take(taken).to_pylist()
-        keyed = {int(r): [] for r in rows}
-        attrs = b._row_attrs(keyed) if b.a.n else {}
+        attrs = b._row_attrs({int(r): [] for r in rows})
+        names = tool_name.take(pa.array(rows)).to_pylist()
+        texts = args.take(pa.array(rows)).to_pylist()
+        slow_rows, slow_values = [], []
         for i, r in enumerate(rows.tolist()):
             a = attrs.get(r, {})
-            args = _arguments(args_raw[i] or "")
-            if named[r]:
-                categories[r] = _category(names[i] or "", args, a, a.__contains__)
-            if pathed[r]:
-                paths[r] = _target_paths(args, a)
-    return pa.array(categories, type=_STR), pa.array(paths, type=pa.list_(_STR))
+            if slow[r]:
+                slow_rows.append(r)
+                slow_values.append(_category(names[i] or "", texts[i], a, a.__contains__))
+            if with_paths[r]:
+                paths[r] = _target_paths(texts[i], a)
+        if slow_rows:
+            category = pc.if_else(pa.array(slow), b.per_row(np.array(slow_rows), slow_values), category)
+    category = pc.if_else(pa.array(named), category, pa.scalar(None, _STR))
+    lengths = np.zeros(n, dtype=np.int32)
+    for r, found in paths.items():
+        lengths[r] = len(found)
+    offsets = pa.array(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32))
+    flat = pa.array([p for r in sorted(paths) for p in paths[r]], type=_STR)
+    return category, pa.ListArray.from_arrays(offsets, flat)
 
 
 # -- derived rows ----------------------------------------------------------------------------------------------
@@ -870,11 +934,11 @@ def _timing(b: Batch) -> dict[str, pa.Array]:
 
 def _provenance(keys: list[str], values: list[pa.Array], rows: np.ndarray) -> pa.Array:
     """A Map column: the same keys on every row (in order), each row's values from `values` at `rows`."""
-    taken = [v.take(pa.array(rows)) for v in values]
-    width, count = len(keys), len(rows)
-    flat_values = pa.array(np.stack([t.to_numpy(zero_copy_only=False) for t in taken], axis=1).reshape(-1)
-                           if count else np.array([], dtype=object), type=_STR)  # fmt: skip
-    flat_keys = pa.array(np.tile(np.array(keys, dtype=object), count), type=_STR)
+    width, count, n = len(keys), len(rows), len(values[0])
+    every = pa.concat_arrays([v.cast(_STR) for v in values])
+    index = (np.arange(width, dtype=np.int64)[None, :] * n + rows[:, None]).reshape(-1)
+    flat_values = every.take(pa.array(index))
+    flat_keys = pa.array(keys, type=_STR).take(pa.array(np.tile(np.arange(width, dtype=np.int64), count)))
     offsets = pa.array(np.arange(0, (count + 1) * width, width, dtype=np.int32))
     return pa.MapArray.from_arrays(offsets, flat_keys, flat_values)
 
@@ -912,23 +976,25 @@ def classify(table: pa.Table, source: Source) -> pa.Table:
     outputs = derived_outputs()
     # ARRAY JOIN [0, derived numbers]: each record's own row, then its derived rows; WHERE _kind != ''.
     keep = _np(pc.not_equal(kind, ""))
-    rows: list[int] = []
-    numbers: list[int] = []
-    positions: list[int] = []
-    for r in np.flatnonzero(keep).tolist():
-        for n_, d in enumerate([0, *derived[r]]):
-            rows.append(r)
-            numbers.append(d)
-            positions.append(n_ + 1)
-    at = np.array(rows, dtype=np.int64)
-    d = np.array(numbers, dtype=np.int64)
+    carriers = [r for r in np.flatnonzero(keep).tolist() if derived[r]]
+    extra_rows = np.array([r for r in carriers for _ in derived[r]], dtype=np.int64)
+    extra_numbers = np.array([x for r in carriers for x in derived[r]], dtype=np.int64)
+    extra_positions = np.array([i + 2 for r in carriers for i in range(len(derived[r]))], dtype=np.int64)
+    own = np.flatnonzero(keep)
+    at = np.concatenate([own, extra_rows])
+    d = np.concatenate([np.zeros(len(own), dtype=np.int64), extra_numbers])
+    positions = np.concatenate([np.ones(len(own), dtype=np.int64), extra_positions])
+    order = np.argsort(at, kind="stable")  # each record's own row, then its derived rows
+    at, d, positions = at[order], d[order], positions[order]
     is_d = d > 0
     take = pa.array(at)
     dmask = pa.array(is_d)
     d_kind = pa.array([""] + [k_ for _, k_ in outputs], type=_STR).take(pa.array(d))
     d_label = pa.array([""] + [c.label for c, _ in outputs], type=_STR).take(pa.array(d))
     own_id = timing["EventId"].take(take)
-    suffix = pa.array([f":{k_}:{p - 2}" for k_, p in zip(d_kind.to_pylist(), positions, strict=True)], type=_STR)
+    kinds_of = d_kind.filter(pa.array(is_d)).to_pylist()
+    suffixes = [f":{k_}:{p - 2}" for k_, p in zip(kinds_of, positions[is_d].tolist(), strict=True)]
+    suffix = b_per(len(at), np.flatnonzero(is_d), suffixes)
     cols: dict[str, pa.Array] = {
         "Timestamp": timing["Timestamp"].take(take),
         "EndTimestamp": timing["EndTimestamp"].take(take),
@@ -959,6 +1025,12 @@ def classify(table: pa.Table, source: Source) -> pa.Table:
     cols["TargetPaths"] = pc.if_else(null_on_derived, paths.take(take), empty_paths)
     cols["Provenance"] = _provenance_column(b, at, is_d, category, paths)
     return pa.table(cols)
+
+
+def b_per(n: int, rows: np.ndarray, values: list[str]) -> pa.Array:
+    index = np.zeros(n, dtype=np.int64)
+    index[rows] = np.arange(1, len(rows) + 1)
+    return pa.array(["", *values], type=_STR).take(pa.array(index))
 
 
 def _provenance_column(b: Batch, at: np.ndarray, is_d: np.ndarray, category: pa.Array, paths: pa.Array) -> pa.Array:

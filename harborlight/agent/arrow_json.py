@@ -161,3 +161,18 @@ def extract(text: str, pattern: str) -> str:
 def extract_all(text: str, pattern: str) -> list[str]:
     compiled = _compiled(pattern)
     return [m.group(1) if compiled.groups else m.group(0) for m in compiled.finditer(text)]
+
+
+def last_user_content(text: str) -> str:
+    """The last message's content text when its role is user (a string, or its `text` parts joined), else ''."""
+    doc = parse(text)
+    if doc is _MISSING:
+        return ""
+    last = at(doc, -1)
+    if last is _MISSING or extract_string(raw(last), "role") != "user":
+        return ""
+    content = at(last, "content")
+    if isinstance(content, str):
+        return content
+    items = content if isinstance(content, list) else []
+    return "".join(extract_string(raw(p), "text") for p in items if extract_string(raw(p), "type") == "text")
