@@ -254,7 +254,9 @@ class Sender:
         self._workers = max(1, int(workers))
         self._pending = 0  # requests submitted and not yet done (queued or in flight)
         self._lock = threading.Lock()
-        self._loop = asyncio.new_event_loop()
+        # made by start(): a sender never started (Harbor builds the plugin, the job does not start) holds no
+        # event loop, whose sockets would stay open
+        self._loop: asyncio.AbstractEventLoop
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._main, name="harborlight-plugin-sender", daemon=True)
         self._queues: list[asyncio.Queue] = []
@@ -266,6 +268,7 @@ class Sender:
     # -- on the caller's thread
 
     def start(self) -> None:
+        self._loop = asyncio.new_event_loop()
         self._thread.start()
         self._ready.wait(30)
 

@@ -3,6 +3,9 @@ entry point (Harbor's own resolver), its kwargs come as Harbor's CLI parses them
 protocol, headers and deadline fall back to the OpenTelemetry exporter's variables as the SDK
 configuration spec reads them."""
 
+import gc
+import warnings
+
 import pytest
 from harbor.cli.job_plugins import plugin_configs_from_cli
 from harbor.cli.plugin_registry import resolve_plugin_import_path
@@ -110,3 +113,13 @@ def test_an_unknown_protocol_variable_is_a_warning_and_http(caplog):
 def test_no_endpoint_is_one_line_naming_both_ways():
     with pytest.raises(ValueError, match="endpoint=http://HOST:4318 or set OTEL_EXPORTER_OTLP_ENDPOINT"):
         endpoints(None, {})
+
+
+def test_a_plugin_whose_job_never_starts_leaves_nothing_open():
+    """Harbor builds the plugins a job names before the job starts; a job that never starts never calls
+    on_job_start, and its plugin, dropped, leaves no event loop or socket open (a ResourceWarning)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        HarborlightPlugin(endpoint="http://10.0.0.5:4318")
+        gc.collect()
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
