@@ -67,6 +67,6 @@ def test_a_part_damaged_while_down_is_reported_by_health_ingest_and_the_log(tmp_
         assert _sql(sql_port, "SELECT count() FROM otel_traces") == [["5"]]
     finally:
         assert server.stop() == 0
-    said = server.process.stderr.read().decode()
+    said = server.output
     assert f"default.otel_traces broken-on-start_{name} ({rows} rows)" in said, said[-2000:]
     assert f"1 damaged part(s) set aside by the engine: {rows} rows no query answers" in said

@@ -126,6 +126,7 @@ class SubprocessServer:
     grpc_port: int = 0
     http_port: int = 0
     process: subprocess.Popen | None = None
+    output: str = ""  # what the process wrote to stdout, then stderr, once it has been stopped or killed
     program: tuple[str, ...] = ("-m", "harborlight.cli.main")  # what the interpreter runs (bench/ runs a variant)
 
     def start(self, timeout: float = 60) -> "SubprocessServer":
@@ -147,9 +148,13 @@ class SubprocessServer:
             stderr=subprocess.PIPE,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
-        wait_until_answering(
-            self.process, f"{self.http_url}/healthz", timeout, "server", lambda: self.process.stderr.read().decode()
-        )
+        try:
+            wait_until_answering(
+                self.process, f"{self.http_url}/healthz", timeout, "server", lambda: self.process.stderr.read().decode()
+            )
+        except BaseException:
+            self.kill()
+            raise
         return self
 
     @property
@@ -174,8 +179,14 @@ class SubprocessServer:
 
     def kill(self) -> None:
         self.process.send_signal(signal.SIGKILL)
-        self.process.wait(30)
+        self._ended(30)
 
     def stop(self, timeout: float = 60) -> int:
         self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(timeout)
+        return self._ended(timeout)
+
+    def _ended(self, timeout: float) -> int:
+        """Waits for the process to exit, keeps what it wrote (`output`) and closes its pipes."""
+        out, err = self.process.communicate(timeout=timeout)
+        self.output = (out or b"").decode(errors="replace") + (err or b"").decode(errors="replace")
+        return self.process.returncode
