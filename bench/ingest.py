@@ -14,12 +14,13 @@ in one run.
    half, so each ratio compares runs made back to back.
 
 5. With `--variants views,after-commit`, each round runs every run on one fresh server per variant (the
-   classification done another way: bench/classify_variants.py), against the same direct inserts.
+   classification done another way: bench/classify_variants.py; `arrow` and `engine-once`, the classification
+   out of the per-span views: bench/classify_arrow.py), against the same direct inserts.
    A full refresh (the agent views' SELECT over every stored span, as a refreshable view without a
    watermark would run it) is timed on the same-schema store after its direct insert.
 
 Usage: python bench/ingest.py [--spans 400000] [--small-spans 60000] [--rounds 3] [--runs 1x1,4x1,16x1,16x8]
-       [--server-args '...'] [--variants views,after-commit]
+       [--server-args '...'] [--variants views,after-commit,arrow,engine-once]
 """
 
 import argparse
@@ -348,6 +349,10 @@ def measure_run(server: SubprocessServer, events: AgentEvents, run: Run, request
     )
 
 
+# Variants that classify outside the views (issue 36) start from bench/classify_arrow.py.
+_VARIANT_PROGRAMS = {"arrow": "classify_arrow.py", "engine-once": "classify_arrow.py"}
+
+
 def round_on_one_server(runs: dict[Run, list[bytes]], args: argparse.Namespace, variant: str) -> dict[Run, Measured]:
     """Every run, one after the other, on one fresh server."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -359,7 +364,7 @@ def round_on_one_server(runs: dict[Run, list[bytes]], args: argparse.Namespace, 
             program=(
                 ("-m", "harborlight.cli.main")
                 if variant == "views"
-                else (str(Path(__file__).with_name("classify_variants.py")), variant)
+                else (str(Path(__file__).with_name(_VARIANT_PROGRAMS.get(variant, "classify_variants.py"))), variant)
             ),
         ).start()
         events = AgentEvents(sql_port)
@@ -380,7 +385,8 @@ def main() -> None:
     parser.add_argument(
         "--variants",
         default="views",
-        help="how the server classifies: views, after-commit (bench/classify_variants.py)",
+        help="how the server classifies: views, after-commit (bench/classify_variants.py), arrow, engine-once "
+        "(bench/classify_arrow.py)",
     )
     args = parser.parse_args()
 
