@@ -1,8 +1,10 @@
 """A job's report as one self-contained HTML page to share: the job row with its intervals, the outcome
 mix, tokens and cost per trial, where the agent time went, the span-duration charts and, against another
 job, the paired comparison. Built from the API's own JSON documents (the same ones `harborlight report`
-prints as tables), charts drawn by Plotly with its library inlined once, gzip-compressed and unpacked by the
-browser's DecompressionStream (4.9 MB a page before, 2.0 MB now), so the file reads offline.
+prints as tables). The charts are bar charts drawn by plotly.js's basic bundle (bar, pie, scatter; 1.2 MB,
+vendored in assets/), inlined once, gzip-compressed and unpacked by the browser's DecompressionStream, so the
+file reads offline: 0.4 MB of library a page (the full bundle, as Plotly's Python package inlines it, took
+4.9 MB, and 2.0 MB compressed).
 
 Pure: documents in, HTML out. Every name that came from telemetry is escaped; a missing value reads "-".
 Plotly draws its texts (tick labels, legend entries, hover labels, titles) from a small HTML of its own
@@ -13,17 +15,17 @@ Plotly draws its texts (tick labels, legend entries, hover labels, titles) from 
 import base64
 import functools
 import gzip
-import re
+import json
 from collections.abc import Sequence
 from html import escape
+from importlib import resources
 from itertools import pairwise
 from typing import Any
 
-import plotly.graph_objects as go
-from plotly.offline import get_plotlyjs
-
 from harborlight.api.routes.display import MISSING, interval, note, num, pct, value
 
+# npm's plotly.js-basic-dist-min 4.1.1, as published (sha256 99784e3a...0649ba); assets/plotly-LICENSE
+_LIBRARY = "plotly-basic-4.1.1.min.js"
 _CHART = {"displaylogo": False, "responsive": True}
 _CHART_SCRIPT = "text/x-harborlight-chart"  # a chart's Plotly.newPlot, run once the library is unpacked
 # Unpacks the library, runs it, then each chart's script, in page order.
@@ -39,12 +41,44 @@ _LOADER = """(async () => {
     chart.replaceWith(run);
   }
 })();""".replace("CHART_SCRIPT", _CHART_SCRIPT)
+_AXIS = {
+    "automargin": True,
+    "gridcolor": "#EBF0F8",
+    "linecolor": "#EBF0F8",
+    "ticks": "",
+    "title": {"standoff": 15},
+    "zerolinecolor": "#EBF0F8",
+    "zerolinewidth": 2,
+}
+# The bar charts' part of Plotly's "plotly_white" template: white ground, light grid, its colours.
+_WHITE = {
+    "data": {"bar": [{"marker": {"line": {"color": "white", "width": 0.5}}, "type": "bar"}]},
+    "layout": {
+        "colorway": ["#636efa", "#EF553B", "#00cc96", "#ab63fa", "#FFA15A", "#19d3f3", "#FF6692", "#B6E880"],
+        "font": {"color": "#2a3f5f"},
+        "hoverlabel": {"align": "left"},
+        "hovermode": "closest",
+        "paper_bgcolor": "white",
+        "plot_bgcolor": "white",
+        "title": {"x": 0.05},
+        "xaxis": _AXIS,
+        "yaxis": _AXIS,
+    },
+}
 
 
 @functools.cache
 def _plotly_gzip_base64() -> str:
-    """Plotly's library (4.8 MB), gzip-compressed and base64-encoded (2.0 MB); the same bytes every time."""
-    return base64.b64encode(gzip.compress(get_plotlyjs().encode(), 9, mtime=0)).decode()
+    """plotly.js's basic bundle (1.2 MB), gzip-compressed and base64-encoded (0.5 MB); the same bytes every
+    time."""
+    library = resources.files("harborlight.api.routes").joinpath("assets", _LIBRARY).read_bytes()
+    return base64.b64encode(gzip.compress(library, 9, mtime=0)).decode()
+
+
+def _script_json(document: Any) -> str:
+    """JSON that cannot end the script element it sits in nor open markup: `<`, `>` and `&` as escapes."""
+    text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _interval(field: Any, fmt: str = "{:.1%}") -> str:
@@ -67,14 +101,37 @@ def _labels(names: Sequence[Any]) -> list[str]:
     return [_label(n) for n in names]
 
 
-def _chart(figure: go.Figure, name: str) -> str:
-    """The figure's HTML. A category axis stays a category axis: a trial named like a date or a number
-    is not put on a time or number line."""
-    figure.update_layout(margin={"l": 60, "r": 20, "t": 40, "b": 60}, height=360, template="plotly_white")
-    figure.update_layout(title={"text": _label(figure.layout.title.text or "")})
-    html = figure.to_html(full_html=False, include_plotlyjs=False, config=_CHART, div_id=f"chart-{name}")
-    html = re.sub(r"<script\b[^>]*>", f'<script type="{_CHART_SCRIPT}">', html, count=1)
-    return f'<div class="chart" data-chart="{escape(name)}">{html}</div>'
+def _bar(x: Sequence[Any], y: Sequence[Any], name: str | None = None, horizontal: bool = False) -> dict[str, Any]:
+    """A bar trace; its names already through `_label`."""
+    bar: dict[str, Any] = {"type": "bar", "x": list(x), "y": list(y)}
+    if name is not None:
+        bar["name"] = name
+    if horizontal:
+        bar["orientation"] = "h"
+    return bar
+
+
+def _axis(title: str | None = None, category: bool = False) -> dict[str, Any]:
+    """An axis: a category axis stays a category axis, so a trial named like a date or a number is not put
+    on a time or number line."""
+    return {**({"title": {"text": title}} if title else {}), **({"type": "category"} if category else {})}
+
+
+def _chart(name: str, bars: list[dict[str, Any]], title: str, height: int = 360, **layout: Any) -> str:
+    """The chart's HTML: its place on the page and its Plotly.newPlot, run once the library is unpacked."""
+    layout = {
+        "template": _WHITE,
+        "margin": {"l": 60, "r": 20, "t": 40, "b": 60},
+        "height": height,
+        "title": {"text": _label(title)},
+        **layout,
+    }
+    div = f"chart-{name}"
+    call = f'Plotly.newPlot("{div}", {_script_json(bars)}, {_script_json(layout)}, {_script_json(_CHART)});'
+    return (
+        f'<div class="chart" data-chart="{escape(name)}"><div id="{div}" class="plotly-graph-div" '
+        f'style="height:{height}px; width:100%;"></div><script type="{_CHART_SCRIPT}">{call}</script></div>'
+    )
 
 
 def _job_section(job: dict[str, Any]) -> str:
@@ -116,28 +173,24 @@ def _outcome_section(job: dict[str, Any]) -> str:
     counts = {k: n for k, n in (value(job["counts"]) or {}).items() if n}
     if not counts:
         return "<h2>Outcomes</h2><p>No finished trial yet.</p>"
-    figure = go.Figure(go.Bar(x=list(counts.values()), y=_labels(list(counts)), orientation="h"))
-    figure.update_layout(title="finished trials by outcome", xaxis_title="trials", yaxis_type="category")
-    return "<h2>Outcomes</h2>" + _chart(figure, "outcomes")
+    bars = [_bar(list(counts.values()), _labels(list(counts)), horizontal=True)]
+    chart = _chart("outcomes", bars, "finished trials by outcome", xaxis=_axis("trials"), yaxis=_axis(category=True))
+    return "<h2>Outcomes</h2>" + chart
 
 
 def _trials_section(trials: Sequence[dict[str, Any]]) -> str:
     names = _labels([t["trial"] for t in trials])
-    figure = go.Figure()
-    for field, label in (
-        ("n_input_tokens", "input"),
-        ("n_cache_tokens", "of which cached"),
-        ("n_output_tokens", "output"),
-    ):
-        figure.add_bar(x=names, y=[value(t[field]) for t in trials], name=f"{label} tokens")
-    figure.update_layout(title="tokens per trial", barmode="group", yaxis_title="tokens", xaxis_type="category")
+    tokens = [
+        _bar(names, [value(t[field]) for t in trials], f"{label} tokens")
+        for field, label in (
+            ("n_input_tokens", "input"),
+            ("n_cache_tokens", "of which cached"),
+            ("n_output_tokens", "output"),
+        )
+    ]
     costed = [t for t in trials if value(t["cost_usd"]) is not None]
-    cost = go.Figure(go.Bar(x=_labels([t["trial"] for t in costed]), y=[value(t["cost_usd"]) for t in costed]))
-    cost.update_layout(
-        title=f"cost per trial (USD, recorded by {len(costed)} of {len(trials)} trials)",
-        yaxis_title="USD",
-        xaxis_type="category",
-    )
+    cost = [_bar(_labels([t["trial"] for t in costed]), [value(t["cost_usd"]) for t in costed])]
+    cost_title = f"cost per trial (USD, recorded by {len(costed)} of {len(trials)} trials)"
     rows = [
         (
             t["trial"],
@@ -155,8 +208,10 @@ def _trials_section(trials: Sequence[dict[str, Any]]) -> str:
     ]
     return (
         "<h2>Trials</h2>"
-        + _chart(figure, "tokens")
-        + _chart(cost, "cost")
+        + _chart(
+            "tokens", tokens, "tokens per trial", barmode="group", xaxis=_axis(category=True), yaxis=_axis("tokens")
+        )
+        + _chart("cost", cost, cost_title, xaxis=_axis(category=True), yaxis=_axis("USD"))
         + _table(
             (
                 "trial",
@@ -189,21 +244,14 @@ def _time_section(time: dict[str, Any]) -> str:
     if window is None or any(v is None for v in parts.values()):
         why = "; ".join(n for n in (note(time[f]) for f in ("agent_window_s", "model_time_s", "gap_time_s")) if n)
         return f"<h2>Where the agent time went</h2><p>Not measured: {escape(why or 'no clocked calls')}.</p>"
-    figure = go.Figure(
-        [go.Bar(x=[v], y=["agent phase"], name=_label(label), orientation="h") for label, v in parts.items()]
-    )
-    figure.update_layout(
-        title=f"agent phases of {value(time['n_trials'])} finished trials, summed ({window:,.1f} s)",
-        barmode="stack",
-        xaxis_title="seconds",
-        height=240,
-    )
+    bars = [_bar([v], ["agent phase"], _label(label), horizontal=True) for label, v in parts.items()]
+    title = f"agent phases of {value(time['n_trials'])} finished trials, summed ({window:,.1f} s)"
     by_model = value(time["model_time_by_model"]) or {}
     rows = [(label, f"{v:,.1f}", pct(v / window) if window else MISSING) for label, v in parts.items()]
     rows += [(f"model {m}", f"{v:,.1f}", pct(v / window) if window else MISSING) for m, v in by_model.items()]
     return (
         "<h2>Where the agent time went</h2>"
-        + _chart(figure, "time")
+        + _chart("time", bars, title, height=240, barmode="stack", xaxis=_axis("seconds"))
         + _table(("part", "seconds", "share of the agent phase"), rows, "time")
     )
 
@@ -218,14 +266,19 @@ def _durations_section(chart: dict[str, Any]) -> str:
     span = range(min(used), max(used) + 1)
     sections = []
     for measure, title in (("count", "spans per duration bin"), ("time_s", "summed span time per duration bin (s)")):
-        figure = go.Figure(
-            [
-                go.Bar(x=_labels([labels[i] for i in span]), y=[r[measure][i] for i in span], name=_label(kind))
-                for kind, r in by_kind.items()
-            ]
+        bars = [
+            _bar(_labels([labels[i] for i in span]), [r[measure][i] for i in span], _label(kind))
+            for kind, r in by_kind.items()
+        ]
+        sections.append(
+            _chart(
+                f"durations-{measure}",
+                bars,
+                f"{title}, by kind (log-spaced bins)",
+                barmode="stack",
+                xaxis=_axis("span duration"),
+            )
         )
-        figure.update_layout(title=f"{title}, by kind (log-spaced bins)", barmode="stack", xaxis_title="span duration")
-        sections.append(_chart(figure, f"durations-{measure}"))
     unclocked = value(chart["n_without_clock"])
     return (
         "<h2>Span durations</h2>"
