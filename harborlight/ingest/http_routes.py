@@ -7,6 +7,12 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
 from harborlight.ingest import mlflow
+from harborlight.ingest.answers import (
+    ExportLogsServiceResponse,
+    ExportMetricsServiceResponse,
+    ExportTraceServiceResponse,
+    RpcStatus,
+)
 from harborlight.ingest.auth import Authenticator, Unauthorized
 from harborlight.ingest.errors import IngestError, InvalidRequest, Unauthenticated
 from harborlight.ingest.otlp_json import json_to_protobuf
@@ -18,6 +24,25 @@ from harborlight.store import Signal
 PROTOBUF = "application/x-protobuf"
 DUPLICATE_HEADER = "X-Harborlight-Duplicate"  # the request was stored before: acknowledged, not stored again
 JSON = "application/json"
+# what OpenAPI names for each route's answers: OTLP/JSON to a JSON request, protobuf to a protobuf one
+_ANSWERS = {
+    Signal.traces: ExportTraceServiceResponse,
+    Signal.logs: ExportLogsServiceResponse,
+    Signal.metrics: ExportMetricsServiceResponse,
+}
+_BINARY = {PROTOBUF: {"schema": {"type": "string", "format": "binary"}}}
+_REFUSALS = {
+    400: "an invalid request",
+    401: "no valid token",
+    413: "a body over the limit",
+    429: "the log is full for now: retry after Retry-After",
+    500: "the receiver failed",
+    503: "the store or the disk is unavailable: retry after Retry-After",
+}
+_DOCUMENTED: dict[int | str, dict[str, object]] = {
+    200: {"description": "taken (with partialSuccess: in part); refusals are a google.rpc.Status", "content": _BINARY},
+    **{status: {"model": RpcStatus, "description": why, "content": _BINARY} for status, why in _REFUSALS.items()},
+}
 
 
 def _reply(message: Message, as_json: bool, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -62,7 +87,14 @@ def otlp_router(receiver: Receiver, authenticator: Authenticator, max_body_bytes
             duplicate = {DUPLICATE_HEADER: "true"} if result.duplicate else None
             return _reply(response(spec, result.rejected, result.message), as_json, headers=duplicate)
 
-        router.add_api_route(spec.http_path, export, methods=["POST"], summary=f"OTLP/HTTP {spec.signal} export")
+        router.add_api_route(
+            spec.http_path,
+            export,
+            methods=["POST"],
+            summary=f"OTLP/HTTP {spec.signal} export",
+            response_model=_ANSWERS[spec.signal],
+            responses=_DOCUMENTED,
+        )
 
     for spec in SIGNALS.values():
         add(spec)

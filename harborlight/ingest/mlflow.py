@@ -18,6 +18,7 @@ from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
+from harborlight.ingest.answers import MlflowCreateAnswer, MlflowError, MlflowSearchAnswer
 from harborlight.ingest.auth import Authenticator, Unauthorized
 
 EXPERIMENT_HEADER = "x-mlflow-experiment-id"
@@ -78,7 +79,17 @@ def mlflow_router(authenticator: Authenticator) -> APIRouter:
             return _error(401, "UNAUTHENTICATED", str(exc))
         return None
 
-    @router.post("/api/2.0/mlflow/experiments/search", summary="The experiment of a job, by its name")
+    refusals: dict[int | str, dict[str, object]] = {
+        400: {"model": MlflowError, "description": "a body or filter it cannot read"},
+        401: {"model": MlflowError, "description": "no valid token"},
+    }
+
+    @router.post(
+        "/api/2.0/mlflow/experiments/search",
+        summary="The experiment of a job, by its name",
+        response_model=MlflowSearchAnswer,
+        responses=refusals,
+    )
     async def search(request: Request) -> JSONResponse:
         if (answer := refused(request)) is not None:
             return answer
@@ -94,7 +105,12 @@ def mlflow_router(authenticator: Authenticator) -> APIRouter:
             )
         return JSONResponse({"experiments": [_experiment(match.group(1).replace("''", "'"))]})
 
-    @router.post("/api/2.0/mlflow/experiments/create", summary="The experiment of a job (every job has one)")
+    @router.post(
+        "/api/2.0/mlflow/experiments/create",
+        summary="The experiment of a job (every job has one)",
+        response_model=MlflowCreateAnswer,
+        responses=refusals,
+    )
     async def create(request: Request) -> JSONResponse:
         if (answer := refused(request)) is not None:
             return answer
