@@ -8,7 +8,9 @@ they name, else the current one), and so do the tool calls a model's output choi
 gen_ai.choice); a user message logged inside a model call's span (GenAI 1.30: its input) comes before that
 call's step; a tool call joins the current agent step with its observation. Failed model calls (a 429
 and such) made no step; they are in gateway.log. A side call (a session title, a summary:
-Event.side_call) is no step either; its tokens and cost are in the totals. Events
+Event.side_call, or a call that offers the model no tools where the agent's other calls of its operation do,
+rules.OFFERED_TOOLS) is no step either; its tokens and cost are in the totals. A user step is what the agent was
+given where the model's user message wraps an agent span's input in the framework's template. Events
 under a tool call (a sub-agent's model calls and tools) form an embedded sub-agent trajectory,
 referenced from that tool call's observation. Attributes written by the Harbor importer
 (harborlight/transfer/atif_attributes.py) restore what only a trajectory has, so a round trip is exact.
