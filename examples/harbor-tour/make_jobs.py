@@ -1,8 +1,15 @@
 """Makes the tour's two Harbor jobs again with a real `harbor run` (the repository's root as the working
 directory): the tasks here, the tour agent's two scripts, the tests' host environment (each trial runs on
-this machine in a directory of its own; no container), two attempts per task, one retry per trial; a run takes about a minute.
+this machine in a directory of its own; no container), two attempts per task, one retry per trial; a run takes
+about a minute.
 
     .venv/bin/python examples/harbor-tour/make_jobs.py     # rewrites examples/harbor-jobs/
+
+Harbor runs a job on absolute paths (its host environment's verifier does not find a relative trial directory)
+and writes them into the job's files: the tasks', the jobs and trials directories, a trial's URI, a traceback's
+files. Once a job is written, every such path is made relative to the repository's root, so the files read the
+same from any clone and any working directory. Harbor names each trial afresh on every run: the README's tour
+names one of them (`harborlight trial fetch-docs__...`).
 """
 
 import json
@@ -35,6 +42,17 @@ def config(job: str, model: str) -> dict:
     }
 
 
+def portable(job_dir: Path) -> None:
+    """Every absolute path of this clone in the job's text files, relative to the repository's root
+    (`file:///.../examples/...` becomes `examples/...`)."""
+    for path in job_dir.rglob("*"):
+        if path.is_file() and path.suffix in {".json", ".txt", ".log"}:
+            text = path.read_text()
+            relative = text.replace(f"file://{ROOT}/", "").replace(f"{ROOT}/", "")
+            if relative != text:
+                path.write_text(relative)
+
+
 def main() -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(ROOT)]), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     shutil.rmtree(JOBS / ".tour-state", ignore_errors=True)
@@ -49,6 +67,7 @@ def main() -> None:
                 env=env,
                 check=True,
             )
+            portable(JOBS / job)
     shutil.rmtree(JOBS / ".tour-state", ignore_errors=True)
 
 
