@@ -10,8 +10,6 @@ agent rows and go the engine's way (harborlight/commit/otlp_insert.py).
 import os
 import tempfile
 
-import pyarrow as pa
-
 from harborlight.agent.arrow_compile import LOG_EVENT_ID, classify
 from harborlight.agent.rule_types import Source
 from harborlight.agent.sources import log_event_id_sql
@@ -66,6 +64,19 @@ def decode_select(signal: Signal, source: str, tenant: str | None) -> tuple[str,
     return query, columns
 
 
+# The raw columns the Arrow compilation reads (a narrower decode, where the engine writes the raw rows itself).
+CLASSIFIED_COLUMNS: dict[Source, tuple[str, ...]] = {
+    "span": (
+        "Timestamp", "TraceId", "SpanId", "ParentSpanId", "SpanName", "ServiceName", "ResourceAttributes",
+        "ScopeName", "SpanAttributes", "Duration", "StatusCode", "StatusMessage", "Events.Name", "Events.Attributes",
+    ),
+    "log": (
+        "Timestamp", "TraceId", "SpanId", "ServiceName", "Body", "ResourceAttributes", "ScopeName", "LogAttributes",
+        "EventName", LOG_EVENT_ID,
+    ),
+}  # fmt: skip
+
+
 def insert_requests_classified(
     store: Store,
     signal: Signal,
@@ -73,8 +84,12 @@ def insert_requests_classified(
     tenant: str | None = None,
     nested: bool | None = None,
     retry_token: str | None = None,
+    raw_by_engine: bool = False,
 ) -> None:
-    """As otlp_insert.insert_requests, with the agent rows written beside the raw rows (no view needed)."""
+    """As otlp_insert.insert_requests, with the agent rows written beside the raw rows (no view needed).
+    `raw_by_engine`: the engine writes the raw rows straight from the requests (its INSERT ... SELECT, as
+    without the views) and decodes them a second time, only the columns the classification reads, into Arrow;
+    else the raw rows decoded once come back as Arrow and go in as an Arrow insert."""
     if signal not in _SOURCES or not requests:
         insert_requests(store, signal, requests, tenant, nested, retry_token)
         return
@@ -84,15 +99,36 @@ def insert_requests_classified(
             with_structured_values_as_text(signal, r) if needs_nested_decoding(signal, r) else r for r in requests
         ]
     settings = _settings(signal, DECODING, store.embedded)
-    structure = _quote(_structure(signal))
-    raw = _decode(store, signal, requests, tenant, structure, settings)
-    agent_rows = classify(raw, kind)
     write = {"async_insert": "0", "max_partitions_per_insert_block": "0", "priority": settings["priority"]}
     if retry_token:
         write["insert_deduplication_token"] = f"{retry_token}:{signal.value}:{tenant or ''}"
         write["deduplicate_blocks_in_dependent_materialized_views"] = "1"
-    raw_columns = [c for c in raw.column_names if c != LOG_EVENT_ID]
-    store.client.insert_arrow(table, raw.select(raw_columns), settings=write)
+    structure = _quote(_structure(signal))
+    if not store.embedded:
+        raise NotImplementedError("server mode: the decoded rows would be read back with the request body")
+    assert store.spool_dir is not None
+    fd, path = tempfile.mkstemp(dir=store.spool_dir, suffix=".pb")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.writelines(_framed(requests))
+        source = f"file({_quote(path)}, 'Protobuf', {structure})"
+        query, _ = decode_select(signal, source, tenant)
+        read = {k: v for k, v in settings.items() if k.startswith("format_schema")}
+        if raw_by_engine:
+            insert = (ingest_sql.traces_insert if signal is Signal.traces else ingest_sql.logs_insert)(
+                source, tenant, DECODING
+            )
+            inline = ", ".join(f"{k} = {_quote(v)}" for k, v in {**settings, **write}.items())
+            store.client.command(f"{insert} SETTINGS {inline}")
+            wanted = ", ".join(f"`{c}`" for c in CLASSIFIED_COLUMNS[kind])
+            query = f"SELECT {wanted} FROM ({query})"
+        raw = store.client.query_arrow(query, settings=read)
+    finally:
+        os.unlink(path)
+    agent_rows = classify(raw, kind)
+    if not raw_by_engine:
+        raw_columns = [c for c in raw.column_names if c != LOG_EVENT_ID]
+        store.client.insert_arrow(table, raw.select(raw_columns), settings=write)
     # The raw rows first: a commit that dies between the two is replayed under the same token, the raw rows
     # skipped as already there and the agent rows written then.
     store.client.insert_arrow("agent_events", agent_rows, settings=write)
@@ -100,21 +136,3 @@ def insert_requests_classified(
 
 def _structure(signal: Signal) -> str:
     return DECODING.traces_structure if signal is Signal.traces else DECODING.logs_structure
-
-
-def _decode(
-    store: Store, signal: Signal, requests: list[bytes], tenant: str | None, structure: str, settings: dict[str, str]
-) -> pa.Table:
-    read = {k: v for k, v in settings.items() if k.startswith("format_schema")}
-    if not store.embedded:
-        query, _ = decode_select(signal, f"input({structure})", tenant)
-        raise NotImplementedError(f"server mode reads the decoded rows with the request body: {query[:40]}")
-    assert store.spool_dir is not None
-    fd, path = tempfile.mkstemp(dir=store.spool_dir, suffix=".pb")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.writelines(_framed(requests))
-        query, _ = decode_select(signal, f"file({_quote(path)}, 'Protobuf', {structure})", tenant)
-        return store.client.query_arrow(query, settings=read)
-    finally:
-        os.unlink(path)
