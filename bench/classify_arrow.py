@@ -6,6 +6,9 @@ python bench/classify_arrow.py VARIANT serve [serve flags]; VARIANT is one of:
   the raw rows, read back as Arrow, classifies them with the Arrow compilation of the rule table
   (harborlight/agent/arrow_compile.py, on the committer's thread) and writes the raw rows and the agent rows
   as two plain Arrow inserts under the group's token (harborlight/commit/arrow_insert.py).
+- arrow-split: as arrow, but the engine writes the raw rows straight from the requests (its own INSERT ...
+  SELECT, as with no views) and decodes them a second time, only the columns the classification reads, into
+  Arrow; only the agent rows are an Arrow insert.
 - engine-once: the agent_events views are dropped; the engine decodes each group once into a Memory table, then
   the raw rows are copied from it into the raw table and the views' own SELECT (the same statement text) reads
   it into agent_events: the decoded block classified by the engine, not by views re-reading the inserted rows.
@@ -13,6 +16,7 @@ Other variants: bench/classify_variants.py.
 """
 
 import sys
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -95,11 +99,16 @@ def _columns(client, name: str, select: str) -> str:
 
 
 def install(variant: str) -> None:
-    if variant not in ("arrow", "engine-once"):
+    inserts = {
+        "arrow": insert_requests_classified,
+        "arrow-split": partial(insert_requests_classified, raw_by_engine=True),
+        "engine-once": insert_engine_once,
+    }
+    if variant not in inserts:
         install_other(variant)
         return
     opened = app.open_store
-    insert = insert_requests_classified if variant == "arrow" else insert_engine_once
+    insert = inserts[variant]
 
     def open_store(settings) -> Store:
         store = opened(settings)

@@ -350,7 +350,11 @@ def measure_run(server: SubprocessServer, events: AgentEvents, run: Run, request
 
 
 # Variants that classify outside the views (issue 36) start from bench/classify_arrow.py.
-_VARIANT_PROGRAMS = {"arrow": "classify_arrow.py", "engine-once": "classify_arrow.py"}
+_VARIANT_PROGRAMS = {
+    "arrow": "classify_arrow.py",
+    "arrow-split": "classify_arrow.py",
+    "engine-once": "classify_arrow.py",
+}
 
 
 def round_on_one_server(runs: dict[Run, list[bytes]], args: argparse.Namespace, variant: str) -> dict[Run, Measured]:
