@@ -9,7 +9,7 @@ log for the next start), the log closes, then the store.
 import asyncio
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
@@ -53,6 +53,8 @@ class Running:
     http_port: int
     clickhouse_http_port: int | None = None
     clickhouse_tcp_port: int | None = None
+    # what a read waits for: everything acknowledged before it stored and resolved (resolved_after)
+    caught_up: Callable[[float], Awaitable[int]] | None = None
 
 
 def open_store(settings: Settings) -> Store:
@@ -149,6 +151,26 @@ def build_http_app(
     return build_api(services, otlp_router(receiver, authenticator, settings.max_request_bytes))
 
 
+# How long a read waits for the keeper to resolve what was committed before it (a refresh of the changed
+# trials: well under a second at nominal load); past it the read goes ahead and the keeper's lag is logged.
+KEEPER_WAIT_SECONDS = 30.0
+
+
+def resolved_after(writer: Writer, keeper: TrialRowsKeeper) -> Callable[[float], Awaitable[int]]:
+    """What a read waits for (harborlight/read/fresh_reads.py): the commits of everything acknowledged before
+    it, then the keeper's resolution of them; how many acknowledged requests it may not see."""
+
+    async def caught_up(timeout: float) -> int:
+        unstored = await writer.caught_up(timeout)
+        if not await asyncio.to_thread(keeper.caught_up, KEEPER_WAIT_SECONDS):
+            log.warning(
+                "the keeper has not resolved the last commits after %.0f s: reading without them", KEEPER_WAIT_SECONDS
+            )
+        return unstored
+
+    return caught_up
+
+
 @asynccontextmanager
 async def running(settings: Settings) -> AsyncIterator[Running]:
     """Starts in order (store, log, writer: which first stores what the log held, then the receivers)
@@ -175,8 +197,9 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
         )
         await grpc_server.start()
         http_app = build_http_app(store, writer, receiver, authenticator, settings)
+        caught_up = resolved_after(writer, keeper)
         config = uvicorn.Config(
-            FreshReads(http_app, writer.caught_up, settings.max_commit_lag_seconds, FreshReads.api_reads),
+            FreshReads(http_app, caught_up, settings.max_commit_lag_seconds, FreshReads.api_reads),
             host=settings.host,
             port=settings.http_port,
             log_level="warning",
@@ -201,7 +224,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
                     settings.host,
                     settings.clickhouse_http_port,
                     clickhouse_limits(settings),
-                    lambda app: FreshReads(app, writer.caught_up, settings.max_commit_lag_seconds),
+                    lambda app: FreshReads(app, caught_up, settings.max_commit_lag_seconds),
                     connection_guard(settings),
                 ) as clickhouse_http_port,
                 optional_clickhouse_tcp_server(
@@ -210,12 +233,12 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
                     settings.host,
                     settings.clickhouse_tcp_port,
                     clickhouse_limits(settings),
-                    lambda: writer.caught_up(settings.max_commit_lag_seconds),
+                    lambda: caught_up(settings.max_commit_lag_seconds),
                     settings.read_timeout_seconds,
                     settings.max_connections,
                 ) as clickhouse_tcp_port,
             ):
-                yield Running(store, writer, grpc_port, http_port, clickhouse_http_port, clickhouse_tcp_port)
+                yield Running(store, writer, grpc_port, http_port, clickhouse_http_port, clickhouse_tcp_port, caught_up)
         finally:
             await grpc_server.stop(grace=5)
             if (live := http_app.state.services.live) is not None:

@@ -2,21 +2,17 @@
 
 The SQL lives in .sql files so it stays readable. A panel about trials or jobs is a plain SELECT over the
 stored trial rows or job rows (trial_rows, job_rows: the API's rows, derived by harborlight/read/derive/), with
-`{{infra_outcomes}}` replaced by the API's set of infrastructure outcomes (harborlight/read/derive/outcomes.py). A panel that
-lists or counts calls reads `FROM ({{calls:where}})`: the API's own SQL for them (harborlight/agent/twins.py
-`events(where, derived=False)`, what /api/spans and the trial behavior read), agent_events rows with each call told
-twice listed once and the facts its listed record lacks taken from its twin (Claude Code's cost is on its events);
-`{{events:where}}` is the same for every kind, derived records included, and `{{kind_counts}}` a count per kind
-(harborlight/agent/rules.py KINDS). `where` may hold dashboard variables; it must select whole twin groups (filters on
-job, trial, service, and for calls Kind 'llm_request' or 'tool' only), so the time filter and every other
-condition go outside. Run from the repository root after editing: `python deploy/grafana/build.py`
+`{{infra_outcomes}}` replaced by the API's set of infrastructure outcomes (harborlight/read/derive/outcomes.py). A
+panel that lists or counts calls or events is a plain SELECT over the resolved events (resolved_events, the rows
+/api/spans and the trial behaviour read: each call told twice listed once, its facts filled from its twin, named
+after its trial; harborlight/read/statements/resolved_sql.py), `{{kind_counts}}` a count per kind
+(harborlight/agent/rules.py KINDS). Run from the repository root after editing: `python deploy/grafana/build.py`
 (tests/grafana checks that the committed JSON is what this writes).
 """
 
 from __future__ import annotations
 
 import json
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,10 +20,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from harborlight.read.derive.outcomes import INFRA_OUTCOMES  # noqa: E402
-from harborlight.agent import twins as agent_twins  # noqa: E402
 from harborlight.agent.rules import KINDS  # noqa: E402
-from harborlight.agent.identity import named  # noqa: E402
+from harborlight.read.derive.outcomes import INFRA_OUTCOMES  # noqa: E402
 
 SQL = HERE / "sql"
 OUT = HERE / "dashboards"
@@ -63,52 +57,14 @@ class Panel:
         return FORMATS["traces"] if self.kind == "traces" else FORMATS["table"]
 
 
-# `{{calls:where}}`, `where` over one or more lines (a variable's `}` just before the closing `}}` is the where's).
-CALLS = re.compile(r"\{\{calls:(.*?)\}\}(?!\})", re.DOTALL)
-EVENTS = re.compile(r"\{\{events:(.*?)\}\}(?!\})", re.DOTALL)
-KIND = re.compile(r"\s*\bAND\s+Kind\s*(?:=\s*'\w+'|IN\s*\([^)]*\))")
-CALL_KINDS = {"llm_request", "tool"}  # kinds no derived record is of (agent_twins.events' derived=False)
-
-
-def calls(where: str) -> str:
-    """The call rows `where` selects, as the API reads them (harborlight/agent/twins.py)."""
-    where = " ".join(where.split())
-    kinds = re.findall(r"\bKind\s*(?:=\s*'(\w+)'|IN\s*\(([^)]*)\))", where)
-    named = {k.strip(" '") for one, many in kinds for k in ([one] if one else many.split(","))}
-    if not named or not named <= CALL_KINDS:
-        raise ValueError(f"{{{{calls:...}}}} selects calls: its where names Kind {sorted(CALL_KINDS)}: {where!r}")
-    scope = KIND.sub("", where)  # the identity part: rows named after their trials (harborlight/agent/identity.py)
-    return (
-        "-- each call once, facts filled from its twin (harborlight/agent/twins.py events)\n"
-        + agent_twins.events(where, derived=False, scope=scope).strip()
-    )
-
-
-def events(where: str) -> str:
-    """Every agent event `where` selects, as the API reads them (harborlight/agent/twins.py)."""
-    where = " ".join(where.split())
-    return (
-        "-- each call once, facts filled from its twin (harborlight/agent/twins.py events)\n"
-        + agent_twins.events(where, scope=where).strip()
-    )
-
-
 def panel_sql(name: str) -> str:
     text = (SQL / name).read_text()
     for name, outcomes in OUTCOME_SETS.items():
         text = text.replace(f"{{{{{name}}}}}", ", ".join(f"'{o.value}'" for o in sorted(outcomes)))
-    text = CALLS.sub(lambda m: calls(m[1]).replace("\n", "\n" + _indent(text, m.start())), text)
-    text = EVENTS.sub(lambda m: events(m[1]).replace("\n", "\n" + _indent(text, m.start())), text)
     text = text.replace("{{kind_counts}}", ",\n    ".join(f"countIf(Kind = '{k}') AS {k}" for k in KINDS)).strip()
     if "{{" in text:
         raise ValueError(f"sql/{name}: a placeholder build.py does not know: {text[text.index('{{') :][:40]!r}")
     return text
-
-
-def _indent(text: str, at: int) -> str:
-    """The indentation of the line `at` is on."""
-    line = text[text.rfind("\n", 0, at) + 1 : at]
-    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def description(name: str) -> str:
@@ -236,10 +192,11 @@ def query_variable(name: str, sql: str, multi: bool = False, label: str | None =
 JOB_VARIABLE_SQL = (
     "SELECT DISTINCT JobName FROM agent_events WHERE $__timeFilter(Timestamp) AND JobName IS NOT NULL ORDER BY JobName"
 )
-_JOB_TRIALS = "JobName = ${job:sqlstring} AND TrialName IS NOT NULL"
-TRIAL_VARIABLE_SQL = f"SELECT DISTINCT TrialName FROM ({named(_JOB_TRIALS)}) WHERE {_JOB_TRIALS} ORDER BY TrialName"
-_TRIAL = "JobName = ${job:sqlstring} AND TrialName = ${trial:sqlstring}"
-TRACE_VARIABLE_SQL = f"SELECT TraceId FROM ({named(_TRIAL)}) WHERE {_TRIAL} GROUP BY TraceId ORDER BY min(Timestamp)"
+TRIAL_VARIABLE_SQL = "SELECT DISTINCT trial FROM trial_rows FINAL WHERE job = ${job:sqlstring} ORDER BY trial"
+TRACE_VARIABLE_SQL = (
+    "SELECT TraceId FROM resolved_events FINAL WHERE TrialKey = ${trial:sqlstring} AND JobKey = ${job:sqlstring}"
+    " AND TraceId != '' GROUP BY TraceId ORDER BY min(Timestamp)"
+)
 
 JOB_LINK = "/d/harborlight-job/harborlight-one-job?var-job=${__value.raw}&${__url_time_range}"
 TRIAL_LINK = "/d/harborlight-trial/harborlight-one-trial?var-job=${job}&var-trial=${__value.raw}&${__url_time_range}"

@@ -61,8 +61,13 @@ def caller_tenant(request: Request) -> str:
     return services(request).authenticate(request.headers.get("authorization"))
 
 
-def _fresh_store(store: Annotated[Store, Depends(_store)], tenant: Annotated[str, Depends(caller_tenant)]) -> Store:
-    refresh(store.client, tenant)
+def _fresh_store(
+    request: Request, store: Annotated[Store, Depends(_store)], tenant: Annotated[str, Depends(caller_tenant)]
+) -> Store:
+    """The store, its resolved events and trial rows fresh: a server's keeper resolved them before the read
+    began (harborlight/app.py resolved_after); a store this process reads alone (the CLI's) is refreshed here."""
+    if services(request).writer is None:
+        refresh(store.client, tenant)
     return store
 
 
@@ -96,7 +101,7 @@ async def _body(request: Request) -> bytes:
 
 Svc = Annotated[Services, Depends(services)]
 StoreDep = Annotated[Store, Depends(_store)]
-FreshStore = Annotated[Store, Depends(_fresh_store)]  # the caller's trial rows derived again where events changed
+FreshStore = Annotated[Store, Depends(_fresh_store)]  # the caller's resolved events and trial rows fresh
 Tenant = Annotated[str, Depends(caller_tenant)]
 WriterDep = Annotated[Writer, Depends(_writer)]
 Counters = Annotated[IngestCounters, Depends(_counters)]

@@ -71,6 +71,10 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     # tenant. A store from before gets each such table made again with its rows (REBUILT), the index's rows
     # derived again from the spans, and the views on those tables made again (harborlight/store/schema.py).
     (10, ["otel_traces_trace_id_ts_tenant", "otel_traces_trace_id_ts_mv"]),
+    # Resolved events: agent events as every reader reads them, resolved once by the keeper when a trial's
+    # events change (harborlight/summaries/resolve.py); a store from before gets them as its trials are
+    # derived again (the resolution's hash differs from the newest in harborlight_resolved_rule).
+    (11, ["resolved_events", "harborlight_resolved_rule"]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 NAMES_VERSION = next(version for version, names in MIGRATIONS if "agent_names" in names)
@@ -105,6 +109,7 @@ TENANT_KEYS: dict[str, str] = {
             "trial_summarized",
             "trial_rows",
             "job_rows",
+            "resolved_events",
         ),
         "Tenant",
     ),
@@ -114,7 +119,8 @@ TENANT_KEYS: dict[str, str] = {
 # store that has them in an older form gets them made again in the form of their statement, rows copied.
 REBUILT: dict[int, tuple[str, ...]] = {
     METRICS_FORM_VERSION: ("otel_metrics_gauge", "otel_metrics_sum", "otel_metrics_histogram"),
-    TENANT_PARTS_VERSION: tuple(TENANT_KEYS),
+    # (tables made after it are made tenant-partitioned)
+    TENANT_PARTS_VERSION: tuple(t for t in TENANT_KEYS if t != "resolved_events"),
 }
 
 VERSION_TABLE = "harborlight_schema_migrations"
@@ -167,6 +173,8 @@ SHARD_KEYS: dict[str, dict[str, str]] = {
         "trial_summarized": "cityHash64(TrialKey)",
         "trial_rows": "cityHash64(trial)",
         "job_rows": "cityHash64(job)",
+        "resolved_events": "cityHash64(TrialKey)",
+        "harborlight_resolved_rule": "cityHash64(Hash)",
         "harborlight_ingested_requests": "cityHash64(Digest)",
         "harborlight_request_claims": "cityHash64(Digest)",
         VERSION_TABLE: "Version",

@@ -28,6 +28,7 @@ from harborlight.read.statements.stored_jobs import stored_job_rows
 from harborlight.read.statements.stored_trials import facts_json, stored_rows, stored_trials
 from harborlight.read.statements.trial_summary_sql import STALE, STORED_NAMES, TOUCHED
 from harborlight.store import Store
+from harborlight.summaries.resolve import mark_rule, resolve_trials, rule_changed
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +137,7 @@ def _derive(client: Client, tenant: str, keys: Sequence[tuple[str, int]]) -> set
     version = time.time_ns()  # before the reads: a derivation from newer events always wins
     names = [key for key, _ in keys]
     touched = {r[0] for r in client.query(TOUCHED, parameters={"tenant": tenant, "keys": names}).result_rows}
+    resolve_trials(client, tenant, sorted(set(names) | touched), version)
     trials = sorted((set(names) | touched) - {""})
     loaded = load_trials(client, tenant, trials=trials) if trials else []
     present = {(t.facts.job, t.facts.trial) for t in loaded}
@@ -189,16 +191,23 @@ def _stored_values(
 
 
 class TrialRowsKeeper:
-    """Refreshes the stored trial and job rows on a thread and a connection of its own whenever woken (after
-    each commit, and once on start for a store with trials or jobs not derived yet), so every reader finds
-    them fresh."""
+    """Resolves the changed trials' agent events and derives their trial and job rows again, on a thread and a
+    connection of its own, whenever woken (after each commit, and once on start for a store with trials or jobs
+    not derived yet), so every reader selects fresh rows.
+
+    Each wake is a generation; `caught_up` waits until a refresh that began after the newest wake has ended:
+    a reader that waited for the commits of what was acknowledged before it (harborlight/read/fresh_reads.py),
+    then for the keeper, reads rows resolved from all of it."""
 
     def __init__(self, store: Store) -> None:
         self._store = store.another_connection()
         self._wake = threading.Event()
+        self._hurry = threading.Event()  # a reader waits: no pause before the next refresh
         self._stopping = False
-        self._stopped = threading.Event()
         self._checked = False  # rows of older code and jobs without rows derived, once after the start
+        self._generation = threading.Condition()
+        self._asked = 0  # wakes so far
+        self._done = 0  # the wakes the last finished refresh began after
         self._thread = threading.Thread(target=self._run, name="trial-rows", daemon=True)
 
     def start(self) -> "TrialRowsKeeper":
@@ -208,14 +217,32 @@ class TrialRowsKeeper:
 
     def stop(self) -> None:
         self._stopping = True
-        self._stopped.set()
+        self._hurry.set()
         self._wake.set()
         self._thread.join()
+        with self._generation:
+            self._generation.notify_all()
         if self._store.embedded:
             self._store.client.close()
 
     def wake(self, *_: object) -> None:
+        with self._generation:
+            self._asked += 1
         self._wake.set()
+
+    def caught_up(self, timeout: float) -> bool:
+        """Waits until a refresh that began after every wake so far has ended (or the keeper stopped); False
+        when `timeout` seconds passed first."""
+        deadline = time.monotonic() + timeout
+        with self._generation:
+            target = self._asked
+            while self._done < target and not self._stopping:
+                self._hurry.set()
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._generation.wait(left)
+        return True
 
     def _run(self) -> None:
         while True:
@@ -223,22 +250,29 @@ class TrialRowsKeeper:
             if self._stopping:
                 return
             self._wake.clear()
+            with self._generation:
+                began_after = self._asked
             began = time.monotonic()
             try:
                 # Once after the start: rows derived by older code, and jobs without a row, are derived.
-                if not self._checked and rows_reshaped(self._store.client):
-                    log.warning(
-                        "the stored trial and job rows have other fields than this version derives: "
-                        "deriving every one again"
-                    )
-                    restale_all(self._store.client)
-                refresh(self._store.client)
+                client = self._store.client
+                resolved_anew = not self._checked and rule_changed(client)
+                if not self._checked and (resolved_anew or rows_reshaped(client)):
+                    log.info("the stored trial rows or resolved events are of another version: deriving them again")
+                    restale_all(client)
+                refresh(client)
                 if not self._checked:
-                    derive_underived_jobs(self._store.client)
+                    derive_underived_jobs(client)
+                    if resolved_anew:
+                        mark_rule(client)
                     self._checked = True
-            except Exception:  # the next wake, or a reader's own refresh, tries again
+                with self._generation:
+                    self._done = began_after
+                    self._generation.notify_all()
+            except Exception:  # the next wake tries again
                 log.exception("could not derive the changed trials' rows")
             # While trials keep changing, a refresh follows the last one only after a pause of REST times its
             # length, so it takes the store at most 1 / (1 + REST) of the time the commits also need; the
-            # commits' wakes meanwhile coalesce into one refresh. API reads refresh for themselves first.
-            self._stopped.wait(min(REST * (time.monotonic() - began), MAX_PAUSE_SECONDS))
+            # commits' wakes meanwhile coalesce into one refresh. A reader waiting cuts the pause short.
+            self._hurry.wait(min(REST * (time.monotonic() - began), MAX_PAUSE_SECONDS))
+            self._hurry.clear()

@@ -165,7 +165,7 @@ def _send(server, *payloads) -> None:
 
 
 def _get(server, path: str, **params) -> dict:
-    reply = httpx.get(f"{server.http_url}{path}", params=params, timeout=30)
+    reply = httpx.get(f"{server.http_url}{path}", params=params)  # patient: reads wait for the keeper
     assert reply.status_code == 200, reply.text
     return reply.json()
 

@@ -107,8 +107,8 @@ class InProcessServer:
         return f"http://127.0.0.1:{self.run.http_port}"
 
     def caught_up(self, timeout: float = 300) -> None:
-        """Waits until everything the server acknowledged is stored (as its own reads do)."""
-        unstored = asyncio.run_coroutine_threadsafe(self.run.writer.caught_up(timeout), self._loop).result()
+        """Waits until everything the server acknowledged is stored and resolved (as its own reads do)."""
+        unstored = asyncio.run_coroutine_threadsafe(self.run.caught_up(timeout), self._loop).result()
         assert unstored == 0, f"{unstored} acknowledged requests not stored after {timeout} s"
 
     def sql(self, query: str, **parameters) -> list[tuple]:

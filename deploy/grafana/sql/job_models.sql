@@ -8,7 +8,7 @@ SELECT
     sum(CachedTokens) AS cached_tokens,
     sum(OutputTokens) AS output_tokens,
     sum(CostUsd) AS cost_usd
-FROM ({{calls:JobName = ${job:sqlstring} AND Kind = 'llm_request'}})
-WHERE $__timeFilter(Timestamp)
+FROM resolved_events FINAL
+WHERE JobKey = ${job:sqlstring} AND Kind = 'llm_request' AND NOT OuterTelling AND $__timeFilter(Timestamp)
 GROUP BY model
 ORDER BY calls DESC, model

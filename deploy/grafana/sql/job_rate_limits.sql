@@ -4,7 +4,7 @@ SELECT
     count() AS model_calls,
     countIf(HttpStatus = 429) AS rate_limited,
     countIf(HttpStatus >= 500) AS server_errors
-FROM ({{calls:JobName = ${job:sqlstring} AND Kind = 'llm_request'}})
-WHERE $__timeFilter(Timestamp)
+FROM resolved_events FINAL
+WHERE JobKey = ${job:sqlstring} AND Kind = 'llm_request' AND NOT OuterTelling AND $__timeFilter(Timestamp)
 GROUP BY time
 ORDER BY time

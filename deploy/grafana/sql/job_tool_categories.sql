@@ -4,7 +4,8 @@ SELECT
     coalesce(ToolCategory, 'other') AS category,
     count() AS calls,
     countIf(Success = false) AS failed
-FROM ({{calls:JobName = ${job:sqlstring} AND Kind = 'tool'}})
-WHERE $__timeFilter(Timestamp) AND coalesce(ToolName, '') != ''
+FROM resolved_events FINAL
+WHERE JobKey = ${job:sqlstring} AND Kind = 'tool' AND NOT OuterTelling AND $__timeFilter(Timestamp)
+  AND coalesce(ToolName, '') != ''
 GROUP BY category
 ORDER BY calls DESC, category

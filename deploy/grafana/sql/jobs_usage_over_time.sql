@@ -6,7 +6,7 @@ SELECT
     sum(InputTokens) AS input_tokens,
     sum(CachedTokens) AS cached_tokens,
     sum(OutputTokens) AS output_tokens
-FROM ({{calls:JobName IN (${job:sqlstring}) AND Kind = 'llm_request'}})
-WHERE $__timeFilter(Timestamp)
+FROM resolved_events FINAL
+WHERE JobKey IN (${job:sqlstring}) AND Kind = 'llm_request' AND NOT OuterTelling AND $__timeFilter(Timestamp)
 GROUP BY time
 ORDER BY time

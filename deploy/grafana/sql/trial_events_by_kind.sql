@@ -3,7 +3,7 @@
 SELECT
     $__timeInterval(Timestamp) AS time,
     {{kind_counts}}
-FROM ({{events:JobName = ${job:sqlstring} AND TrialName = ${trial:sqlstring}}})
-WHERE $__timeFilter(Timestamp)
+FROM resolved_events FINAL
+WHERE TrialKey = ${trial:sqlstring} AND JobKey = ${job:sqlstring} AND NOT OuterTelling AND $__timeFilter(Timestamp)
 GROUP BY time
 ORDER BY time

@@ -13,10 +13,7 @@ SELECT
     DurationNs / 1e6 AS duration_ms,
     ErrorType AS error,
     TraceId AS trace_id
--- build.py's calls placeholder: the API's SQL (harborlight/agent/twins.py events) over whole twin groups
--- (job, trial, kind); the time filter goes outside.
-FROM (
-    {{calls:JobName = ${job:sqlstring} AND TrialName = ${trial:sqlstring} AND Kind = 'llm_request'}}
-)
-WHERE $__timeFilter(Timestamp)
+FROM resolved_events FINAL
+WHERE TrialKey = ${trial:sqlstring} AND JobKey = ${job:sqlstring} AND Kind = 'llm_request' AND NOT OuterTelling
+  AND $__timeFilter(Timestamp)
 ORDER BY Timestamp, EventId

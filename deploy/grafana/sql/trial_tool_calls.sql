@@ -12,10 +12,7 @@ SELECT
     DurationNs / 1e6 AS duration_ms,
     ErrorType AS error,
     TraceId AS trace_id
--- build.py's calls placeholder: the API's SQL (harborlight/agent/twins.py events) over whole twin groups
--- (job, trial, kind); the time filter and the unnamed records go outside.
-FROM (
-    {{calls:JobName = ${job:sqlstring} AND TrialName = ${trial:sqlstring} AND Kind = 'tool'}}
-)
-WHERE $__timeFilter(Timestamp) AND coalesce(ToolName, '') != ''
+FROM resolved_events FINAL
+WHERE TrialKey = ${trial:sqlstring} AND JobKey = ${job:sqlstring} AND Kind = 'tool' AND NOT OuterTelling
+  AND $__timeFilter(Timestamp) AND coalesce(ToolName, '') != ''
 ORDER BY Timestamp, EventId

@@ -7,9 +7,8 @@ from typing import Annotated, Any
 from clickhouse_connect.driver.client import Client
 from fastapi import APIRouter, Query
 
-from harborlight.agent import twins as agent_twins
 from harborlight.agent.rules import KINDS
-from harborlight.api.deps import StoreDep, Tenant
+from harborlight.api.deps import FreshStore, Tenant
 from harborlight.api.errors import BadRequest, NotFound
 from harborlight.api.tenancy import AGENT_TENANT_FILTER
 from harborlight.read.statements.agent_events import COLUMNS, AgentEvent, from_row
@@ -18,21 +17,17 @@ from harborlight.read.statements.tool_decisions import with_decisions
 from harborlight.read.statements.trace_tree import TraceNode, TraceTree, build_tree
 from harborlight.read.statements.trace_view import Axis, Row, View, shown, trace_rows
 
-# A trial's events (of one job, when given: a trial name may be in several jobs), named after their trials
-# (harborlight/agent/identity.py: a child span without session.id is its trace's); a call told both by a span
-# and by a log event once, and a call told at two levels once, its outer span a group (harborlight/agent/twins.py).
-_TRIAL = f"{AGENT_TENANT_FILTER} AND TrialName = {{trial:String}} AND ({{job:String}} = '' OR JobName = {{job:String}})"
-_SELECT = {
-    form: f"""
+# A trial's events (of one job, when given: a trial name may be in several jobs), as resolved
+# (harborlight/read/statements/resolved_sql.py): named after their trials, a call told both by a span and by a log
+# event once, and a call told at two levels once, its outer span a group.
+_SELECT = f"""
 SELECT {COLUMNS}
-FROM ({agent_twins.events(_TRIAL, form, scope=_TRIAL)}
-      UNION ALL {agent_twins.outer_tellings(_TRIAL, form, scope=_TRIAL)})
+FROM resolved_events FINAL
+WHERE {AGENT_TENANT_FILTER} AND TrialKey = {{trial:String}} AND TrialName = {{trial:String}}
+  AND ({{job:String}} = '' OR JobKey = {{job:String}})
 ORDER BY ts, EventId
 LIMIT {{limit:UInt32}}
 """
-    for form in agent_twins.FORMS
-}
-_FORM = agent_twins.form(_TRIAL, scope=_TRIAL)
 
 MAX_EVENTS = 50_000
 # `roots` nests at most this many levels, so any JSON reader reads the answer (Python's stops near 1,500
@@ -76,8 +71,7 @@ def _names(text: str) -> frozenset[str]:
 def trial_events(client: Client, tenant: str, trial: str, job: str = "") -> tuple[list[AgentEvent], bool]:
     """The events of the trial's trace (at most MAX_EVENTS), and whether there were more."""
     parameters = {"trial": trial, "job": job, "limit": MAX_EVENTS + 1, "tenant": tenant}
-    form, names = agent_twins.bind(client.query(_FORM, parameters=parameters).result_rows[0])
-    rows = client.query(_SELECT[form], parameters={**parameters, **names}).result_rows
+    rows = client.query(_SELECT, parameters=parameters).result_rows
     return [from_row(r) for r in rows[:MAX_EVENTS]], len(rows) > MAX_EVENTS
 
 
@@ -91,7 +85,7 @@ def trace_router() -> APIRouter:
     )
     def trial_trace(
         trial: str,
-        store: StoreDep,
+        store: FreshStore,
         tenant: Tenant,
         job: str = "",
         hide: Annotated[str, Query(description="comma-separated kinds left out, each with its subtree")] = "",

@@ -1,13 +1,10 @@
 """The SQL that fetches one trial's tool calls and model calls, in time order.
 
-agent_events is ordered by (TrialName, Timestamp), so a trial's events are one contiguous range.
-A tool call's argument digest (to tell an exact repeat from a different call of the same tool) is
-read from the raw span or log record, using the argument aliases of the rule table. A call told both
-by a span and by a log event is read once (harborlight/agent/twins.py): TOOL_CALLS and MODEL_CALLS have
-a form for each of agent_twins.FORMS (asked first: FORM).
+The calls are the trial's resolved events (harborlight/read/statements/resolved_sql.py: each call once, named after
+its trial), one key range. A tool call's argument digest (to tell an exact repeat from a different call of the same
+tool) is read from the raw span or log record, using the argument aliases of the rule table.
 """
 
-from harborlight.agent import twins as agent_twins
 from harborlight.agent.rules import FACTS
 from harborlight.agent.sources import log_event_id_sql
 from harborlight.api.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
@@ -22,8 +19,9 @@ def _arguments(attributes: str) -> str:
     return f"coalesce({picks}, '')"
 
 
-_CALL_FILTER = f"""{AGENT_TENANT_FILTER}
-      AND TrialName = {{trial:String}} AND ({{job:String}} = '' OR JobName = {{job:String}})"""
+_CALL_FILTER = f"""{AGENT_TENANT_FILTER} AND NOT OuterTelling
+      AND TrialKey = {{trial:String}} AND TrialName = {{trial:String}}
+      AND ({{job:String}} = '' OR JobKey = {{job:String}})"""
 
 _TOOLS = f"{_CALL_FILTER} AND Kind = 'tool'"
 
@@ -45,15 +43,14 @@ def _within_tools(table: str, service: str, name: str | None = None) -> str:
     )
 
 
-# The raw records are looked up by the trial's tool events (`tools`, a plain range read), the calls
-# themselves read once (`calls`, twins resolved); each call meets its own record by its event id (a log
-# record's is the logs view's hash over it: concurrent trials' events can share a service, no trace, a time).
-TOOL_CALLS = {
-    form: f"""
+# The raw records are looked up by the trial's tool calls (`tools`, a plain range read); each call meets its own
+# record by its event id (a log record's is the logs view's hash over it: concurrent trials' events can share a
+# service, no trace, a time).
+TOOL_CALLS = f"""
 WITH tools AS (
     SELECT SourceTable, TraceId, SpanId, ServiceName, Name,
            if(SourceTable = 'otel_logs', coalesce(EndTimestamp, Timestamp), Timestamp) AS raw_ts
-    FROM {agent_twins.source(_CALL_FILTER, form)} WHERE {_TOOLS}
+    FROM resolved_events FINAL WHERE {_TOOLS}
 )
 SELECT c.ts, c.ToolName, c.ToolCategory, c.TargetPaths, c.Success, c.SuccessHow, c.ToolCallId,
        if(a.args = '', NULL, lower(hex(cityHash64(a.args)))) AS args_key
@@ -61,8 +58,8 @@ FROM (
     SELECT EventId, SourceTable, TraceId,
            toUnixTimestamp64Nano(Timestamp) AS ts, ToolName, ToolCategory, TargetPaths, Success,
            Provenance['success'] AS SuccessHow, ToolCallId
-    FROM ({agent_twins.events(_TOOLS, form, derived=False, scope=_CALL_FILTER)})
-    WHERE coalesce(ToolName, '') != ''
+    FROM resolved_events FINAL
+    WHERE {_TOOLS} AND coalesce(ToolName, '') != ''
 ) AS c
 ANY LEFT JOIN (
     SELECT 'otel_traces' AS source, TraceId, SpanId AS event_id, {_arguments("SpanAttributes")} AS args
@@ -82,22 +79,16 @@ ANY LEFT JOIN (
 ORDER BY c.ts, c.EventId
 LIMIT {{limit:UInt32}}
 """
-    for form in agent_twins.FORMS
-}
 
 _MODEL = f"{_CALL_FILTER} AND Kind = 'llm_request'"
-MODEL_CALLS = {
-    form: f"""
+MODEL_CALLS = f"""
 SELECT toUnixTimestamp64Nano(Timestamp) AS ts, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
        ReasoningTokens, CostUsd, HttpStatus, ErrorType
-FROM ({agent_twins.events(_MODEL, form, derived=False, scope=_CALL_FILTER)})
+FROM resolved_events FINAL
+WHERE {_MODEL}
 ORDER BY Timestamp, EventId
 LIMIT {{limit:UInt32}}
 """
-    for form in agent_twins.FORMS
-}
-# The form the trial's tool calls and model calls are read in.
-FORM = agent_twins.form(f"{_CALL_FILTER} AND Kind IN ('tool', 'llm_request')", scope=_CALL_FILTER)
 
 # The task's gold patch (a unified diff), as the harness or importer put it on a lifecycle span of the
 # trial, read within the trial's key range (within_trials): the reference localization is measured against. '' when

@@ -5,9 +5,8 @@ from dataclasses import dataclass
 
 from clickhouse_connect.driver.client import Client
 
-from harborlight.agent import twins as agent_twins
 from harborlight.read.derive.records import AgentCall, ModelCall, ToolCategory
-from harborlight.read.statements.behavior_sql import FORM, GOLD_PATCH, MODEL_CALLS, TOOL_CALLS
+from harborlight.read.statements.behavior_sql import GOLD_PATCH, MODEL_CALLS, TOOL_CALLS
 
 MAX_CALLS = 100_000
 _NS = 1e-9
@@ -31,10 +30,8 @@ def _category(value: str | None) -> ToolCategory:
 
 def load_calls(client: Client, tenant: str, trial: str, job: str = "") -> TrialCalls:
     params = {"tenant": tenant, "trial": trial, "job": job, "limit": MAX_CALLS + 1}
-    form, names = agent_twins.bind(client.query(FORM, parameters=params).result_rows[0])
-    params = {**params, **names}
-    model_rows = client.query(MODEL_CALLS[form], parameters=params).result_rows
-    tool_rows = client.query(TOOL_CALLS[form], parameters=params).result_rows
+    model_rows = client.query(MODEL_CALLS, parameters=params).result_rows
+    tool_rows = client.query(TOOL_CALLS, parameters=params).result_rows
     truncated = len(model_rows) > MAX_CALLS or len(tool_rows) > MAX_CALLS
     model_rows, tool_rows = model_rows[:MAX_CALLS], tool_rows[:MAX_CALLS]
     models = tuple(

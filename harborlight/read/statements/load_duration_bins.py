@@ -3,16 +3,11 @@ harborlight/read/derive/duration_bins.py shapes)."""
 
 from clickhouse_connect.driver.client import Client
 
-from harborlight.agent import twins as agent_twins
 from harborlight.read.derive.duration_bins import BinCount, DurationChart, duration_chart, edges_ns
-from harborlight.read.statements.duration_bins_sql import BINS, FORM, WITHOUT_CLOCK
+from harborlight.read.statements.duration_bins_sql import BINS, WITHOUT_CLOCK
 
 
 def load_duration_chart(client: Client, tenant: str, job: str, trial: str = "") -> DurationChart:
     params = {"tenant": tenant, "job": job, "trial": trial, "edges": edges_ns()}
-    form, names = agent_twins.bind(client.query(FORM, parameters=params).result_rows[0])
-    params |= names
-    counts = [
-        BinCount(kind, b, n, total) for kind, b, n, total in client.query(BINS[form], parameters=params).result_rows
-    ]
-    return duration_chart(counts, client.query(WITHOUT_CLOCK[form], parameters=params).result_rows[0][0])
+    counts = [BinCount(kind, b, n, total) for kind, b, n, total in client.query(BINS, parameters=params).result_rows]
+    return duration_chart(counts, client.query(WITHOUT_CLOCK, parameters=params).result_rows[0][0])

@@ -5,10 +5,9 @@ from collections.abc import Mapping
 
 from clickhouse_connect.driver.client import Client
 
-from harborlight.agent import twins as agent_twins
 from harborlight.read.derive.critical_path import SpanNode
 from harborlight.read.derive.time_split import CallTotals
-from harborlight.read.statements.time_split_sql import FORM, SPLITS
+from harborlight.read.statements.time_split_sql import SPLITS
 from harborlight.read.statements.trace_tree import TraceNode
 from harborlight.read.statements.trial_rows_sql import LIFECYCLE_SPANS
 
@@ -26,7 +25,6 @@ def call_totals(
         "lo": [lo for lo, _ in bounds.values()],
         "hi": [hi for _, hi in bounds.values()],
     }
-    form, names = agent_twins.bind(client.query(FORM, parameters=params).result_rows[0])
     return {
         name: CallTotals(
             model,
@@ -39,7 +37,7 @@ def call_totals(
             bool(inferred),
         )
         for name, model, busy, timed, untimed, first, last, inferred, by_model in client.query(
-            SPLITS[form], parameters={**params, **names}
+            SPLITS, parameters=params
         ).result_rows
     }
 

@@ -11,15 +11,14 @@ from collections.abc import Sequence
 from clickhouse_connect.driver.client import Client
 
 from harborlight.agent import identity as agent_identity
-from harborlight.agent import twins as agent_twins
 from harborlight.read.derive.records import Interval, LoadedTrial, TrialFacts, VerifierReport
 from harborlight.read.derive.trial_state import TrialState, trial_state
 from harborlight.read.statements.trial_rows_sql import (
     REPORT_PREFIX,
     REWARD_PREFIX,
     TRIAL_EVENTS,
-    TRIAL_FORM,
     TRIAL_LIFECYCLE,
+    TRIAL_RUNS,
 )
 
 MAX_TRIALS = 1_000_000  # "no limit" for whole-job loads
@@ -121,13 +120,12 @@ def load_trials(
     the stored rows the API reads."""
     base = {"tenant": tenant, "jobs": list(jobs)}
     scope = {**base, "trial": trial, "trials": list(trials), "after": after, "limit": limit}
-    form, bound = agent_twins.bind(client.query(TRIAL_FORM, parameters=scope).result_rows[0])
-    events = _dicts(client, TRIAL_EVENTS[form], {**scope, **bound})
+    events = _dicts(client, TRIAL_EVENTS, scope)
     if not events:
         return []
     whole_jobs = bool(jobs) and not trial and not trials and not after and len(events) < limit
     names = [] if whole_jobs else sorted({e["trial"] for e in events})  # whole jobs: no 1000-name IN list
-    runs = {k: bound[k] for k in agent_identity.RUN_PARAMETERS}  # the earlier runs TRIAL_FORM found
+    runs = agent_identity.run_parameters(client.query(TRIAL_RUNS, parameters=scope).result_rows[0][0])
     lifecycle = {(r["job"], r["trial"]): r for r in _dicts(client, TRIAL_LIFECYCLE, {**base, "trials": names, **runs})}
     return [
         LoadedTrial(

@@ -1,8 +1,8 @@
 """The SQL that measures where a job's (or one trial's) agent phases went, in ClickHouse.
 
-Per trial, over its model calls and named tool calls (records named after their trials,
-harborlight/agent/identity.py; a call told both by a span and by a log event once, harborlight/agent/twins.py;
-tool events without a tool name are empty placeholders, not calls): the union of the clocked calls'
+Per trial, over its model calls and named tool calls (its resolved events, harborlight/read/statements/
+resolved_sql.py: each call once, named after its trial; tool events without a tool name are empty placeholders,
+not calls): the union of the clocked calls'
 intervals clipped to the trial's bounds, by the engine's `intervalLengthSum` (overlapping time counts
 once) — of the model calls, of all calls, and of each model's calls — the counts of calls with and
 without a clock, the clocked calls' extent, and whether any clock was inferred. The bounds are given
@@ -10,18 +10,14 @@ per trial ({trials}, {lo}, {hi}: UNIX nanoseconds, the harness's agent_execution
 A call has a clock when it has an end and its timing is not `unknown`. Times are UNIX nanoseconds.
 """
 
-from harborlight.agent import twins as agent_twins
 from harborlight.api.tenancy import AGENT_TENANT_FILTER
 
-# The identity part (harborlight/agent/identity.py: records named after their trace take its trial), then the kinds.
-_SCOPE = f"""{AGENT_TENANT_FILTER}
-      AND JobName = {{job:String}} AND ({{trial:String}} = '' OR TrialName = {{trial:String}})"""
-_CALLS = f"{_SCOPE} AND Kind IN ('llm_request', 'tool')"
+_CALLS = f"""{AGENT_TENANT_FILTER} AND NOT OuterTelling AND JobKey = {{job:String}} AND TrialName IS NOT NULL
+      AND ({{trial:String}} = '' OR TrialKey = {{trial:String}}) AND Kind IN ('llm_request', 'tool')"""
 
 UNBOUNDED_LO, UNBOUNDED_HI = 0, 2**62  # a trial's bounds where the harness recorded none
 
-SPLITS = {
-    form: f"""
+SPLITS = f"""
 SELECT trial, model_ns, busy_ns, n_timed, n_untimed, first_start, last_end, inferred,
        arrayMap(m -> (m, arrayReduce('intervalLengthSum', arrayMap(c -> c.2, arrayFilter(c -> c.1 = m, model_calls)),
                                      arrayMap(c -> c.3, arrayFilter(c -> c.1 = m, model_calls)))),
@@ -41,12 +37,9 @@ FROM (
                greatest(ts, transform(TrialName, {{trials:Array(String)}}, {{lo:Array(Int64)}}, toInt64({UNBOUNDED_LO}))) AS a,
                least(end_ts, transform(TrialName, {{trials:Array(String)}}, {{hi:Array(Int64)}}, toInt64({UNBOUNDED_HI}))) AS b,
                clocked AND b > a AS clipped
-        FROM ({agent_twins.events(_CALLS, form, derived=False, scope=_SCOPE)})
-        WHERE Kind = 'llm_request' OR coalesce(ToolName, '') != ''
+        FROM resolved_events FINAL
+        WHERE {_CALLS} AND (Kind = 'llm_request' OR coalesce(ToolName, '') != '')
     )
     GROUP BY trial
 )
 """
-    for form in agent_twins.FORMS
-}
-FORM = agent_twins.form(_CALLS, scope=_SCOPE)

@@ -1,17 +1,16 @@
 """The SQL that fetches trial rows: one aggregate row per trial, computed by ClickHouse.
 
 Two statements, merged by trial name in harborlight/read/statements/load_trials.py:
-- TRIAL_EVENTS: agent_events grouped by (job, trial): identity, token and cost totals, model and
-  tool call counts, 429s; a call told both by a span and by a log event counts once
-  (harborlight/agent/twins.py; TRIAL_FORM says which form). It also decides which trials exist (every span and log event of a
-  trial lands there, the harness's own spans included) and pages them in trial-name order.
+- TRIAL_EVENTS: the resolved agent events (resolved_events: each call once, named after its trial, the
+  latest run only) grouped by (job, trial): identity, token and cost totals, model and tool call counts,
+  429s. It also decides which trials exist (every span and log event of a trial lands there, the harness's
+  own spans included) and pages them in trial-name order.
 - TRIAL_LIFECYCLE: the harness spans in otel_traces grouped by trial: the root and phase
   intervals, the verifier's rewards and report attributes, the exception events.
 Nothing here loops over spans in Python: a job of thousands of trials is two GROUP BYs.
 """
 
 from harborlight.agent import identity as agent_identity
-from harborlight.agent import twins as agent_twins
 from harborlight.agent.identity import LIFECYCLE_SPANS
 from harborlight.api.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
 
@@ -21,16 +20,15 @@ REWARD_PREFIX = "harbor.reward."
 REPORT_PREFIX = "harbor.verifier."  # harbor.verifier.resolved, .patch_applied, .f2p_pass, ... (see the field guide)
 CATEGORY_KEY = "harbor.task.category"
 
-# A job's trials, a page at a time ({jobs} empty: every job; {trial} and {trials} empty: every trial), from the rows
-# named after their trials (harborlight/agent/identity.py), each call once (harborlight/agent/twins.py): a call
-# told by a span and a log event counts once. One statement per form (agent_twins.FORMS, asked first:
-# TRIAL_FORM).
-_SCOPE = f"""{AGENT_TENANT_FILTER}
-      AND JobName IS NOT NULL AND TrialName IS NOT NULL
+# A job's trials, a page at a time ({jobs} empty: every job; {trial} and {trials} empty: every trial): on agent
+# events as stored (_SCOPE: whose earlier runs TRIAL_RUNS finds), and resolved (_RESOLVED, by the key range).
+_NAMES = """
       AND (empty({{jobs:Array(String)}}) OR JobName IN {{jobs:Array(String)}})
-      AND ({{trial:String}} = '' OR TrialName = {{trial:String}})
-      AND (empty({{trials:Array(String)}}) OR TrialName IN {{trials:Array(String)}})
-      AND TrialName > {{after:String}}"""
+      AND ({{trial:String}} = '' OR {name} = {{trial:String}})
+      AND (empty({{trials:Array(String)}}) OR {name} IN {{trials:Array(String)}})
+      AND {name} > {{after:String}}"""
+_SCOPE = f"{AGENT_TENANT_FILTER} AND JobName IS NOT NULL AND TrialName IS NOT NULL{_NAMES.format(name='TrialName')}"
+_RESOLVED = f"{AGENT_TENANT_FILTER} AND JobName IS NOT NULL AND TrialName IS NOT NULL{_NAMES.format(name='TrialKey')}"
 # The agent as its telemetry names it, a measured name before one inferred from the service; the model
 # and the steps of the agent's own calls, not its side calls (agent_rules.CLAUDE_SIDE_QUERIES).
 _AGGREGATES = """any(TaskName) AS task, min(Attempt) AS attempt,
@@ -42,7 +40,8 @@ _AGGREGATES = """any(TaskName) AS task, min(Attempt) AS attempt,
         countIf(coalesce(HttpStatus, 200) < 400 AND SideCall IS NULL) AS n_ok, countIf(coalesce(ToolName, '') != '') AS n_named,
         countIf(HttpStatus IS NOT NULL) AS n_with_status, countIf(HttpStatus = 429) AS n_429,
         min(Timestamp) AS first_ts, max(coalesce(EndTimestamp, Timestamp)) AS last_ts"""
-TRIAL_FORM = agent_twins.form(_SCOPE, scope=_SCOPE)
+# The earlier runs of the trials (harborlight/agent/identity.py), which the lifecycle read leaves out.
+TRIAL_RUNS = f"SELECT groupArray((key, cutoff)) FROM ({agent_identity.earlier_runs(_SCOPE)})"
 
 
 def _total(name: str) -> str:
@@ -51,8 +50,7 @@ def _total(name: str) -> str:
 
 
 _TOTALS = ",\n    ".join(_total(n) for n in ("input_tokens", "cache_tokens", "output_tokens", "cost_usd"))
-TRIAL_EVENTS = {
-    form: f"""
+TRIAL_EVENTS = f"""
 SELECT
     JobName AS job,
     TrialName AS trial,
@@ -70,13 +68,15 @@ SELECT
     toUnixTimestamp64Nano(min(first_ts)) AS first_seen,
     toUnixTimestamp64Nano(max(last_ts)) AS last_seen,
     sum(n) AS n_events
-FROM ({agent_twins.per_group(_SCOPE, _AGGREGATES, form, scope=_SCOPE)})
+FROM (
+    SELECT Tenant, JobName, TrialName, ServiceName, Kind, count() AS n, {_AGGREGATES}
+    FROM resolved_events FINAL
+    WHERE {_RESOLVED} AND NOT OuterTelling
+    GROUP BY Tenant, JobName, TrialName, ServiceName, Kind)
 GROUP BY job, trial
 ORDER BY trial, job
 LIMIT {{limit:UInt32}}
 """
-    for form in agent_twins.FORMS
-}
 
 
 def within_trials(trials: str, job: str) -> str:
@@ -101,7 +101,7 @@ _EXCEPTIONS = """arrayMap(i -> (toUnixTimestamp64Nano(`Events.Timestamp`[i]),
                  arrayFilter(i -> `Events.Name`[i] = 'exception', arrayEnumerate(`Events.Name`)))"""
 
 # The lifecycle of the given trials ({trials} empty: every trial of {jobs}), of each trial's latest run (the earlier
-# runs TRIAL_FORM found bound: harborlight/agent/identity.py), read within the named trials' key range (within_trials).
+# runs TRIAL_RUNS found bound: harborlight/agent/identity.py), read within the named trials' key range (within_trials).
 # Times are UNIX nanoseconds; a phase is the extent of its spans.
 TRIAL_LIFECYCLE = f"""
 SELECT

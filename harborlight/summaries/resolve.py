@@ -1,0 +1,55 @@
+"""Resolves the agent events of the trials whose events changed into resolved_events, so every reader selects
+plain rows (harborlight/read/statements/resolved_sql.py says what resolving means). The keeper runs it before it
+derives the trials' rows (harborlight/summaries/refresh.py), which then read the resolved rows too.
+
+A change of the resolution itself (the twins or identity rule, the columns) is told by its hash: a store whose
+newest recorded hash (harborlight_resolved_rule) differs has every trial resolved again (`rule_changed`).
+"""
+
+import hashlib
+from collections.abc import Sequence
+
+from clickhouse_connect.driver.client import Client
+
+from harborlight.agent.identity import parameters
+from harborlight.agent.twins import FORMS
+from harborlight.read.statements.resolved_sql import EXTRA_COLUMNS, FORM, GONE, resolve
+
+_columns: dict[int, list[str]] = {}  # agent_events' columns as resolved_events has them, per connection
+
+
+def _agent_columns(client: Client) -> list[str]:
+    key = id(client)
+    if key not in _columns:
+        stored = [r[0] for r in client.query("DESCRIBE TABLE resolved_events").result_rows if r[2] == ""]
+        _columns[key] = [c for c in stored if c not in EXTRA_COLUMNS]
+    return _columns[key]
+
+
+def resolve_trials(client: Client, tenant: str, names: Sequence[str], version: int) -> None:
+    """Writes the resolved rows of the trials and traces `names` ('': the records stored under no name) at
+    `version`, and deletes the rows an earlier resolution wrote for them that this one did not."""
+    scope = {"tenant": tenant, "trials": [n for n in names if n], "nameless": "" in names}
+    form, renames, runs = client.query(FORM, parameters=scope).result_rows[0]
+    bound = {**scope, **parameters(renames, runs), "version": version}
+    client.command(resolve(_agent_columns(client), form), parameters=bound)
+    client.command(GONE, parameters=bound)
+
+
+def rule_hash(client: Client) -> str:
+    """The hash of the resolution as this code runs it (in every form)."""
+    statements = "".join(resolve(_agent_columns(client), form) for form in FORMS) + GONE
+    return "harborlight:" + hashlib.sha256(statements.encode()).hexdigest()[:16]
+
+
+def rule_changed(client: Client) -> bool:
+    """Whether the stored resolved rows were written by another resolution than this code's (or none)."""
+    rows = client.query("SELECT argMax(Hash, At) FROM harborlight_resolved_rule").result_rows
+    return not rows or rows[0][0] != rule_hash(client)
+
+
+def mark_rule(client: Client) -> None:
+    """Records this code's resolution as the one the stored rows follow (once every trial is resolved by it)."""
+    client.command(
+        "INSERT INTO harborlight_resolved_rule (Hash) VALUES ({hash:String})", parameters={"hash": rule_hash(client)}
+    )

@@ -1,0 +1,120 @@
+"""The resolved events the keeper writes when a trial's events change (resolved_events, which every reader selects)
+are exactly what the read-time rule gives over the same store (harborlight/agent/twins.py `events` and
+`outer_tellings` in the form that reads renames and earlier runs itself): on real agents' recorded telemetry, a
+twin that arrives after its call, a trace whose naming root arrives last, a session named after its records, a
+retried trial, and after a kill between the commit and the keeper's write."""
+
+import pytest
+
+from harborlight.agent import twins as agent_twins
+from harborlight.read.statements.agent_events import COLUMNS
+from tests.agent.otlp_build import Traces
+from tests.agent.test_twins import _claude_code
+from tests.real_agents.cases import replayed
+from tests.support.servers import SubprocessServer
+
+_TRIAL = "Tenant = '' AND TrialName = {trial:String}"
+_COMPARED = COLUMNS + ", _twin_id"
+_READ_TIME = f"""
+SELECT {_COMPARED} FROM ({agent_twins.events(_TRIAL, agent_twins.ALONE, twin_ids=True, scope=_TRIAL)})
+UNION ALL
+SELECT {_COMPARED} FROM (SELECT *, '' AS _twin_id FROM ({agent_twins.outer_tellings(_TRIAL, scope=_TRIAL)}))"""
+_RESOLVED = f"""
+SELECT {COLUMNS}, TwinId FROM resolved_events FINAL
+WHERE Tenant = '' AND TrialKey = {{trial:String}} AND TrialName = {{trial:String}}"""
+
+
+def _rows(server, sql: str, trial: str) -> list[tuple]:
+    rows = server.sql(sql, trial=trial)
+    # (the Provenance map and the target paths as comparable values)
+    return sorted(tuple(tuple(sorted(v.items())) if isinstance(v, dict) else v for v in r) for r in rows)
+
+
+def assert_resolved_as_read(server, trial: str) -> int:
+    resolved, read_time = _rows(server, _RESOLVED, trial), _rows(server, _READ_TIME, trial)
+    assert resolved == read_time
+    return len(resolved)
+
+
+@pytest.mark.parametrize(
+    "stem",
+    [
+        "claude-code-2.1.197-edit-grpc",
+        "codex-0.171.0-edit-grpc",
+        "gemini-cli-0.61.0-three-turn-grpc",
+        "qwen-coder-0.24.4-edit-grpc",
+        "opencode-1.18.33-edit-http",
+    ],
+)
+def test_a_real_agents_trial_resolves_as_the_read_time_rule_reads_it(server, tmp_path, stem):
+    case = replayed(stem, server, tmp_path)
+    assert assert_resolved_as_read(server, case.recording.trial) > 0
+
+
+_COST = 26  # CostUsd among the compared columns (harborlight/read/statements/agent_events.py COLUMNS)
+
+
+def test_twins_that_arrive_after_their_calls_change_the_resolved_rows(server, unique):
+    trial = f"{unique}-late-twins"
+    spans, events = _claude_code({"harbor.job.name": f"job-{unique}", "harbor.trial.name": trial})
+    spans.send(server)
+    before = {r[0]: r for r in server.sql(_RESOLVED, trial=trial)}
+    assert assert_resolved_as_read(server, trial) == len(before)
+    events.send(server)
+    after = {r[0]: r for r in server.sql(_RESOLVED, trial=trial)}
+    assert assert_resolved_as_read(server, trial) == len(after)
+    paired = [r for r in after.values() if r[-1]]
+    assert paired and all(r[0] in before and before[r[0]][-1] == "" for r in paired)  # the spans, now paired
+    assert any(r[_COST] is not None and before[r[0]][_COST] is None for r in paired)  # the cost is the event's
+
+
+def test_records_named_after_their_trace_move_when_the_naming_root_arrives(server, unique):
+    resource = {"service.name": f"agent-{unique}"}
+    children = Traces(resource)
+    root = b"r" * 8
+    children.span("chat m", {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 7}, parent=root, dur_ms=200)
+    children.send(server)
+    trace = children.trace_id.hex()
+    assert assert_resolved_as_read(server, trace) == 1
+    named = Traces(
+        {**resource, "harbor.job.name": f"job-{unique}", "harbor.trial.name": f"{unique}-named"},
+        trace_id=children.trace_id,
+    )
+    named.span("invoke_agent solver", {"gen_ai.operation.name": "invoke_agent"}, span_id=root, dur_ms=5000)
+    named.send(server)
+    assert server.sql(_RESOLVED, trial=trace) == []  # nothing is left under the trace's name
+    assert assert_resolved_as_read(server, f"{unique}-named") == 2
+
+
+def test_the_earlier_run_of_a_retried_trial_is_left_out(server, unique):
+    trial = f"{unique}-retried"
+    resource = {"service.name": "harness", "harbor.job.name": f"job-{unique}", "harbor.trial.name": trial}
+    first = Traces(resource)
+    root = first.span("harbor.trial", start_ms=0, dur_ms=3000)
+    first.span("harbor.agent_execution", parent=root, start_ms=100, dur_ms=2000)
+    agent = Traces({**resource, "service.name": f"agent-{unique}"})
+    agent.span("chat m", {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 5}, start_ms=500, dur_ms=100)
+    first.send(server)
+    agent.send(server)
+    assert any(r[5] == "llm_request" for r in server.sql(_RESOLVED, trial=trial))
+    second = Traces(resource)
+    again = second.span("harbor.trial", start_ms=5000, dur_ms=3000)
+    second.span("harbor.agent_execution", parent=again, start_ms=5100, dur_ms=2000)
+    second.send(server)
+    assert assert_resolved_as_read(server, trial) == 2  # the second run's root and phase only
+    assert not any(r[5] == "llm_request" for r in server.sql(_RESOLVED, trial=trial))
+
+
+def test_a_server_killed_before_the_keeper_wrote_resolves_on_start(tmp_path, unique):
+    data_dir = tmp_path / "store"
+    server = SubprocessServer(data_dir).start()
+    trial = f"{unique}-killed"
+    spans, events = _claude_code({"harbor.job.name": f"job-{unique}", "harbor.trial.name": trial})
+    spans.send(server)
+    events.send(server)
+    server.kill()  # acknowledged, stored perhaps, resolved perhaps not
+    server = SubprocessServer(data_dir).start()
+    try:
+        assert assert_resolved_as_read(server, trial) > 0
+    finally:
+        assert server.stop() == 0
