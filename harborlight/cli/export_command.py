@@ -1,4 +1,5 @@
-"""`harborlight export-job JOB --out DIR [--snapshot]`: the job as a Harbor job directory DIR/<job>/."""
+"""`harborlight export-job JOB --out DIR [--snapshot]`: the job as a Harbor job directory DIR/<job>/. What
+it reads and writes with is imported when it runs, not for its --help."""
 
 import argparse
 import asyncio
@@ -8,18 +9,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from rich.console import Console
-
 from harborlight.cli.command_help import add_command
 from harborlight.cli.transfer_access import add_store_options, open_local, server_client
-from harborlight.transfer.dir_names import safe_name
 from harborlight.transfer.errors import TransferError
-from harborlight.transfer.job_dir_write import extract_job, write_job_dir
-from harborlight.transfer.reach import cannot_reach
-from harborlight.transfer.service import export_files
 
 
 async def _from_server(args: argparse.Namespace, out: Path) -> Path:
+    from harborlight.transfer.job_dir_write import extract_job
+    from harborlight.transfer.reach import cannot_reach
+
     async with server_client(args) as client:
         try:
             reply = await client.get(
@@ -40,6 +38,9 @@ async def _from_server(args: argparse.Namespace, out: Path) -> Path:
 
 
 def _write(args: argparse.Namespace, out: Path) -> Path:
+    from harborlight.transfer.job_dir_write import write_job_dir
+    from harborlight.transfer.service import export_files
+
     if args.server:
         return asyncio.run(_from_server(args, out))
     store = open_local(args, "export-job ...")
@@ -51,6 +52,10 @@ def _write(args: argparse.Namespace, out: Path) -> Path:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from harborlight.transfer.dir_names import safe_name
+
     # A spinner on a terminal while the job is read and written; nothing when piped.
     status = Console(stderr=True)
     try:

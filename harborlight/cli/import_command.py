@@ -1,28 +1,31 @@
 """`harborlight import otlp FILE...` and `harborlight import harbor JOBDIR...`, with a progress bar on
 a terminal and a one-line summary; bad input is one line on stderr and exit 1. A Harbor job's file that is
 refused (not a regular file inside its job directory, or over its size limit) is one line on stderr, the
-rest is imported, and the exit status is 2."""
+rest is imported, and the exit status is 2. The importers (and the store, the write path) are imported when
+it runs, not for its --help."""
 
 import argparse
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from typing import TYPE_CHECKING, Any
 
 from harborlight.cli.command_help import add_command
 from harborlight.cli.transfer_access import add_store_options, sink_for
 from harborlight.settings import Settings, env_name, flag_name
-from harborlight.transfer.confined_files import MIB, FileLimits
 from harborlight.transfer.errors import TransferError
-from harborlight.transfer.harbor_import import count_trials, import_harbor
-from harborlight.transfer.otlp_import import import_otlp, read_files
-from harborlight.transfer.pump import Tally
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from harborlight.transfer.confined_files import FileLimits
+    from harborlight.transfer.pump import Tally
 
 
-def _progress() -> Progress:
+def _progress() -> "Progress":
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     console = Console(stderr=True)
     return Progress(
         TextColumn("{task.description}"),
@@ -35,7 +38,7 @@ def _progress() -> Progress:
     )
 
 
-def _rejections(tally: Tally) -> str:
+def _rejections(tally: "Tally") -> str:
     if not tally.rejected:
         return ""
     reasons = "; ".join(f"{reason} (x{n})" if n > 1 else reason for reason, n in tally.reasons.most_common(5))
@@ -43,6 +46,8 @@ def _rejections(tally: Tally) -> str:
 
 
 async def _otlp(args: argparse.Namespace) -> str:
+    from harborlight.transfer.otlp_import import import_otlp, read_files
+
     files = read_files(args.files)
     with _progress() as progress:
         task = progress.add_task("importing OTLP files", total=len(files))
@@ -62,7 +67,9 @@ async def _otlp(args: argparse.Namespace) -> str:
 _LIMITS = ("import_max_json_mib", "import_max_trajectory_mib", "import_max_log_mib")
 
 
-def _limits(args: argparse.Namespace) -> FileLimits:
+def _limits(args: argparse.Namespace) -> "FileLimits":
+    from harborlight.transfer.confined_files import MIB, FileLimits
+
     settings = Settings.resolve({name: getattr(args, name, None) for name in _LIMITS})
     return FileLimits(
         json_bytes=settings.import_max_json_mib * MIB,
@@ -76,6 +83,8 @@ def _refused(line: str) -> None:
 
 
 async def _harbor(args: argparse.Namespace) -> str:
+    from harborlight.transfer.harbor_import import count_trials, import_harbor
+
     limits = _limits(args)
     with _progress() as progress:
         task = progress.add_task("importing Harbor trials", total=count_trials(args.jobdirs))

@@ -1,17 +1,22 @@
 """`harborlight schema`: the schema's DDL, printed or applied; with --cluster, its form for a ClickHouse
-cluster (local tables on every node, Distributed tables under the names harborlight and Grafana read)."""
+cluster (local tables on every node, Distributed tables under the names harborlight and Grafana read). The
+store's DDL builders (and with them the store) are imported when it runs, not for its --help."""
 
 import argparse
 import sys
 from typing import Any
 
 from harborlight.cli.command_help import add_command
-from harborlight.store import StoreUnavailable, ensure_schema, open_client
-from harborlight.store.schema_cluster import apply_cluster_schema
-from harborlight.store.schema_ddl import SHARD_KEYS, Cluster, cluster_schema, plain_schema
+
+# what --shard-by offers: the keys of harborlight.store.schema_ddl.SHARD_KEYS (tests/cli check they agree)
+SHARD_BY = ("trial", "trace")
 
 
 def _run(args: argparse.Namespace) -> int:
+    from harborlight.store import StoreUnavailable, ensure_schema, open_client
+    from harborlight.store.schema_cluster import apply_cluster_schema
+    from harborlight.store.schema_ddl import Cluster, cluster_schema, plain_schema
+
     if args.cluster is None and (args.replicated or args.shard_by):
         raise ValueError("--replicated and --shard-by shape the cluster form: give --cluster NAME too")
     cluster = Cluster(args.cluster, args.replicated, args.shard_by or "trial") if args.cluster else None
@@ -63,7 +68,7 @@ def add_schema_command(commands: Any) -> None:
     parser.add_argument(
         "--shard-by",
         default=None,
-        choices=tuple(SHARD_KEYS),
+        choices=SHARD_BY,
         help="what keeps rows together on one shard (default trial)",
     )
     parser.add_argument(

@@ -1,24 +1,23 @@
 """How `import` and `export-job` reach the store: directly on --data-dir (or --clickhouse-url) when
 no server holds it, else through a running server (--server URL). Shared options and the local
-ingest path (receiver -> writer -> store, as `serve` wires it) live here."""
+ingest path (receiver -> writer -> store, as `serve` wires it) live here. The store, the write path and
+the HTTP client are imported when a command runs, not when its --help is asked for."""
 
 import argparse
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import httpx
-
-from harborlight.commit.batch_inserter import BatchInserter
-from harborlight.commit.committer import Committer
-from harborlight.commit.writer import REMEMBERED_DIGESTS, Writer
-from harborlight.ingest.receiver import Receiver
 from harborlight.settings import Settings
-from harborlight.store import Store, StoreUnavailable, ensure_schema, open_client, recent_digests
 from harborlight.transfer.errors import TransferError
-from harborlight.transfer.sink import HttpSink, ReceiverSink, Sink
-from harborlight.wal import FsyncPolicy, WriteAheadLog
+
+if TYPE_CHECKING:
+    import httpx
+
+    from harborlight.store import Store
+    from harborlight.transfer.sink import Sink
 
 IMPORT_LOG_BYTES = 1 << 30
 
@@ -35,9 +34,11 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token", default=None, help="bearer token for --server when it requires one")
 
 
-def open_local(args: argparse.Namespace, usage: str) -> Store:
+def open_local(args: argparse.Namespace, usage: str) -> "Store":
     """The store of --data-dir / --clickhouse-url, brought up to date as `serve` would on start; a store
     held by a running server is one line that suggests `harborlight <usage> --server`."""
+    from harborlight.store import StoreUnavailable, ensure_schema, open_client
+
     settings = Settings.resolve({"data_dir": args.data_dir, "clickhouse_url": args.clickhouse_url})
     try:
         store = open_client(settings.data_dir, settings.clickhouse_url)
@@ -47,14 +48,24 @@ def open_local(args: argparse.Namespace, usage: str) -> Store:
     return store
 
 
-def server_client(args: argparse.Namespace, timeout: float = 300) -> httpx.AsyncClient:
+def server_client(args: argparse.Namespace, timeout: float = 300) -> "httpx.AsyncClient":
+    import httpx
+
     headers = {"authorization": f"Bearer {args.token}"} if args.token else {}
     return httpx.AsyncClient(base_url=args.server.rstrip("/"), headers=headers, timeout=timeout)
 
 
 @asynccontextmanager
-async def sink_for(args: argparse.Namespace, command: str) -> AsyncIterator[Sink]:
+async def sink_for(args: argparse.Namespace, command: str) -> AsyncIterator["Sink"]:
     """A running server's OTLP/HTTP endpoint, or the live ingest path on the local store."""
+    from harborlight.commit.batch_inserter import BatchInserter
+    from harborlight.commit.committer import Committer
+    from harborlight.commit.writer import REMEMBERED_DIGESTS, Writer
+    from harborlight.ingest.receiver import Receiver
+    from harborlight.store import recent_digests
+    from harborlight.transfer.sink import HttpSink, ReceiverSink
+    from harborlight.wal import FsyncPolicy, WriteAheadLog
+
     if args.server:
         async with server_client(args) as client:
             yield HttpSink(client)

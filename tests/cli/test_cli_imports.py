@@ -1,6 +1,7 @@
-"""The CLI loads only what a command needs: `harborlight --help` and a query command's `--help` import no
-engine, no server, no Arrow, no gRPC (each checked in a fresh interpreter's sys.modules, not by timing), and
-`--help` lists each command with the summary its own module registers."""
+"""The CLI loads only what a command needs: `harborlight --help` and each command's `--help` (the query
+commands, and those that write to or read the store directly: import, export-job, schema) import no engine,
+no server, no Arrow, no gRPC (each checked in a fresh interpreter's sys.modules, not by timing), and `--help`
+lists each command with the summary its own module registers."""
 
 import subprocess
 import sys
@@ -8,6 +9,8 @@ import sys
 import pytest
 
 from harborlight.cli.main import COMMANDS, build_parser
+from harborlight.cli.schema_command import SHARD_BY
+from harborlight.store.schema_ddl import SHARD_KEYS
 
 HEAVY = ("chdb", "fastapi", "pyarrow", "grpc", "clickhouse_connect")
 
@@ -34,7 +37,19 @@ def _heavy_modules_after(*argv: str) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "argv", [("--help",), ("jobs", "--help"), ("trial", "--help"), ("spans", "--help")], ids=" ".join
+    "argv",
+    [
+        ("--help",),
+        ("jobs", "--help"),
+        ("trial", "--help"),
+        ("spans", "--help"),
+        ("import", "--help"),
+        ("import", "otlp", "--help"),
+        ("import", "harbor", "--help"),
+        ("export-job", "--help"),
+        ("schema", "--help"),
+    ],
+    ids=" ".join,
 )
 def test_help_imports_no_engine_server_arrow_or_grpc(argv):
     loaded = _heavy_modules_after(*argv)
@@ -46,3 +61,8 @@ def test_each_listed_summary_is_the_one_its_module_registers():
     listed = {a.dest: a.help for a in build_parser(["--help"])._subparsers._group_actions[0]._choices_actions}
     assert listed == registered
     assert set(COMMANDS) | {"serve"} == set(registered)
+
+
+def test_schema_offers_every_sharding_key_the_ddl_knows():
+    """`schema --shard-by` lists its choices without importing the DDL builders: the same keys."""
+    assert tuple(SHARD_KEYS) == SHARD_BY
