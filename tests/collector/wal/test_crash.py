@@ -46,21 +46,22 @@ def record(n: int) -> Record:
 def _run_and_kill(directory: Path, policy: str, start: int, delay: float) -> list[int]:
     """Starts an appender, SIGKILLs it after `delay` seconds; returns the numbers it acknowledged."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    child = subprocess.Popen(
-        [sys.executable, "-c", APPENDER, str(directory), policy, str(start)], stdout=subprocess.PIPE, env=env, cwd=ROOT
-    )
-    assert child.stdout.readline() == b"ready\n"
     acknowledged: list[int] = []
+    # on leaving the block, its stdout pipe is closed and the child waited for
+    with subprocess.Popen(
+        [sys.executable, "-c", APPENDER, str(directory), policy, str(start)], stdout=subprocess.PIPE, env=env, cwd=ROOT
+    ) as child:
+        assert child.stdout.readline() == b"ready\n"
 
-    def read() -> None:
-        acknowledged.extend(int(line) for line in child.stdout if line.endswith(b"\n"))  # a cut last line: not acked
+        def read() -> None:  # a cut last line: not acknowledged
+            acknowledged.extend(int(line) for line in child.stdout if line.endswith(b"\n"))
 
-    reader = threading.Thread(target=read)
-    reader.start()
-    time.sleep(delay)
-    child.send_signal(signal.SIGKILL)
-    child.wait()
-    reader.join()
+        reader = threading.Thread(target=read)
+        reader.start()
+        time.sleep(delay)
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        reader.join()
     return acknowledged
 
 
