@@ -135,7 +135,12 @@ def api_body_reader(max_bytes: int):
 
 
 def build_http_app(
-    store: Store, writer: Writer, receiver: Receiver, authenticator: Authenticator, settings: Settings
+    store: Store,
+    writer: Writer,
+    receiver: Receiver,
+    authenticator: Authenticator,
+    settings: Settings,
+    keeper: TrialRowsKeeper | None = None,
 ) -> FastAPI:
     services = Services(
         store=store,
@@ -147,6 +152,7 @@ def build_http_app(
         memory=receiver.memory,
         max_commit_lag_seconds=settings.max_commit_lag_seconds,
         live_limits=LiveLimits.of(settings),
+        resolved=keeper.resolve_now if keeper else None,
     )
     return build_api(services, otlp_router(receiver, authenticator, settings.max_request_bytes))
 
@@ -196,7 +202,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
             receiver, authenticator, settings.host, settings.grpc_port, settings.max_request_bytes
         )
         await grpc_server.start()
-        http_app = build_http_app(store, writer, receiver, authenticator, settings)
+        http_app = build_http_app(store, writer, receiver, authenticator, settings, keeper)
         caught_up = resolved_after(writer, keeper)
         config = uvicorn.Config(
             FreshReads(http_app, caught_up, settings.max_commit_lag_seconds, FreshReads.api_reads),

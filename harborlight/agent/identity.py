@@ -1,10 +1,12 @@
-"""Trial identity across a trace: the one rule every reader of agent_events applies when it reads.
+"""Trial identity across a trace: the one rule that names each agent event's trial, applied by the keeper when a
+trial's records change (harborlight/read/statements/resolved_sql.py), and by the readers that still read
+agent_events themselves (the live feed, the Harbor export).
 
 The agent views name each record's trial from the record alone (harborlight/agent/rules.py FACTS
 "trial"); a record with no identity of its own is named after its trace id. Which trial such a
 record belongs to is only known once its trace's other records are there (Harbor's ATIF converter
 puts `session.id` on the root span of a trial's trace only; an agent may export the root, which
-carries the session, last), so it is resolved when read:
+carries the session, last), so it is resolved once they are there:
 
     A record named after its trace takes the job and trial of its trace: those of the trace's record
     named by the strongest identity (a measured one, such as harbor.trial.name, before an inferred

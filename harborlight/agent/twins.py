@@ -1,11 +1,13 @@
-"""Twins: one model call or tool call told by both signals, counted once when read.
+"""Twins: one model call or tool call told by both signals, counted once.
 
 Claude Code, Gemini CLI and Codex record a call both as a span and as a log event
 (`claude_code.llm_request` + `api_request`, `claude_code.tool` + `tool_result`, Gemini `llm_call` +
 `gemini_cli.api_response`, `tool_call` + `gemini_cli.tool_call`, Codex `handle_tool_call` +
 `codex.tool_result`, ...). The agent views classify each record as it lands, one agent event per
 record, so a trial that streams both signals has two agent events per call. Which records are
-twins is only known once a trial's records are there, so every reader applies one rule when it reads:
+twins is only known once a trial's records are there, so the keeper applies one rule whenever a trial's records
+change, and writes what it decides as the trial's resolved events (harborlight/read/statements/resolved_sql.py),
+which every reader selects:
 
     Within one tenant, one trial (JobName, TrialName; rows without identity group by their NULLs), one
     ServiceName and one Kind, a span and a log event are twins when they pair: by ToolCallId when

@@ -45,6 +45,8 @@ class Services:
     max_commit_lag_seconds: float = 1.0
     live_limits: "LiveLimits | None" = None
     live: "LiveFeed | None" = None  # attached to the writer by the first watcher of /api/live
+    # a new keeper pass, waited for (at most the seconds given; False when they passed): the server's keeper
+    resolved: Callable[[float], bool] | None = None
 
 
 def services(request: Request) -> Services:

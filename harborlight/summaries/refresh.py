@@ -230,6 +230,11 @@ class TrialRowsKeeper:
             self._asked += 1
         self._wake.set()
 
+    def resolve_now(self, timeout: float) -> bool:
+        """Wakes the keeper and waits for the pass (`caught_up`): whatever was committed before is resolved."""
+        self.wake()
+        return self.caught_up(timeout)
+
     def caught_up(self, timeout: float) -> bool:
         """Waits until a refresh that began after every wake so far has ended (or the keeper stopped); False
         when `timeout` seconds passed first."""

@@ -4,6 +4,7 @@ are exactly what the read-time rule gives over the same store (harborlight/agent
 twin that arrives after its call, a trace whose naming root arrives last, a session named after its records, a
 retried trial, and after a kill between the commit and the keeper's write."""
 
+import httpx
 import pytest
 
 from harborlight.agent import twins as agent_twins
@@ -11,6 +12,7 @@ from harborlight.read.statements.agent_events import COLUMNS
 from tests.agent.otlp_build import Traces
 from tests.agent.test_twins import _claude_code
 from tests.real_agents.cases import replayed
+from tests.summaries.test_restart import _in_store
 from tests.support.servers import SubprocessServer
 
 _TRIAL = "Tenant = '' AND TrialName = {trial:String}"
@@ -24,10 +26,13 @@ SELECT {COLUMNS}, TwinId FROM resolved_events FINAL
 WHERE Tenant = '' AND TrialKey = {{trial:String}} AND TrialName = {{trial:String}}"""
 
 
-def _rows(server, sql: str, trial: str) -> list[tuple]:
-    rows = server.sql(sql, trial=trial)
-    # (the Provenance map and the target paths as comparable values)
+def _comparable(rows: list[tuple]) -> list[tuple]:
+    """The rows in one order, the Provenance maps as sorted pairs."""
     return sorted(tuple(tuple(sorted(v.items())) if isinstance(v, dict) else v for v in r) for r in rows)
+
+
+def _rows(server, sql: str, trial: str) -> list[tuple]:
+    return _comparable(server.sql(sql, trial=trial))
 
 
 def assert_resolved_as_read(server, trial: str) -> int:
@@ -114,7 +119,15 @@ def test_a_server_killed_before_the_keeper_wrote_resolves_on_start(tmp_path, uni
     events.send(server)
     server.kill()  # acknowledged, stored perhaps, resolved perhaps not
     server = SubprocessServer(data_dir).start()
-    try:
-        assert assert_resolved_as_read(server, trial) > 0
-    finally:
-        assert server.stop() == 0
+    assert httpx.get(f"{server.http_url}/api/trials/{trial}").status_code == 200  # a read waits for the keeper
+    assert server.stop() == 0
+    resolved, read_time = _in_store(
+        data_dir,
+        f"""
+        from tests.summaries.test_resolved_events import _READ_TIME, _RESOLVED, _comparable
+        rows = [_comparable(client.query(sql, parameters={{"trial": {trial!r}}}).result_rows)
+                for sql in (_RESOLVED, _READ_TIME)]
+        print(json.dumps(rows, default=str))
+        """,
+    )
+    assert resolved == read_time and len(resolved) > 0

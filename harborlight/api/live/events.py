@@ -13,7 +13,7 @@ from typing import NamedTuple
 COLUMNS = """
     EventId, Kind, Name, JobName, TrialName, TaskName, AgentName, Model,
     toUnixTimestamp64Nano(Timestamp) AS ts, toUnixTimestamp64Nano(coalesce(EndTimestamp, Timestamp)) AS end_ts,
-    InputTokens, OutputTokens, CostUsd, HttpStatus, Success, ToolName, ToolCategory, Tenant, _twin_id"""
+    InputTokens, OutputTokens, CostUsd, HttpStatus, Success, ToolName, ToolCategory, Tenant, TwinId AS _twin_id"""
 
 PHASES = {"harbor.environment_setup", "harbor.agent_setup", "harbor.agent_execution", "harbor.verifier"}
 TRIAL_SPAN = "harbor.trial"

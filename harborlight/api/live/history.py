@@ -1,15 +1,13 @@
 """A job's stored events for a live watcher who asks for history: the rows `/api/live?history=true`
-replays, in the feed's order (end time, then EventId), read a batch of trials at a time.
+replays, in the feed's order (end time, then EventId), read a batch of trials at a time from the resolved events
+(harborlight/read/statements/resolved_sql.py: each call once, named after its trial).
 
-Why batches: resolving twins (harborlight/agent/twins.py) over a whole job is one statement of seconds
-(1,000 Claude Code trials that stream both signals, 1M agent events: ~5 s), and nothing could be shown
-before it ends. Twin groups never cross trials, so a batch of whole trials resolves alone and gives
-exactly that batch's rows of the whole-job statement. Trials are taken in the order of their first row's
-end: once a batch is read, its rows that end before the next batch's first trial's first row can come
-from no later batch, so they are final and shown while the rest is read. Batches grow (FIRST_ROWS agent
-events, then four times as many each time, up to MOST_ROWS): the first rows come in a fraction of a
-second, and a large job pays a few statements' planning, not one per trial (`bench/query.py --twins`, 1M
-events: 6 batches read all rows in 1.16x the time of one statement; doubling up to 128,000, 13 in 1.38x).
+Why batches: a large job's rows (1,000 trials, 1M agent events) take seconds to read and order, and nothing could
+be shown before they are. Trials are taken in the order of their first row's end: once a batch is read, its rows
+that end before the next batch's first trial's first row can come from no later batch, so they are final and
+shown while the rest is read. Batches grow (FIRST_ROWS agent events, then four times as many each time, up to
+MOST_ROWS): the first rows come in a fraction of a second, and a large job pays a few statements, not one per
+trial.
 """
 
 import heapq
@@ -17,30 +15,23 @@ from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from harborlight.agent import twins as agent_twins
-from harborlight.agent.identity import named
 from harborlight.api.live.events import COLUMNS, LiveRow
 
 FIRST_ROWS = 2_000
 GROWTH = 4
 MOST_ROWS = 512_000
 
-_JOB = "JobName = {job:String} AND ({tenant:String} = '' OR Tenant = {tenant:String})"
-# Whole trials: the batch's, and when `unnamed`, the rows without a trial name (a group of their own).
-_BATCH = f"{_JOB} AND (TrialName IN {{trials:Array(String)}} OR ({{unnamed:Bool}} AND TrialName IS NULL))"
-_END = "toUnixTimestamp64Nano(coalesce(EndTimestamp, Timestamp))"  # the `end_ts` of COLUMNS
+_JOB = "JobKey = {job:String} AND ({tenant:String} = '' OR Tenant = {tenant:String}) AND NOT OuterTelling"
+_END = "toUnixTimestamp64Nano(coalesce(EndTimestamp, Timestamp))"  # the `end_ts` of the columns
 TRIALS = f"""
-SELECT TrialName, min({_END}) AS first_end, count() FROM ({named(_JOB)}) WHERE {_JOB}
+SELECT TrialName, min({_END}) AS first_end, count() FROM resolved_events FINAL WHERE {_JOB}
 GROUP BY TrialName ORDER BY first_end, TrialName"""
-# (the form the batch is read in, then its rows in each form: agent_twins.FORMS)
-BATCH_SQL = (
-    agent_twins.form(_BATCH, scope=_BATCH),
-    *(
-        f"SELECT {COLUMNS} FROM ({agent_twins.events(_BATCH, form, twin_ids=True, scope=_BATCH)})"
-        " ORDER BY end_ts, EventId"
-        for form in agent_twins.FORMS
-    ),
-)
+# A batch of whole trials, and when `unnamed`, the job's rows without a trial name.
+BATCH_SQL = f"""
+SELECT {COLUMNS} FROM resolved_events FINAL
+WHERE {_JOB}
+  AND (TrialKey IN {{trials:Array(String)}} AND TrialName IS NOT NULL OR ({{unnamed:Bool}} AND TrialName IS NULL))
+ORDER BY end_ts, EventId"""
 
 
 @dataclass(frozen=True)
@@ -87,10 +78,8 @@ def settle(
     return merged[:cut], merged[cut:]
 
 
-def read_rows(client, statements: tuple[str, ...], parameters: dict) -> list[LiveRow]:
-    """The rows of (their form, then a statement per form): the statement of the form the first answers."""
-    form, names = agent_twins.bind(client.query(statements[0], parameters=parameters).result_rows[0])
-    return list(map(LiveRow._make, client.query(statements[1 + form], parameters={**parameters, **names}).result_rows))
+def read_rows(client, sql: str, parameters: dict) -> list[LiveRow]:
+    return list(map(LiveRow._make, client.query(sql, parameters=parameters).result_rows))
 
 
 def read_history(client, job: str, tenant: str) -> Iterator[list[LiveRow]]:

@@ -24,7 +24,7 @@ import logging
 import os
 import time
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Annotated, Any
@@ -34,7 +34,6 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from harborlight.agent import twins as agent_twins
 from harborlight.api.deps import Services, Svc, Tenant, WriterDep
 from harborlight.api.live.events import (
     COLUMNS,
@@ -55,20 +54,17 @@ log = logging.getLogger(__name__)
 
 # Attributes whose values name a trial (the harness's, then the fallbacks agents stream without one).
 _TRIAL_KEYS = ("harbor.trial.name", "session.id", "gen_ai.conversation.id", "conversation.id")
-# A call told both by a span and by a log event once (harborlight/agent/twins.py): when the record that
-# counts arrives after its twin was shown, the watcher knows the call by the twin's id.
-# Looked up per writing tenant: twins are paired within the rows a look-up selects, and one tenant's
-# span must never pair with another's event, whatever job, trial or request id it claims.
-_COMMITTED = "Tenant = {tenant:String} AND (TrialName IN {trials:Array(String)} OR TraceId IN {traces:Array(String)})"
-# (the form the rows are read in, then the rows in each form: agent_twins.FORMS)
-_ROWS = (
-    agent_twins.form(_COMMITTED, scope=_COMMITTED),
-    *(
-        f"SELECT {COLUMNS} FROM ({agent_twins.events(_COMMITTED, form, twin_ids=True, scope=_COMMITTED)}) "
-        "ORDER BY end_ts, EventId"
-        for form in agent_twins.FORMS
-    ),
-)
+# The resolved rows (harborlight/read/statements/resolved_sql.py) of a commit's trials, sessions and traces, per
+# writing tenant, once the keeper resolved the commit: a call told both by a span and by a log event is one row,
+# and when the record that counts arrives after its twin was shown, the watcher knows the call by the twin's id.
+_ROWS = f"""
+SELECT {COLUMNS} FROM resolved_events FINAL
+WHERE Tenant = {{tenant:String}} AND NOT OuterTelling
+  AND (TrialKey IN {{trials:Array(String)}} OR SessionId IN {{trials:Array(String)}}
+       OR TraceId IN {{traces:Array(String)}})
+ORDER BY end_ts, EventId"""
+# How long the feed waits for the keeper to resolve a commit before it reads what is there.
+RESOLVE_WAIT_SECONDS = 30.0
 KEEPALIVE_SECONDS = 15.0
 # A history replays an event per call of the job: the stream writes what is queued at once (up to this many
 # bytes), and the replay hands the event loop back between slices of rows, waiting while the watcher's
@@ -213,8 +209,12 @@ def committed_keys(items: Iterable[tuple[str, bytes]]) -> tuple[set[str], set[st
 class LiveFeed:
     """Created inside the running event loop; `committed` is the writer's on_commit hook."""
 
-    def __init__(self, store: Store, limits: LiveLimits = LiveLimits()) -> None:
+    def __init__(
+        self, store: Store, limits: LiveLimits = LiveLimits(), resolved: Callable[[float], bool] | None = None
+    ) -> None:
         self._store = store
+        # waits until the keeper resolved what was committed so far (None: refresh here, as the CLI does)
+        self._resolved = resolved
         self.limits = limits
         self._inbox: asyncio.Queue[list[tuple[str, str, bytes]]] = asyncio.Queue()  # (tenant, signal, payload)
         self._watchers: set[Watcher] = set()
@@ -310,6 +310,7 @@ class LiveFeed:
                         committed_keys, [(signal, payload) for t, signal, payload in items if t == tenant]
                     )
                     keys = {"tenant": tenant, "trials": sorted(trials), "traces": sorted(traces)}
+                    await asyncio.to_thread(self._resolve, tenant)
                     rows = await asyncio.to_thread(read_rows, self._store.client, _ROWS, keys)
                     told = await asyncio.to_thread(self._verdicts, tenant, rows)
                 except Exception as exc:  # a watcher misses these events; ingest and other watchers go on
@@ -320,13 +321,19 @@ class LiveFeed:
                     if watcher.ended:  # dropped: it is offered nothing more
                         self._watchers.discard(watcher)
 
+    def _resolve(self, tenant: str) -> None:
+        """Waits for the keeper to resolve what was committed (the rows and trial rows then read are of it)."""
+        if self._resolved is None:
+            refresh(self._store.client, tenant)
+        elif not self._resolved(RESOLVE_WAIT_SECONDS):
+            log.warning("live feed: the keeper has not resolved the last commits in %.0f s", RESOLVE_WAIT_SECONDS)
+
     def _verdicts(self, tenant: str, rows: Sequence[LiveRow]) -> Verdicts:
-        """The stored rows' outcomes and rewards of the trials whose end is among `rows`, derived first if
-        their events changed (the same rows the API answers)."""
+        """The stored rows' outcomes and rewards of the trials whose end is among `rows` (the same rows the API
+        answers)."""
         ended = sorted({row.trial for row in rows if row.name == TRIAL_SPAN and row.trial})
         if not ended:
             return {}
-        refresh(self._store.client, tenant)
         return verdicts(self._store.client, tenant, ended)
 
 
@@ -396,7 +403,7 @@ def _limits() -> LiveLimits:
 def _feed(services: Services, writer: Writer) -> LiveFeed:
     """The app's feed, attached to its writer by the first watcher."""
     if services.live is None:
-        services.live = LiveFeed(services.store, services.live_limits or _limits())
+        services.live = LiveFeed(services.store, services.live_limits or _limits(), services.resolved)
         writer.on_commit.append(services.live.committed)
     return services.live
 

@@ -54,7 +54,9 @@ CREATE TABLE IF NOT EXISTS resolved_events (
     OuterTelling Bool,
     Version UInt64,
     Deleted UInt8,
-    INDEX idx_job JobKey TYPE bloom_filter(0.01) GRANULARITY 1  -- a job's rows, across its trials' ranges
+    INDEX idx_job JobKey TYPE bloom_filter(0.01) GRANULARITY 1,  -- a job's rows, across its trials' ranges
+    INDEX idx_trace_id TraceId TYPE bloom_filter(0.001) GRANULARITY 1,  -- the live feed's look-up of a commit's
+    INDEX idx_session_id SessionId TYPE bloom_filter(0.001) GRANULARITY 1  -- traces and sessions
 ) ENGINE = ReplacingMergeTree(Version, Deleted)
 ORDER BY (Tenant, TrialKey, JobKey, EventId)  -- one trial is a range
 {ttl:Timestamp}
