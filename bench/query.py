@@ -16,10 +16,11 @@ measured in one run, and how each read grows with the store.
 With --twins, the job is instead TRIALS Claude Code trials that stream both signals, a span and a log
 event per call (`--calls` calls per trial, 4 in 9 model calls; 1,000 x 500 = 1,003,000 agent events),
 so every call is told twice (harborlight/agent/twins.py). Then, on that store:
-1. in one process without a server, alternating, RUNS times: the live feed's history read as one
-   statement over the whole job (as it was read before harborlight/api/live/history.py) and a batch of trials at
-   a time (when its first rows are ready, when all are; the rows must be the same), the Harbor export's
-   read (harborlight/transfer/store_read.py) and the raw records it would read without and with twins resolved;
+1. in one process without a server: every trial resolved and derived (the keeper's work on a server's start,
+   timed), then, alternating, RUNS times: the live feed's history read as one statement over the job's resolved
+   events and a batch of trials at a time (harborlight/api/live/history.py: when its first rows are ready, when
+   all are; the rows must be the same), the Harbor export's read (harborlight/transfer/store_read.py) and the raw
+   records it would read without and with twins resolved;
 2. over HTTP: `/api/live?history=true` from the request to its first and to its last event.
 Medians, and the ratios of those measured in the same run.
 
@@ -49,7 +50,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harborlight.agent import twins as agent_twins  # noqa: E402
 from harborlight.api.live.events import COLUMNS, LiveRow, to_events  # noqa: E402
 from harborlight.api.live.history import read_history  # noqa: E402
-from harborlight.store import Signal, ensure_schema, insert_requests, open_client
+from harborlight.store import Signal, ensure_schema, insert_requests, open_client  # noqa: E402
+from harborlight.summaries.refresh import refresh  # noqa: E402
 from harborlight.transfer import store_read  # noqa: E402
 from tests.support.servers import SubprocessServer  # noqa: E402
 
@@ -313,10 +315,9 @@ def generate_twins(data_dir: Path, n_trials: int, n_calls: int) -> None:
     _write_trials(data_dir, TWIN_JOB, n_trials, lambda i: twin_trial_requests(i, n_calls, rng))
 
 
-# The live history as one statement over the whole job: how harborlight/api/live/route.py read it before live_history.
-_JOB = "JobName = {job:String} AND ({tenant:String} = '' OR Tenant = {tenant:String})"
-_WHOLE_JOB_HISTORY = f"""SELECT {COLUMNS} FROM ({agent_twins.events(_JOB, twin_ids=True, scope=_JOB)})
-ORDER BY end_ts, EventId"""
+# the history as one statement over the whole job's resolved events (history.py reads it in batches)
+_WHOLE_JOB_HISTORY = f"""SELECT {COLUMNS} FROM resolved_events FINAL
+WHERE JobKey = {{job:String}} AND NOT OuterTelling ORDER BY end_ts, EventId"""
 
 
 def twin_reads(data_dir: Path, runs: int, events_file: Path) -> None:
@@ -324,6 +325,9 @@ def twin_reads(data_dir: Path, runs: int, events_file: Path) -> None:
     times; writes the number of events the live history shows to `events_file`."""
     store = open_client(data_dir)
     client, params = store.client, {"job": TWIN_JOB, "tenant": ""}
+    began = time.perf_counter()
+    refresh(client)  # the keeper's work a server does on start: every trial resolved and derived
+    print(f"resolving and deriving every trial: {time.perf_counter() - began:.1f} s")
     # the raw spans' read is bounded by its events' traces (store_read binds them from the events it read)
     params["span_traces"] = [
         t
@@ -356,7 +360,7 @@ def twin_reads(data_dir: Path, runs: int, events_file: Path) -> None:
         for form, label in ((agent_twins.PLAIN, "every agent event's"), (agent_twins.TWINS, "the kept signal's")):
             timed_call(
                 f"export's raw records: {label}",
-                lambda: [
+                lambda form=form: [
                     client.query(sql[form], parameters=params).result_rows
                     for sql in (store_read.JOB.spans, store_read.JOB.logs)
                 ],
