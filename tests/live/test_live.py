@@ -275,21 +275,20 @@ def test_watch_without_a_terminal_prints_a_line_per_event(server, unique):
     )
     traces.send(server)
     server.caught_up()
-    watch = subprocess.Popen(
+    lines = []
+    with subprocess.Popen(  # on leaving the block, its pipes are closed and the process waited for
         [sys.executable, "-m", "harborlight.cli.main", "watch", job, "--server", server.http_url],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-    )
-    try:
-        lines = []
-        for text in watch.stdout:  # a pipe, not a terminal
-            lines.append(text)
-            if " trial_finished" in text:
-                break
-    finally:
-        watch.kill()
-        watch.wait()
+    ) as watch:
+        try:
+            for text in watch.stdout:  # a pipe, not a terminal
+                lines.append(text)
+                if " trial_finished" in text:
+                    break
+        finally:
+            watch.kill()
     assert [text.split()[2] for text in lines] == ["trial_started", "model_call", "trial_finished"]
     assert f"{job}-t1" in lines[1] and "input_tokens=100" in lines[1] and "model=gpt-5" in lines[1]
 
