@@ -6,7 +6,9 @@ calls), committed in groups of 20 requests (10,000 spans) into one embedded stor
 - lean: the same INSERT with the agent views dropped (no agent rows);
 - arrow: harborlight/commit/arrow_insert.py (decoded by the engine, back as Arrow, classified in Arrow, raw
   and agent rows two Arrow inserts);
-- arrow-split: the same with the raw rows written by the engine (raw_by_engine).
+- arrow-split: the same with the raw rows written by the engine (raw_by_engine);
+- engine-once: the engine decodes once into a Memory table, the raw rows and the views' SELECT read it
+  (bench/classify_arrow.py).
 Checks that every way gives the views' agent rows, then splits the Arrow classification's cost in three over
 the stored spans: reading them back as Arrow, classifying, inserting the agent rows.
 
@@ -20,6 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.classify_arrow import insert_engine_once  # noqa: E402
 from bench.ingest import build_requests  # noqa: E402
 from harborlight.agent.arrow_compile import classify  # noqa: E402
 from harborlight.agent.sources import CONTEXTS  # noqa: E402
@@ -61,9 +64,12 @@ def main() -> None:
         assert rows == expected, "arrow: agent rows differ from the views'"
         split, rows = run("arrow-split", lambda *a, **k: insert_requests_classified(*a, **k, raw_by_engine=True))
         assert rows == expected, "arrow-split: agent rows differ from the views'"
+        once, rows = run("engine-once", insert_engine_once)
+        assert rows == expected, "engine-once: agent rows differ from the views'"
         print(
-            f"of the lean commit: views {lean / views:.2f}, arrow {lean / arrow:.2f}, arrow-split {lean / split:.2f}; "
-            f"arrow / views {views / arrow:.2f}x, arrow-split / views {views / split:.2f}x"
+            f"of the lean commit: views {lean / views:.2f}, arrow {lean / arrow:.2f}, arrow-split {lean / split:.2f}, "
+            f"engine-once {lean / once:.2f}; against the views: arrow {views / arrow:.2f}x, arrow-split "
+            f"{views / split:.2f}x, engine-once {views / once:.2f}x"
         )
         client.command("TRUNCATE TABLE agent_events")
         started = time.perf_counter()
