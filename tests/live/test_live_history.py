@@ -4,7 +4,6 @@ whatever the batches; over /api/live, the events those rows mean."""
 
 import pytest
 
-from harborlight.agent import twins as agent_twins
 from harborlight.api.live import history as live_history
 from harborlight.api.live.events import COLUMNS, LiveRow, to_events
 from harborlight.api.live.history import TrialBatch, plan, read_history, settle
@@ -13,9 +12,9 @@ from harborlight.summaries.refresh import refresh
 from tests.live.test_live import SseClient
 from tests.live.twin_job import send_twin_job, trial_names
 
-# What the feed read before batches: the whole job in one statement.
-_JOB = "JobName = {job:String} AND ({tenant:String} = '' OR Tenant = {tenant:String})"
-_WHOLE_JOB = f"""SELECT {COLUMNS} FROM ({agent_twins.events(_JOB, twin_ids=True, scope=_JOB)})
+# The whole job's resolved events in one statement (the keeper resolved them: twins dropped, named after trials).
+_WHOLE_JOB = f"""SELECT {COLUMNS} FROM resolved_events FINAL
+WHERE JobKey = {{job:String}} AND ({{tenant:String}} = '' OR Tenant = {{tenant:String}}) AND NOT OuterTelling
 ORDER BY end_ts, EventId"""
 
 
@@ -29,6 +28,7 @@ def twin_job(server) -> str:
 
 
 def _whole_job(server, job: str) -> list[LiveRow]:
+    server.caught_up()  # stored and resolved
     rows = server.store.client.query(_WHOLE_JOB, parameters={"job": job, "tenant": ""}).result_rows
     return [LiveRow(*r) for r in rows]
 

@@ -4,6 +4,7 @@ primary key: the trial's services and time range, not every trial's lifecycle sp
 store: issue 18). Read from a store the receiver's own write path filled (the session's store: chDB opens
 one data directory per process)."""
 
+import time
 import uuid
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
@@ -13,6 +14,7 @@ from harborlight.agent import identity as agent_identity
 from harborlight.read.statements import behavior_sql, producer_totals_sql, trial_rows_sql
 from harborlight.read.statements.load_trials import load_trials
 from harborlight.store import Signal, ensure_schema, insert_requests, open_client
+from harborlight.summaries.resolve import resolve_trials
 
 T0 = 1_764_547_200_000_000_000
 S = 1_000_000_000
@@ -77,6 +79,7 @@ def _store(store_dir, unique):
         Signal.traces,
         [_harness_request(job, f"{unique}-a", T0, "1.0"), _harness_request(job, f"{unique}-b", T0 + 3600 * S, "0.0")],
     )
+    resolve_trials(store.client, "", [f"{unique}-a", f"{unique}-b"], time.time_ns())  # the keeper's work
     return store, job
 
 

@@ -4,14 +4,15 @@ every granule of otel_traces (which grew with the store: issue 18). Read from a 
 write path filled (the session's store: chDB opens one data directory per process)."""
 
 import json
+import time
 import uuid
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
-from harborlight.agent import twins as agent_twins
 from harborlight.read.statements import behavior_sql
 from harborlight.store import Signal, ensure_schema, insert_requests, open_client
+from harborlight.summaries.resolve import resolve_trials
 
 T0 = 1_764_547_200_000_000_000
 S = 1_000_000_000
@@ -57,10 +58,9 @@ def test_the_argument_lookup_reads_otel_traces_by_the_trials_key_range(store_dir
     insert_requests(
         store, Signal.traces, [_trial_request(f"{unique}-a", T0), _trial_request(f"{unique}-b", T0 + 3600 * S)]
     )
+    resolve_trials(store.client, "", [f"{unique}-a", f"{unique}-b"], time.time_ns())  # the keeper's work
     params = {"tenant": "", "trial": f"{unique}-a", "job": "", "limit": 1000}
-    form, names = agent_twins.bind(store.client.query(behavior_sql.FORM, parameters=params).result_rows[0])
-    params |= names
-    sql = behavior_sql.TOOL_CALLS[form]
+    sql = behavior_sql.TOOL_CALLS
     rows = store.client.query(sql, parameters=params).result_rows
     # each call met its own raw span: the first and third calls' arguments are the same, the second's differ
     keys = [row[-1] for row in rows]
