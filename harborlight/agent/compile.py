@@ -40,6 +40,7 @@ from harborlight.agent.sql_parts import (
     tool_helpers_sql,
     typed,
 )
+from harborlight.store.sql_text import TENANT_ATTRIBUTE
 
 _STRIDE = 128  # rank = fact id * 128 + alias index * 4 + how code: sorted ranks group by fact, then precedence
 _HOWS = ("measured", "derived", "inferred")  # how codes 1..3 (rank % 4)
@@ -535,7 +536,7 @@ def _outer(ctx: Context) -> list[tuple[str, str]]:
         ("Name", "_name"),
         ("ServiceName", "ServiceName"),
         ("ScopeName", "ScopeName"),
-        ("Tenant", "_r['harborlight.tenant']"),
+        ("Tenant", f"_r['{TENANT_ATTRIBUTE}']"),
     ]
     # Facts a derived row does not keep are NULL there: tokens, cost and tool calls count once.
     outer += [

@@ -3,11 +3,9 @@ normalisation, tool categories, target paths and the provenance map. Pure string
 
 from harborlight.agent import rules
 from harborlight.agent.rule_types import Alias, FactType
+from harborlight.store.sql_text import literal
 
-
-def lit(value: str) -> str:
-    """A ClickHouse string literal."""
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+lit = literal  # a ClickHouse string literal
 
 
 def one_of(expr: str, values: tuple[str, ...]) -> str:

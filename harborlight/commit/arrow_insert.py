@@ -19,10 +19,11 @@ from harborlight.agent.rule_types import Source
 from harborlight.agent.sources import log_event_id_sql
 from harborlight.commit import ingest_sql
 from harborlight.commit.ingest_sql import DECODING
-from harborlight.commit.otlp_insert import _framed, _quote, _settings, insert_requests, needs_nested_decoding
+from harborlight.commit.otlp_insert import _framed, _settings, insert_requests, needs_nested_decoding
 from harborlight.commit.structured_values import with_structured_values_as_text
 from harborlight.store.client import Store
 from harborlight.store.signal import Signal
+from harborlight.store.sql_text import literal
 
 _SOURCES: dict[Signal, tuple[Source, str]] = {Signal.traces: ("span", "otel_traces"), Signal.logs: ("log", "otel_logs")}
 
@@ -107,7 +108,7 @@ def insert_requests_classified(
     if retry_token:
         write["insert_deduplication_token"] = f"{retry_token}:{signal.value}:{tenant or ''}"
         write["deduplicate_blocks_in_dependent_materialized_views"] = "1"
-    structure = _quote(_structure(signal))
+    structure = literal(_structure(signal))
     if not store.embedded:
         raise NotImplementedError("server mode: the decoded rows would be read back with the request body")
     assert store.spool_dir is not None
@@ -115,14 +116,14 @@ def insert_requests_classified(
     try:
         with os.fdopen(fd, "wb") as f:
             f.writelines(_framed(requests))
-        source = f"file({_quote(path)}, 'Protobuf', {structure})"
+        source = f"file({literal(path)}, 'Protobuf', {structure})"
         query, _ = decode_select(signal, source, tenant)
         read = {k: v for k, v in settings.items() if k.startswith("format_schema")}
         if raw_by_engine:
             insert = (ingest_sql.traces_insert if signal is Signal.traces else ingest_sql.logs_insert)(
                 source, tenant, DECODING
             )
-            inline = ", ".join(f"{k} = {_quote(v)}" for k, v in {**settings, **write}.items())
+            inline = ", ".join(f"{k} = {literal(v)}" for k, v in {**settings, **write}.items())
             store.client.command(f"{insert} SETTINGS {inline}")
             wanted = ", ".join(f"`{c}`" for c in CLASSIFIED_COLUMNS[kind])
             query = f"SELECT {wanted} FROM ({query})"

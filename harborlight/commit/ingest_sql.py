@@ -17,6 +17,7 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 
 from harborlight.commit.any_value_sql import attribute_maps, scalar_value_text
+from harborlight.store.sql_text import TENANT_ATTRIBUTE
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,6 @@ class Decoding:
 DECODING = Decoding(files("harborlight.commit").joinpath("otlp_decode.proto"))
 
 
-TENANT_ATTRIBUTE = "harborlight.tenant"
 _TENANT_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 

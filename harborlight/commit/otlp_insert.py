@@ -18,6 +18,7 @@ from harborlight.commit.nested_values import may_hold_nested_values
 from harborlight.commit.structured_values import flatten_structured_values, with_structured_values_as_text
 from harborlight.store.client import COMMIT_PRIORITY, Store
 from harborlight.store.signal import Signal
+from harborlight.store.sql_text import literal
 
 _STRUCTURE = {
     Signal.traces: lambda d: d.traces_structure,
@@ -81,10 +82,6 @@ def _metrics_prepared(requests: list[bytes]) -> tuple[list[bytes], list[Callable
     return prepared, [insert for kind, insert in _METRIC_INSERTS.items() if kind in kinds]
 
 
-def _quote(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def _varint(n: int) -> bytes:
     out = bytearray()
     while True:
@@ -135,7 +132,7 @@ def insert_requests(
     if retry_token:
         settings["insert_deduplication_token"] = f"{retry_token}:{signal.value}:{tenant or ''}"
         settings["deduplicate_blocks_in_dependent_materialized_views"] = "1"
-    structure = _quote(_STRUCTURE[signal](decoding))
+    structure = literal(_STRUCTURE[signal](decoding))
     if not store.embedded:
         blob = length_delimited(requests)
         for insert in inserts:
@@ -148,8 +145,8 @@ def insert_requests(
     try:
         with os.fdopen(fd, "wb") as f:
             f.writelines(_framed(requests))  # no joined copy of the whole commit
-        source = f"file({_quote(path)}, 'Protobuf', {structure})"
-        inline = ", ".join(f"{k} = {_quote(v)}" for k, v in settings.items())
+        source = f"file({literal(path)}, 'Protobuf', {structure})"
+        inline = ", ".join(f"{k} = {literal(v)}" for k, v in settings.items())
         for insert in inserts:
             store.client.command(f"{insert(source, tenant, decoding)} SETTINGS {inline}")
     finally:

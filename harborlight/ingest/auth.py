@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _TENANT_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
-TENANT_ATTRIBUTE = "harborlight.tenant"  # the resource attribute every stored row carries with tenants on
 
 
 class Unauthorized(Exception):

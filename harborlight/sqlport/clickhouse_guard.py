@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from harborlight.sqlport.clickhouse_errors import CODES, Refused
 from harborlight.sqlport.clickhouse_settings import Unreadable, map_literal, unquoted
 from harborlight.store.schema_ddl import TENANT_KEYS, local_name
+from harborlight.store.sql_text import literal
 
 READONLY, ACCESS_DENIED, SYNTAX_ERROR = CODES["READONLY"], CODES["ACCESS_DENIED"], CODES["SYNTAX_ERROR"]
 TABLE_FILTERS = "additional_table_filters"
@@ -496,14 +497,14 @@ def tenant_filters(tables: Iterable[tuple[str, str, str, str]], tenant: str) -> 
     the local table it reads (the cluster form's `<name>_local`). Every other table, and every materialized view
     (read through its view, a table's rows would not be pruned by the table's key), keeps no rows, and a tenant's
     statement naming one is refused (check_tenant_tables)."""
-    literal = _sql_string(tenant)
+    tenant_literal = literal(tenant)
     keys = {(database, name): key for database, name, _, key in tables}
     filters: dict[str, str] = {}
     for database, name, engine, key in tables:
         if engine == "Distributed":
             key = keys.get((database, local_name(name)), "")
         expr = tenant_key(key) if engine.endswith("MergeTree") or engine == "Distributed" else None
-        filters[f"{database}.{name}"] = f"{expr} = {literal}" if expr else NO_ROWS
+        filters[f"{database}.{name}"] = f"{expr} = {tenant_literal}" if expr else NO_ROWS
     for table in SECRET_SYSTEM_TABLES:  # behind the AST check, in case a name reaches them another way
         filters[f"system.{table}"] = NO_ROWS
     return filters
@@ -565,7 +566,3 @@ def is_conjunction(ast: str, first: str) -> bool:
 def filters_setting(entries: Iterable[tuple[str, str]]) -> str:
     """The value of `additional_table_filters`: a Map literal."""
     return map_literal(list(entries))
-
-
-def _sql_string(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"

@@ -12,6 +12,8 @@ fails closed. Pure: text in, text out.
 import re
 from dataclasses import dataclass
 
+from harborlight.store.sql_text import literal
+
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _OPEN, _CLOSE = "([{", ")]}"
 _ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "0": "\0", "a": "\a", "v": "\v", "e": "\x1b"}
@@ -165,10 +167,5 @@ def map_entries(literal: str) -> list[tuple[str, str]]:
     return entries
 
 
-def quoted(value: str) -> str:
-    """A string literal ClickHouse reads back as `value`."""
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def map_literal(entries: list[tuple[str, str]]) -> str:
-    return "{" + ", ".join(f"{quoted(k)}: {quoted(v)}" for k, v in entries) + "}"
+    return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in entries) + "}"

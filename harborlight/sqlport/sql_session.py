@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from harborlight.store.client import Store
+from harborlight.store.sql_text import literal
 
 _CODE = re.compile(r"Code:\s*(\d+)")
 _TRAILING_FORMAT = re.compile(r"\bFORMAT\s+\w+\s*;?\s*$", re.I)
@@ -47,10 +48,6 @@ class SqlSession(Protocol):
         """Runs one statement; a FORMAT clause in it wins over `fmt`. Raises EngineError."""
 
 
-def quote(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def engine_error(exc: Exception) -> EngineError:
     """ClickHouse's code and message out of a chDB or clickhouse-connect exception."""
     message = str(exc)
@@ -66,7 +63,7 @@ class _EmbeddedSession:
 
     def apply(self, settings: Mapping[str, str]) -> None:
         for name, value in settings.items():
-            self.run(f"SET {name} = {quote(value)}", "TabSeparated")
+            self.run(f"SET {name} = {literal(value)}", "TabSeparated")
 
     def run(self, sql: str, fmt: str, params: Mapping[str, str] | None = None) -> Output:
         started = time.monotonic()

@@ -15,6 +15,7 @@ from importlib.resources import files
 
 from harborlight.agent.identity import NAMES_VIEW
 from harborlight.agent.rules import FACTS
+from harborlight.store.sql_text import RAW_TENANT
 
 # Each migration is a list of statement files under harborlight/store/sql/, applied in order.
 MIGRATIONS: list[tuple[int, list[str]]] = [
@@ -86,7 +87,6 @@ TENANT_PARTS_VERSION = next(version for version, names in MIGRATIONS if "otel_tr
 # (statement() puts it there), so no part ever holds two tenants' rows, whatever the engine merges; and a
 # tenant's read through the SQL interface, filtered on exactly this expression, has every other tenant's parts
 # pruned before any row is read, so nothing the tenant writes is ever evaluated on another tenant's rows.
-RAW_TENANT = "ResourceAttributes['harborlight.tenant']"
 TENANT_KEYS: dict[str, str] = {
     **dict.fromkeys(
         (
