@@ -40,7 +40,7 @@ from harborlight.agent.sql_parts import (
     tool_helpers_sql,
     typed,
 )
-from harborlight.store.sql_text import TENANT_ATTRIBUTE
+from harborlight.sql_text import TENANT_ATTRIBUTE
 
 _STRIDE = 128  # rank = fact id * 128 + alias index * 4 + how code: sorted ranks group by fact, then precedence
 _HOWS = ("measured", "derived", "inferred")  # how codes 1..3 (rank % 4)

@@ -3,7 +3,7 @@ normalisation, tool categories, target paths and the provenance map. Pure string
 
 from harborlight.agent import rules
 from harborlight.agent.rule_types import Alias, FactType
-from harborlight.store.sql_text import literal
+from harborlight.sql_text import literal
 
 lit = literal  # a ClickHouse string literal
 

@@ -21,9 +21,9 @@ from harborlight.commit import ingest_sql
 from harborlight.commit.ingest_sql import DECODING
 from harborlight.commit.otlp_insert import _framed, _settings, insert_requests, needs_nested_decoding
 from harborlight.commit.structured_values import with_structured_values_as_text
+from harborlight.sql_text import literal
 from harborlight.store.client import Store
 from harborlight.store.signal import Signal
-from harborlight.store.sql_text import literal
 
 _SOURCES: dict[Signal, tuple[Source, str]] = {Signal.traces: ("span", "otel_traces"), Signal.logs: ("log", "otel_logs")}
 

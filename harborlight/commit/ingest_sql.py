@@ -17,7 +17,7 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 
 from harborlight.commit.any_value_sql import attribute_maps, scalar_value_text
-from harborlight.store.sql_text import TENANT_ATTRIBUTE
+from harborlight.sql_text import TENANT_ATTRIBUTE
 
 
 @dataclass(frozen=True)

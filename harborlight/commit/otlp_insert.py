@@ -16,9 +16,9 @@ from harborlight.commit import ingest_sql
 from harborlight.commit.ingest_sql import DECODING, Decoding
 from harborlight.commit.nested_values import may_hold_nested_values
 from harborlight.commit.structured_values import flatten_structured_values, with_structured_values_as_text
+from harborlight.sql_text import literal
 from harborlight.store.client import COMMIT_PRIORITY, Store
 from harborlight.store.signal import Signal
-from harborlight.store.sql_text import literal
 
 _STRUCTURE = {
     Signal.traces: lambda d: d.traces_structure,

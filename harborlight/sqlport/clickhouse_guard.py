@@ -11,10 +11,10 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from harborlight.sql_text import literal
 from harborlight.sqlport.clickhouse_errors import CODES, Refused
 from harborlight.sqlport.clickhouse_settings import Unreadable, map_literal, unquoted
 from harborlight.store.schema_ddl import TENANT_KEYS, local_name
-from harborlight.store.sql_text import literal
 
 READONLY, ACCESS_DENIED, SYNTAX_ERROR = CODES["READONLY"], CODES["ACCESS_DENIED"], CODES["SYNTAX_ERROR"]
 TABLE_FILTERS = "additional_table_filters"

@@ -12,7 +12,7 @@ fails closed. Pure: text in, text out.
 import re
 from dataclasses import dataclass
 
-from harborlight.store.sql_text import literal
+from harborlight.sql_text import literal
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _OPEN, _CLOSE = "([{", ")]}"

@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
+from harborlight.sql_text import literal
 from harborlight.store.client import Store
-from harborlight.store.sql_text import literal
 
 _CODE = re.compile(r"Code:\s*(\d+)")
 _TRAILING_FORMAT = re.compile(r"\bFORMAT\s+\w+\s*;?\s*$", re.I)

@@ -15,7 +15,7 @@ from importlib.resources import files
 
 from harborlight.agent.identity import NAMES_VIEW
 from harborlight.agent.rules import FACTS
-from harborlight.store.sql_text import RAW_TENANT
+from harborlight.sql_text import RAW_TENANT
 
 # Each migration is a list of statement files under harborlight/store/sql/, applied in order.
 MIGRATIONS: list[tuple[int, list[str]]] = [
