@@ -15,6 +15,7 @@ OpenTelemetry exporter's variables name.
 """
 
 import asyncio
+import contextlib
 import logging
 import socket
 import subprocess
@@ -151,7 +152,12 @@ class _SilentEndpoint:
             self.accepted.append(connection)
 
     def close(self) -> None:
+        # shutdown wakes the accept() the thread is blocked in (close alone does not): joined, it accepts no
+        # connection after the ones closed here
+        with contextlib.suppress(OSError):
+            self._socket.shutdown(socket.SHUT_RDWR)
         self._socket.close()
+        self._thread.join(30)
         for connection in self.accepted:
             connection.close()
 
