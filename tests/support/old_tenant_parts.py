@@ -5,7 +5,7 @@ from importlib.resources import files
 
 from clickhouse_connect.driver.client import Client
 
-from harborlight.store.schema_ddl import TENANT_KEYS, TENANT_PARTS_VERSION, plain_schema
+from harborlight.store.schema_ddl import REBUILT, TENANT_KEYS, TENANT_PARTS_VERSION, plain_schema
 
 OLD_TRACE_INDEX_VIEW = """CREATE MATERIALIZED VIEW IF NOT EXISTS otel_traces_trace_id_ts_mv \
 TO otel_traces_trace_id_ts AS
@@ -35,7 +35,8 @@ def downgrade_to_shared_parts(client: Client) -> None:
         client.command(f"DROP VIEW {view.name}")
     for name in TENANT_KEYS:
         client.command(f"DROP TABLE {name}")
-        client.command(old_statement(name))
+        if name in REBUILT[TENANT_PARTS_VERSION]:  # (a table a later migration made is not there at schema 9)
+            client.command(old_statement(name))
     for view in views:
         client.command(OLD_TRACE_INDEX_VIEW if view.name == "otel_traces_trace_id_ts_mv" else view.sql)
     client.command(f"DELETE FROM harborlight_schema_migrations WHERE Version >= {TENANT_PARTS_VERSION}")
