@@ -250,6 +250,7 @@ class TrialRowsKeeper:
             target = self._asked
             while self._done < target and not self._stopping:
                 self._hurry.set()
+                self._wake.set()  # (a pass that failed is tried again for whoever waits)
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
