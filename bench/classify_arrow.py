@@ -28,7 +28,8 @@ from harborlight.agent.sources import CONTEXTS  # noqa: E402
 from harborlight.cli.main import main as cli_main  # noqa: E402
 from harborlight.commit import ingest_sql  # noqa: E402
 from harborlight.commit.arrow_insert import insert_requests_classified  # noqa: E402
-from harborlight.commit.otlp_insert import _framed, _quote, _settings  # noqa: E402
+from harborlight.commit.otlp_insert import _framed, _settings  # noqa: E402
+from harborlight.sql_text import literal  # noqa: E402
 from harborlight.store import Signal, Store, insert_requests  # noqa: E402
 from harborlight.store.schema_ddl import statement  # noqa: E402
 
@@ -64,16 +65,16 @@ def insert_engine_once(
             with_structured_values_as_text(signal, r) if needs_nested_decoding(signal, r) else r for r in requests
         ]
     settings = _settings(signal, DECODING, True)
-    structure = _quote(DECODING.traces_structure if signal is Signal.traces else DECODING.logs_structure)
+    structure = literal(DECODING.traces_structure if signal is Signal.traces else DECODING.logs_structure)
     fd, path = tempfile.mkstemp(dir=store.spool_dir, suffix=".pb")
     try:
         with os.fdopen(fd, "wb") as f:
             f.writelines(_framed(requests))
-        source = f"file({_quote(path)}, 'Protobuf', {structure})"
+        source = f"file({literal(path)}, 'Protobuf', {structure})"
         decode = _INSERT[signal](source, tenant, DECODING).replace(
             f"INSERT INTO {ctx.table} ", f"INSERT INTO {stage} ", 1
         )
-        inline = ", ".join(f"{k} = {_quote(v)}" for k, v in settings.items())
+        inline = ", ".join(f"{k} = {literal(v)}" for k, v in settings.items())
         client.command(f"{decode} SETTINGS {inline}")
     finally:
         os.unlink(path)

@@ -12,7 +12,8 @@ import pytest
 from harborlight.agent.arrow_compile import classify
 from harborlight.commit.arrow_insert import _structure, decode_select
 from harborlight.commit.ingest_sql import DECODING
-from harborlight.commit.otlp_insert import _framed, _quote, _settings
+from harborlight.commit.otlp_insert import _framed, _settings
+from harborlight.sql_text import literal
 from harborlight.store import Signal, ensure_schema, insert_requests, open_client
 from harborlight.transfer.otlp_files import read_chunks
 
@@ -40,7 +41,7 @@ def _decoded(store, signal: Signal, requests: list[bytes]):
     try:
         with os.fdopen(fd, "wb") as f:
             f.writelines(_framed(requests))
-        source = f"file({_quote(path)}, 'Protobuf', {_quote(_structure(signal))})"
+        source = f"file({literal(path)}, 'Protobuf', {literal(_structure(signal))})"
         query, columns = decode_select(signal, source, TENANT)
         read = {k: v for k, v in settings.items() if k.startswith("format_schema")}
         return store.client.query_arrow(query, settings=read), columns
