@@ -1,13 +1,13 @@
 """The SQL that resolves a set of trials' agent events once, into resolved_events (harborlight/store/sql/
-resolved_events.sql), and the plain rows every reader selects from it.
+resolved_events.sql), the rows every reader selects.
 
 Resolving is the read-time rule applied once, when a trial's events change: the records named after their
 trials (harborlight/agent/identity.py), the earlier runs of a retried trial left out, each call once with its
 facts filled from its twin, and the outer telling of a call told at two levels kept as a group of its trace
 only (harborlight/agent/twins.py). The keeper (harborlight/summaries/resolve.py) asks FORM for the renames and
-earlier runs to bind, then runs RESOLVE and GONE with one version: the rows it writes replace the ones before,
-and a record no longer of these trials (renamed into another, an earlier run, a dropped twin's derived record)
-is deleted under the name it had.
+earlier runs to bind, then runs `resolve()`'s statement and GONE with one version: the rows it writes replace
+the ones before, and a record no longer of these trials (renamed into another, an earlier run, a dropped twin's
+derived record) is deleted under the name it had.
 """
 
 from harborlight.agent import twins as agent_twins
