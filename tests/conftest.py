@@ -10,7 +10,7 @@ import pytest
 # (refused here) and logs a warning to stderr from a background thread, into whichever test runs then.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # Harbor posts usage telemetry from a detached `python -c` helper it does not wait for: the tests send none,
-# and the helper's Popen, dropped while it runs, was a ResourceWarning in whichever test ran then.
+# and a Popen dropped while it runs is a ResourceWarning (an error here) in whichever test runs then.
 os.environ.setdefault("HARBOR_TELEMETRY", "0")
 # pytest-xdist's workers inherit COLUMNS=80 and LINES=24 from their launcher, and the CLI's tables honour
 # COLUMNS: the tests read the CLI's answers as piped output is (harborlight/cli/render.py), whoever runs them.
