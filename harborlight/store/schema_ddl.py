@@ -227,10 +227,23 @@ class Statement:
 _IN_CODE = {"agent_names_mv": NAMES_VIEW}
 
 
+def _file(name: str) -> str:
+    return files("harborlight.store").joinpath("sql", f"{name}.sql").read_text()
+
+
+def _columns_of(table: str) -> str:
+    """The column lines of a table's statement file (up to its indexes, each ending in its comma; their comments,
+    which speak of that table, left out), for a table that has the same columns."""
+    body = _file(table).split(" (\n", 1)[1]
+    lines = body[: body.index("\n    INDEX ")].splitlines()
+    return "\n    ".join(line.split("  --", 1)[0].strip() for line in lines)
+
+
 def statement(name: str, retention_days: int | None = None) -> str:
     """The plain statement of harborlight/store/sql/<name>.sql (or of _IN_CODE), with the exporter's TTL when retention
-    is asked."""
-    sql = _IN_CODE.get(name) or files("harborlight.store").joinpath("sql", f"{name}.sql").read_text()
+    is asked, and `{columns:<table>}` replaced by that table's column lines."""
+    sql = _IN_CODE.get(name) or _file(name)
+    sql = re.sub(r"\{columns:(\w+)\}", lambda m: _columns_of(m[1]), sql)
     for column in ("Timestamp", "Start", "TimeUnix"):
         placeholder = f"{{ttl:{column}}}"
         if retention_days:
