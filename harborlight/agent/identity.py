@@ -182,7 +182,7 @@ def run_parameters(runs: list[tuple]) -> dict[str, list]:
 # fs.read_file, initialize, ... under no session) shows no trial: its trace names none, and it is of none.
 # (A log event of kind group is a step of a model call it was logged in, such as GenAI 1.30's gen_ai.choice that
 # only requests tools: of its trace's trial.)
-_trial_of_unrenamed = "if(Kind = 'group' AND SourceTable = 'otel_traces' AND TrialName = TraceId, NULL, TrialName)"
+TRIAL_OF_UNRENAMED = "if(Kind = 'group' AND SourceTable = 'otel_traces' AND TrialName = TraceId, NULL, TrialName)"
 
 
 def named(scope: str, bound: bool = False) -> str:
@@ -204,7 +204,7 @@ def named(scope: str, bound: bool = False) -> str:
     return f"""
 SELECT * FROM (
 SELECT * EXCEPT (_n, _at1, _at) REPLACE (
-    if(_at = 0, JobName, _n.3[_at]) AS JobName, if(_at = 0, {_trial_of_unrenamed}, _n.4[_at]) AS TrialName)
+    if(_at = 0, JobName, _n.3[_at]) AS JobName, if(_at = 0, {TRIAL_OF_UNRENAMED}, _n.4[_at]) AS TrialName)
 FROM (
     SELECT *, if(_at1 = 0, 0, if({then} = 0, _at1, {then})) AS _at
     FROM (SELECT *, {names} AS _n, {first} AS _at1 FROM agent_events

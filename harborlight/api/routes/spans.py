@@ -14,6 +14,7 @@ from harborlight.api.errors import BadRequest
 from harborlight.api.routes import cursor
 from harborlight.api.tenancy import AGENT_TENANT_FILTER
 from harborlight.read.statements.agent_events import COLUMNS, AgentEvent, from_row
+from harborlight.read.statements.resolved_sql import ONE_TRIAL
 from harborlight.read.statements.tool_decisions import with_decisions
 
 
@@ -26,7 +27,7 @@ class EventPage(BaseModel):
 # the resolved events (harborlight/read/statements/resolved_sql.py): each call once, named after its trial.
 _FILTERS = {
     "job": ("JobKey = {job:String}", "{job:String} = ''"),
-    "trial": ("TrialKey = {trial:String} AND TrialName = {trial:String}", "{trial:String} = ''"),
+    "trial": (ONE_TRIAL, "{trial:String} = ''"),
     "kind": ("Kind = {kind:String}", "{kind:String} = ''"),
     "service": ("ServiceName = {service:String}", "{service:String} = ''"),
     "tool_category": ("ToolCategory = {tool_category:String}", "{tool_category:String} = ''"),

@@ -13,6 +13,7 @@ from harborlight.api.errors import BadRequest, NotFound
 from harborlight.api.tenancy import AGENT_TENANT_FILTER
 from harborlight.read.statements.agent_events import COLUMNS, AgentEvent, from_row
 from harborlight.read.statements.load_producer_totals import load_totals
+from harborlight.read.statements.resolved_sql import ONE_TRIAL
 from harborlight.read.statements.tool_decisions import with_decisions
 from harborlight.read.statements.trace_tree import TraceNode, TraceTree, build_tree
 from harborlight.read.statements.trace_view import Axis, Row, View, shown, trace_rows
@@ -23,7 +24,7 @@ from harborlight.read.statements.trace_view import Axis, Row, View, shown, trace
 _SELECT = f"""
 SELECT {COLUMNS}
 FROM resolved_events FINAL
-WHERE {AGENT_TENANT_FILTER} AND TrialKey = {{trial:String}} AND TrialName = {{trial:String}}
+WHERE {AGENT_TENANT_FILTER} AND {ONE_TRIAL}
   AND ({{job:String}} = '' OR JobKey = {{job:String}})
 ORDER BY ts, EventId
 LIMIT {{limit:UInt32}}

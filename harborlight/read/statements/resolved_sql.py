@@ -11,6 +11,7 @@ derived record) is deleted under the name it had.
 """
 
 from harborlight.agent import twins as agent_twins
+from harborlight.agent.identity import TRIAL_OF_UNRENAMED
 
 # The columns resolved_events adds to agent_events'.
 EXTRA_COLUMNS = ("TrialKey", "JobKey", "TwinId", "OuterTelling", "Version", "Deleted")
@@ -29,15 +30,15 @@ _RESOLVED = (
 # asked first: most trials need neither renames nor twins, and the plain form plans in a fraction of the time.
 FORM = agent_twins.form(_STORED, scope=_STORED)
 
-# A span that is only a step of the agent's process and that no name reached is of no trial, in every form
-# (harborlight/agent/identity.py names it so when it renames).
-_NO_TRIAL = "if(Kind = 'group' AND SourceTable = 'otel_traces' AND TrialName = TraceId, NULL, TrialName)"
+# One trial's rows, by its key range (a record of no trial goes by its trace id, and is not the trial's).
+ONE_TRIAL = "TrialKey = {trial:String} AND TrialName = {trial:String}"
 
 
 def resolve(columns: list[str], form: int) -> str:
     """INSERT of the resolved rows of {trials} at {version}, in the `form` FORM found: `columns` are
     agent_events' (as resolved_events names them)."""
-    names = ", ".join(columns).replace("TrialName", f"{_NO_TRIAL} AS TrialName")
+    # a span only of the agent's process that no name reached is of no trial, in every form (as identity names it)
+    names = ", ".join(columns).replace("TrialName", f"{TRIAL_OF_UNRENAMED} AS TrialName")
     counted = agent_twins.events(_RESOLVED, form, twin_ids=True, scope=_STORED)
     outer = agent_twins.outer_tellings(_RESOLVED, form, scope=_STORED)
     rows = f"SELECT {names}, _twin_id AS TwinId, false AS OuterTelling FROM ({counted})"
