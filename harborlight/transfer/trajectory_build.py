@@ -113,12 +113,23 @@ def _owners(events: list[Event]) -> dict[str, str | None]:
 
 def _in_order(events: list[Event]) -> list[Event]:
     """Time order, except that a user message logged inside a model call's span (that call's input) comes just
-    before the call."""
-    calls = {e.span_id: e.start_ns for e in events if e.kind == "llm_request" and e.source == "otel_traces"}
+    before the call, and the output, reasoning or choice a call logged (in its span, or naming its request id)
+    never before the call: a log event's time is often its call's start to the millisecond, or inferred from a
+    rounded duration, and a tie must not give its text to the call before."""
+    calls = [e for e in events if e.kind == "llm_request"]
+    by_span = {e.span_id: e.start_ns for e in calls if e.source == "otel_traces"}
+    by_request = {e.request_id: e.start_ns for e in calls if e.request_id}
 
-    def key(e: Event) -> tuple:
-        if e.kind == "user_message" and e.source == "otel_logs" and e.span_id in calls:
-            return calls[e.span_id], 0, e.start_ns, e.event_id
+    def call_start(e: Event) -> int | None:
+        if e.request_id in by_request:
+            return by_request[e.request_id]
+        return by_span.get(e.span_id) if e.source == "otel_logs" else None
+
+    def key(e: Event) -> tuple[int, int, int, str]:
+        if e.kind == "user_message" and e.source == "otel_logs" and e.span_id in by_span:
+            return by_span[e.span_id], 0, e.start_ns, e.event_id
+        if e.kind in ("output", "reasoning", "group") and (start := call_start(e)) is not None:
+            return max(e.start_ns, start), 2, e.start_ns, e.event_id
         return e.start_ns, 1, 0, e.event_id
 
     return sorted(events, key=key)
