@@ -34,7 +34,7 @@ test-fast: $(VENV)/.installed-test
 
 # ruff's rules and format, mypy (strict on ingest, wal, commit, read/derive) and the import contracts (pyproject.toml).
 lint: $(VENV)/.installed-test
-	$(VENV)/bin/ruff check harborlight tests
+	$(VENV)/bin/ruff check harborlight tests bench
 	$(VENV)/bin/ruff format --check harborlight tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache

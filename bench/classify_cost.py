@@ -20,6 +20,7 @@ import re
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from statistics import median
 
@@ -135,7 +136,7 @@ def main() -> None:
         nested = stages(select)
         for i, stage in enumerate(nested):
             text = stage if i == len(nested) - 1 else f"SELECT * FROM ({stage})"
-            seconds = timed(lambda: client.command(f"{text} FORMAT Null"), r)
+            seconds = timed(partial(client.command, f"{text} FORMAT Null"), r)
             own = stage.replace(nested[i - 1], "") if i else stage
             aliases = re.findall(r" AS (\w+)", own)
             calls = len(re.findall(r"\b[a-zA-Z]\w*\(", own))
@@ -147,7 +148,7 @@ def main() -> None:
         print("|---|---|---|")
         below = timed(lambda: client.command(f"SELECT * FROM ({inner}) FORMAT Null"), r)
         for name, stage in entries_variants(nested[4]).items():
-            seconds = timed(lambda: client.command(f"SELECT * FROM ({stage}) FORMAT Null"), r)
+            seconds = timed(partial(client.command, f"SELECT * FROM ({stage}) FORMAT Null"), r)
             print(f"| {name} | {(seconds - below) * 1000:.1f} | {(seconds - below) / n * 1e6:.2f} |")
         client.close()
 

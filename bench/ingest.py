@@ -262,8 +262,14 @@ def fresh_store(path: Path, agent_views: bool = True) -> Store:
     return store
 
 
-def direct_insert_rate(tables: list[pa.Table], agent_views: bool = True, then=None) -> float:
-    """Spans/s of the direct insert; `then(store)`, if given, runs on the store after it (not timed)."""
+def direct_insert_rate(tables: list[pa.Table], agent_views: bool = True) -> float:
+    """Spans/s of the direct insert."""
+    return direct_insert(tables, agent_views, refresh=False)[0]
+
+
+def direct_insert(tables: list[pa.Table], agent_views: bool, refresh: bool) -> tuple[float, float]:
+    """Spans/s of the direct insert and, with `refresh`, the seconds of a full refresh of the traces view
+    over the spans it stored, run after it (not in the rate; 0.0 without)."""
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         store = fresh_store(Path(tmp) / "direct", agent_views)
         n = sum(t.num_rows for t in tables)
@@ -271,10 +277,9 @@ def direct_insert_rate(tables: list[pa.Table], agent_views: bool = True, then=No
         for table in tables:
             store.client.insert_arrow("otel_traces", table, settings={"async_insert": 0})
         elapsed = time.perf_counter() - started
-        if then is not None:
-            then(store)
+        refresh_seconds = full_refresh_seconds(store) if refresh else 0.0
         store.client.close()
-        return n / elapsed
+        return n / elapsed, refresh_seconds
 
 
 def full_refresh_seconds(store: Store) -> float:
@@ -408,9 +413,7 @@ def main() -> None:
         }
         for run in runs:
             lean = direct_insert_rate(tables[run], agent_views=False)
-            refreshes: list[float] = []
-            direct = direct_insert_rate(tables[run], then=lambda store: refreshes.append(full_refresh_seconds(store)))
-            refresh = refreshes[0]
+            direct, refresh = direct_insert(tables[run], agent_views=True, refresh=True)
             for variant in variants:
                 m = measured[variant, run]
                 m.lean, m.direct, m.full_refresh_s = lean, direct, refresh

@@ -12,6 +12,7 @@ Usage: python bench/ingest_under_queries.py [--queries 6] [--kind sleep|cpu] [--
 """
 
 import argparse
+import itertools
 import statistics
 import sys
 import tempfile
@@ -45,7 +46,7 @@ def acknowledgements(endpoint: str, stop: threading.Event, stamps: list[float]) 
 
 def gaps(stamps: list[float], start: float, end: float) -> str:
     inside = [start] + [s for s in stamps if start <= s <= end] + [end]
-    between = sorted(b - a for a, b in zip(inside, inside[1:]))
+    between = sorted(b - a for a, b in itertools.pairwise(inside))
     return (
         f"{len(inside) - 2} acknowledgements, median gap {statistics.median(between):.2f} s, "
         f"{sum(g > 1 for g in between)} gaps over 1 s, longest {between[-1]:.2f} s"
