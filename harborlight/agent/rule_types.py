@@ -3,6 +3,7 @@ fact aliases and tool categories. Plain frozen records; harborlight/agent/compil
 
 import re
 from dataclasses import dataclass, fields, replace
+from functools import cache
 from typing import Literal
 
 Source = Literal["span", "log"]
@@ -176,8 +177,13 @@ class FlatMessages:
 
     def pattern(self, suffixes: tuple[str, ...]) -> str:
         """A regular expression of the attribute keys of one of `suffixes`, the message number its group."""
-        ends = "|".join(re.escape(s) for s in suffixes)
-        return f"^{re.escape(self.prefix)}([0-9]+)(?:{ends})$"
+        return _keys_pattern(self.prefix, suffixes)
+
+
+@cache  # asked for every message of every model call a trajectory reads (14,000 times for 500 calls)
+def _keys_pattern(prefix: str, suffixes: tuple[str, ...]) -> str:
+    ends = "|".join(re.escape(s) for s in suffixes)
+    return f"^{re.escape(prefix)}([0-9]+)(?:{ends})$"
 
 
 @dataclass(frozen=True)
