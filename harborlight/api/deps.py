@@ -85,13 +85,14 @@ def _counters(request: Request) -> IngestCounters:
     return counters
 
 
-def _transfers(request: Request) -> TransferService:
+# Exports and trajectories read the resolved events: fresh as any read (_fresh_store).
+def _transfers(request: Request, _: Annotated[Store, Depends(_fresh_store)]) -> TransferService:
     if (transfers := services(request).transfers) is None:
         raise NotAvailable("import and export are not available on this server")
     return transfers
 
 
-def _trajectories(request: Request) -> TransferService | None:
+def _trajectories(request: Request, _: Annotated[Store, Depends(_fresh_store)]) -> TransferService | None:
     return services(request).transfers
 
 

@@ -45,7 +45,7 @@ def _write(args: argparse.Namespace, out: Path) -> Path:
         return asyncio.run(_from_server(args, out))
     store = open_local(args, "export-job ...")
     try:
-        files = export_files(store, args.job, str(out), "", args.snapshot)
+        files = export_files(store, args.job, str(out), "", args.snapshot, resolve=True)
     finally:
         store.client.close()
     return write_job_dir(out, args.job, files)

@@ -5,6 +5,7 @@ from dataclasses import asdict, dataclass
 
 from harborlight.ingest.receiver import Receiver
 from harborlight.store import Store
+from harborlight.summaries.refresh import refresh
 from harborlight.transfer.atif import to_json
 from harborlight.transfer.errors import UnknownTrial
 from harborlight.transfer.job_dir_write import tarball
@@ -15,7 +16,13 @@ from harborlight.transfer.store_read import read_job, read_logs, read_trial
 from harborlight.transfer.trial_build import build_trial
 
 
-def export_files(store: Store, job: str, jobs_dir: str, tenant: str = "", snapshot: bool = False) -> dict[str, bytes]:
+def export_files(
+    store: Store, job: str, jobs_dir: str, tenant: str = "", snapshot: bool = False, resolve: bool = False
+) -> dict[str, bytes]:
+    """resolve: the store is read alone (the CLI's --data-dir), no keeper resolved its last records: resolve them
+    first, as a server's keeper would have."""
+    if resolve:
+        refresh(store.client, tenant)
     return job_files(job, read_job(store, job, tenant), jobs_dir, snapshot, read_logs(store, job, tenant))
 
 

@@ -1,25 +1,24 @@
-"""Reads one job's (or one trial's) telemetry from the store: its agent events (agent_events), joined
-in Python with the raw span and log attributes they came from (otel_traces, otel_logs). At most six
-queries per read, whatever its size; every query is filtered by tenant ('' when tenants are off). A
-call told both by a span and by a log event is read once (harborlight/agent/twins.py); derived child
-records are no records here, so they take no part in that either. The raw records read are those of
-the events read, and of the dropped twins only their content (arguments, results, text), which the kept
-record may lack as it may lack a fact (Codex's and Claude Code's tool spans carry no arguments, their
-events do): reading every twin's whole record would read, on a job that streams both signals, the other
-half for nothing (~2 s of 1,000 trials)."""
+"""Reads one job's (or one trial's) telemetry from the store: its resolved agent events (resolved_events, each
+call once and every record named after its trial: harborlight/summaries/resolve.py), joined in Python with the
+raw span and log attributes they came from (otel_traces, otel_logs). At most five queries per read, whatever its
+size; every query is filtered by tenant ('' when tenants are off).
+
+Derived child records (content their carrier carried) are no records here: the trajectory reads that content
+from the carrier. So where the resolution kept a derived record over the record it was told twice by (Claude
+Code's interaction span's user message over its user_prompt log event), that record is read in its place. Of
+a kept record's dropped twin only its content is read (arguments, results, text), which the kept record may
+lack as it may lack a fact (Codex's and Claude Code's tool spans carry no arguments, their events do)."""
 
 import gc
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property
 
-from harborlight.agent import twins as agent_twins
-from harborlight.agent.identity import named
 from harborlight.agent.rules import SPAN_EVENTS_AS_ATTRIBUTES
 from harborlight.agent.sources import log_event_id_sql
-from harborlight.commit.ingest_sql import TENANT_ATTRIBUTE
+from harborlight.read.statements.resolved_sql import ONE_TRIAL
+from harborlight.sql_text import TENANT_ATTRIBUTE
 from harborlight.store import Store
 from harborlight.transfer import harbor_logs
 from harborlight.transfer.errors import TransferError, UnknownJob, UnknownTrial
@@ -27,133 +26,79 @@ from harborlight.transfer.telemetry import Event, SpanEvent, TrialTelemetry
 
 _AGENT_TENANT = "({tenant:String} = '' OR Tenant = {tenant:String})"
 _RAW_TENANT = f"({{tenant:String}} = '' OR ResourceAttributes['{TENANT_ATTRIBUTE}'] = {{tenant:String}})"
+_DERIVED = "position(EventId, ':') > 0"  # a derived child record's id is `<carrier>:<kind>:<n>` (agent/twins.py)
 
-_JOB = "JobName = {job:String}"
+_JOB = "JobKey = {job:String}"
 # One trial (of one job when given: a trial name may be in several jobs).
-_TRIAL = "TrialName = {trial:String} AND ({job:String} = '' OR JobName = {job:String})"
+_TRIAL = f"{ONE_TRIAL} AND ({{job:String}} = '' OR JobKey = {{job:String}})"
 
-
-# otel_traces rows between the first and the last second of the traces `span_traces` (those of the events read,
-# bound), by one scalar subquery of the traces' time table (ordered by trace id). otel_traces' ORDER BY leads to
-# the time after service and span name, so the trace-id bloom index is checked in those granules only, not in
-# every granule of the table (which grew with the store: issue 18).
-_SPAN_BOUNDS = (
-    "(SELECT (min(Start), max(End)) FROM otel_traces_trace_id_ts WHERE TraceId IN {span_traces:Array(String)})"
-)
-_WITHIN_TRACES = (
-    f"toDateTime(Timestamp) >= tupleElement({_SPAN_BOUNDS}, 1)"
-    f" AND toDateTime(Timestamp) <= tupleElement({_SPAN_BOUNDS}, 2)"
-)
-
-
-@dataclass(frozen=True)
-class _Reads:
-    """The statements that read the agent events of one scope (a job, or one trial) and their raw
-    records; `events`, `spans` and `logs` by the form they are read in (agent_twins.FORMS, asked by `form`)."""
-
-    scope: str
-
-    @cached_property
-    def identity(self) -> str:
-        return f"{self.scope} AND {_AGENT_TENANT}"
-
-    @cached_property
-    def records(self) -> str:
-        # A derived child record is content of its carrier, no record of its own.
-        return f"{self.identity} AND Provenance['kind'] != 'derived'"
-
-    @cached_property
-    def form(self) -> str:
-        return agent_twins.form(self.records, scope=self.identity)
-
-    @cached_property
-    def events(self) -> dict[int, str]:
-        return {
-            form: f"""
-SELECT EventId, TraceId, SpanId, ParentSpanId, SourceTable, Kind, Resolve, Name, ServiceName, ScopeName,
+_COLUMNS = """EventId, TraceId, SpanId, ParentSpanId, SourceTable, Kind, Resolve, Name, ServiceName, ScopeName,
        toUnixTimestamp64Nano(Timestamp), toUnixTimestamp64Nano(EndTimestamp), TimingQuality,
        TrialName, Attempt, TaskName, AgentName, Model, InputTokens, CachedTokens, CacheWriteTokens, OutputTokens,
        ReasoningTokens, CostUsd, HttpStatus, ErrorType, Success, ToolName, ToolCategory, ToolCallId,
-       toUnixTimestamp64Nano(Timestamp) + ifNull(DurationNs, 0), AgentVersion, RequestId, SideCall, _twin_id
-FROM ({agent_twins.events(self.records, form, derived=False, twin_ids=True, scope=self.identity)})
-ORDER BY TrialName, Timestamp, EventId
+       toUnixTimestamp64Nano(Timestamp) + ifNull(DurationNs, 0), AgentVersion, RequestId, SideCall"""
+_TWIN, _JOB_NAME, _TRIAL_NAME = 34, 35, 13  # positions of TwinId and the job name; the trial name's
+
+# The raw records' look-ups: a record is its stored agent event's (EventId); a dropped twin is read by its id in
+# the key ranges of the names the events read go by (their trials, traces and sessions: a twin is stored under
+# its own, before it was named after its trial).
+RECORDS = f"""
+SELECT {_COLUMNS}, '', JobName FROM agent_events
+WHERE {_AGENT_TENANT} AND TrialName IN {{names:Array(String)}} AND EventId IN {{ids:Array(String)}}
 """
-            for form in agent_twins.FORMS
-        }
 
-    def _counted(self, form: int, signal: str) -> str:
-        """The events read of one signal (no dropped twin: agent_twins.counted), their rows as `form` reads them."""
-        return f"""SELECT * FROM {agent_twins.source(self.identity, form)}
-        WHERE {self.identity} AND SourceTable = '{signal}'
-          AND {agent_twins.counted(self.records, form, scope=self.identity)}"""
 
-    @cached_property
-    def spans(self) -> dict[int, str]:
-        """The raw records of the spans among the events read: their traces' spans, within the first to last
-        second of the events' traces (`span_traces`, bound: _WITHIN_TRACES)."""
-        return {
-            form: f"""
+# otel_traces rows of the traces `span_traces` (bound) between their first and last second, by one scalar subquery
+# of the traces' time table (ordered by trace id). otel_traces' ORDER BY leads to the time after service and span
+# name, so the trace-id bloom index is checked in those granules only, not in every granule of the table (which
+# grew with the store: issue 18).
+_SPAN_BOUNDS = (
+    "(SELECT (min(Start), max(End)) FROM otel_traces_trace_id_ts WHERE TraceId IN {span_traces:Array(String)})"
+)
+SPANS = f"""
 SELECT TraceId, SpanId, SpanAttributes, if(startsWith(SpanName, 'harbor.'), ResourceAttributes, map()),
        StatusMessage, arrayMap(t -> toUnixTimestamp64Nano(t), `Events.Timestamp`), `Events.Name`,
        `Events.Attributes`
 FROM otel_traces
-WHERE TraceId IN (SELECT DISTINCT TraceId FROM ({self._counted(form, "otel_traces")}))
-  AND {_WITHIN_TRACES}
+WHERE TraceId IN {{span_traces:Array(String)}}
+  AND toDateTime(Timestamp) >= tupleElement({_SPAN_BOUNDS}, 1)
+  AND toDateTime(Timestamp) <= tupleElement({_SPAN_BOUNDS}, 2)
   AND {_RAW_TENANT}
 """
-            for form in agent_twins.FORMS
-        }
 
-    @cached_property
-    def logs(self) -> dict[int, str]:
-        """Likewise, keyed by the agent event's own id: concurrent trials' events can share a service, an
-        empty trace and a time."""
-        return {
-            form: f"""
+# otel_logs rows by their agent event's id, within their services and first to last nanosecond (bound): concurrent
+# trials' events can share a service, an empty trace and a time.
+LOGS = f"""
 SELECT {log_event_id_sql()}, Body, LogAttributes
 FROM otel_logs
-WHERE (ServiceName, TraceId, SpanId, Timestamp) IN (
-        SELECT ServiceName, TraceId, SpanId, addNanoseconds(Timestamp, ifNull(DurationNs, 0))
-        FROM ({self._counted(form, "otel_logs")}))
+WHERE ServiceName IN {{log_services:Array(String)}}
+  AND Timestamp >= fromUnixTimestamp64Nano({{log_first:Int64}})
+  AND Timestamp <= fromUnixTimestamp64Nano({{log_last:Int64}})
   AND {_RAW_TENANT}
+  AND {log_event_id_sql()} IN {{log_ids:Array(String)}}
 """
-            for form in agent_twins.FORMS
-        }
 
-    def _twins(self, form: int, signal: str) -> str:
-        """The dropped twins of one signal named by `{twins:Array(String)}` (their EventIds)."""
-        return f"""SELECT * FROM {agent_twins.source(self.identity, form)}
-        WHERE {self.identity} AND SourceTable = '{signal}' AND EventId IN {{twins:Array(String)}}"""
 
-    @cached_property
-    def twin_spans(self) -> dict[int, str]:
-        """The attributes of the dropped twins that are spans."""
-        return {
-            form: f"""
-SELECT SpanId, SpanAttributes FROM otel_traces
-WHERE (TraceId, SpanId) IN (SELECT TraceId, SpanId FROM ({self._twins(form, "otel_traces")})) AND {_RAW_TENANT}
+@dataclass(frozen=True)
+class _Reads:
+    """The statements that read the resolved agent events of one scope (a job, or one trial)."""
+
+    scope: str
+
+    @property
+    def events(self) -> str:
+        """The scope's counted records, and the derived ones kept over a record that told the same (restored
+        from agent_events by `RECORDS`)."""
+        return f"""
+SELECT {_COLUMNS}, TwinId, JobName
+FROM resolved_events FINAL
+WHERE {self.scope} AND {_AGENT_TENANT} AND NOT OuterTelling AND (NOT {_DERIVED} OR TwinId != '')
+ORDER BY TrialName, Timestamp, EventId
 """
-            for form in agent_twins.FORMS
-        }
-
-    @cached_property
-    def twin_logs(self) -> dict[int, str]:
-        """The attributes of the dropped twins that are log records (their bodies are their own: Claude Code's
-        names its event)."""
-        return {
-            form: f"""
-SELECT {log_event_id_sql()}, LogAttributes FROM otel_logs
-WHERE (ServiceName, TraceId, SpanId, Timestamp) IN (
-        SELECT ServiceName, TraceId, SpanId, addNanoseconds(Timestamp, ifNull(DurationNs, 0))
-        FROM ({self._twins(form, "otel_logs")}))
-  AND {_RAW_TENANT}
-"""
-            for form in agent_twins.FORMS
-        }
 
 
 JOB, TRIAL = _Reads(_JOB), _Reads(_TRIAL)
-_JOBS_OF_TRIAL = f"SELECT DISTINCT JobName FROM ({named(TRIAL.identity)}) WHERE {TRIAL.identity} ORDER BY JobName"
+_JOBS_OF_TRIAL = f"SELECT DISTINCT JobKey FROM resolved_events FINAL WHERE {_TRIAL} AND {_AGENT_TENANT} ORDER BY JobKey"
 
 
 CARRIED_LOGS = f"""
@@ -208,44 +153,72 @@ def read_trial(store: Store, trial: str, job: str = "", tenant: str = "") -> tup
 def _read(store: Store, reads: _Reads, params: dict[str, str]) -> dict[str, TrialTelemetry]:
     """The events `reads` selects, by trial, each with its raw record's attributes."""
     with _collector_paused():
-        form, names = agent_twins.bind(store.client.query(reads.form, parameters=params).result_rows[0])
-        params = {**params, **names}
-        rows = store.client.query(reads.events[form], parameters=params).result_rows
+        rows = store.client.query(reads.events, parameters=params).result_rows
+        rows, twin_rows = _restored(store, params, rows)
+        raw = [*rows, *twin_rows]
         spans: dict[tuple, tuple] = {}
         logs: dict[str, tuple] = {}
-        if traces := list({r[1] for r in rows if r[4] == "otel_traces"}):
+        if traces := sorted({r[1] for r in raw if r[4] == "otel_traces"}):
             spans = {
                 (r[0], r[1]): r
-                for r in store.client.query(reads.spans[form], parameters={**params, "span_traces": traces}).result_rows
+                for r in store.client.query(SPANS, parameters={**params, "span_traces": traces}).result_rows
             }
-        if any(r[4] == "otel_logs" for r in rows):
-            logs = {r[0]: r for r in store.client.query(reads.logs[form], parameters=params).result_rows}
-        twins = _twin_content(store, reads, form, params, rows)
+        if log_rows := [r for r in raw if r[4] == "otel_logs"]:
+            logs = {r[0]: r for r in store.client.query(LOGS, parameters={**params, **log_keys(log_rows)}).result_rows}
+        twins = {r[0]: _attributes(r, spans, logs) for r in twin_rows}
         trials: dict[str, TrialTelemetry] = {}
         for r in rows:
-            event = _event(r, spans, logs, twins.get(r[34], {}))
+            event = _event(r, spans, logs, twins.get(r[_TWIN], {}))
             trials.setdefault(event.trial, TrialTelemetry(event.trial)).events.append(event)
     return trials
 
 
-def _twin_content(store: Store, reads: _Reads, form: int, params: dict, rows: list[tuple]) -> dict[str, dict]:
-    """The attributes of each dropped twin of the events read, by its EventId."""
-    twins = {"otel_traces": [], "otel_logs": []}
+def _restored(store: Store, params: dict[str, str], rows: list[tuple]) -> tuple[list[tuple], list[tuple]]:
+    """(the events: each derived record kept over its twin replaced by that twin, named as it was resolved, in time
+    order; the kept records' dropped twins), the twins read from agent_events in one query."""
+    derived = {r[0]: r for r in rows if ":" in r[0]}
+    wanted = {r[_TWIN] for r in rows if r[_TWIN]}
+    if not wanted:
+        return [r for r in rows if r[0] not in derived], []
+    names = sorted({n for r in rows for n in (r[_TRIAL_NAME], r[1]) if n} | {params.get("trial", "")} - {""})
+    found = {
+        r[0]: r
+        for r in store.client.query(RECORDS, parameters={**params, "names": names, "ids": sorted(wanted)}).result_rows
+        if ":" not in r[0]
+    }
+    by_twin = {r[_TWIN]: r for r in derived.values()}
+    events, twins = [], []
     for r in rows:
-        if r[34]:
-            twins["otel_logs" if r[4] == "otel_traces" else "otel_traces"].append(r[34])
-    found: dict[str, dict] = {}
-    if twins["otel_traces"]:
-        for span_id, attributes in store.client.query(
-            reads.twin_spans[form], parameters={**params, "twins": twins["otel_traces"]}
-        ).result_rows:
-            found[span_id] = dict(attributes)  # a span's EventId is its span id
-    if twins["otel_logs"]:
-        for event_id, attributes in store.client.query(
-            reads.twin_logs[form], parameters={**params, "twins": twins["otel_logs"]}
-        ).result_rows:
-            found[event_id] = dict(attributes)
-    return found
+        if r[0] not in derived:
+            events.append(r)
+    for twin_id, twin in found.items():
+        if (kept := by_twin.get(twin_id)) is not None:
+            # read in the derived record's place, under the trial and job it resolved to
+            events.append((*twin[:_TRIAL_NAME], kept[_TRIAL_NAME], *twin[_TRIAL_NAME + 1 : _TWIN], "", kept[_JOB_NAME]))
+        else:
+            twins.append(twin)
+    events.sort(key=lambda r: (r[_TRIAL_NAME] is None, r[_TRIAL_NAME] or "", r[10], r[0]))  # as ORDER BY reads
+    return events, twins
+
+
+def log_keys(rows: list[tuple]) -> dict[str, object]:
+    """The bound look-up of the log records of `rows`: their services, first and last time, event ids."""
+    times = [r[30] for r in rows]
+    return {
+        "log_services": sorted({r[8] for r in rows}),
+        "log_first": min(times),
+        "log_last": max(times),
+        "log_ids": [r[0] for r in rows],
+    }
+
+
+def _attributes(r: tuple, spans: dict, logs: dict) -> dict[str, str]:
+    """A dropped twin's content: its raw record's attributes."""
+    if r[4] == "otel_traces":
+        raw = spans.get((r[1], r[2]))
+        return dict(raw[2]) if raw is not None else {}
+    raw_log = logs.get(r[0])
+    return dict(raw_log[2]) if raw_log is not None else {}
 
 
 @contextmanager

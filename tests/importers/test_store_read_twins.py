@@ -79,20 +79,14 @@ def test_each_trials_events_are_the_whole_job_statements_rows_with_their_raw_rec
 def test_of_the_raw_records_only_the_kept_signals_are_read(server, twin_job):
     """The log records read are those of the log events read (by the event id store_read matches them on),
     fewer than the job's: an event whose span twin is kept is not read."""
-    kept_ids = {
-        event_id
-        for (event_id,) in server.sql(
-            f"SELECT EventId FROM ({agent_twins.events(_RECORDS, derived=False, scope=_JOB)})"
-            " WHERE SourceTable = 'otel_logs'",
-            job=twin_job,
-        )
-    }
     params = {"job": twin_job, "tenant": ""}
-    every_log = server.store.client.query(store_read.JOB.logs[agent_twins.PLAIN], parameters=params).result_rows
-    read = server.store.client.query(store_read.JOB.logs[agent_twins.TWINS], parameters=params).result_rows
-    # (Read by their time: a record at the same time as a kept one comes too, and matches nothing.)
-    assert kept_ids <= {r[0] for r in read}
-    assert len(read) < len(every_log)
+    kept = [r for r in server.sql(store_read.JOB.events, **params) if r[4] == "otel_logs"]
+    read = server.sql(store_read.LOGS, **params, **store_read.log_keys(kept))
+    assert {r[0] for r in read} == {r[0] for r in kept}
+    [(every_log,)] = server.sql(
+        "SELECT count() FROM otel_logs WHERE ResourceAttributes['harbor.job.name'] = {j:String}", j=twin_job
+    )
+    assert len(read) < every_log
 
 
 def test_the_cycle_collector_is_as_it_was_after_a_read(server, twin_job):
