@@ -19,8 +19,7 @@ so every call is told twice (harborlight/agent/twins.py). Then, on that store:
 1. in one process without a server: every trial resolved and derived (the keeper's work on a server's start,
    timed), then, alternating, RUNS times: the live feed's history read as one statement over the job's resolved
    events and a batch of trials at a time (harborlight/api/live/history.py: when its first rows are ready, when
-   all are; the rows must be the same), the Harbor export's read (harborlight/transfer/store_read.py) and the raw
-   records it would read without and with twins resolved;
+   all are; the rows must be the same) and the Harbor export's read (harborlight/transfer/store_read.py);
 2. over HTTP: `/api/live?history=true` from the request to its first and to its last event.
 Medians, and the ratios of those measured in the same run.
 
@@ -47,7 +46,6 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harborlight.agent import twins as agent_twins  # noqa: E402
 from harborlight.api.live.events import COLUMNS, LiveRow, to_events  # noqa: E402
 from harborlight.api.live.history import read_history  # noqa: E402
 from harborlight.store import Signal, ensure_schema, insert_requests, open_client  # noqa: E402
@@ -357,24 +355,15 @@ def twin_reads(data_dir: Path, runs: int, events_file: Path) -> None:
         seconds["history in batches: all rows"].append(time.perf_counter() - began)
         assert batched == whole, "the batched history differs from the whole-job statement"
         timed_call("export read (read_job)", lambda: store_read.read_job(store, TWIN_JOB))
-        for form, label in ((agent_twins.PLAIN, "every agent event's"), (agent_twins.TWINS, "the kept signal's")):
-            timed_call(
-                f"export's raw records: {label}",
-                lambda form=form: [
-                    client.query(sql[form], parameters=params).result_rows
-                    for sql in (store_read.JOB.spans, store_read.JOB.logs)
-                ],
-            )
         print(f"  run {run + 1}/{runs} done", flush=True)
     medians = {label: statistics.median(values) for label, values in seconds.items()}
     print(f"\n{'read (' + TWIN_JOB + ', in process)':<48} {'median s':>9}   (of {runs}, alternating)")
     for label, median in medians.items():
         print(f"{label:<48} {median:>9.3f}")
     one = medians["history, one statement"]
-    kept, every = (medians[f"export's raw records: {label}"] for label in ("the kept signal's", "every agent event's"))
     print(
         f"history in batches / one statement: first rows {medians['history in batches: first rows'] / one:.2f}, "
-        f"all rows {medians['history in batches: all rows'] / one:.2f}; raw records kept / every: {kept / every:.2f}"
+        f"all rows {medians['history in batches: all rows'] / one:.2f}"
     )
     started: set[str] = set()
     events_file.write_text(str(sum(len(to_events(row, started)) for row in whole)))
