@@ -28,9 +28,13 @@ from harborlight.agent.sources import CONTEXTS  # noqa: E402
 from harborlight.cli.main import main as cli_main  # noqa: E402
 from harborlight.commit import ingest_sql  # noqa: E402
 from harborlight.commit.arrow_insert import insert_requests_classified  # noqa: E402
-from harborlight.commit.otlp_insert import _framed, _settings  # noqa: E402
+from harborlight.commit.otlp_insert import (  # noqa: E402
+    _framed,
+    _settings,
+    insert_requests,  # noqa: E402
+)
 from harborlight.sql_text import literal  # noqa: E402
-from harborlight.store import Signal, Store, insert_requests  # noqa: E402
+from harborlight.store import Signal, Store  # noqa: E402
 from harborlight.store.schema_ddl import statement  # noqa: E402
 
 _CTX = {Signal.traces: CONTEXTS[0], Signal.logs: CONTEXTS[1]}

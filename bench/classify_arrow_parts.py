@@ -27,7 +27,8 @@ from bench.ingest import build_requests  # noqa: E402
 from harborlight.agent.arrow_compile import classify  # noqa: E402
 from harborlight.agent.sources import CONTEXTS  # noqa: E402
 from harborlight.commit.arrow_insert import insert_requests_classified  # noqa: E402
-from harborlight.store import Signal, ensure_schema, insert_requests, open_client  # noqa: E402
+from harborlight.commit.otlp_insert import insert_requests  # noqa: E402
+from harborlight.store import Signal, ensure_schema, open_client  # noqa: E402
 
 GROUP = 20  # requests a commit
 

@@ -5,7 +5,7 @@ part a faster server would have to change:
 - receive: the Python work the server does per request before queueing it (the per-item checks,
   the digest, the nested-value screen), on one thread;
 - decode: the engine decoding the OTLP bytes into otel_traces rows that are written nowhere (Null);
-- the decode path (harborlight.store.insert_requests, as the server commits) against clickhouse-connect's
+- the decode path (harborlight.commit.otlp_insert.insert_requests, as the server commits) against clickhouse-connect's
   insert_arrow of the same rows (built beforehand, not timed), into the exporter's tables alone and
   with the agent views;
 - the decode path with two INSERTs running at once on two connections (half the batches each).
@@ -36,10 +36,11 @@ from bench.ingest import (  # noqa: E402
     fresh_store,
 )
 from harborlight.agent.sources import CONTEXTS as AGENT_VIEWS  # noqa: E402
+from harborlight.commit.otlp_insert import insert_requests  # noqa: E402
 from harborlight.ingest.limits import Limits  # noqa: E402
 from harborlight.ingest.signals import SIGNALS  # noqa: E402
 from harborlight.ingest.validate import check_request  # noqa: E402
-from harborlight.store import Signal, ensure_schema, insert_requests, open_client  # noqa: E402
+from harborlight.store import Signal, ensure_schema, open_client  # noqa: E402
 
 SPANS_PER_REQUEST = SPANS_PER_TRACE * TRACES_PER_REQUEST
 
@@ -60,7 +61,8 @@ def _timed(work: Callable[[], None], n_spans: int) -> float:
 
 
 def decode_path_rate(groups: list[list[bytes]], agent_views: bool, connections: int = 1) -> float:
-    """spans/s of harborlight.store.insert_requests over `groups` (one INSERT each), on `connections` at once."""
+    """spans/s of harborlight.commit.otlp_insert.insert_requests over `groups` (one INSERT each), on
+    `connections` at once."""
     n_spans = sum(len(g) for g in groups) * SPANS_PER_REQUEST
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         store = fresh_store(Path(tmp) / "store", agent_views)

@@ -5,7 +5,7 @@ measured in one run, and how each read grows with the store.
    per trial the harness lifecycle (`harbor.trial` + four phases, rewards on the verifier, exception
    events for infra and agent errors; 5% still running, their root span absent), ~900 agent spans
    (model calls with tokens, cost and some 429s; tool calls with arguments and file paths) and ~100
-   Claude Code log events. They are written through `harborlight.store.insert_requests` (the receiver's own
+   Claude Code log events. They are written through `harborlight.commit.otlp_insert.insert_requests` (the receiver's own
    write path: engine-side decoding and the agent_events views), 20 requests per INSERT, in a child
    process that owns the data directory.
 2. Starts `harborlight serve` on every store at once and times, over HTTP, the job report
@@ -48,7 +48,8 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harborlight.api.live.events import COLUMNS, LiveRow, to_events  # noqa: E402
 from harborlight.api.live.history import read_history  # noqa: E402
-from harborlight.store import Signal, ensure_schema, insert_requests, open_client  # noqa: E402
+from harborlight.commit.otlp_insert import insert_requests  # noqa: E402
+from harborlight.store import Signal, ensure_schema, open_client  # noqa: E402
 from harborlight.summaries.refresh import refresh  # noqa: E402
 from harborlight.transfer import store_read  # noqa: E402
 from tests.support.servers import SubprocessServer  # noqa: E402

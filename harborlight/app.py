@@ -23,6 +23,7 @@ from harborlight.api.http_connections import guarded_protocol
 from harborlight.api.live.route import LiveLimits
 from harborlight.commit.batch_inserter import BatchInserter
 from harborlight.commit.committer import CommitLimits, Committer
+from harborlight.commit.ingest_log import recent_digests
 from harborlight.commit.writer import REMEMBERED_DIGESTS, Writer
 from harborlight.ingest.auth import Authenticator, Unauthorized
 from harborlight.ingest.grpc_server import build_grpc_server
@@ -35,7 +36,7 @@ from harborlight.read.fresh_reads import FreshReads
 from harborlight.settings import Settings
 from harborlight.sqlport.clickhouse_http import QueryLimits, optional_clickhouse_http_server
 from harborlight.sqlport.native_tcp import optional_clickhouse_tcp_server
-from harborlight.store import Store, StoreUnavailable, ensure_schema, open_client, recent_digests
+from harborlight.store import Store, StoreUnavailable, ensure_schema, open_client
 from harborlight.store.broken_parts import broken_parts, describe
 from harborlight.store.schema_cluster import use_cluster
 from harborlight.summaries.refresh import TrialRowsKeeper

@@ -60,9 +60,9 @@ async def sink_for(args: argparse.Namespace, command: str) -> AsyncIterator["Sin
     """A running server's OTLP/HTTP endpoint, or the live ingest path on the local store."""
     from harborlight.commit.batch_inserter import BatchInserter
     from harborlight.commit.committer import Committer
+    from harborlight.commit.ingest_log import recent_digests
     from harborlight.commit.writer import REMEMBERED_DIGESTS, Writer
     from harborlight.ingest.receiver import Receiver
-    from harborlight.store import recent_digests
     from harborlight.transfer.sink import HttpSink, ReceiverSink
     from harborlight.wal import FsyncPolicy, WriteAheadLog
 

@@ -10,10 +10,6 @@ agent rows and go the engine's way (harborlight/commit/otlp_insert.py).
 import os
 import tempfile
 
-# The store's package first: harborlight.commit.otlp_insert and harborlight.store import each other.
-import harborlight.store  # noqa: F401
-
-# isort: split
 from harborlight.agent.arrow_compile import LOG_EVENT_ID, classify
 from harborlight.agent.rule_types import Source
 from harborlight.agent.sources import log_event_id_sql

@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 
 from google.protobuf.message import DecodeError, Message
 
+from harborlight.commit.otlp_insert import needs_nested_decoding
 from harborlight.ingest.errors import InvalidRequest, TooLarge
 from harborlight.ingest.lenient import first_invalid_utf8, lenient_class
 from harborlight.ingest.limits import Cuts, Limits, cut, enforce, flag, screen
 from harborlight.ingest.signals import SignalSpec
-from harborlight.store import Signal, needs_nested_decoding
+from harborlight.store import Signal
 
 MAX_UNIX_NANO = 2**63 - 1  # DateTime64(9) ends in 2262; later stamps cannot be stored
 # The metrics tables' times are DateTime, as the exporter's: its last second is 2106-02-07T06:28:15Z.
@@ -38,7 +39,7 @@ class Checked:
     truncated: int = 0
     reasons: list[str] = field(default_factory=list)
     expanded_bytes: int = 0  # what its rows hold once each item carries its resource and scope
-    nested: bool = True  # may hold array or kvlist values (harborlight.store.needs_nested_decoding)
+    nested: bool = True  # may hold array or kvlist values (harborlight.commit.otlp_insert.needs_nested_decoding)
     sources: dict[tuple[str, str], SourceCounts] = field(default_factory=dict)
 
     def message(self, item: str) -> str:

@@ -1,9 +1,11 @@
-"""ClickHouse storage: the exporter schema, the client (embedded chDB or a server), OTLP inserts."""
+"""ClickHouse storage: the exporter schema, the client (embedded chDB or a server), the OTLP signals.
 
-from harborlight.commit.ingest_log import owned_requests, recent_digests, record_digests, stored_digests
-from harborlight.commit.otlp_insert import Signal, insert_requests, needs_nested_decoding
+The write path's inserts and the dedup log live in harborlight/commit/ (otlp_insert, ingest_log), which
+imports this package: nothing here imports commit/."""
+
 from harborlight.store.client import Store, StoreUnavailable, open_client
 from harborlight.store.schema import SCHEMA_VERSION, ensure_schema
+from harborlight.store.signal import Signal
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -11,11 +13,5 @@ __all__ = [
     "Store",
     "StoreUnavailable",
     "ensure_schema",
-    "insert_requests",
     "open_client",
-    "needs_nested_decoding",
-    "owned_requests",
-    "recent_digests",
-    "record_digests",
-    "stored_digests",
 ]

@@ -1,5 +1,5 @@
 """Ingest cost of the agent_events materialized views: the same 60k GenAI-style spans inserted
-through harborlight.store.insert_requests with and without the views, in one run, rounds alternating.
+through harborlight.commit.otlp_insert.insert_requests with and without the views, in one run, rounds alternating.
 
     .venv/bin/python -m tests.agent.bench_agent_views [--spans 60000] [--rounds 3]
 """
@@ -12,7 +12,8 @@ from pathlib import Path
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from harborlight.store import Signal, ensure_schema, insert_requests, open_client
+from harborlight.commit.otlp_insert import insert_requests
+from harborlight.store import Signal, ensure_schema, open_client
 from harborlight.store.schema import statement
 from tests.support.otlp import T0, attrs
 

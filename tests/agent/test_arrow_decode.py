@@ -12,9 +12,9 @@ import pytest
 from harborlight.agent.arrow_compile import classify
 from harborlight.commit.arrow_insert import _structure, decode_select
 from harborlight.commit.ingest_sql import DECODING
-from harborlight.commit.otlp_insert import _framed, _settings
+from harborlight.commit.otlp_insert import _framed, _settings, insert_requests
 from harborlight.sql_text import literal
-from harborlight.store import Signal, ensure_schema, insert_requests, open_client
+from harborlight.store import Signal, ensure_schema, open_client
 from harborlight.transfer.otlp_files import read_chunks
 
 _FIXTURES = Path(__file__).resolve().parents[1] / "real_agents" / "fixtures"

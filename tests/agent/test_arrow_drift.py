@@ -11,7 +11,7 @@ import pytest
 from harborlight.agent import arrow_compile
 from harborlight.agent.arrow_compile import UnsupportedRule, classify, raw_select
 from harborlight.agent.sources import CONTEXTS
-from harborlight.store import insert_requests
+from harborlight.commit.otlp_insert import insert_requests
 from harborlight.store.client import open_client
 from harborlight.store.schema import ensure_schema
 from harborlight.transfer.otlp_files import read_chunks

@@ -11,9 +11,10 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 from harborlight.agent import identity as agent_identity
+from harborlight.commit.otlp_insert import insert_requests
 from harborlight.read.statements import behavior_sql, producer_totals_sql, trial_rows_sql
 from harborlight.read.statements.load_trials import load_trials
-from harborlight.store import Signal, ensure_schema, insert_requests, open_client
+from harborlight.store import Signal, ensure_schema, open_client
 from harborlight.summaries.resolve import resolve_trials
 
 T0 = 1_764_547_200_000_000_000

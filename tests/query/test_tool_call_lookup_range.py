@@ -10,8 +10,9 @@ import uuid
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
+from harborlight.commit.otlp_insert import insert_requests
 from harborlight.read.statements import behavior_sql
-from harborlight.store import Signal, ensure_schema, insert_requests, open_client
+from harborlight.store import Signal, ensure_schema, open_client
 from harborlight.summaries.resolve import resolve_trials
 
 T0 = 1_764_547_200_000_000_000

@@ -13,7 +13,8 @@ import clickhouse_connect
 import pytest
 
 from harborlight.agent import identity as agent_identity
-from harborlight.store import Signal, ensure_schema, insert_requests
+from harborlight.commit.otlp_insert import insert_requests
+from harborlight.store import Signal, ensure_schema
 from harborlight.store.schema import statement
 from tests.agent.test_trace_identity import _converted
 from tests.support.dies_at_insert import DiesAtInsert

@@ -28,8 +28,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from harborlight.commit.ingest_log import owned_requests, record_digests, stored_digests
 from harborlight.settings import Settings
-from harborlight.store import owned_requests, record_digests, stored_digests
 from tests.support.otlp import traces_request
 from tests.support.servers import InProcessServer
 from tests.support.standin_process import Standin
