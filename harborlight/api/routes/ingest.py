@@ -7,7 +7,7 @@ from fastapi import APIRouter
 
 from harborlight.api.deps import Counters, StoreDep, Tenant, WriterDep
 from harborlight.api.models import IngestReport
-from harborlight.api.tenancy import RAW_TENANT_FILTER
+from harborlight.read.statements.tenancy import RAW_TENANT_FILTER
 from harborlight.store import Store
 from harborlight.store.broken_parts import broken_parts, rows_of
 

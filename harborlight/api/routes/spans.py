@@ -12,9 +12,9 @@ from harborlight.agent.rules import KINDS
 from harborlight.api.deps import FreshStore, Tenant
 from harborlight.api.errors import BadRequest
 from harborlight.api.routes import cursor
-from harborlight.api.tenancy import AGENT_TENANT_FILTER
 from harborlight.read.statements.agent_events import COLUMNS, AgentEvent, from_row
 from harborlight.read.statements.resolved_sql import ONE_TRIAL
+from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER
 from harborlight.read.statements.tool_decisions import with_decisions
 
 

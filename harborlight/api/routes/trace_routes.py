@@ -10,10 +10,10 @@ from fastapi import APIRouter, Query
 from harborlight.agent.rules import KINDS
 from harborlight.api.deps import FreshStore, Tenant
 from harborlight.api.errors import BadRequest, NotFound
-from harborlight.api.tenancy import AGENT_TENANT_FILTER
 from harborlight.read.statements.agent_events import COLUMNS, AgentEvent, from_row
 from harborlight.read.statements.load_producer_totals import load_totals
 from harborlight.read.statements.resolved_sql import ONE_TRIAL
+from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER
 from harborlight.read.statements.tool_decisions import with_decisions
 from harborlight.read.statements.trace_tree import TraceNode, TraceTree, build_tree
 from harborlight.read.statements.trace_view import Axis, Row, View, shown, trace_rows

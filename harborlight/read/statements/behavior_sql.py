@@ -7,8 +7,8 @@ tool) is read from the raw span or log record, using the argument aliases of the
 
 from harborlight.agent.rules import FACTS
 from harborlight.agent.sources import log_event_id_sql
-from harborlight.api.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
 from harborlight.read.statements.resolved_sql import ONE_TRIAL
+from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
 from harborlight.read.statements.trial_rows_sql import LIFECYCLE_SPANS, within_trials
 
 ARGUMENT_KEYS = next(f for f in FACTS if f.name == "arguments").aliases

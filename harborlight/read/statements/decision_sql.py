@@ -7,7 +7,7 @@ from harborlight.agent.compile import alias_sql  # how the agent views read one 
 from harborlight.agent.rules import FACTS, TOOL_DECISION_SPANS, TOOL_DECISIONS
 from harborlight.agent.sources import LOGS
 from harborlight.agent.sql_parts import lit, one_of
-from harborlight.api.tenancy import RAW_TENANT_FILTER
+from harborlight.read.statements.tenancy import RAW_TENANT_FILTER
 
 
 def _string_fact(name: str) -> str:

@@ -8,7 +8,7 @@ and derived records (a model call's reasoning or output), which carry their call
 their own.
 """
 
-from harborlight.api.tenancy import AGENT_TENANT_FILTER
+from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER
 
 _SPANS = f"""{AGENT_TENANT_FILTER} AND NOT OuterTelling AND JobKey = {{job:String}} AND TrialName IS NOT NULL
       AND ({{trial:String}} = '' OR TrialKey = {{trial:String}})

@@ -1,7 +1,7 @@
 """The SQL of the stored job rows (harborlight/store/sql/job_rows.sql): the rows of given jobs read back, and the
 jobs whose trials are stored without a job row (a store from before job rows)."""
 
-from harborlight.api.tenancy import AGENT_TENANT_FILTER
+from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER
 
 JOB_ROWS = f"""
 SELECT job, Row FROM job_rows FINAL

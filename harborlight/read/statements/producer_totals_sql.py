@@ -3,8 +3,8 @@ final_metrics on its trajectories' invoke_agent spans, and its token and cost co
 named after the trial by the resource attributes the harness (or the Harbor importer) sets; the spans read
 within the trial's key range (within_trials), not every trial's."""
 
-from harborlight.api.tenancy import RAW_TENANT_FILTER
 from harborlight.read.derive.producer_totals import COUNTERS
+from harborlight.read.statements.tenancy import RAW_TENANT_FILTER
 from harborlight.read.statements.trial_rows_sql import within_trials
 
 FINAL_METRICS_KEY = "atif.final_metrics"  # harborlight/transfer/atif_attributes.py writes it on the invoke_agent span

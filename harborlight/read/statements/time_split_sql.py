@@ -10,7 +10,7 @@ per trial ({trials}, {lo}, {hi}: UNIX nanoseconds, the harness's agent_execution
 A call has a clock when it has an end and its timing is not `unknown`. Times are UNIX nanoseconds.
 """
 
-from harborlight.api.tenancy import AGENT_TENANT_FILTER
+from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER
 
 _CALLS = f"""{AGENT_TENANT_FILTER} AND NOT OuterTelling AND JobKey = {{job:String}} AND TrialName IS NOT NULL
       AND ({{trial:String}} = '' OR TrialKey = {{trial:String}}) AND Kind IN ('llm_request', 'tool')"""

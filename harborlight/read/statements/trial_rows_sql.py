@@ -12,7 +12,7 @@ Nothing here loops over spans in Python: a job of thousands of trials is two GRO
 
 from harborlight.agent import identity as agent_identity
 from harborlight.agent.identity import LIFECYCLE_SPANS
-from harborlight.api.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
+from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
 from harborlight.sql_text import RAW_TENANT
 
 # The job's planned trial count as the run record gave it (Harbor's JobResult.n_total_trials).

@@ -10,7 +10,7 @@ those records went by (their traces' ids, their sessions).
 """
 
 from harborlight.agent.identity import renames
-from harborlight.api.tenancy import AGENT_TENANT_FILTER
+from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER
 
 # (tenant, trial name, events arrived) of every name whose rows are older than its events ({tenant} '':
 # every tenant's). Both tables hold a row per name once merged: this reads trials, never events.
