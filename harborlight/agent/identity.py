@@ -47,6 +47,8 @@ TrialName, TraceId, Tenant, parameters): it finds the trial's traces whatever ki
 the name. Its rows are read by the table's sort key: a trial's own range, and its traces' ids.
 """
 
+from collections.abc import Sequence
+
 # Among a trace's named records, the one that names it sorts first.
 _NAMING_ORDER = (
     "(Provenance['trial'] != 'measured', NOT (SourceTable = 'otel_traces' AND ParentSpanId = ''), Timestamp, EventId)"
@@ -161,7 +163,7 @@ _BOUND = (
 )
 
 
-def parameters(rows: list[tuple], runs: list[tuple] = ()) -> dict[str, list]:
+def parameters(rows: Sequence[Sequence[object]], runs: Sequence[Sequence[object]] = ()) -> dict[str, list[object]]:
     """The parameters `named(scope, bound=True)` binds, from the rows (key, trace, job, trial) of `renames(scope)`
     and the rows (key, cutoff) of `earlier_runs(scope)`."""
     columns = list(zip(*rows, strict=True)) or [(), (), (), ()]
@@ -172,7 +174,7 @@ def parameters(rows: list[tuple], runs: list[tuple] = ()) -> dict[str, list]:
     return {**names, **run_parameters(runs)}
 
 
-def run_parameters(runs: list[tuple]) -> dict[str, list]:
+def run_parameters(runs: Sequence[Sequence[object]]) -> dict[str, list[object]]:
     """The parameters `latest_run(..., bound=True)` binds, from the rows (key, cutoff) of `earlier_runs`."""
     keys, cutoffs = (list(column) for column in zip(*runs, strict=True)) if runs else ([], [])
     return dict(zip(RUN_PARAMETERS, (keys, cutoffs), strict=True))
