@@ -32,7 +32,7 @@ test: lint $(VENV)/.installed-test
 test-fast: $(VENV)/.installed-test
 	$(VENV)/bin/pytest -q tests/unit
 
-# ruff's rules and format, mypy (strict on ingest, wal, commit, read/derive) and the import contracts (pyproject.toml).
+# ruff's rules and format, mypy (strict: pyproject.toml [tool.mypy] files) and the import contracts (pyproject.toml).
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check harborlight tests bench
 	$(VENV)/bin/ruff format --check harborlight tests bench

@@ -24,12 +24,12 @@ from harborlight.api.live.route import LiveLimits
 from harborlight.commit.batch_inserter import BatchInserter
 from harborlight.commit.committer import CommitLimits, Committer
 from harborlight.commit.ingest_log import recent_digests
+from harborlight.commit.memory_guard import MemoryGuard
 from harborlight.commit.writer import REMEMBERED_DIGESTS, Writer
 from harborlight.ingest.auth import Authenticator, Unauthorized
 from harborlight.ingest.grpc_server import build_grpc_server
 from harborlight.ingest.http_routes import otlp_router
 from harborlight.ingest.limits import Limits
-from harborlight.ingest.memory_guard import MemoryGuard
 from harborlight.ingest.receiver import Receiver
 from harborlight.ingest.request_body import inflate, read_limited
 from harborlight.read.fresh_reads import FreshReads

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol
 from fastapi import Depends, Request
 
 from harborlight.api.errors import NotAvailable
+from harborlight.commit.memory_guard import MemoryGuard
 from harborlight.commit.writer import Writer
 from harborlight.ingest.accounting import IngestCounters
-from harborlight.ingest.memory_guard import MemoryGuard
 from harborlight.store import Store
 from harborlight.summaries.refresh import refresh
 

@@ -9,7 +9,8 @@ from typing import ClassVar
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from harborlight.ingest.errors import IngestError
+from harborlight.ingest.errors import http_status
+from harborlight.write_errors import IngestError
 
 
 class ApiError(Exception):
@@ -82,7 +83,7 @@ async def _api_error(_: Request, exc: Exception) -> JSONResponse:
 async def _ingest_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, IngestError)
     retry = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else {}
-    return _answer(exc.http_status, str(exc), retry)
+    return _answer(http_status(exc), str(exc), retry)
 
 
 def install(app: FastAPI) -> None:

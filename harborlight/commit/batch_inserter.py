@@ -17,11 +17,11 @@ import uuid
 from itertools import groupby
 
 from harborlight.commit.ingest_log import owned_requests, record_digests, stored_digests
+from harborlight.commit.memory_guard import MemoryGuard
 from harborlight.commit.otlp_insert import insert_requests
-from harborlight.ingest.errors import brief
-from harborlight.ingest.memory_guard import MemoryGuard
 from harborlight.store import Signal, Store
 from harborlight.wal import Record
+from harborlight.write_errors import brief
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ so a crash at any point replays it under the same token and the store skips what
 taken from the log stays the committer's until it is released: a failure anywhere (the store, the log's
 own checkpoint or release on a full disk) tries the same batch again, never the one after it.
 
-Faults are transient until proven otherwise. A failure that is the store's as a whole (harborlight.ingest.errors
+Faults are transient until proven otherwise. A failure that is the store's as a whole (harborlight.write_errors
 store_fault: no space, memory, too many parts, a timeout, the store unreachable, the spool file's disk
 full) is tried again for as long as it lasts, the same batch under the same token, backing off; the log
 fills meanwhile and the receivers refuse new requests retryably once it is full. A failure that may be the
@@ -24,9 +24,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from harborlight.ingest.errors import brief, store_fault
 from harborlight.wal import Entry, Record, WriteAheadLog
 from harborlight.wal.sequence_waiters import Waiter, resolve_through
+from harborlight.write_errors import brief, store_fault
 
 log = logging.getLogger(__name__)
 

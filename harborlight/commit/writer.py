@@ -13,9 +13,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
 from harborlight.commit.committer import CommitStats, Committer
-from harborlight.ingest.errors import StoreDown
 from harborlight.store import Signal
 from harborlight.wal import Depth, LogReport, Record, WriteAheadLog
+from harborlight.write_errors import StoreDown
 
 REMEMBERED_DIGESTS = 100_000
 

@@ -5,9 +5,10 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
 from harborlight.ingest.auth import Authenticator, Unauthorized
-from harborlight.ingest.errors import IngestError
+from harborlight.ingest.errors import grpc_code
 from harborlight.ingest.receiver import Receiver
 from harborlight.ingest.signals import SIGNALS, SignalSpec, response
+from harborlight.write_errors import IngestError
 
 
 def _handler(receiver: Receiver, authenticator: Authenticator, spec: SignalSpec) -> grpc.RpcMethodHandler:
@@ -22,7 +23,7 @@ def _handler(receiver: Receiver, authenticator: Authenticator, spec: SignalSpec)
         except IngestError as exc:
             # Status details travel as a header (16 KiB hard limit): a longer message, such as a store error
             # quoting a whole request URL, would turn the answer into RESOURCE_EXHAUSTED "Stream removed".
-            await context.abort(exc.grpc_code, _brief(str(exc)), trailing_metadata=retry_details(exc))
+            await context.abort(grpc_code(exc), _brief(str(exc)), trailing_metadata=retry_details(exc))
         return response(spec, result.rejected, result.message)
 
     # The request stays raw bytes: validation and the engine read them, no Python object per span.
@@ -38,7 +39,7 @@ def retry_details(exc: IngestError) -> tuple[tuple[str, bytes], ...]:
         return ()
     info = error_details_pb2.RetryInfo()
     info.retry_delay.FromSeconds(exc.retry_after)
-    status = status_pb2.Status(code=exc.grpc_code.value[0], message=_brief(str(exc)))
+    status = status_pb2.Status(code=grpc_code(exc).value[0], message=_brief(str(exc)))
     status.details.add().Pack(info)
     return (("grpc-status-details-bin", status.SerializeToString()),)
 

@@ -14,12 +14,13 @@ from harborlight.ingest.answers import (
     RpcStatus,
 )
 from harborlight.ingest.auth import Authenticator, Unauthorized
-from harborlight.ingest.errors import IngestError, InvalidRequest, Unauthenticated
+from harborlight.ingest.errors import grpc_code, http_status
 from harborlight.ingest.otlp_json import json_to_protobuf
 from harborlight.ingest.receiver import Receiver
 from harborlight.ingest.request_body import inflate, read_limited
 from harborlight.ingest.signals import SIGNALS, SignalSpec, response
 from harborlight.store import Signal
+from harborlight.write_errors import IngestError, InvalidRequest, Unauthenticated
 
 PROTOBUF = "application/x-protobuf"
 DUPLICATE_HEADER = "X-Harborlight-Duplicate"  # the request was stored before: acknowledged, not stored again
@@ -74,7 +75,7 @@ def otlp_router(receiver: Receiver, authenticator: Authenticator, max_body_bytes
                     body = mlflow.name_job(body, mlflow.job_of(experiment))
                 result = await receiver.export(spec.signal, body, caller)
             except IngestError as exc:
-                status = status_pb2.Status(code=exc.grpc_code.value[0], message=str(exc))
+                status = status_pb2.Status(code=grpc_code(exc).value[0], message=str(exc))
                 if exc.retry_after:  # as the gRPC answer carries it (harborlight/ingest/grpc_server.py retry_details)
                     info = error_details_pb2.RetryInfo()
                     info.retry_delay.FromSeconds(exc.retry_after)
@@ -82,7 +83,7 @@ def otlp_router(receiver: Receiver, authenticator: Authenticator, max_body_bytes
                 headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else {}
                 if isinstance(exc, Unauthenticated):
                     headers["WWW-Authenticate"] = "Bearer"
-                return _reply(status, as_json, exc.http_status, headers)
+                return _reply(status, as_json, http_status(exc), headers)
             # An importer says how much was new; OTLP's answer has no field for a request stored before.
             duplicate = {DUPLICATE_HEADER: "true"} if result.duplicate else None
             return _reply(response(spec, result.rejected, result.message), as_json, headers=duplicate)

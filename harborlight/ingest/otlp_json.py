@@ -11,8 +11,8 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from harborlight.ingest.errors import InvalidRequest
 from harborlight.ingest.signals import SignalSpec
+from harborlight.write_errors import InvalidRequest
 
 _ID_KEYS = {"traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id"}
 

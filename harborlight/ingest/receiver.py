@@ -3,15 +3,15 @@
 import hashlib
 from dataclasses import dataclass
 
+from harborlight.commit.memory_guard import MemoryGuard
 from harborlight.commit.writer import Writer
 from harborlight.ingest.accounting import IngestCounters
 from harborlight.ingest.auth import Caller
-from harborlight.ingest.errors import IngestError
 from harborlight.ingest.limits import Limits
-from harborlight.ingest.memory_guard import MemoryGuard
 from harborlight.ingest.signals import SIGNALS, SignalSpec
 from harborlight.ingest.validate import check_request
 from harborlight.store import Signal
+from harborlight.write_errors import IngestError
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from starlette.requests import ClientDisconnect
 
-from harborlight.ingest.errors import InvalidRequest, TooLarge
+from harborlight.write_errors import InvalidRequest, TooLarge
 
 GZIP_MAGIC = b"\x1f\x8b"
 _WBITS = {"gzip": 31, "deflate": 15}  # a gzip member; a zlib stream (what HTTP's "deflate" is)

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from google.protobuf.message import DecodeError, Message
 
 from harborlight.commit.otlp_insert import needs_nested_decoding
-from harborlight.ingest.errors import InvalidRequest, TooLarge
 from harborlight.ingest.lenient import first_invalid_utf8, lenient_class
 from harborlight.ingest.limits import Cuts, Limits, cut, enforce, flag, screen
 from harborlight.ingest.signals import SignalSpec
 from harborlight.store import Signal
+from harborlight.write_errors import InvalidRequest, TooLarge
 
 MAX_UNIX_NANO = 2**63 - 1  # DateTime64(9) ends in 2262; later stamps cannot be stored
 # The metrics tables' times are DateTime, as the exporter's: its last second is 2106-02-07T06:28:15Z.

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 from google.protobuf.message import DecodeError
 
-from harborlight.ingest.errors import InvalidRequest, TooLarge
 from harborlight.ingest.otlp_json import json_to_protobuf
 from harborlight.ingest.request_body import GZIP_MAGIC, inflate
 from harborlight.ingest.signals import SIGNALS
 from harborlight.store import Signal
 from harborlight.transfer.errors import FileTooLarge, TransferError
+from harborlight.write_errors import InvalidRequest, TooLarge
 
 _JSON_KEYS = {
     "resourceSpans": Signal.traces,

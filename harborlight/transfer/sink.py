@@ -9,13 +9,13 @@ from typing import Protocol
 import httpx
 
 from harborlight.ingest.auth import Caller
-from harborlight.ingest.errors import IngestError, QueueFull
 from harborlight.ingest.http_routes import DUPLICATE_HEADER
 from harborlight.ingest.receiver import Receiver
 from harborlight.ingest.signals import SIGNALS
 from harborlight.store import Signal
 from harborlight.transfer.errors import TransferError
 from harborlight.transfer.reach import cannot_reach
+from harborlight.write_errors import IngestError, QueueFull
 
 RETRIES = 50
 

@@ -14,8 +14,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
-from harborlight.ingest.errors import LogUnwritable
 from harborlight.wal.sequence_waiters import resolve_through
+from harborlight.write_errors import LogUnwritable
 
 log = logging.getLogger(__name__)
 

@@ -34,12 +34,12 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harborlight.ingest.errors import LogFull, LogUnwritable, no_space
 from harborlight.wal import checkpoint, segment
 from harborlight.wal.checkpoint import Checkpoint
 from harborlight.wal.durability import Flusher, FsyncPolicy, fsync_path
 from harborlight.wal.record import BadBody, Parsed, Record, encode, framed_size
 from harborlight.wal.segment import MAGIC, Damage
+from harborlight.write_errors import LogFull, LogUnwritable, no_space
 
 log = logging.getLogger(__name__)
 

@@ -22,11 +22,11 @@ from opentelemetry.proto.metrics.v1.metrics_pb2 import (
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span, Status
 
-from harborlight.ingest.errors import TooLarge
 from harborlight.ingest.limits import DROPPED_FLAG, TRUNCATED_FLAG, Limits
 from harborlight.ingest.signals import SIGNALS
 from harborlight.ingest.validate import check_request
 from harborlight.store import Signal
+from harborlight.write_errors import TooLarge
 from tests.support.otlp import T0, attrs, logs_request, traces_request
 
 TRACES, LOGS = SIGNALS[Signal.traces], SIGNALS[Signal.logs]

@@ -9,11 +9,12 @@ import grpc
 import pytest
 
 from harborlight.commit.committer import CommitLimits, Committer
-from harborlight.ingest.errors import LogUnwritable
+from harborlight.ingest.errors import grpc_code, http_status
 from harborlight.store import Signal
 from harborlight.wal import FsyncPolicy, Record, WriteAheadLog
 from harborlight.wal.record import framed_size
 from harborlight.wal.segment import MAGIC, listed
+from harborlight.write_errors import LogUnwritable
 from tests.collector.recording_store import RecordingStore
 from tests.support.full_disk import fill, free, small_tmpfs
 
@@ -41,7 +42,7 @@ def _refused_retryably(log: WriteAheadLog, record: Record) -> LogUnwritable:
         seq = log.append(record)
         log.durable(seq)
     exc = refused.value
-    assert exc.grpc_code == grpc.StatusCode.UNAVAILABLE and exc.http_status == 503 and exc.retry_after
+    assert grpc_code(exc) == grpc.StatusCode.UNAVAILABLE and http_status(exc) == 503 and exc.retry_after
     return exc
 
 

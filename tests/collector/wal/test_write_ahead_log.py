@@ -7,11 +7,12 @@ from pathlib import Path
 import grpc
 import pytest
 
-from harborlight.ingest.errors import LogFull
+from harborlight.ingest.errors import grpc_code, http_status
 from harborlight.store import Signal
 from harborlight.wal import Entry, FsyncPolicy, LogInUse, Record, WriteAheadLog
 from harborlight.wal.record import framed_size
 from harborlight.wal.segment import MAGIC
+from harborlight.write_errors import LogFull
 from tests.collector.wal.dying import run_and_die
 
 ALWAYS, NEVER = FsyncPolicy.parse("always"), FsyncPolicy.parse("never")
@@ -183,8 +184,8 @@ def test_a_full_log_refuses_retryably_and_takes_requests_again_once_the_store_ca
             log.append(_record(i))
         with pytest.raises(LogFull) as refused:
             log.append(_record(9))
-        assert refused.value.grpc_code == grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert refused.value.http_status == 429 and refused.value.retry_after
+        assert grpc_code(refused.value) == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert http_status(refused.value) == 429 and refused.value.retry_after
         assert log.depth().requests == 9 and log.stats.refused_full == 1
         log.release(log.take(10**9, 10**12)[-1])
         log.append(_record(9))

@@ -9,9 +9,10 @@ import pytest
 
 from harborlight.commit.committer import CommitLimits, Committer
 from harborlight.commit.writer import Writer
-from harborlight.ingest.errors import LogFull, StoreDown
+from harborlight.ingest.errors import grpc_code, http_status
 from harborlight.store import Signal
 from harborlight.wal import FsyncPolicy, WriteAheadLog
+from harborlight.write_errors import LogFull, StoreDown
 from tests.collector.recording_store import RecordingStore
 
 QUICK = CommitLimits(retry_backoff_seconds=0.01, max_backoff_seconds=0.05)
@@ -87,7 +88,7 @@ def test_a_full_log_refuses_retryably_and_loses_nothing_acknowledged(tmp_path):
                     await writer.write(Signal.traces, b"x" * 900 + bytes([i]), 1, _digest(i))
                     acknowledged.append(i)
                 except LogFull as exc:
-                    assert exc.grpc_code == grpc.StatusCode.RESOURCE_EXHAUSTED and exc.http_status == 429
+                    assert grpc_code(exc) == grpc.StatusCode.RESOURCE_EXHAUSTED and http_status(exc) == 429
             store.gate.set()
             await writer.caught_up(120)
             return acknowledged

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harborlight.ingest.errors import InvalidRequest, TooLarge
 from harborlight.ingest.request_body import inflate
+from harborlight.write_errors import InvalidRequest, TooLarge
 from tests.support.bombs import gzip_bomb
 
 LIMIT = 1 << 20

@@ -9,7 +9,7 @@ microseconds.
 import os
 from pathlib import Path
 
-from harborlight.ingest.errors import MemoryHigh
+from harborlight.write_errors import MemoryHigh
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _STATM = Path("/proc/self/statm")
