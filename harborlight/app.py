@@ -39,7 +39,7 @@ from harborlight.sqlport.native_tcp import optional_clickhouse_tcp_server
 from harborlight.store import Store, StoreUnavailable, ensure_schema, open_client
 from harborlight.store.broken_parts import broken_parts, describe
 from harborlight.store.schema_cluster import use_cluster
-from harborlight.summaries.refresh import TrialRowsKeeper
+from harborlight.summaries.refresh import TrialRowsKeeper, reads_derived_rows
 from harborlight.transfer.service import Transfers
 from harborlight.wal import FsyncPolicy, WriteAheadLog
 
@@ -163,12 +163,16 @@ def build_http_app(
 KEEPER_WAIT_SECONDS = 30.0
 
 
-def resolved_after(writer: Writer, keeper: TrialRowsKeeper) -> Callable[[float], Awaitable[int]]:
+def resolved_after(writer: Writer, keeper: TrialRowsKeeper) -> Callable[..., Awaitable[int]]:
     """What a read waits for (harborlight/read/fresh_reads.py): the commits of everything acknowledged before
-    it, then the keeper's resolution of them; how many acknowledged requests it may not see."""
+    it, then the keeper's resolution of them; how many acknowledged requests it may not see. A SQL statement
+    (`statement`, its text) that reads none of the keeper's tables waits for the commits only: a keeper pass holds
+    the engine, and a client polling the stored records would otherwise hurry it into the commits' way."""
 
-    async def caught_up(timeout: float) -> int:
+    async def caught_up(timeout: float, statement: str | None = None) -> int:
         unstored = await writer.caught_up(timeout)
+        if statement is not None and not reads_derived_rows(statement):
+            return unstored
         if not await asyncio.to_thread(keeper.caught_up, KEEPER_WAIT_SECONDS):
             log.warning(
                 "the keeper has not resolved the last commits after %.0f s: reading without them", KEEPER_WAIT_SECONDS
@@ -231,7 +235,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
                     settings.host,
                     settings.clickhouse_http_port,
                     clickhouse_limits(settings),
-                    lambda app: FreshReads(app, caught_up, settings.max_commit_lag_seconds),
+                    lambda statement: caught_up(settings.max_commit_lag_seconds, statement),
                     connection_guard(settings),
                 ) as clickhouse_http_port,
                 optional_clickhouse_tcp_server(
@@ -240,7 +244,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
                     settings.host,
                     settings.clickhouse_tcp_port,
                     clickhouse_limits(settings),
-                    lambda: caught_up(settings.max_commit_lag_seconds),
+                    lambda statement: caught_up(settings.max_commit_lag_seconds, statement),
                     settings.read_timeout_seconds,
                     settings.max_connections,
                 ) as clickhouse_tcp_port,

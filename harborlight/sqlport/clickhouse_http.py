@@ -26,7 +26,7 @@ import base64
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Protocol
@@ -36,8 +36,8 @@ from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
-from starlette.types import ASGIApp
 
+from harborlight.read.fresh_reads import HEADER as UNSTORED_HEADER
 from harborlight.sqlport.clickhouse_compression import BadBody, BodyTooLarge, UnknownCoding, answer_coding, decoded_body
 from harborlight.sqlport.clickhouse_errors import CODES, Refused, Reply, error_reply
 from harborlight.sqlport.clickhouse_guard import (
@@ -445,7 +445,21 @@ async def _disconnected(request: Request) -> None:
         pass
 
 
-def clickhouse_app(interface: ClickHouseInterface) -> Starlette:
+# Waits until what was acknowledged before a statement (its text) is stored, and resolved when it reads derived rows;
+# returns how many acknowledged requests it may not see (then the answer says so in HEADER).
+ReadGate = Callable[[str], Awaitable[int]]
+
+
+def _gate_text(params: Mapping[str, str], body: bytes) -> str:
+    """What a statement may read: its text and its parameters' values (a table can be an Identifier parameter)."""
+    try:
+        text = _statement_text(params.get("query", ""), body)
+    except Refused:  # refused when it runs; it reads nothing
+        return ""
+    return " ".join([text, *(value for name, value in params.items() if name.startswith("param_"))])
+
+
+def clickhouse_app(interface: ClickHouseInterface, before_read: ReadGate | None = None) -> Starlette:
     async def ping(request: Request) -> Response:
         return Response(b"Ok.\n", media_type="text/plain; charset=UTF-8")
 
@@ -469,6 +483,7 @@ def clickhouse_app(interface: ClickHouseInterface) -> Starlette:
             return Response(reply.body, status_code=reply.status, headers=reply.headers)
         except ClientDisconnect:  # gone before its body had arrived (or closed for being too slow): no one to answer
             return Response(status_code=400)
+        unstored = await before_read(_gate_text(params, body)) if before_read is not None else 0
         run_id = uuid.uuid4().hex
         statement = asyncio.ensure_future(run_statement(interface.handle, caller, headers, params, body, run_id))
         gone = asyncio.ensure_future(_disconnected(request))
@@ -477,7 +492,8 @@ def clickhouse_app(interface: ClickHouseInterface) -> Starlette:
             await asyncio.to_thread(interface.cancel, run_id)
         gone.cancel()
         reply = await statement
-        return Response(reply.body, status_code=reply.status, headers=reply.headers)
+        headers = {**reply.headers, UNSTORED_HEADER.decode(): str(unstored)} if unstored else reply.headers
+        return Response(reply.body, status_code=reply.status, headers=headers)
 
     return Starlette(
         routes=[
@@ -495,13 +511,13 @@ async def clickhouse_http_server(
     host: str,
     port: int,
     limits: QueryLimits = QueryLimits(),
-    wrap: Callable[[ASGIApp], ASGIApp] = lambda app: app,
+    before_read: ReadGate | None = None,
     protocol: type[asyncio.Protocol] | str = "auto",
 ) -> AsyncIterator[int]:
-    """Serves the interface on host:port until the block exits; yields the bound port. `wrap`: middleware
-    around the interface's app, and `protocol` uvicorn's HTTP protocol class (the composition root's: the one that
+    """Serves the interface on host:port until the block exits; yields the bound port. `before_read`: what a
+    statement waits for first, and `protocol` uvicorn's HTTP protocol class (the composition root's: the one that
     times out slow clients and caps connections)."""
-    app = wrap(clickhouse_app(ClickHouseInterface(store, authenticator, limits)))
+    app = clickhouse_app(ClickHouseInterface(store, authenticator, limits), before_read)
     config = uvicorn.Config(
         app, host=host, port=port, log_level="warning", lifespan="off", timeout_graceful_shutdown=5, http=protocol
     )
@@ -526,12 +542,12 @@ async def optional_clickhouse_http_server(
     host: str,
     port: int | None,
     limits: QueryLimits = QueryLimits(),
-    wrap: Callable[[ASGIApp], ASGIApp] = lambda app: app,
+    before_read: ReadGate | None = None,
     protocol: type[asyncio.Protocol] | str = "auto",
 ) -> AsyncIterator[int | None]:
     """The interface when a port is configured (0: any free port), else nothing; yields the bound port or None."""
     if port is None:
         yield None
         return
-    async with clickhouse_http_server(store, authenticator, host, port, limits, wrap, protocol) as bound:
+    async with clickhouse_http_server(store, authenticator, host, port, limits, before_read, protocol) as bound:
         yield bound

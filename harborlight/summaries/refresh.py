@@ -32,10 +32,20 @@ from harborlight.summaries.resolve import mark_rule, resolve_trials, rule_change
 
 log = logging.getLogger(__name__)
 
+# The tables the keeper writes: a statement that reads one waits for its pass over what was committed before it.
+KEEPER_TABLES = ("resolved_events", "trial_rows", "job_rows", "trial_summarized", "harborlight_resolved_rule")
+
 CHUNK = 500  # trial names derived per statement
 REST = 2.0  # the keeper's pause after a refresh, in lengths of that refresh
 MAX_PAUSE_SECONDS = 5.0
 _columns: dict[tuple[int, str], list[str]] = {}  # a table's stored columns, per connection
+
+
+def reads_derived_rows(statement: str) -> bool:
+    """Whether a SQL statement names a table the keeper writes (a name in a comment or a string counts too: the
+    statement then waits a pass it did not need, never the other way round)."""
+    text = statement.lower()
+    return any(table in text for table in KEEPER_TABLES)
 
 
 def refresh(client: Client, tenant: str = "") -> int:

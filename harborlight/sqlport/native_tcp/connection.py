@@ -29,7 +29,8 @@ log = logging.getLogger(__name__)
 UNEXPECTED_PACKET_FROM_CLIENT, UNKNOWN_PACKET_FROM_CLIENT = 102, 101
 DEFAULT_INTERACTIVE_DELAY_US = 100_000  # ClickHouse's interactive_delay: how often progress is sent
 MIN_REVISION = p.CLIENT_INFO
-ReadGate = Callable[[], Awaitable[object]]  # waits until what was acknowledged before a read is stored
+# waits until what was acknowledged before a statement (its text) is stored, and resolved when it reads derived rows
+ReadGate = Callable[[str], Awaitable[object]]
 
 
 class Closed(Exception):
@@ -195,7 +196,9 @@ class NativeConnection:
             )
             return True
         if self._before_read is not None:
-            await self._before_read()
+            await self._before_read(
+                " ".join([query.text, *query.parameters.values()])
+            )  # (an Identifier may name the table)
         params = {
             **query.settings,
             "database": self._database,
