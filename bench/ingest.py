@@ -6,7 +6,9 @@ in one run.
    spans as pre-encoded OTLP protobuf requests (traces of 10 spans, GenAI-style attributes) over gRPC,
    timing each acknowledgement, and waits until every span is queryable as an agent event
    (`agent_events`, counted through the server's ClickHouse HTTP interface with clickhouse-connect).
-   End to end = spans / (first request sent -> the last span an agent event).
+   End to end = spans / (first request sent -> the last span an agent event). Then waits until the keeper
+   has resolved every span (`resolved_events`: what every reader selects, harborlight/summaries/resolve.py),
+   the keeper's work beside the commits: last acknowledgement -> every span resolved.
 3. Decodes the same requests into an Arrow table (not timed) and inserts it straight into a fresh
    chDB store with clickhouse-connect's insert_arrow, 50,000-row batches: into the exporter's tables
    alone (the lean insert, no agent views), and with the same tables and views as the server.
@@ -167,6 +169,13 @@ class AgentEvents:
             parameters={"s": service},
         ).result_rows[0][0]
 
+    def resolved(self, service: str) -> int:
+        """The service's spans in the rows the readers select (the keeper's resolution of the commits)."""
+        return self._client.query(
+            "SELECT count() FROM resolved_events FINAL WHERE ServiceName = {s:String} AND SourceTable = 'otel_traces'",
+            parameters={"s": service},
+        ).result_rows[0][0]
+
     def close(self) -> None:
         self._client.close()
 
@@ -319,6 +328,7 @@ class Measured:
     ack_p50_ms: float
     ack_p99_ms: float
     to_agent_events_ms: float  # last acknowledgement -> every span an agent event
+    to_resolved_ms: float  # last acknowledgement -> every span resolved by the keeper
     commits: int
     server_cores: float  # the server's CPU time over the run's wall time
     peak_rss_mib: float  # the server's, so far
@@ -342,12 +352,18 @@ def measure_run(server: SubprocessServer, events: AgentEvents, run: Run, request
     done, cpu = time.monotonic(), cpu_seconds(server.process.pid) - cpu_before
     if seen != n_spans or stored_spans(server.http_url, run.service) != n_spans:
         raise SystemExit(f"{run}: {seen} agent events for {n_spans} spans sent: not exactly once")
+    while (resolved := events.resolved(run.service)) < n_spans:
+        time.sleep(0.05)
+    if resolved != n_spans:
+        raise SystemExit(f"{run}: {resolved} resolved events for {n_spans} spans sent")
+    resolved_at = time.monotonic()
     return Measured(
         n_spans,
         n_spans / (done - started),
         percentile(sent.ack_seconds, 0.5) * 1000,
         percentile(sent.ack_seconds, 0.99) * 1000,
         (done - sent.last_ack) * 1000,
+        (resolved_at - sent.last_ack) * 1000,
         ingest_report(server.http_url)["writer"]["batches"] - commits_before,
         cpu / (done - started),
         peak_rss_mib(server.process.pid),
@@ -421,7 +437,8 @@ def main() -> None:
                     f"round {r + 1} {variant} {run}: end-to-end {m.end_to_end:,.0f} spans/s, lean insert "
                     f"{m.lean:,.0f} (ratio {m.end_to_end / m.lean:.2f}), same-schema insert {m.direct:,.0f} "
                     f"(ratio {m.end_to_end / m.direct:.2f}); ack p50 {m.ack_p50_ms:.1f} ms; "
-                    f"last ack -> agent events {m.to_agent_events_ms:.0f} ms; {m.commits} commits; "
+                    f"last ack -> agent events {m.to_agent_events_ms:.0f} ms, resolved {m.to_resolved_ms:.0f} ms; "
+                    f"{m.commits} commits; "
                     f"server {m.server_cores:.2f} cores, peak RSS {m.peak_rss_mib:,.0f} MiB; "
                     f"full refresh of {m.spans:,} spans {refresh:.2f} s",
                     flush=True,
@@ -435,9 +452,10 @@ def main() -> None:
     )
     print(
         "| classification | clients x in flight | spans | end to end, spans/s | of the lean insert "
-        "| of the same-schema insert | p50 / p99 ack | last ack -> agent events (worst) | commits |"
+        "| of the same-schema insert | p50 / p99 ack | last ack -> agent events (worst) "
+        "| last ack -> resolved (worst) | commits |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for variant in variants:
         for run in runs:
             ms = [rnd[variant, run] for rnd in rounds]
@@ -447,7 +465,8 @@ def main() -> None:
                 f"({', '.join(f'{m.end_to_end / m.lean:.2f}' for m in ms)}) "
                 f"| {median(m.end_to_end / m.direct for m in ms):.2f} "
                 f"| {median(m.ack_p50_ms for m in ms):.1f} / {median(m.ack_p99_ms for m in ms):.0f} ms "
-                f"| {max(m.to_agent_events_ms for m in ms):.0f} ms | {median(m.commits for m in ms):.0f} |"
+                f"| {max(m.to_agent_events_ms for m in ms):.0f} ms | {max(m.to_resolved_ms for m in ms):.0f} ms "
+                f"| {median(m.commits for m in ms):.0f} |"
             )
     every = [m for rnd in rounds for m in rnd.values()]
     print(

@@ -65,6 +65,7 @@ def main() -> None:
             ("one trial's row", f"/api/trials/{trial}", {}),
             ("one trial's behaviour", f"/api/trials/{trial}/behavior", {}),
             ("one trial's trace", f"/api/trials/{trial}/trace", {}),
+            ("one trial's trajectory", f"/api/trials/{trial}/trajectory", {}),
             ("one trial's time split", f"/api/trials/{trial}/time", {}),
             ("one trial's tool calls", "/api/spans", {"trial": trial, "kind": "tool", "limit": 1000}),
             ("the job's time split", f"/api/jobs/{job}/time", {}),
