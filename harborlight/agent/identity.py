@@ -1,6 +1,5 @@
 """Trial identity across a trace: the one rule that names each agent event's trial, applied by the keeper when a
-trial's records change (harborlight/read/statements/resolved_sql.py), and by the readers that still read
-agent_events themselves (the live feed, the Harbor export).
+trial's records change (harborlight/read/statements/resolved_sql.py); every reader selects the rows it resolved.
 
 The agent views name each record's trial from the record alone (harborlight/agent/rules.py FACTS
 "trial"); a record with no identity of its own is named after its trace id. Which trial such a
