@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 
 from harborlight.agent import arrow_json as js
 from harborlight.agent import rules
-from harborlight.agent.rule_types import Alias, Derived, Fact, FactType, KindRule, Source, When
+from harborlight.agent.rule_types import Alias, Derived, Fact, FactType, FlatMessages, KindRule, Source, When
 from harborlight.agent.sources import CONTEXTS, log_event_id_sql
 from harborlight.agent.sql_parts import _FALSE, _TRUE
 
@@ -381,7 +381,7 @@ class Batch:
             out[r].setdefault(names[c], v)
         return out
 
-    def _last_user_text(self, form: rules.FlatMessages) -> pa.Array:
+    def _last_user_text(self, form: FlatMessages) -> pa.Array:
         role_pattern = form.pattern((form.role,))
         attrs = self._row_attrs(self._flat_rows(role_pattern))
         rows, values = [], []
@@ -395,7 +395,7 @@ class Batch:
             values.append(text)
         return self.per_row(np.array(rows, dtype=np.int64), values)
 
-    def _output_text(self, form: rules.FlatMessages) -> pa.Array:
+    def _output_text(self, form: FlatMessages) -> pa.Array:
         pattern = form.pattern(form.texts)
         attrs = self._row_attrs(self._flat_rows(pattern))
         rows, values = [], []
@@ -404,7 +404,7 @@ class Batch:
             values.append(next((v for k, v in a.items() if re.search(pattern, k) and v != ""), ""))
         return self.per_row(np.array(rows, dtype=np.int64), values)
 
-    def _answer_call(self, form: rules.FlatMessages) -> pa.Array:
+    def _answer_call(self, form: FlatMessages) -> pa.Array:
         """compile._answer_call_sql: where the output messages have no text, the answer argument of their first
         call of an answer tool whose answer is not empty, else ''."""
         calls, _, name, arguments = form.tool_calls
@@ -479,11 +479,11 @@ class Batch:
 
     def _has(self, keys: tuple[str, ...]) -> np.ndarray | None:
         if not any(k.startswith("@") for k in keys):
-            return np.logical_or.reduce([self.a.has(k) for k in keys])
+            return _np(np.logical_or.reduce([self.a.has(k) for k in keys]))
         values = [v for v in (self.value(k) for k in keys) if v is not None]
         if not values:
             return None
-        return np.logical_or.reduce([_np(pc.not_equal(v, "")) for v in values])
+        return _np(np.logical_or.reduce([_np(pc.not_equal(v, "")) for v in values]))
 
 
 def _decoded(m: _Map) -> pa.Array:
@@ -495,7 +495,7 @@ def _last_index(names: list[str], wanted: tuple[str, ...]) -> int:
     return max((i for i, n in enumerate(names) if n in wanted), default=-1)
 
 
-def _flat(forms: tuple[rules.FlatMessages, ...], prefix: str) -> rules.FlatMessages:
+def _flat(forms: tuple[FlatMessages, ...], prefix: str) -> FlatMessages:
     return next(f for f in forms if f.prefix == prefix)
 
 
@@ -833,7 +833,8 @@ def _tools(b: Batch, kind: pa.Array) -> tuple[pa.Array, pa.Array]:
         slow |= b.a.has(key) if wanted is None else _np(pc.equal(b.a.value(key), wanted))
     slow &= named & ~plan
     path_keys = [k for k in rules.PATH_ATTRIBUTES if b.a.holds(k)]
-    with_paths = pathed & (_np(pc.not_equal(args, "")) | np.logical_or.reduce([b.a.has(k) for k in path_keys] or [0]))
+    with_any_path = np.logical_or.reduce([b.a.has(k) for k in path_keys] or [np.zeros(len(args), dtype=bool)])
+    with_paths = pathed & (_np(pc.not_equal(args, "")) | with_any_path)
     rows = np.flatnonzero(slow | with_paths)
     paths: dict[int, list[str]] = {}
     if len(rows):

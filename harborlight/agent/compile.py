@@ -291,9 +291,10 @@ def alias_sql(alias: Alias, ctx: Context) -> str | None:
         head = alias.key.removeprefix("@name_after:")
         raw = f"if(startsWith(_name, {lit(head)}), substring(_name, {len(head) + 1}), '')"
     elif alias.key.startswith("@"):
-        raw = ctx.columns[alias.key[1:]]
-        if raw is None:
+        column = ctx.columns[alias.key[1:]]
+        if column is None:
             return None
+        raw = column
     else:
         raw = f"_a[{lit(alias.key)}]"
     if alias.json is not None:
@@ -420,8 +421,7 @@ def _facts_sql(ctx: Context, entries: _Entries) -> tuple[list[str], list[str]]:
     tail is `_h_`/`_hp_` from its entries, completed by its tail's typed values in order."""
     now, late, tail_terms = [], [], []
     for fid, fact in enumerate(rules.FACTS, start=1):
-        tail = [(a, alias_sql(a, ctx)) for a in entries.tails.get(fact.name, [])]
-        tail = [(a, raw) for a, raw in tail if raw is not None]
+        tail = [(a, raw) for a in entries.tails.get(fact.name, []) if (raw := alias_sql(a, ctx)) is not None]
         if not tail:
             now += [f"{_fact_value(fid, fact, entries)} AS _f_{fact.name}", f"_fh[{fid}] AS _p_{fact.name}"]
             continue
@@ -564,7 +564,7 @@ def view_sql(ctx: Context) -> str:
     for exprs in reversed(all_stages[1:]):
         readers.append(readers[-1] + "\n" + "\n".join(exprs))
     readers.reverse()
-    source, available = ctx.table, []
+    source, available = ctx.table, list[str]()
     for exprs, later in zip(all_stages, readers, strict=True):
         passed = [c for c in available if re.search(rf"\b{re.escape(c)}\b", later)]
         source = f"(\nSELECT\n    {',\n    '.join(passed + exprs)}\nFROM {source}\n)"

@@ -1,6 +1,8 @@
 """SQL fragments the agent view compiler assembles: literals, typed fact values, event-name
 normalisation, tool categories, target paths and the provenance map. Pure string building."""
 
+from collections.abc import Iterable
+
 from harborlight.agent import rules
 from harborlight.agent.rule_types import Alias, FactType
 from harborlight.sql_text import literal
@@ -87,7 +89,7 @@ def event_name_sql(attributes: str = "_a") -> str:
     return f"multiIf({named}, EventName, {', '.join(restore)}, {ev} != '', {ev}, {dotted}, Body, '')"
 
 
-def _array(values) -> str:
+def _array(values: Iterable[str]) -> str:
     return f"[{', '.join(map(lit, values))}]"
 
 

@@ -67,6 +67,8 @@ the decision needs every row of a group, so readers filter on anything else outs
 identity part: the rows are named after their trials first (harborlight/agent/identity.py).
 """
 
+from typing import Any
+
 from harborlight.agent import identity as agent_identity
 from harborlight.agent.rules import FACTS, REPLAYED_MESSAGES, TRAJECTORY_SCOPES
 
@@ -371,7 +373,7 @@ FROM (SELECT groupArray((key, trace, job, trial)) AS _renames FROM ({agent_ident
      (SELECT groupArray((key, cutoff)) AS _runs FROM ({agent_identity.earlier_runs(scope)})) AS _earlier"""
 
 
-def bind(row: tuple) -> tuple[int, dict]:
+def bind(row: tuple[Any, ...]) -> tuple[int, dict[str, list[Any]]]:
     """(form, the parameters its statements bind) from the row `form` answered."""
     return row[0], agent_identity.parameters(row[1], row[2])
 
