@@ -8,6 +8,7 @@ import re
 import httpx
 import pytest
 
+from harborlight.api.routes import cursor
 from harborlight.cli.watch_command import TrialBoard, live_events
 from harborlight.read.derive.trial_state import TrialState, row_state, trial_state
 from tests.agent.otlp_build import Traces
@@ -64,7 +65,9 @@ def test_a_trial_has_one_state_in_the_api_trial_jobs_and_watch(server, unique, c
         assert re.search(rf"│ state\s+│ {state.value}\b", out), out
     job_row = httpx.get(f"{server.http_url}/api/jobs/{job}", timeout=120).json()
     assert job_row["n_running"]["value"] == 1
-    code, out, err = run(capsys, "jobs", "--server", server.http_url)
+    # the session's store holds other tests' jobs: the listing starts just before this one's name (a page of 50)
+    just_before = cursor.encode([job[:-1]])
+    code, out, err = run(capsys, "jobs", "--server", server.http_url, "--cursor", just_before)
     assert code == 0 and re.search(rf"│ {job}\s+│\s+3 │\s+1 │", out), out
     board = TrialBoard(job)
     for event in live_events(server.http_url, job, None):
