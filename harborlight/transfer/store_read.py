@@ -40,8 +40,8 @@ _COLUMNS = """EventId, TraceId, SpanId, ParentSpanId, SourceTable, Kind, Resolve
 _TWIN, _JOB_NAME, _TRIAL_NAME = 34, 35, 13  # positions of TwinId and the job name; the trial name's
 
 # The raw records' look-ups: a record is its stored agent event's (EventId); a dropped twin is read by its id in
-# the key ranges of the names the events read go by (their trials, traces and sessions: a twin is stored under
-# its own, before it was named after its trial).
+# the key ranges of the names the events read go by (their trials and traces: a twin is stored under its own
+# name, before it was named after its trial).
 RECORDS = f"""
 SELECT {_COLUMNS}, '', JobName FROM agent_events
 WHERE {_AGENT_TENANT} AND TrialName IN {{names:Array(String)}} AND EventId IN {{ids:Array(String)}}
@@ -180,17 +180,14 @@ def _restored(store: Store, params: dict[str, str], rows: list[tuple]) -> tuple[
     wanted = {r[_TWIN] for r in rows if r[_TWIN]}
     if not wanted:
         return [r for r in rows if r[0] not in derived], []
-    names = sorted({n for r in rows for n in (r[_TRIAL_NAME], r[1]) if n} | {params.get("trial", "")} - {""})
+    names = sorted({n for r in rows for n in (r[_TRIAL_NAME], r[1], params.get("trial")) if n})
     found = {
         r[0]: r
         for r in store.client.query(RECORDS, parameters={**params, "names": names, "ids": sorted(wanted)}).result_rows
         if ":" not in r[0]
     }
     by_twin = {r[_TWIN]: r for r in derived.values()}
-    events, twins = [], []
-    for r in rows:
-        if r[0] not in derived:
-            events.append(r)
+    events, twins = [r for r in rows if r[0] not in derived], []
     for twin_id, twin in found.items():
         if (kept := by_twin.get(twin_id)) is not None:
             # read in the derived record's place, under the trial and job it resolved to
