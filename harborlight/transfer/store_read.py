@@ -18,14 +18,13 @@ from dataclasses import dataclass
 from harborlight.agent.rules import SPAN_EVENTS_AS_ATTRIBUTES
 from harborlight.agent.sources import log_event_id_sql
 from harborlight.read.statements.resolved_sql import ONE_TRIAL
-from harborlight.sql_text import TENANT_ATTRIBUTE
+from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER as _AGENT_TENANT
+from harborlight.read.statements.tenancy import RAW_TENANT_FILTER as _RAW_TENANT
 from harborlight.store import Store
 from harborlight.transfer import harbor_logs
 from harborlight.transfer.errors import TransferError, UnknownJob, UnknownTrial
 from harborlight.transfer.telemetry import Event, SpanEvent, TrialTelemetry
 
-_AGENT_TENANT = "({tenant:String} = '' OR Tenant = {tenant:String})"
-_RAW_TENANT = f"({{tenant:String}} = '' OR ResourceAttributes['{TENANT_ATTRIBUTE}'] = {{tenant:String}})"
 _DERIVED = "position(EventId, ':') > 0"  # a derived child record's id is `<carrier>:<kind>:<n>` (agent/twins.py)
 
 _JOB = "JobKey = {job:String}"
