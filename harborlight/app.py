@@ -9,7 +9,7 @@ log for the next start), the log closes, then the store.
 import asyncio
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
@@ -169,9 +169,9 @@ def resolved_after(writer: Writer, keeper: TrialRowsKeeper) -> Callable[..., Awa
     (`statement`, its text) that reads none of the keeper's tables waits for the commits only: a keeper pass holds
     the engine, and a client polling the stored records would otherwise hurry it into the commits' way."""
 
-    async def caught_up(timeout: float, statement: str | None = None) -> int:
+    async def caught_up(timeout: float, statement: str | None = None, parameters: Iterable[str] = ()) -> int:
         unstored = await writer.caught_up(timeout)
-        if statement is not None and not reads_derived_rows(statement):
+        if statement is not None and not reads_derived_rows(statement, parameters):
             return unstored
         if not await asyncio.to_thread(keeper.caught_up, KEEPER_WAIT_SECONDS):
             log.warning(
@@ -235,7 +235,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
                     settings.host,
                     settings.clickhouse_http_port,
                     clickhouse_limits(settings),
-                    lambda statement: caught_up(settings.max_commit_lag_seconds, statement),
+                    lambda statement, parameters: caught_up(settings.max_commit_lag_seconds, statement, parameters),
                     connection_guard(settings),
                 ) as clickhouse_http_port,
                 optional_clickhouse_tcp_server(
@@ -244,7 +244,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
                     settings.host,
                     settings.clickhouse_tcp_port,
                     clickhouse_limits(settings),
-                    lambda statement: caught_up(settings.max_commit_lag_seconds, statement),
+                    lambda statement, parameters: caught_up(settings.max_commit_lag_seconds, statement, parameters),
                     settings.read_timeout_seconds,
                     settings.max_connections,
                 ) as clickhouse_tcp_port,

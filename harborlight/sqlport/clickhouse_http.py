@@ -26,7 +26,7 @@ import base64
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Protocol
@@ -445,18 +445,16 @@ async def _disconnected(request: Request) -> None:
         pass
 
 
-# Waits until what was acknowledged before a statement (its text) is stored, and resolved when it reads derived rows;
-# returns how many acknowledged requests it may not see (then the answer says so in HEADER).
-ReadGate = Callable[[str], Awaitable[int]]
+# Waits until what was acknowledged before a statement (its text, its parameters' values) is stored, and resolved
+# when it reads derived rows; returns how many acknowledged requests it may not see (the answer then says so).
+ReadGate = Callable[[str, Iterable[str]], Awaitable[int]]
 
 
 def _gate_text(params: Mapping[str, str], body: bytes) -> str:
-    """What a statement may read: its text and its parameters' values (a table can be an Identifier parameter)."""
     try:
-        text = _statement_text(params.get("query", ""), body)
+        return _statement_text(params.get("query", ""), body)
     except Refused:  # refused when it runs; it reads nothing
         return ""
-    return " ".join([text, *(value for name, value in params.items() if name.startswith("param_"))])
 
 
 def clickhouse_app(interface: ClickHouseInterface, before_read: ReadGate | None = None) -> Starlette:
@@ -483,7 +481,8 @@ def clickhouse_app(interface: ClickHouseInterface, before_read: ReadGate | None 
             return Response(reply.body, status_code=reply.status, headers=reply.headers)
         except ClientDisconnect:  # gone before its body had arrived (or closed for being too slow): no one to answer
             return Response(status_code=400)
-        unstored = await before_read(_gate_text(params, body)) if before_read is not None else 0
+        values = [value for name, value in params.items() if name.startswith("param_")]
+        unstored = await before_read(_gate_text(params, body), values) if before_read is not None else 0
         run_id = uuid.uuid4().hex
         statement = asyncio.ensure_future(run_statement(interface.handle, caller, headers, params, body, run_id))
         gone = asyncio.ensure_future(_disconnected(request))

@@ -16,7 +16,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from clickhouse_connect.driver.client import Client
 
@@ -41,10 +41,11 @@ MAX_PAUSE_SECONDS = 5.0
 _columns: dict[tuple[int, str], list[str]] = {}  # a table's stored columns, per connection
 
 
-def reads_derived_rows(statement: str) -> bool:
-    """Whether a SQL statement names a table the keeper writes (a name in a comment or a string counts too: the
-    statement then waits a pass it did not need, never the other way round)."""
-    text = statement.lower()
+def reads_derived_rows(statement: str, parameters: Iterable[str] = ()) -> bool:
+    """Whether a SQL statement names a table the keeper writes, in its text or a parameter's value (an Identifier
+    parameter names a table). A name in a comment or a string counts too: the statement then waits a pass it did
+    not need, never the other way round."""
+    text = " ".join([statement, *parameters]).lower()
     return any(table in text for table in KEEPER_TABLES)
 
 

@@ -85,3 +85,8 @@ def test_the_stored_records_answer_while_the_keeper_is_busy_and_its_rows_after(h
 )
 def test_a_statement_waits_for_the_keeper_when_it_names_a_table_the_keeper_writes(statement, waits):
     assert keeper_module.reads_derived_rows(statement) is waits
+
+
+def test_a_table_named_by_an_identifier_parameter_counts():
+    assert keeper_module.reads_derived_rows("SELECT count() FROM {t:Identifier}", ["trial_rows"])
+    assert not keeper_module.reads_derived_rows("SELECT count() FROM {t:Identifier}", ["agent_events"])

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 
 from harborlight.sqlport.clickhouse_errors import CODES, NAMES, Refused
 from harborlight.sqlport.clickhouse_http import SERVER_NAME, Answer, Caller, ClickHouseInterface
@@ -29,8 +29,9 @@ log = logging.getLogger(__name__)
 UNEXPECTED_PACKET_FROM_CLIENT, UNKNOWN_PACKET_FROM_CLIENT = 102, 101
 DEFAULT_INTERACTIVE_DELAY_US = 100_000  # ClickHouse's interactive_delay: how often progress is sent
 MIN_REVISION = p.CLIENT_INFO
-# waits until what was acknowledged before a statement (its text) is stored, and resolved when it reads derived rows
-ReadGate = Callable[[str], Awaitable[object]]
+# waits until what was acknowledged before a statement (its text, its parameters' values) is stored, and resolved
+# when it reads derived rows
+ReadGate = Callable[[str, Iterable[str]], Awaitable[object]]
 
 
 class Closed(Exception):
@@ -196,9 +197,7 @@ class NativeConnection:
             )
             return True
         if self._before_read is not None:
-            await self._before_read(
-                " ".join([query.text, *query.parameters.values()])
-            )  # (an Identifier may name the table)
+            await self._before_read(query.text, query.parameters.values())
         params = {
             **query.settings,
             "database": self._database,
