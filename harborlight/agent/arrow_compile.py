@@ -517,6 +517,14 @@ def _status_message(b: Batch) -> pa.Array:
     return b.per_row(rows, [t.encode()[:3].decode(errors="replace") for t in texts])  # substring: bytes
 
 
+def _rate_limit_status(b: Batch) -> pa.Array:
+    refused = pc.and_(
+        pc.equal(b.col("StatusCode"), "Error"),
+        pc.match_substring_regex(b.col("StatusMessage"), rules.RATE_LIMIT_MESSAGE),
+    )
+    return pc.if_else(refused, "429", "")
+
+
 def _fact_value(b: Batch, fact: str) -> pa.Array:
     return b.facts[fact][0]
 
@@ -545,6 +553,7 @@ _COLUMNS: dict[str, Callable[[Batch], pa.Array]] = {
     "span_status": _span_status,
     "span_ended": _span_ended,
     "status_message": _status_message,
+    "rate_limit_status": _rate_limit_status,
     "http_error": _http_error,
     "exit_status": _exit_status,
     "tool_message_event": _tool_message_event,

@@ -160,6 +160,11 @@ KIND_RULES: tuple[KindRule, ...] = (
     KindRule("opencode", "group", span("opencode.interaction", "opencode.permission.check")),
     KindRule("opencode", "llm_request", span("opencode.llm")),
     KindRule("opencode", "tool", prefix("opencode.tool.")),
+    # opencode's default export (no experimental.openTelemetry): its Effect spans, of which only these two tell
+    # the agent's conduct. LLM.run carries no attribute (no model, tokens or messages: null, not guessed);
+    # Tool.execute its tool's name and call id, no arguments.
+    KindRule("opencode", "llm_request", span("LLM.run") & service("opencode")),
+    KindRule("opencode", "tool", span("Tool.execute") & service("opencode")),
     KindRule("goose", "group", span("reply", "reply_stream") & service("goose")),
     KindRule("goose", "llm_request", span("complete", "stream_response_from_provider") & service("goose")),
     KindRule("goose", "tool", span("dispatch_tool_call") & service("goose")),
@@ -340,6 +345,11 @@ _SESSION = (
 # importer, Harbor's own atif2otel converter): where the agent's live telemetry tells a kind of a trial,
 # that telemetry counts and the retelling's records of the kind do not (harborlight/agent/twins.py).
 TRAJECTORY_SCOPES = ("harborlight.atif", "harbor-atif2otel")
+
+# A span whose call failed in the provider's words for a refused rate, with no status code told (the Vercel AI
+# SDK's APICallError carries OpenAI's "Rate limit reached for requests" as the status message), is a 429
+# (inferred). RE2, as both compilations match it.
+RATE_LIMIT_MESSAGE = r"(?i)\brate[ _-]?limit|\btoo many requests\b"
 
 # Token facts mean the same for every producer (GenAI semconv): input INCLUDES cache reads and
 # writes, cached and cache_write are subsets of input, output INCLUDES reasoning. `plus` adds the
@@ -543,6 +553,7 @@ FACTS: tuple[Fact, ...] = (
             Alias("status_code"),
             Alias("error.type", how="derived"),
             Alias("@status_message", how="derived"),
+            Alias("@rate_limit_status", how="inferred"),
         ),
     ),
     Fact(

@@ -73,6 +73,7 @@ TRACES = Context(
         "span_status": "multiIf(StatusCode = 'Error', 'false', StatusCode = 'Ok', 'true', '')",
         "span_ended": "if(StatusCode = 'Unset', 'true', '')",
         "status_message": "if(StatusCode = 'Error', substring(StatusMessage, 1, 3), '')",
+        "rate_limit_status": f"if(StatusCode = 'Error' AND match(StatusMessage, {lit(rules.RATE_LIMIT_MESSAGE)}), '429', '')",
         "http_error": "if(_f_http_status >= 400, 'false', '')",
         "exit_status": _EXIT_STATUS,
         # a tool's arguments as its span's gen_ai.tool.message event tells them (GenAI 1.30 as span events)
@@ -131,6 +132,7 @@ LOGS = Context(
         "span_status": None,
         "span_ended": None,
         "status_message": None,
+        "rate_limit_status": None,
         "http_error": "if(_f_http_status >= 400, 'false', '')",
         "exit_status": _EXIT_STATUS,
         "tool_message_event": None,

@@ -51,6 +51,15 @@ A model call told at two levels, by a framework's span and by the model client's
     instrumentation (ScopeName) telling the same request (the same request id; or the same input and output
     tokens; or no token count of its own, a wrapper) does not count, nor do the records derived from it: the inner
     span is the client's measurement of the call. (One instrumentation's nested calls are calls of their own.)
+    A bare wrapper (no model, token count or status of its own: opencode's LLM.run) is no call of its own over
+    any llm_request span directly under it or under a child of it that is no call (the AI SDK's ai.streamText
+    > ai.streamText.doStream), whatever its instrumentation.
+
+A tool call told by two spans (opencode's Tool.execute, its executor's, and the AI SDK's ai.toolCall, the model
+call's) is one:
+
+    Within one tenant and trace, of the tool spans carrying the same call id, the one that carries the
+    call's arguments counts (of several alike, the earliest); the others do not.
 
 A derived child record (content its carrier carried, `EventId` `<carrier>:<kind>:<n>`) counts in
 its own kind's group and also goes with its carrier: it is dropped when its carrier is.
@@ -201,24 +210,59 @@ def _replayed(where: str, src: str) -> str:
 _CALL_SPAN = f"Kind = 'llm_request' AND SourceTable = '{SPANS}'"
 
 
+def _traces_of(where: str) -> str:
+    return (
+        f"(Tenant, TraceId) IN (SELECT Tenant, TraceId FROM agent_events WHERE ({where}) AND SourceTable = '{SPANS}')"
+    )
+
+
+# A model call span that tells nothing of its own: no model, no token count, no status.
+_BARE = "isNull({t}.Model) AND isNull({t}.InputTokens) AND isNull({t}.OutputTokens) AND isNull({t}.HttpStatus)"
+
+
 def _told_inside(where: str) -> str:
-    """(Tenant, TraceId, SpanId) of each llm_request span whose direct child llm_request span tells the same
-    request (see the module): the outer telling, which does not count. Read from agent_events as stored, over
-    the traces of the rows `where` selects (whatever kinds it selects, and whatever trial a trace is named
-    after: both spans are of one trace)."""
-    columns = "Tenant, TraceId, SpanId, ParentSpanId, ScopeName, RequestId, InputTokens, OutputTokens"
-    calls = (
-        f"SELECT {columns} FROM agent_events WHERE {_CALL_SPAN} AND (Tenant, TraceId) IN "
-        f"(SELECT Tenant, TraceId FROM agent_events WHERE ({where}) AND SourceTable = '{SPANS}')"
+    """(Tenant, TraceId, SpanId) of each llm_request span that tells a call an llm_request span under it tells
+    (see the module): the outer telling, which does not count. Read from agent_events as stored, over the
+    traces of the rows `where` selects (whatever kinds it selects, and whatever trial a trace is named after:
+    the spans are of one trace)."""
+    columns = (
+        "Tenant, TraceId, SpanId, ParentSpanId, ScopeName, RequestId, Model, HttpStatus, InputTokens, OutputTokens"
+    )
+    calls = f"SELECT {columns} FROM agent_events WHERE {_CALL_SPAN} AND {_traces_of(where)}"
+    steps = (
+        f"SELECT Tenant, TraceId, SpanId, ParentSpanId FROM agent_events "
+        f"WHERE SourceTable = '{SPANS}' AND Kind != 'llm_request' AND {_traces_of(where)}"
     )
     return f"""
         SELECT _o.Tenant, _o.TraceId, _o.SpanId
         FROM ({calls}) AS _o
         INNER JOIN ({calls}) AS _i
             ON _i.Tenant = _o.Tenant AND _i.TraceId = _o.TraceId AND _i.ParentSpanId = _o.SpanId
-        WHERE _o.ScopeName != _i.ScopeName AND (_o.RequestId = _i.RequestId
+        WHERE (_o.ScopeName != _i.ScopeName AND (_o.RequestId = _i.RequestId
            OR (_o.InputTokens = _i.InputTokens AND _o.OutputTokens = _i.OutputTokens)
-           OR (isNull(_o.InputTokens) AND isNull(_o.OutputTokens)))"""
+           OR (isNull(_o.InputTokens) AND isNull(_o.OutputTokens)))) OR ({_BARE.format(t="_o")})
+        UNION DISTINCT
+        SELECT _o.Tenant, _o.TraceId, _o.SpanId
+        FROM ({calls}) AS _o
+        INNER JOIN ({steps}) AS _s ON _s.Tenant = _o.Tenant AND _s.TraceId = _o.TraceId AND _s.ParentSpanId = _o.SpanId
+        INNER JOIN ({calls}) AS _i ON _i.Tenant = _s.Tenant AND _i.TraceId = _s.TraceId AND _i.ParentSpanId = _s.SpanId
+        WHERE {_BARE.format(t="_o")}"""
+
+
+_TOOL_SPAN = f"Kind = 'tool' AND SourceTable = '{SPANS}'"
+
+
+def _tool_told_twice(where: str) -> str:
+    """(Tenant, TraceId, SpanId) of each tool span whose call another tool span of its trace tells (the same call
+    id) and counts for (see the module)."""
+    return f"""
+        SELECT Tenant, TraceId, SpanId FROM (
+            SELECT Tenant, TraceId, SpanId, row_number() OVER (
+                PARTITION BY Tenant, TraceId, ToolCallId
+                ORDER BY Provenance['arguments'] = '', Timestamp, EventId) AS _nth
+            FROM agent_events
+            WHERE {_TOOL_SPAN} AND ifNull(ToolCallId, '') != '' AND {_traces_of(where)})
+        WHERE _nth > 1"""
 
 
 def _not_dropped(where: str, src: str, derived: bool) -> str:
@@ -232,7 +276,8 @@ def _not_dropped(where: str, src: str, derived: bool) -> str:
         f"    AND NOT ({_REPLAYABLE} AND ({_key()}, EventId) IN ({_replayed(where, src)}))\n"
         # the outer telling of a call told at two levels, and (derived records share its SpanId) its content
         f"    AND NOT (SourceTable = '{SPANS}' AND (Kind = 'llm_request' OR {_DERIVED})"
-        f" AND (Tenant, TraceId, SpanId) IN ({_told_inside(where)}))"
+        f" AND (Tenant, TraceId, SpanId) IN ({_told_inside(where)}))\n"
+        f"    AND NOT ({_TOOL_SPAN} AND (Tenant, TraceId, SpanId) IN ({_tool_told_twice(where)}))"
     )
     if not derived:
         return rows
@@ -354,7 +399,8 @@ def _to_resolve(rows: str, group: str) -> str:
             OR (countIf({_RETOLD}) > 0 AND uniqExact(ServiceName) > 1)
             OR uniqExactIf((TraceId, SpanId), {_REPLAYABLE}) > 1
         LIMIT 1))
-        OR (SELECT count() > 0 FROM ({_told_inside(rows)} LIMIT 1)))"""
+        OR (SELECT count() > 0 FROM ({_told_inside(rows)} LIMIT 1))
+        OR (SELECT count() > 0 FROM ({_tool_told_twice(rows)} LIMIT 1)))"""
 
 
 def form(where: str, *, scope: str) -> str:
@@ -402,7 +448,8 @@ def outer_tellings(where: str, form: int = ALONE, *, scope: str) -> str:
     # (filtered in a subquery: in ClickHouse a WHERE beside the REPLACE would read the replaced Kind)
     return (
         f"SELECT * REPLACE ('group' AS Kind) FROM (SELECT * FROM {source(scope, form)} WHERE ({where})"
-        f" AND {_CALL_SPAN} AND (Tenant, TraceId, SpanId) IN ({_told_inside(where)}))"
+        f" AND (({_CALL_SPAN} AND (Tenant, TraceId, SpanId) IN ({_told_inside(where)}))"
+        f" OR ({_TOOL_SPAN} AND (Tenant, TraceId, SpanId) IN ({_tool_told_twice(where)}))))"
     )
 
 

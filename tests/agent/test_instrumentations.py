@@ -3,7 +3,7 @@ converter, Vercel AI SDK, LangSmith, plain GenAI semconv) land as the same kinds
 
 import httpx
 
-from tests.agent.otlp_build import Logs, Traces, events
+from tests.agent.otlp_build import Logs, Traces, events, of_kind
 
 
 def _by_name(server, service: str) -> dict[str, dict]:
@@ -285,3 +285,19 @@ def test_plain_genai_semconv_spans_and_log_event(server, unique):
     assert tool["Success"] is True and tool["Provenance"]["success"] == "inferred"  # ended without error
     detail = rows["gen_ai.client.inference.operation.details"]
     assert (detail["Kind"], detail["InputTokens"], detail["TimingQuality"]) == ("llm_request", 10, "unknown")
+
+
+def test_a_call_refused_for_its_rate_in_words_only_is_a_429(server, unique):
+    """The AI SDK's APICallError: status ERROR with the provider's message, no HTTP status attribute."""
+    traces = Traces({"service.name": unique})
+    model = {"ai.model.id": "gpt-4.1", "ai.model.provider": "openai.chat"}
+    traces.span("ai.streamText.doStream", model, start_ms=0, error="Rate limit reached for requests")
+    traces.span("ai.generateText.doGenerate", model, start_ms=10, error="429 Too Many Requests")
+    traces.span("ai.generateText.doGenerate", model, start_ms=20, error="fetch failed: connection reset")
+    traces.send(server)
+    rows = of_kind(events(server, unique), "llm_request")
+    assert [(r["HttpStatus"], r["Provenance"]["http_status"], r["Success"]) for r in rows] == [
+        (429, "inferred", False),
+        (429, "derived", False),  # the status code its message begins with
+        (None, "", False),
+    ]

@@ -105,14 +105,22 @@ def _agent_steps(ans: Answers) -> list[dict]:
 
 
 def prompt(exp: Expected, ans: Answers) -> None:
-    """The user's prompt is the trial's one user message and the trajectory's first user step."""
-    assert len(ans.spans("user_message")) == 1
+    """The user's prompt is the trial's one user message and the trajectory's first user step; where the
+    agent tells no content, there is neither (none made up)."""
     users = [s for s in ans.trajectory["steps"] if s["source"] == "user"]
+    if exp.prompt is None:
+        assert (ans.spans("user_message"), users) == ([], [])
+        return
+    assert len(ans.spans("user_message")) == 1
     assert users and users[0]["message"] == exp.prompt
 
 
 def answer(exp: Expected, ans: Answers) -> None:
-    """The model's final text is the trajectory's last agent step."""
+    """The model's final text is the trajectory's last agent step; where the agent tells no content, no
+    step has a text."""
+    if exp.answer is None:
+        assert {s["message"] for s in _agent_steps(ans)} == {""}
+        return
     assert _agent_steps(ans)[-1]["message"] == exp.answer
 
 

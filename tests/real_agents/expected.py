@@ -14,10 +14,10 @@ from tests.real_agents.run_agent import AGENTS
 class Tokens:
     """harborlight's token convention: input includes cache reads and writes, output includes reasoning."""
 
-    input: int
+    input: int | None
     cached: int | None
     cache_write: int | None
-    output: int
+    output: int | None
     reasoning: int | None
 
 
@@ -45,9 +45,9 @@ class Tool:
 class Expected:
     agent: str
     version: str | None  # None when the agent's telemetry does not say it
-    model: str  # the main model: the trial's and the trajectory's
-    prompt: str
-    answer: str
+    model: str | None  # the main model: the trial's and the trajectory's (None when the agent never tells it)
+    prompt: str | None  # None when the agent's telemetry carries no content
+    answer: str | None
     calls: list[Call]  # every model call in order, refused and side calls included
     tools: list[Tool]
     cost_usd: float | None
@@ -69,6 +69,8 @@ class Expected:
 
 
 def tokens(usage: Usage, reports: Reports) -> Tokens:
+    if not reports.tokens:
+        return Tokens(None, None, None, None, None)
     return Tokens(
         input=usage.input + usage.cached + usage.cache_write,
         cached=usage.cached if reports.cached else None,
@@ -86,27 +88,33 @@ def tool_arguments(call: ToolCall, defaults: dict[str, dict]) -> dict:
     return {**call.arguments, **{k: v for k, v in defaults.get(call.name, {}).items() if k not in call.arguments}}
 
 
-def expect(recording: Recording) -> Expected:
+def reports(recording: Recording) -> Reports:
+    """What the agent's telemetry tells in the recording's signal mix (an agent may tell less by default)."""
     module = AGENTS[recording.agent]
+    return module.reports(recording.traces) if hasattr(module, "reports") else module.REPORTS
+
+
+def expect(recording: Recording) -> Expected:
+    module, told = AGENTS[recording.agent], reports(recording)
     episode: Episode = recording.episode
     calls = []
     for served in recording.served:
         if served.side:
-            calls.append(Call(served.model, tokens(SIDE_TURN.usage, module.REPORTS), 200, True))
+            calls.append(Call(served.model if told.model else None, tokens(SIDE_TURN.usage, told), 200, True))
             continue
         turn = episode.turns[served.turn]
-        if turn.status != 200 and not module.REPORTS.refusals:
+        if turn.status != 200 and not told.refusals:
             continue
-        usage = tokens(turn.usage, module.REPORTS) if turn.usage else None
-        model = served.model if turn.status == 200 or module.REPORTS.refusal_model else None
+        usage = tokens(turn.usage, told) if turn.usage else None
+        model = served.model if told.model and (turn.status == 200 or told.refusal_model) else None
         calls.append(Call(model, usage, turn.status, False, turn.subagent))
     tools = [
         Tool(
             c.name,
             c.category,
             module.call_id(c),
-            tool_arguments(c, module.ARGUMENT_DEFAULTS),
-            c.paths,
+            tool_arguments(c, module.ARGUMENT_DEFAULTS) if told.content else {},
+            c.paths if told.content else (),
             c.fails,
             turn.subagent,
         )
@@ -117,10 +125,10 @@ def expect(recording: Recording) -> Expected:
     return Expected(
         recording.agent,
         version,
-        module.MODEL,
+        module.MODEL if told.model else None,
         # the prompt as the agent tells the model it (the agent's told_prompt, where it rewrites it)
-        getattr(module, "told_prompt", str)(episode.prompt),
-        episode.answer,
+        getattr(module, "told_prompt", str)(episode.prompt) if told.content else None,
+        episode.answer if told.content else None,
         calls,
         tools,
         recording.reported_cost_usd,

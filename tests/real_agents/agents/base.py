@@ -22,13 +22,18 @@ class Telemetry:
 @dataclass(frozen=True)
 class Reports:
     """What an agent's own telemetry tells of a model call: which token counts (the rest are null), and
-    whether a refused attempt (a 429 it retried) is told at all, and with the model it asked for."""
+    whether a refused attempt (a 429 it retried) is told at all, and with the model it asked for; whether
+    it tells the calls' model and tokens at all, and their content (the prompt, the answer, the tools'
+    arguments)."""
 
     cached: bool
     cache_write: bool
     reasoning: bool
     refusals: bool = True
     refusal_model: bool = True
+    model: bool = True
+    tokens: bool = True
+    content: bool = True
 
 
 @dataclass(frozen=True)

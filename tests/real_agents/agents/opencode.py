@@ -20,6 +20,16 @@ NAME, PACKAGE, BINARY = "opencode", "opencode-ai", "opencode"
 PROVIDER_ID, MODEL_ID = "fake", "fake-coder"
 MODEL = MODEL_ID
 REPORTS = Reports(cached=True, cache_write=False, reasoning=True)
+# Its default export: LLM.run spans with no attribute, Tool.execute spans with the tool's name and call id.
+DEFAULT_EXPORT_REPORTS = Reports(
+    cached=False, cache_write=False, reasoning=False, model=False, tokens=False, content=False
+)
+
+
+def reports(traces: bool) -> Reports:
+    return REPORTS if traces else DEFAULT_EXPORT_REPORTS
+
+
 PROTOCOLS = ("http",)  # its exporters are OTLP/HTTP only
 
 TRACES_OPTIONAL = True  # default export vs. experimental.openTelemetry (see above)
