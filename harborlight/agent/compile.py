@@ -2,7 +2,9 @@
 materialized view per raw table (otel_traces, otel_logs) into agent_events.
 
 The generated statements live in harborlight/store/sql/agent_events_{traces,logs}_mv.sql so that migrations
-apply them like any other DDL and Grafana authors can read them; a test keeps them in sync.
+apply them like any other DDL and Grafana authors can read them; a test keeps them in sync. The names view
+(harborlight/agent/identity.py NAMES_VIEW) is written beside them, agent_names_mv.sql: the store reads the
+agent layer's statements from its files and imports nothing of it.
 Regenerate with `python -m harborlight.agent.compile`.
 
 ClickHouse analyses a view's query again on every INSERT, at roughly 70 µs per function call and
@@ -24,6 +26,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from harborlight.agent import rules
+from harborlight.agent.identity import NAMES_VIEW
 from harborlight.agent.rule_types import Alias, Derived, Fact, FlatMessages, KindRule, When
 from harborlight.agent.sources import CONTEXTS, Context
 from harborlight.agent.sql_parts import (
@@ -577,7 +580,7 @@ def view_sql(ctx: Context) -> str:
 
 
 def generated_files() -> dict[str, str]:
-    return {ctx.mv: view_sql(ctx) for ctx in CONTEXTS}
+    return {ctx.mv: view_sql(ctx) for ctx in CONTEXTS} | {"agent_names_mv": NAMES_VIEW}
 
 
 def write(sql_dir: Path) -> list[Path]:

@@ -76,13 +76,9 @@ _NAMES_SELECT = f"""SELECT Tenant, name AS Name, _job AS Job, argMinState((JobNa
 FROM agent_events ARRAY JOIN {_CLAIMS} AS name ARRAY JOIN arrayDistinct([ifNull(JobName, ''), '']) AS _job
 WHERE TrialName != name
 GROUP BY Tenant, Name, Job"""
+# Written to harborlight/store/sql/agent_names_mv.sql by harborlight/agent/compile.py; the store fills the names of
+# stored events by this statement's SELECT (harborlight/store/schema_ddl.py NAMES_FILL).
 NAMES_VIEW = f"CREATE MATERIALIZED VIEW IF NOT EXISTS agent_names_mv TO agent_names AS\n{_NAMES_SELECT}"
-
-
-def names_backfill() -> str:
-    """The names of the stored agent events, as NAMES_VIEW writes them (an old store's, or after they were
-    derived again)."""
-    return f"INSERT INTO agent_names (Tenant, Name, Job, Namer)\n{_NAMES_SELECT}"
 
 
 def renames(scope: str) -> str:

@@ -2,13 +2,13 @@
 the schema version; a view made from an older rule table is made again and its stored rows derived again."""
 
 import logging
+import re
 from itertools import groupby
 
 from clickhouse_connect.driver.client import Client
 
-from harborlight.agent.identity import names_backfill
-from harborlight.agent.sources import CONTEXTS
 from harborlight.store.schema_ddl import (
+    NAMES_FILL,
     NAMES_VERSION,
     REBUILT,
     SCHEMA_VERSION,
@@ -49,9 +49,10 @@ def _ensure_view(client: Client, view: Statement) -> bool:
     current = _current_comment(client, view.name)
     if current == comment_of(view.sql):
         return False
-    reclassified = current is not None and view.name in _AGENT_SOURCES
+    source = agent_view_source(view.sql)
+    reclassified = current is not None and source is not None
     if reclassified:
-        _reclassify(client, view.name, without_comment(view.sql))
+        _reclassify(client, source, without_comment(view.sql))
     if current is not None and view.name == _NAMES_VIEW:
         _name_again(client, fresh=False)  # by the new statement, before the view is swapped
     client.command(f"DROP VIEW IF EXISTS {view.name}")
@@ -59,14 +60,23 @@ def _ensure_view(client: Client, view: Statement) -> bool:
     return reclassified
 
 
-_AGENT_SOURCES = {ctx.mv: ctx.table for ctx in CONTEXTS}
+# An agent view writes its raw table's name as each event's SourceTable: by it the events the view derived are found.
+_SOURCE_TABLE = re.compile(r"'(\w+)' AS SourceTable\b")
 
 
-def _reclassify(client: Client, view: str, sql: str) -> None:
-    """The agent events an older rule table derived from `view`'s raw table are derived again by the
-    new view's query, so old data reads as new data does (this runs on start, before ingest does).
+def agent_view_source(sql: str) -> str | None:
+    """The raw table whose agent events the view of `sql` derives, or None for a view into another table."""
+    if " TO agent_events AS" not in sql:
+        return None
+    if source := _SOURCE_TABLE.search(sql):
+        return source[1]
+    raise ValueError("an agent view names no SourceTable: its stored events could not be derived again")
+
+
+def _reclassify(client: Client, table: str, sql: str) -> None:
+    """The agent events an older rule table derived from raw `table` are derived again by the new view's
+    query, so old data reads as new data does (this runs on start, before ingest does).
     Deleting and inserting again is idempotent, so a start that dies half-way can simply repeat it."""
-    table = _AGENT_SOURCES[view]
     # No early return on zero stored rows: a start that died after the DELETE left exactly that.
     stale = client.command("SELECT count() FROM agent_events WHERE SourceTable = {t:String}", parameters={"t": table})
     log.warning("the agent rules changed: deriving the agent events of %s again (%d stored)", table, stale)
@@ -102,7 +112,7 @@ def _name_again(client: Client, fresh: bool) -> None:
             "taking the names of the stored agent events (who names the records named after a trace or session)"
         )
     client.command("TRUNCATE TABLE agent_names")
-    client.command(names_backfill(), settings={"insert_deduplicate": 0})
+    client.command(NAMES_FILL, settings={"insert_deduplicate": 0})
 
 
 def _tenant_parts_made(client: Client, views: list[Statement], fresh: bool) -> None:

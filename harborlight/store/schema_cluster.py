@@ -10,9 +10,9 @@ cannot reach (harborlight/store/schema_ddl.py REBUILT) is made again on every no
 
 from clickhouse_connect.driver.client import Client
 
-from harborlight.agent.identity import names_backfill
 from harborlight.store.client import Store, StoreUnavailable
 from harborlight.store.schema_ddl import (
+    NAMES_FILL,
     NAMES_VERSION,
     REBUILT,
     TENANT_PARTS_VERSION,
@@ -65,7 +65,7 @@ def apply_cluster_schema(client: Client, cluster: Cluster, retention_days: int |
         client.command(TRACE_INDEX_FILL, settings={"distributed_foreground_insert": 1, "insert_deduplicate": 0})
     if NAMES_VERSION not in applied:  # a store from before the names table: its events' names, through the fronts
         client.command(f"TRUNCATE TABLE IF EXISTS {local_name('agent_names')} ON CLUSTER {cluster.name} SYNC")
-        client.command(names_backfill(), settings={"distributed_foreground_insert": 1, "insert_deduplicate": 0})
+        client.command(NAMES_FILL, settings={"distributed_foreground_insert": 1, "insert_deduplicate": 0})
     for version in sorted({s.version for s in plain_schema()} - applied - {0}):
         client.command(
             f"INSERT INTO {VERSION_TABLE} (Version) VALUES ({{v:UInt32}})",

@@ -13,8 +13,6 @@ import re
 from dataclasses import dataclass
 from importlib.resources import files
 
-from harborlight.agent.identity import NAMES_VIEW
-from harborlight.agent.rules import FACTS
 from harborlight.sql_text import RAW_TENANT
 
 # Each migration is a list of statement files under harborlight/store/sql/, applied in order.
@@ -60,8 +58,9 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     # Request claims: receivers sharing a server store each request once, also when two commit it at once.
     (7, ["harborlight_request_claims"]),
     # Agent names: who names the records named after a trace or a session, kept by name as agent events
-    # arrive (its view's statement is harborlight/agent/identity.py's), so one trial's read looks its names up by
-    # key range. A store from before gets its stored events' names (harborlight/store/schema.py _name_again).
+    # arrive (its view's statement is harborlight/agent/identity.py's, written by harborlight/agent/compile.py),
+    # so one trial's read looks its names up by key range. A store from before gets its stored events' names
+    # (harborlight/store/schema.py _name_again).
     (8, ["agent_names", "agent_names_mv"]),
     # Every metric type in the form of the exporter's metrics change of v0.160 (MetricName LowCardinality,
     # second-precision times, rows ordered by the hour and the attributes' hash, idx_time_minmax): the two
@@ -147,10 +146,11 @@ RETRY_SAFE_TABLES = (
 )
 DEDUPLICATION_WINDOW = 1000
 
-# The resource attribute that names a trial (the first place the rule table looks for it): raw rows are
-# sharded by it, so a trial's spans, logs, agent events and summary share a shard.
-_TRIAL_ATTRIBUTE = next(a.key for f in FACTS if f.name == "trial" for a in f.aliases if a.key.startswith("resource:"))
-_RAW_TRIAL = f"ResourceAttributes['{_TRIAL_ATTRIBUTE.removeprefix('resource:')}']"
+# The resource attribute that names a trial (the first place the rule table looks for it: tests/storage check they
+# agree): raw rows are sharded by it, so a trial's spans, logs, agent events and summary share a shard. Spelled
+# here, not read from the rules: a cluster's sharding key must not move with an edit of the rule table.
+TRIAL_ATTRIBUTE = "harbor.trial.name"
+_RAW_TRIAL = f"ResourceAttributes['{TRIAL_ATTRIBUTE}']"
 
 # Each Distributed table's sharding key, per --shard-by. Under `trial` one trial's rows share a shard
 # wherever they are stored (the same name hashes alike in every table: rows without a trial name go by their
@@ -223,10 +223,6 @@ class Statement:
     sql: str
 
 
-# Statements written in code where their rule is (one truth), not in a file of harborlight/store/sql/.
-_IN_CODE = {"agent_names_mv": NAMES_VIEW}
-
-
 def _file(name: str) -> str:
     return files("harborlight.store").joinpath("sql", f"{name}.sql").read_text()
 
@@ -240,9 +236,9 @@ def _columns_of(table: str) -> str:
 
 
 def statement(name: str, retention_days: int | None = None) -> str:
-    """The plain statement of harborlight/store/sql/<name>.sql (or of _IN_CODE), with the exporter's TTL when retention
-    is asked, and `{columns:<table>}` replaced by that table's column lines."""
-    sql = _IN_CODE.get(name) or _file(name)
+    """The plain statement of harborlight/store/sql/<name>.sql, with the exporter's TTL when retention is asked, and
+    `{columns:<table>}` replaced by that table's column lines."""
+    sql = _file(name)
     sql = re.sub(r"\{columns:(\w+)\}", lambda m: _columns_of(m[1]), sql)
     for column in ("Timestamp", "Start", "TimeUnix"):
         placeholder = f"{{ttl:{column}}}"
@@ -274,6 +270,10 @@ TRACE_INDEX_FILL = (
     "INSERT INTO otel_traces_trace_id_ts (TraceId, Start, End, Tenant) "
     + statement("otel_traces_trace_id_ts_mv").split(" AS\n", 1)[1]
 )
+
+# The names of the stored agent events, as their view writes them (its statement over every row): for a store from
+# before the names table, and after agent events were derived again.
+NAMES_FILL = "INSERT INTO agent_names (Tenant, Name, Job, Namer)\n" + statement("agent_names_mv").split(" AS\n", 1)[1]
 
 
 def view_comment(sql: str) -> str:

@@ -4,14 +4,27 @@ are the compiled rule table; tool categories follow the rules for real tool name
 import pytest
 
 from harborlight.agent.compile import generated_files
-from harborlight.agent.rules import KIND_RULES, KINDS
-from harborlight.store.schema import statement
+from harborlight.agent.rules import FACTS, KIND_RULES, KINDS
+from harborlight.agent.sources import CONTEXTS
+from harborlight.store.schema import agent_view_source, statement
+from harborlight.store.schema_ddl import TRIAL_ATTRIBUTE, plain_schema
 from tests.agent.otlp_build import Logs, Traces
 
 
 def test_generated_view_sql_is_the_compiled_rule_table():
     for name, sql in generated_files().items():
         assert statement(name) == sql, f"run `python -m harborlight.agent.compile` to regenerate {name}.sql"
+
+
+def test_the_store_finds_the_events_of_each_agent_view_by_its_raw_table():
+    """The store reads which stored events a changed view derives again from the view's statement."""
+    views = [s for s in plain_schema() if s.kind == "view" and agent_view_source(s.sql)]
+    assert {s.name: agent_view_source(s.sql) for s in views} == {ctx.mv: ctx.table for ctx in CONTEXTS}
+
+
+def test_the_cluster_shards_by_the_resource_attribute_the_rules_name_a_trial_by_first():
+    trial = next(f for f in FACTS if f.name == "trial")
+    assert next(a.key for a in trial.aliases if a.key.startswith("resource:")) == f"resource:{TRIAL_ATTRIBUTE}"
 
 
 def test_every_rule_names_a_known_kind():
