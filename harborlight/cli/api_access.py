@@ -131,9 +131,9 @@ class Api:
         from harborlight.api.build import build_api
         from harborlight.api.deps import Services
         from harborlight.cli.in_process import InProcess
-        from harborlight.cli.transfer_access import open_local
         from harborlight.settings import Settings
         from harborlight.transfer.errors import TransferError
+        from harborlight.transfer.local_store import open_local
         from harborlight.transfer.service import Transfers
 
         # A ClickHouse server that is down is our one line below, not the HTTP stack's retry warnings too.
@@ -143,7 +143,8 @@ class Api:
         if not settings.clickhouse_url and not (settings.data_dir / "metadata").is_dir():
             raise ApiError(f"no harborlight store in {settings.data_dir} (pass --data-dir, or --server URL)")
         try:
-            store = open_local(self._args, self._usage)  # (an older store is brought up to date first)
+            # (an older store is brought up to date first)
+            store = open_local(self._args.data_dir, self._args.clickhouse_url, self._usage)
         except TransferError as exc:
             raise ApiError(str(exc)) from None
         self.where = settings.clickhouse_url or str(settings.data_dir)

@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import quote
 
 from harborlight.cli.command_help import add_command
-from harborlight.cli.transfer_access import add_store_options, open_local, server_client
+from harborlight.cli.transfer_access import add_store_options, server_client
 from harborlight.transfer.errors import TransferError
 
 
@@ -39,11 +39,12 @@ async def _from_server(args: argparse.Namespace, out: Path) -> Path:
 
 def _write(args: argparse.Namespace, out: Path) -> Path:
     from harborlight.transfer.job_dir_write import write_job_dir
+    from harborlight.transfer.local_store import open_local
     from harborlight.transfer.service import export_files
 
     if args.server:
         return asyncio.run(_from_server(args, out))
-    store = open_local(args, "export-job ...")
+    store = open_local(args.data_dir, args.clickhouse_url, "export-job ...")
     try:
         files = export_files(store, args.job, str(out), "", args.snapshot, resolve=True)
     finally:
