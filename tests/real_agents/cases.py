@@ -36,12 +36,11 @@ def replayed(stem: str, server, tmp: Path) -> Case:
     return Case(recording, expect(recording), Answers(server.http_url, recording.job, recording.trial, tmp / "export"))
 
 
-def _model_call_spans(otlp_lines: list[str]) -> int:
-    """The AI SDK's model-call spans (ai.streamText.doStream) among the export requests an agent sent."""
-    return sum(
-        line.count('"name":"ai.streamText.doStream"') + line.count('"name": "ai.streamText.doStream"')
-        for line in otlp_lines
-    )
+def _model_call_spans(otlp_lines: list[str], traces: bool) -> int:
+    """opencode's model-call spans among the export requests it sent: the AI SDK's ai.streamText.doStream
+    (experimental.openTelemetry), else its own LLM.run."""
+    name = "ai.streamText.doStream" if traces else "LLM.run"
+    return sum(line.count(f'"name":"{name}"') + line.count(f'"name": "{name}"') for line in otlp_lines)
 
 
 def live(agent: str, episode: str, protocol: str, traces: bool, server, tmp: Path) -> Case:
@@ -62,7 +61,7 @@ def live(agent: str, episode: str, protocol: str, traces: bool, server, tmp: Pat
     assert not run.refused, f"harborlight refused export requests: {run.refused}"
     server.caught_up()  # what it acknowledged is stored (a loaded machine's commits lag past a read's wait)
     recording = run.recording(tmp / "run" / "workspace")
-    if agent == "opencode" and traces and (sent := _model_call_spans(run.otlp_lines)) < len(recording.served):
+    if agent == "opencode" and (sent := _model_call_spans(run.otlp_lines, traces)) < len(recording.served):
         # opencode exits without flushing its span batch: on a loaded machine its last spans never leave it
         pytest.skip(
             f"opencode sent {sent} model-call spans for {len(recording.served)} calls served: it lost "
