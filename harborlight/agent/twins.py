@@ -217,7 +217,7 @@ def _traces_of(where: str) -> str:
 
 
 # A model call span that tells nothing of its own: no model, no token count, no status.
-_BARE = "isNull({t}.Model) AND isNull({t}.InputTokens) AND isNull({t}.OutputTokens) AND isNull({t}.HttpStatus)"
+_BARE = "isNull(Model) AND isNull(InputTokens) AND isNull(OutputTokens) AND isNull(HttpStatus)"
 
 
 def _told_inside(where: str) -> str:
@@ -225,28 +225,26 @@ def _told_inside(where: str) -> str:
     (see the module): the outer telling, which does not count. Read from agent_events as stored, over the
     traces of the rows `where` selects (whatever kinds it selects, and whatever trial a trace is named after:
     the spans are of one trace)."""
-    columns = (
-        "Tenant, TraceId, SpanId, ParentSpanId, ScopeName, RequestId, Model, HttpStatus, InputTokens, OutputTokens"
-    )
-    calls = f"SELECT {columns} FROM agent_events WHERE {_CALL_SPAN} AND {_traces_of(where)}"
-    steps = (
+    columns = "Tenant, TraceId, SpanId, ParentSpanId, ScopeName, RequestId, InputTokens, OutputTokens"
+    calls = f"SELECT {columns}, {_BARE} AS _bare FROM agent_events WHERE {_CALL_SPAN} AND {_traces_of(where)}"
+    # the non-call spans right under a bare call (few: most producers have no bare call at all)
+    under_bare = (
         f"SELECT Tenant, TraceId, SpanId, ParentSpanId FROM agent_events "
-        f"WHERE SourceTable = '{SPANS}' AND Kind != 'llm_request' AND {_traces_of(where)}"
+        f"WHERE SourceTable = '{SPANS}' AND Kind != 'llm_request' AND (Tenant, TraceId, ParentSpanId) IN "
+        f"(SELECT Tenant, TraceId, SpanId FROM agent_events WHERE {_CALL_SPAN} AND {_BARE} AND {_traces_of(where)})"
     )
     return f"""
         SELECT _o.Tenant, _o.TraceId, _o.SpanId
         FROM ({calls}) AS _o
         INNER JOIN ({calls}) AS _i
             ON _i.Tenant = _o.Tenant AND _i.TraceId = _o.TraceId AND _i.ParentSpanId = _o.SpanId
-        WHERE (_o.ScopeName != _i.ScopeName AND (_o.RequestId = _i.RequestId
+        WHERE _o._bare OR (_o.ScopeName != _i.ScopeName AND (_o.RequestId = _i.RequestId
            OR (_o.InputTokens = _i.InputTokens AND _o.OutputTokens = _i.OutputTokens)
-           OR (isNull(_o.InputTokens) AND isNull(_o.OutputTokens)))) OR ({_BARE.format(t="_o")})
+           OR (isNull(_o.InputTokens) AND isNull(_o.OutputTokens))))
         UNION DISTINCT
-        SELECT _o.Tenant, _o.TraceId, _o.SpanId
-        FROM ({calls}) AS _o
-        INNER JOIN ({steps}) AS _s ON _s.Tenant = _o.Tenant AND _s.TraceId = _o.TraceId AND _s.ParentSpanId = _o.SpanId
-        INNER JOIN ({calls}) AS _i ON _i.Tenant = _s.Tenant AND _i.TraceId = _s.TraceId AND _i.ParentSpanId = _s.SpanId
-        WHERE {_BARE.format(t="_o")}"""
+        SELECT _s.Tenant, _s.TraceId, _s.ParentSpanId
+        FROM ({under_bare}) AS _s
+        INNER JOIN ({calls}) AS _i ON _i.Tenant = _s.Tenant AND _i.TraceId = _s.TraceId AND _i.ParentSpanId = _s.SpanId"""
 
 
 _TOOL_SPAN = f"Kind = 'tool' AND SourceTable = '{SPANS}'"
