@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 from harborlight.agent import arrow_json as js
 from harborlight.agent import rules
 from harborlight.agent.rule_types import Alias, Derived, Fact, FactType, FlatMessages, KindRule, Source, When
-from harborlight.agent.sources import CONTEXTS, log_event_id_sql
+from harborlight.agent.sources import CONTEXTS, INSTANCE_KEY, log_event_id_sql
 from harborlight.agent.sql_parts import _FALSE, _TRUE
 
 LOG_EVENT_ID = "_event_id"  # the column of a log batch holding each record's EventId (sources.log_event_id_sql)
@@ -214,6 +214,7 @@ class Batch:
             self.a = _Map.of(table.column("LogAttributes"), non_empty=True)
             self.name = self._event_name()
         self.facts: dict[str, tuple[pa.Array, pa.Array]] = {}  # fact -> (typed value, provenance)
+        self.kind: pa.Array | None = None  # each row's kind, once the kind rules ran (before the facts)
 
     def col(self, name: str) -> Any:
         column = self.t.column(name)
@@ -547,8 +548,17 @@ def _tool_message_event(b: Batch) -> pa.Array:
     return b.per_row(np.array(rows, dtype=np.int64), values)
 
 
+def _process(b: Batch) -> pa.Array:
+    """sources._PROCESS: service.name/service.instance.id of a record of the agent's work ('' for a group)."""
+    assert b.kind is not None, "the process is read after the kinds"
+    instance = b.r.value(INSTANCE_KEY)
+    named = pc.binary_join_element_wise(pc.cast(b.service, _STR), instance, "/")
+    return pc.if_else(pc.or_(pc.equal(b.kind, "group"), pc.equal(instance, "")), "", named)
+
+
 _COLUMNS: dict[str, Callable[[Batch], pa.Array]] = {
     "trace_id": lambda b: b.col("TraceId"),
+    "process": _process,
     "name": lambda b: b.name,
     "span_status": _span_status,
     "span_ended": _span_ended,
@@ -978,7 +988,7 @@ def classify(table: pa.Table, source: Source) -> pa.Table:
     LOG_EVENT_ID), as the views would write them for the same rows."""
     b = Batch(table, source)
     k = _kinds(b)
-    kind = k["kind"]
+    kind = b.kind = k["kind"]
     _facts(b, kind)
     category, paths = _tools(b, kind)
     timing = _timing(b)

@@ -48,9 +48,17 @@ the name. Its rows are read by the table's sort key: a trial's own range, and it
 
 from collections.abc import Sequence
 
-# Among a trace's named records, the one that names it sorts first.
+# A record named after its process (rules.py FACTS "trial": no trial name or session of its own): its trial is
+# inferred, and neither its trace's id nor its session.
+NAMED_AFTER_PROCESS = (
+    "(Provenance['trial'] = 'inferred' AND TrialName != TraceId AND TrialName != ifNull(SessionId, ''))"
+)
+
+# Among a trace's named records, the one that names it sorts first: a measured name, then a session, then a
+# process (0, 1, 2: one UInt8, as the names table's state has it), the root span's, then the earliest.
 _NAMING_ORDER = (
-    "(Provenance['trial'] != 'measured', NOT (SourceTable = 'otel_traces' AND ParentSpanId = ''), Timestamp, EventId)"
+    "(multiIf(Provenance['trial'] = 'measured', 0, TrialName = SessionId, 1, 2), "
+    "NOT (SourceTable = 'otel_traces' AND ParentSpanId = ''), Timestamp, EventId)"
 )
 
 
@@ -90,7 +98,9 @@ def renames(scope: str) -> str:
         f"SELECT TrialName FROM agent_events WHERE TrialName IN ("
         f"SELECT TraceId FROM agent_events WHERE ({scope}) AND TraceId != '' UNION ALL "
         f"SELECT TrialName FROM agent_events WHERE ({scope}) AND TrialName IS NOT NULL UNION ALL "
-        f"SELECT SessionId FROM agent_events WHERE ({scope}) AND SessionId IS NOT NULL)"
+        f"SELECT SessionId FROM agent_events WHERE ({scope}) AND SessionId IS NOT NULL) UNION ALL "
+        # the traces of the records named after their process, which look their trace up (`named`)
+        f"SELECT TraceId FROM agent_events WHERE ({scope}) AND {NAMED_AFTER_PROCESS}"
     )
     return f"""
 SELECT {_key("Tenant", "Job", "Name")} AS key, Name AS trace, _named.1 AS job, _named.2 AS trial FROM (
@@ -194,8 +204,10 @@ def named(scope: str, bound: bool = False) -> str:
         )
         traces = f"(SELECT trace FROM ({renames(scope)}))"
     # A name that is renamed to a name renamed again (a trace named after a claimed session) goes on to the last.
-    # A record that names its job looks its name up in that job only; one that names none, in every job.
-    first = f"indexOf(_n.1, {_key('Tenant', "ifNull(JobName, '')", "ifNull(TrialName, '')")})"
+    # A record that names its job looks its name up in that job only; one that names none, in every job. One
+    # named after its process looks up its trace: the trace's name is its process's or a stronger one.
+    own = f"if({NAMED_AFTER_PROCESS}, TraceId, ifNull(TrialName, ''))"
+    first = f"indexOf(_n.1, {_key('Tenant', "ifNull(JobName, '')", own)})"
     then = f"indexOf(_n.1, {_key('Tenant', "ifNull(_n.3[_at1], '')", "ifNull(_n.4[_at1], '')")})"
     # Named first, then an earlier run's records left out: the agent's own records of it go by its trial's name.
     return f"""

@@ -379,6 +379,9 @@ FACTS: tuple[Fact, ...] = (
             # (such a span has no identity of its own: harborlight/agent/identity.py gives it its trace's).
             Alias("@trace_id", how="inferred", when=scope("harbor-atif2otel") & When(root=False)),
             *(replace(a, how="inferred") for a in _SESSION),
+            # No session: the process (service.instance.id), so one run of an app with no harness is one trial
+            # (its model calls are a trace each); its trace's stronger name still wins (identity.py).
+            Alias("@process", how="inferred"),
             Alias("@trace_id", how="inferred"),
         ),
     ),

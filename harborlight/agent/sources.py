@@ -17,6 +17,13 @@ def _non_empty(column: str) -> str:
 # A command's exit code says how its call went: 0 succeeded, anything else failed.
 _EXIT_STATUS = "multiIf(isNull(_f_exit_code), '', _f_exit_code = 0, 'true', 'false')"
 
+# The process a record of the agent's work came from, as its resource names it: service.instance.id is unique
+# only within its service (OpenTelemetry's resource conventions), so it is read with the service's name. A step
+# of no agent (kind group) has none: a process's own steps (an HTTP server's requests, Codex's initialize)
+# make no run of their own.
+INSTANCE_KEY = "service.instance.id"
+_PROCESS = f"if(_kind = 'group' OR _r[{lit(INSTANCE_KEY)}] = '', '', concat(ServiceName, '/', _r[{lit(INSTANCE_KEY)}]))"
+
 
 @dataclass(frozen=True)
 class Context:
@@ -69,6 +76,7 @@ TRACES = Context(
     named=(),
     columns={
         "trace_id": "TraceId",
+        "process": _PROCESS,
         "name": "_name",
         "span_status": "multiIf(StatusCode = 'Error', 'false', StatusCode = 'Ok', 'true', '')",
         "span_ended": "if(StatusCode = 'Unset', 'true', '')",
@@ -128,6 +136,7 @@ LOGS = Context(
     named=(f"{event_name_sql()} AS _name", f"{_LOG_DURATION} AS _duration_ms"),
     columns={
         "trace_id": "TraceId",
+        "process": _PROCESS,
         "name": "_name",
         "span_status": None,
         "span_ended": None,

@@ -110,11 +110,6 @@ def _without_harness(path, service: str, out) -> None:
     out.write_text("\n".join(lines) + "\n")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="one run is one session (issue 31): without a harness's trial name each of the "
-    "instrumentation's model calls is a trace of its own, so a trial of its own",
-)
 @pytest.mark.parametrize("mode", MODES)
 def test_without_a_harness_the_run_is_one_trial(server, unique, tmp_path, mode):
     recording = tmp_path / "run.jsonl"

@@ -9,7 +9,7 @@ derived again are the stale names, the trials their traces' and sessions' record
 those records went by (their traces' ids, their sessions).
 """
 
-from harborlight.agent.identity import renames
+from harborlight.agent.identity import NAMED_AFTER_PROCESS, renames
 from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER
 
 # (tenant, trial name, events arrived) of every name whose rows are older than its events ({tenant} '':
@@ -26,14 +26,31 @@ ORDER BY a.Tenant, a.TrialKey
 """
 
 _KEYS = "Tenant = {tenant:String} AND TrialName IN {keys:Array(String)}"
+# The records under the changed names and the names their traces and sessions go by: whose traces' names may change.
+_CHANGED = (
+    "Tenant = {tenant:String} AND TraceId != '' AND (TrialName IN {keys:Array(String)} "
+    f"OR TrialName IN (SELECT trace FROM ({renames(_KEYS)})))"
+)
+# The records named after their process in those traces go by their traces' names: their processes are moved too.
+# Looked up by trace id within a day of the changed records (a trace's records are taken to be), which keeps the
+# look-up to those days' parts.
+_PROCESSES = f"""
+SELECT DISTINCT assumeNotNull(TrialName) FROM agent_events
+WHERE Tenant = {{tenant:String}} AND {NAMED_AFTER_PROCESS}
+  AND TraceId IN (SELECT TraceId FROM agent_events WHERE {_CHANGED})
+  AND Timestamp >= (SELECT min(Timestamp) - INTERVAL 1 DAY FROM agent_events WHERE {_CHANGED})
+  AND Timestamp <= (SELECT max(Timestamp) + INTERVAL 1 DAY FROM agent_events WHERE {_CHANGED})"""
 # The other trial names a change under {keys} may move (see the module): the traces' ids, the trials the
-# records named after their traces or sessions join, and the names those records went by.
+# records named after their traces or sessions join, the names those records went by, and the processes
+# named in those traces.
 TOUCHED = f"""
 SELECT DISTINCT TraceId FROM agent_events WHERE {_KEYS} AND TraceId != ''
 UNION DISTINCT
 SELECT trial FROM ({renames(_KEYS)}) WHERE trial IS NOT NULL
 UNION DISTINCT
 SELECT trace FROM ({renames(_KEYS)})
+UNION DISTINCT
+{_PROCESSES}
 """
 
 # The (job, trial) rows stored under the given names, whatever their job (to delete those that are gone).
