@@ -11,7 +11,8 @@ from harborlight.read.statements.tenancy import RAW_TENANT_FILTER
 
 
 def _string_fact(name: str) -> str:
-    """A string fact of a log record: the first of its aliases present, else NULL."""
+    """A string fact of a log record: the first of its aliases present, else NULL (a decision has no kind of
+    its own, `_kind` '': named after its process as the call it decides on)."""
     fact = next(f for f in FACTS if f.name == name)
     values = [raw for raw in (alias_sql(a, LOGS) for a in fact.aliases) if raw is not None]
     return f"coalesce({', '.join(f'nullIf({v}, {lit("")})' for v in values)})"
@@ -33,7 +34,7 @@ DECISIONS = f"""
 SELECT {_per_event(1)} AS call_id, {_string_fact("job")} AS job, {_string_fact("trial")} AS trial, ServiceName,
        {_per_event(2)} AS decision, nullIf({_per_event(3)}, '') AS decision_source
 FROM (
-    SELECT {", ".join(LOGS.inner + LOGS.named)}
+    SELECT {", ".join(LOGS.inner + LOGS.named)}, '' AS _kind
     FROM otel_logs
     WHERE {RAW_TENANT_FILTER}
       AND Timestamp >= fromUnixTimestamp64Nano({{since:Int64}})
