@@ -2,14 +2,16 @@
 trial's records change (harborlight/read/statements/resolved_sql.py); every reader selects the rows it resolved.
 
 The agent views name each record's trial from the record alone (harborlight/agent/rules.py FACTS
-"trial"); a record with no identity of its own is named after its trace id. Which trial such a
+"trial"); a record with no trial name or session of its own is named after its process (service.name and
+service.instance.id: one run of an app outside a harness, whose model calls are a trace each, is one trial),
+and one with no process either (or a step of no agent, kind group) after its trace id. Which trial such a
 record belongs to is only known once its trace's other records are there (Harbor's ATIF converter
 puts `session.id` on the root span of a trial's trace only; an agent may export the root, which
 carries the session, last), so it is resolved once they are there:
 
-    A record named after its trace takes the job and trial of its trace: those of the trace's record
-    named by the strongest identity (a measured one, such as harbor.trial.name, before an inferred
-    one such as session.id), the root span's first, then the earliest. A trace with no named
+    A record named after its trace or its process takes the job and trial of its trace: those of the
+    trace's record named by the strongest identity (a measured one, such as harbor.trial.name, then a
+    session, then a process), the root span's first, then the earliest. A trace with no named
     record keeps its id as the trial's name, except for the spans that are only steps of the
     agent's process (kind `group`): named by nothing, they are of no trial (Codex's process-level
     roots, auth, fs.read_file, initialize, ..., are a trace each, and a run under Harbor without its

@@ -6,7 +6,7 @@ were derived (trial_summarized). A change under one name can move another trial:
 its trace joins the trial its trace names (harborlight/agent/identity.py), and a record that names a trace
 takes the trace's records from the trial that was named after it; sessions likewise. So the trials
 derived again are the stale names, the trials their traces' and sessions' records join, and the names
-those records went by (their traces' ids, their sessions).
+those records went by (their traces' ids, their sessions, the processes named in their traces).
 """
 
 from harborlight.agent.identity import NAMED_AFTER_PROCESS, renames
