@@ -4,11 +4,14 @@
   when a tool span or an agent-like span below the top is among its ancestors (an agent another agent or a
   tool invoked), else a `group`: the run's own agent under a workflow root (openai-agents' agent under
   `Agent workflow`, ADK's `invoke_agent` under `invoke_workflow`, LangGraph's agent node runs), one session.
-- A span that only brackets one child of the same name is a `group`.
+- A span that only brackets one child of the same name is a `group` (`brackets`: a view of the trace; the
+  keeper stores the other kinds only, so a call that brackets a call of its name is still counted).
 - A non-leaf `group` directly under a tool span that reaches a model call is a `subagent`
   (Laminar names sub-agent spans after the sub-agent, with no kind of their own).
 - A span whose parent was not received is kept as a root and flagged `orphan`; arrival order does
   not matter, so late spans take their place whenever the trace is read again.
+- The keeper stores these kinds (harborlight/summaries/tree_kinds.py), so the trace route reads them
+  back: the tree of its own output is the same tree (idempotent).
 - Log events hang under the span they were emitted in, when that span is present.
 - Derived child records (reasoning, output, user text a span carried; Provenance kind `derived`)
   share their carrier's SpanId and hang under it: their ParentSpanId is the carrier's EventId.
@@ -57,8 +60,9 @@ def _order(event: AgentEvent) -> tuple:
     return event.start_unix_nano, 1, 0, event.event_id
 
 
-def build_tree(events: list[AgentEvent]) -> TraceTree:
-    """The tree, read iteratively in linear time (plus sorting siblings): any depth."""
+def build_tree(events: list[AgentEvent], brackets: bool = True) -> TraceTree:
+    """The tree, read iteratively in linear time (plus sorting siblings): any depth. `brackets`: a span
+    bracketing one child of its name is a group."""
     parents = {_key(e): e for e in events if not _derived(e)}
     children: dict[str, list[AgentEvent]] = defaultdict(list)
     roots: list[AgentEvent] = []
@@ -91,7 +95,8 @@ def build_tree(events: list[AgentEvent]) -> TraceTree:
     for node, parent in reversed(order):
         span_kids = [c for c in node.children if c.event.source == "otel_traces" and not _derived(c.event)]
         if (
-            len(span_kids) == 1
+            brackets
+            and len(span_kids) == 1
             and span_kids[0].event.name == node.event.name
             and node.kind not in ("session", "subagent")
         ):
@@ -111,13 +116,16 @@ def _new(event: AgentEvent, orphans: set[str]) -> TraceNode:
 
 
 def _resolve(event: AgentEvent, has_parent: bool, under_agent: bool, orphan: bool) -> str:
-    """`under_agent`: a tool span or an agent span below the top is among the ancestors."""
+    """`under_agent`: a tool span or an agent span below the top is among the ancestors. A stored
+    `subagent` holds: the rules never say it of an agent span, the keeper found it over the whole trace
+    (harborlight/summaries/tree_kinds.py), and a read of part of the trace (one trial's rows of it) must not
+    undo it."""
     if event.resolve == "agent":
         if orphan and not has_parent:
-            return event.kind  # the parent was not seen: keep what the rules said
+            return event.kind  # the parent was not seen: keep what the rules (or the keeper) said
         if not has_parent:
             return "session"
-        return "subagent" if under_agent else "group"
+        return "subagent" if under_agent or event.kind == "subagent" else "group"
     if event.resolve == "root_session":
         return "session" if not has_parent and not orphan else "group"
     return event.kind
