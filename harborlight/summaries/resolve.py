@@ -2,18 +2,22 @@
 plain rows (harborlight/read/statements/resolved_sql.py says what resolving means). The keeper runs it before it
 derives the trials' rows (harborlight/summaries/refresh.py), which then read the resolved rows too.
 
-A change of the resolution itself (the twins or identity rule, the columns) is told by its hash: a store whose
-newest recorded hash (harborlight_resolved_rule) differs has every trial resolved again (`rule_changed`).
+A change of the resolution itself (the twins or identity rule, the columns, the tree's kinds) is told by its hash: a
+store whose newest recorded hash (harborlight_resolved_rule) differs has every trial resolved again (`rule_changed`).
 """
 
 import hashlib
+import inspect
 from collections.abc import Sequence
 
 from clickhouse_connect.driver.client import Client
 
 from harborlight.agent.identity import parameters
 from harborlight.agent.twins import FORMS
+from harborlight.read.statements import trace_tree
 from harborlight.read.statements.resolved_sql import EXTRA_COLUMNS, FORM, GONE, resolve
+from harborlight.summaries.tree_kinds import STATEMENTS as TREE_STATEMENTS
+from harborlight.summaries.tree_kinds import write_tree_kinds
 
 _columns: dict[int, list[str]] = {}  # agent_events' columns as resolved_events has them, per connection
 
@@ -28,17 +32,20 @@ def _agent_columns(client: Client) -> list[str]:
 
 def resolve_trials(client: Client, tenant: str, names: Sequence[str], version: int) -> None:
     """Writes the resolved rows of the trials and traces `names` ('': the records stored under no name) at
-    `version`, and deletes the rows an earlier resolution wrote for them that this one did not."""
+    `version`, deletes the rows an earlier resolution wrote for them that this one did not, and writes the kinds
+    their traces' trees tell (harborlight/summaries/tree_kinds.py) over the rules'."""
     scope = {"tenant": tenant, "trials": [n for n in names if n], "nameless": "" in names}
     form, renames, runs = client.query(FORM, parameters=scope).result_rows[0]
     bound = {**scope, **parameters(renames, runs), "version": version}
     client.command(resolve(_agent_columns(client), form), parameters=bound)
     client.command(GONE, parameters=bound)
+    write_tree_kinds(client, bound, version)
 
 
 def rule_hash(client: Client) -> str:
-    """The hash of the resolution as this code runs it (in every form)."""
+    """The hash of the resolution as this code runs it (in every form), its tree's kind rule included."""
     statements = "".join(resolve(_agent_columns(client), form) for form in FORMS) + GONE
+    statements += TREE_STATEMENTS + inspect.getsource(trace_tree)
     return "harborlight:" + hashlib.sha256(statements.encode()).hexdigest()[:16]
 
 

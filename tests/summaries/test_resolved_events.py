@@ -2,13 +2,15 @@
 are exactly what the read-time rule gives over the same store (harborlight/agent/twins.py `events` and
 `outer_tellings` in the form that reads renames and earlier runs itself): on real agents' recorded telemetry, a
 twin that arrives after its call, a trace whose naming root arrives last, a session named after its records, a
-retried trial, and after a kill between the commit and the keeper's write."""
+retried trial, and after a kill between the commit and the keeper's write. The read-time rows take the kinds
+their traces' trees tell (harborlight/summaries/tree_kinds.py), as the keeper stores them."""
 
 import httpx
 import pytest
 
 from harborlight.agent import twins as agent_twins
-from harborlight.read.statements.agent_events import COLUMNS
+from harborlight.read.statements.agent_events import COLUMNS, from_row
+from harborlight.summaries.tree_kinds import tree_changes
 from tests.agent.otlp_build import Traces
 from tests.agent.test_twins import _claude_code
 from tests.real_agents.cases import replayed
@@ -31,12 +33,21 @@ def _comparable(rows: list[tuple]) -> list[tuple]:
     return sorted(tuple(tuple(sorted(v.items())) if isinstance(v, dict) else v for v in r) for r in rows)
 
 
+_KIND = 5  # Kind among the compared columns
+
+
+def _tree_kinds(rows: list[tuple]) -> list[tuple]:
+    """The read-time rows with the kinds their traces' trees tell."""
+    kinds = tree_changes([from_row(r) for r in rows])
+    return [(*r[:_KIND], kinds.get(f"{r[1]}/{r[0]}", r[_KIND]), *r[_KIND + 1 :]) for r in rows]
+
+
 def _rows(server, sql: str, trial: str) -> list[tuple]:
     return _comparable(server.sql(sql, trial=trial))
 
 
 def assert_resolved_as_read(server, trial: str) -> int:
-    resolved, read_time = _rows(server, _RESOLVED, trial), _rows(server, _READ_TIME, trial)
+    resolved, read_time = _rows(server, _RESOLVED, trial), _comparable(_tree_kinds(server.sql(_READ_TIME, trial=trial)))
     assert resolved == read_time
     return len(resolved)
 
@@ -124,9 +135,10 @@ def test_a_server_killed_before_the_keeper_wrote_resolves_on_start(tmp_path, uni
     resolved, read_time = _in_store(
         data_dir,
         f"""
-        from tests.summaries.test_resolved_events import _READ_TIME, _RESOLVED, _comparable
-        rows = [_comparable(client.query(sql, parameters={{"trial": {trial!r}}}).result_rows)
-                for sql in (_RESOLVED, _READ_TIME)]
+        from tests.summaries.test_resolved_events import _READ_TIME, _RESOLVED, _comparable, _tree_kinds
+        trial = {{"trial": {trial!r}}}
+        rows = [_comparable(client.query(_RESOLVED, parameters=trial).result_rows),
+                _comparable(_tree_kinds(client.query(_READ_TIME, parameters=trial).result_rows))]
         print(json.dumps(rows, default=str))
         """,
     )
