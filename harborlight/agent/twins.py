@@ -227,11 +227,10 @@ def _told_inside(where: str) -> str:
     the spans are of one trace)."""
     columns = "Tenant, TraceId, SpanId, ParentSpanId, ScopeName, RequestId, InputTokens, OutputTokens"
     calls = f"SELECT {columns}, {_BARE} AS _bare FROM agent_events WHERE {_CALL_SPAN} AND {_traces_of(where)}"
-    # the non-call spans right under a bare call (few: most producers have no bare call at all)
-    under_bare = (
+    # (joined, not looked up with IN: on a cluster a third nested read of the distributed table is refused)
+    steps = (
         f"SELECT Tenant, TraceId, SpanId, ParentSpanId FROM agent_events "
-        f"WHERE SourceTable = '{SPANS}' AND Kind != 'llm_request' AND (Tenant, TraceId, ParentSpanId) IN "
-        f"(SELECT Tenant, TraceId, SpanId FROM agent_events WHERE {_CALL_SPAN} AND {_BARE} AND {_traces_of(where)})"
+        f"WHERE SourceTable = '{SPANS}' AND Kind != 'llm_request' AND {_traces_of(where)}"
     )
     return f"""
         SELECT _o.Tenant, _o.TraceId, _o.SpanId
@@ -242,9 +241,11 @@ def _told_inside(where: str) -> str:
            OR (_o.InputTokens = _i.InputTokens AND _o.OutputTokens = _i.OutputTokens)
            OR (isNull(_o.InputTokens) AND isNull(_o.OutputTokens))))
         UNION DISTINCT
-        SELECT _s.Tenant, _s.TraceId, _s.ParentSpanId
-        FROM ({under_bare}) AS _s
-        INNER JOIN ({calls}) AS _i ON _i.Tenant = _s.Tenant AND _i.TraceId = _s.TraceId AND _i.ParentSpanId = _s.SpanId"""
+        SELECT _o.Tenant, _o.TraceId, _o.SpanId
+        FROM ({calls}) AS _o
+        INNER JOIN ({steps}) AS _s ON _s.Tenant = _o.Tenant AND _s.TraceId = _o.TraceId AND _s.ParentSpanId = _o.SpanId
+        INNER JOIN ({calls}) AS _i ON _i.Tenant = _s.Tenant AND _i.TraceId = _s.TraceId AND _i.ParentSpanId = _s.SpanId
+        WHERE _o._bare"""
 
 
 _TOOL_SPAN = f"Kind = 'tool' AND SourceTable = '{SPANS}'"
