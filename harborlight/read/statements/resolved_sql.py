@@ -51,10 +51,15 @@ SELECT {", ".join(columns)}, {keys}, TwinId, OuterTelling, {{version:UInt64}}, 0
 {rows})"""
 
 
+# The key ranges a resolution of {trials} writes ({nameless}: and the records of no name, under '').
+RESOLVED_RANGE = (
+    "Tenant = {tenant:String} AND (TrialKey IN {trials:Array(String)} OR ({nameless:Bool} AND TrialKey = ''))"
+)
+
 # The rows of {trials} an earlier resolution wrote that this one ({version}) did not: deleted.
-GONE = """
+GONE = f"""
 INSERT INTO resolved_events (Tenant, TrialKey, JobKey, EventId, Timestamp, Version, Deleted)
-SELECT Tenant, TrialKey, JobKey, EventId, Timestamp, {version:UInt64}, 1
+SELECT Tenant, TrialKey, JobKey, EventId, Timestamp, {{version:UInt64}}, 1
 FROM resolved_events FINAL
-WHERE Tenant = {tenant:String} AND (TrialKey IN {trials:Array(String)} OR ({nameless:Bool} AND TrialKey = ''))
-  AND Version < {version:UInt64}"""
+WHERE {RESOLVED_RANGE}
+  AND Version < {{version:UInt64}}"""

@@ -8,10 +8,10 @@ resolution replaced is left alone (its own pass writes its kinds).
 
 from harborlight.agent.twins import SPANS
 from harborlight.read.statements.agent_events import COLUMNS
+from harborlight.read.statements.resolved_sql import RESOLVED_RANGE
 
-# The resolved trials' rows as the resolution wrote them (GONE's range: {trials}, and '' when {nameless}).
-_RESOLVED = """Tenant = {tenant:String} AND (TrialKey IN {trials:Array(String)} OR ({nameless:Bool} AND TrialKey = ''))
-  AND Version = {version:UInt64}"""
+# The resolved trials' rows as the resolution wrote them.
+_RESOLVED = f"{RESOLVED_RANGE}\n  AND Version = {{version:UInt64}}"
 
 _DERIVED = "Provenance['kind'] = 'derived'"
 # The EventId of the record a row hangs under (trace_tree `_parent_id`).
