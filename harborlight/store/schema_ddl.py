@@ -81,24 +81,24 @@ NAMES_VERSION = next(version for version, names in MIGRATIONS if "agent_names" i
 METRICS_FORM_VERSION = next(version for version, names in MIGRATIONS if "otel_metrics_summary" in names)
 TENANT_PARTS_VERSION = next(version for version, names in MIGRATIONS if "otel_traces_trace_id_ts_tenant" in names)
 
+# The tables the OpenTelemetry Collector's ClickHouse exporter writes: what a producer sent, verbatim.
+RAW_TABLES = (
+    "otel_traces",
+    "otel_logs",
+    "otel_metrics_gauge",
+    "otel_metrics_sum",
+    "otel_metrics_histogram",
+    "otel_metrics_exponential_histogram",
+    "otel_metrics_summary",
+)
+
 # The tenant of a row in each table that has one: the resource attribute the collector stamps on every raw row
 # with tenants on, or the agent layer's Tenant column ('' with tenants off). It leads the table's partition key
 # (statement() puts it there), so no part ever holds two tenants' rows, whatever the engine merges; and a
 # tenant's read through the SQL interface, filtered on exactly this expression, has every other tenant's parts
 # pruned before any row is read, so nothing the tenant writes is ever evaluated on another tenant's rows.
 TENANT_KEYS: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "otel_traces",
-            "otel_logs",
-            "otel_metrics_gauge",
-            "otel_metrics_sum",
-            "otel_metrics_histogram",
-            "otel_metrics_exponential_histogram",
-            "otel_metrics_summary",
-        ),
-        RAW_TENANT,
-    ),
+    **dict.fromkeys(RAW_TABLES, RAW_TENANT),
     **dict.fromkeys(
         (
             "otel_traces_trace_id_ts",

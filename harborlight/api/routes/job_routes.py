@@ -10,7 +10,7 @@ from harborlight.api.deps import FreshStore, Tenant
 from harborlight.api.errors import NotFound
 from harborlight.api.models import JobPage, JobRow, TrialPage
 from harborlight.api.routes import cursor
-from harborlight.api.routes.job_memo import job_answer
+from harborlight.api.routes.answers import job_answer
 from harborlight.api.routes.params import bounded_int
 from harborlight.read.derive.records import TrialFacts
 from harborlight.read.statements.stored_jobs import stored_job_rows

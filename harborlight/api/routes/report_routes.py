@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Res
 from harborlight.api.deps import FreshStore, Tenant, Trajectories, TransferService
 from harborlight.api.errors import BadRequest, NotFound
 from harborlight.api.models import JobComparison
-from harborlight.api.routes.job_memo import job_answer
+from harborlight.api.routes.answers import job_answer
 from harborlight.api.routes.job_routes import job_trials
 from harborlight.api.routes.params import bounded_int
 from harborlight.api.routes.report_page import report_page

@@ -6,12 +6,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Query
+from fastapi.responses import Response
 from pydantic import BaseModel
 
 from harborlight.agent.rules import KINDS
 from harborlight.api.deps import FreshStore, Tenant
 from harborlight.api.errors import BadRequest
 from harborlight.api.routes import cursor
+from harborlight.api.routes.answers import trial_json
 from harborlight.read.statements.agent_events import COLUMNS, AgentEvent, from_row
 from harborlight.read.statements.resolved_sql import ONE_TRIAL
 from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER
@@ -100,7 +102,7 @@ def spans_router() -> APIRouter:
         until: Annotated[datetime | None, Query(description="ISO 8601 end, exclusive")] = None,
         limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 100,
         cursor_: Annotated[str | None, Query(alias="cursor")] = None,
-    ) -> EventPage:
+    ) -> Response:
         if kind and kind not in KINDS:
             raise BadRequest(f"kind must be one of {', '.join(KINDS)}")
         http_status, outcome = _status(status)
@@ -122,9 +124,15 @@ def spans_router() -> APIRouter:
             "limit": limit,
             "tenant": tenant,
         }
-        events = [from_row(r) for r in store.client.query(_SELECT, parameters=parameters).result_rows]
-        items = with_decisions(store.client, tenant, events)
-        next_cursor = cursor.encode([items[-1].start_unix_nano, items[-1].event_id]) if len(items) == limit else None
-        return EventPage(items=items, next_cursor=next_cursor)
+
+        def page() -> EventPage:
+            events = [from_row(r) for r in store.client.query(_SELECT, parameters=parameters).result_rows]
+            items = with_decisions(store.client, tenant, events)
+            last = [items[-1].start_unix_nano, items[-1].event_id] if len(items) == limit else None
+            return EventPage(items=items, next_cursor=cursor.encode(last) if last else None)
+
+        if not trial:  # the events of no one trial: read as they are
+            return Response(page().model_dump_json(by_alias=True), media_type="application/json")
+        return trial_json(store.client, tenant, trial, ("spans", tuple(sorted(parameters.items()))), page)
 
     return router

@@ -6,10 +6,12 @@ from typing import Annotated, Any
 
 from clickhouse_connect.driver.client import Client
 from fastapi import APIRouter, Query
+from fastapi.responses import Response
 
 from harborlight.agent.rules import KINDS
 from harborlight.api.deps import FreshStore, Tenant
 from harborlight.api.errors import BadRequest, NotFound
+from harborlight.api.routes.answers import trial_json
 from harborlight.read.statements.agent_events import COLUMNS, AgentEvent, from_row
 from harborlight.read.statements.load_producer_totals import load_totals
 from harborlight.read.statements.resolved_sql import ONE_TRIAL
@@ -17,6 +19,7 @@ from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER
 from harborlight.read.statements.tool_decisions import with_decisions
 from harborlight.read.statements.trace_tree import TraceNode, TraceTree, build_tree
 from harborlight.read.statements.trace_view import Axis, Row, View, shown, trace_rows
+from harborlight.store import Store
 
 # A trial's events (of one job, when given: a trial name may be in several jobs), as resolved
 # (harborlight/read/statements/resolved_sql.py): named after their trials, a call told both by a span and by a log
@@ -92,34 +95,41 @@ def trace_router() -> APIRouter:
         hide: Annotated[str, Query(description="comma-separated kinds left out, each with its subtree")] = "",
         hide_span: Annotated[str, Query(description="comma-separated span EventIds left out with their subtrees")] = "",
         zoom: Annotated[str, Query(description="a span's EventId: the axis is its extent, the rows its subtree")] = "",
-    ) -> TrialTrace:
+    ) -> Response:
         view = View(_names(hide), _names(hide_span), zoom.strip())
         if unknown := sorted(view.hide - set(KINDS)):
             raise BadRequest(f"hide: {', '.join(unknown)} is not a kind (kinds: {', '.join(KINDS)})")
-        events, truncated = trial_events(store.client, tenant, trial, job)
-        if not events:
-            raise NotFound(f"no agent events for trial {trial!r}" + (f" in job {job!r}" if job else ""))
-        tree = build_tree(with_decisions(store.client, tenant, events))
-        roots, hidden = shown(tree.roots, view)
-        try:
-            axis, rows = trace_rows(roots, view)
-        except ValueError as exc:
-            raise BadRequest(str(exc)) from None
-        jobs = [job] if job else sorted({e.job for e in events if e.job})
-        totals = load_totals(store.client, tenant, trial, jobs).to_json()
-        roots, unnested = nested(roots)
-        return TrialTrace(
-            trial=trial,
-            truncated=truncated,
-            hidden=hidden,
-            axis=axis,
-            rows=rows,
-            totals=totals,
-            events=tree.events,
-            orphans=tree.orphans,
-            kinds=tree.kinds,
-            roots=roots,
-            unnested=unnested,
+        return trial_json(
+            store.client, tenant, trial, ("trace", job, view), lambda: _trace(store, tenant, trial, job, view)
         )
 
     return router
+
+
+def _trace(store: Store, tenant: str, trial: str, job: str, view: View) -> TrialTrace:
+    """The trial's trace as GET /api/trials/{trial}/trace answers it, `view` applied."""
+    events, truncated = trial_events(store.client, tenant, trial, job)
+    if not events:
+        raise NotFound(f"no agent events for trial {trial!r}" + (f" in job {job!r}" if job else ""))
+    tree = build_tree(with_decisions(store.client, tenant, events))
+    roots, hidden = shown(tree.roots, view)
+    try:
+        axis, rows = trace_rows(roots, view)
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
+    jobs = [job] if job else sorted({e.job for e in events if e.job})
+    totals = load_totals(store.client, tenant, trial, jobs).to_json()
+    roots, unnested = nested(roots)
+    return TrialTrace(
+        trial=trial,
+        truncated=truncated,
+        hidden=hidden,
+        axis=axis,
+        rows=rows,
+        totals=totals,
+        events=tree.events,
+        orphans=tree.orphans,
+        kinds=tree.kinds,
+        roots=roots,
+        unnested=unnested,
+    )

@@ -4,11 +4,12 @@ import json
 from typing import Any
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from harborlight.api.deps import FreshStore, Tenant, Trajectories, TransferService
 from harborlight.api.errors import BadRequest, NotFound
 from harborlight.api.models import TrialBehavior, TrialRow
+from harborlight.api.routes.answers import trial_json
 from harborlight.read.derive.behavior import derive_behavior
 from harborlight.read.derive.last_message import last_agent_message
 from harborlight.read.derive.records import LoadedTrial
@@ -80,41 +81,46 @@ def trials_router() -> APIRouter:
     )
     def trial_behavior(
         trial: str, store: FreshStore, tenant: Tenant, transfers: Trajectories, job: str = ""
-    ) -> JSONResponse:
-        facts = find_trial(store, tenant, trial, job).facts
-        got = load_calls(store.client, tenant, trial, facts.job)
-        start = facts.agent_execution.start if facts.agent_execution else None
-        behavior = derive_behavior(
-            got.calls, got.model_calls, calls_recorded=got.calls_recorded, agent_start=start, gold_patch=got.gold_patch
-        )
-        trajectory, missing = trial_trajectory(transfers, tenant, trial, facts.job)
-        seen = observations(trajectory)
-        calls = [
-            {
-                "index": c.index,
-                "name": c.name,
-                "category": c.category.value,
-                "targets": list(c.targets),
-                "failed": c.failed,
-                "failure": call_failure(c.failed, seen.get(c.tool_call_id or ""), c.failed_inferred).to_json(),
-                "timestamp": c.timestamp,
-                "step": c.step,
-                "tool_call_id": c.tool_call_id,
-            }
-            for c in got.calls
-        ]
-        return JSONResponse(
-            behavior_row(
-                facts.job,
-                trial,
-                behavior,
-                n_calls=len(got.calls),
-                n_model_calls=len(got.model_calls),
-                truncated=got.truncated,
-                calls=calls,
-                last_agent_message=last_agent_message(trajectory, missing),
-                steps=step_durations(trajectory, missing),
-            )
+    ) -> Response:
+        return trial_json(
+            store.client, tenant, trial, ("behavior", job), lambda: _behavior(store, tenant, transfers, trial, job)
         )
 
     return router
+
+
+def _behavior(store: Store, tenant: str, transfers: TransferService | None, trial: str, job: str) -> dict[str, Any]:
+    """The trial's behaviour as GET /api/trials/{trial}/behavior answers it."""
+    facts = find_trial(store, tenant, trial, job).facts
+    got = load_calls(store.client, tenant, trial, facts.job)
+    start = facts.agent_execution.start if facts.agent_execution else None
+    behavior = derive_behavior(
+        got.calls, got.model_calls, calls_recorded=got.calls_recorded, agent_start=start, gold_patch=got.gold_patch
+    )
+    trajectory, missing = trial_trajectory(transfers, tenant, trial, facts.job)
+    seen = observations(trajectory)
+    calls = [
+        {
+            "index": c.index,
+            "name": c.name,
+            "category": c.category.value,
+            "targets": list(c.targets),
+            "failed": c.failed,
+            "failure": call_failure(c.failed, seen.get(c.tool_call_id or ""), c.failed_inferred).to_json(),
+            "timestamp": c.timestamp,
+            "step": c.step,
+            "tool_call_id": c.tool_call_id,
+        }
+        for c in got.calls
+    ]
+    return behavior_row(
+        facts.job,
+        trial,
+        behavior,
+        n_calls=len(got.calls),
+        n_model_calls=len(got.model_calls),
+        truncated=got.truncated,
+        calls=calls,
+        last_agent_message=last_agent_message(trajectory, missing),
+        steps=step_durations(trajectory, missing),
+    )

@@ -9,7 +9,15 @@ from typing import Any
 from clickhouse_connect.driver.client import Client
 
 from harborlight.read.derive.records import Interval, LoadedTrial, ScorePart, TrialFacts, VerifierReport
-from harborlight.read.statements.trial_summary_sql import FACTS, GENERATION, JOB_NAMES, ROWS, TRIAL_JOBS, VERDICTS
+from harborlight.read.statements.trial_summary_sql import (
+    FACTS,
+    GENERATION,
+    JOB_NAMES,
+    ROWS,
+    TRIAL_GENERATION,
+    TRIAL_JOBS,
+    VERDICTS,
+)
 
 MAX_TRIALS = 1_000_000  # "no limit" for whole-job reads
 _INTERVALS = ("environment_setup", "agent_setup", "agent_execution", "verifier")
@@ -72,3 +80,9 @@ def job_generation(client: Client, tenant: str, job: str) -> tuple[int, int]:
     """Changes whenever a row of the job's trials is derived again (their count, the newest version)."""
     n, newest = client.query(GENERATION, parameters={"tenant": tenant, "job": job}).result_rows[0]
     return n, newest or 0
+
+
+def trial_generation(client: Client, tenant: str, trial: str) -> tuple[object, ...]:
+    """Changes whenever the trial's rows are derived again (in any of its jobs) and whenever anything is committed."""
+    rows, committed = client.query(TRIAL_GENERATION, parameters={"tenant": tenant, "trial": trial}).result_rows[0]
+    return tuple(rows), tuple(committed)

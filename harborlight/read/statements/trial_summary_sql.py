@@ -11,6 +11,7 @@ those records went by (their traces' ids, their sessions, the processes named in
 
 from harborlight.agent.identity import NAMED_AFTER_PROCESS, renames
 from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER
+from harborlight.store.schema_ddl import RAW_TABLES
 
 # (tenant, trial name, events arrived) of every name whose rows are older than its events ({tenant} '':
 # every tenant's). Both tables hold a row per name once merged: this reads trials, never events.
@@ -101,4 +102,14 @@ LIMIT 100
 GENERATION = f"""
 SELECT count(), max(Version) FROM trial_rows
 WHERE {AGENT_TENANT_FILTER} AND job = {{job:String}}
+"""
+
+# One trial's answers' generation: the versions of its stored rows (one per job it is in), written at the version
+# its events were resolved at, and the raw tables' row counts, which every commit changes (the parts' metadata
+# answers them: no row is read).
+_COMMITTED = ", ".join(f"(SELECT count() FROM {table})" for table in RAW_TABLES)
+TRIAL_GENERATION = f"""
+SELECT arraySort(groupArray((job, Version))), [{_COMMITTED}]
+FROM trial_rows FINAL
+WHERE {AGENT_TENANT_FILTER} AND trial = {{trial:String}}
 """
