@@ -2,7 +2,8 @@
 are exactly what the read-time rule gives over the same store (harborlight/agent/twins.py `events` and
 `outer_tellings` in the form that reads renames and earlier runs itself): on real agents' recorded telemetry, a
 twin that arrives after its call, a trace whose naming root arrives last, a session named after its records, a
-retried trial, and after a kill between the commit and the keeper's write. The read-time rows take the kinds
+retried trial, Harbor's job directory imported, a trial streamed live and its job directory imported after, and
+after a kill between the commit and the keeper's write. The read-time rows take the kinds
 their traces' trees tell (harborlight/summaries/tree_kinds.py), as the keeper stores them."""
 
 import httpx
@@ -13,6 +14,8 @@ from harborlight.read.statements.agent_events import COLUMNS, from_row
 from harborlight.summaries.tree_kinds import tree_changes
 from tests.agent.otlp_build import Traces
 from tests.agent.test_twins import _claude_code
+from tests.importers.harbor_job import import_job
+from tests.importers.test_harbor_session_link import RUNS, _stream_then_import
 from tests.real_agents.cases import replayed
 from tests.summaries.test_restart import _in_store
 from tests.support.servers import SubprocessServer
@@ -48,6 +51,32 @@ def _rows(server, sql: str, trial: str) -> list[tuple]:
 
 def assert_resolved_as_read(server, trial: str) -> int:
     resolved, read_time = _rows(server, _RESOLVED, trial), _comparable(_tree_kinds(server.sql(_READ_TIME, trial=trial)))
+    assert resolved == read_time
+    return len(resolved)
+
+
+# The names a trial's resolved records were stored under (a live record streamed without the trial's name goes by
+# its session or its trace until the resolution names it after the trial), and the read-time rule over every
+# record stored under those names, as the keeper reads them; of its rows, the trial's.
+_STORED_NAMES = f"""
+SELECT DISTINCT coalesce(TrialName, TraceId) FROM agent_events
+WHERE Tenant = '' AND EventId IN (SELECT EventId FROM ({_RESOLVED}))"""
+_NAMES = (
+    "Tenant = '' AND (TrialName IN {names:Array(String)} OR (TrialName IS NULL AND TraceId IN {names:Array(String)}))"
+)
+_READ_TIME_OF_NAMES = f"""
+SELECT * FROM (
+    SELECT {_COMPARED} FROM ({agent_twins.events(_NAMES, agent_twins.ALONE, twin_ids=True, scope=_NAMES)})
+    UNION ALL
+    SELECT {_COMPARED} FROM (SELECT *, '' AS _twin_id FROM ({agent_twins.outer_tellings(_NAMES, scope=_NAMES)})))
+WHERE TrialName = {{trial:String}}"""
+
+
+def assert_named_records_resolved_as_read(server, trial: str) -> int:
+    """As assert_resolved_as_read, for a trial whose records were stored under other names too."""
+    names = [trial] + [n for (n,) in server.sql(_STORED_NAMES, trial=trial)]
+    resolved = _rows(server, _RESOLVED, trial)
+    read_time = _comparable(_tree_kinds(server.sql(_READ_TIME_OF_NAMES, trial=trial, names=names)))
     assert resolved == read_time
     return len(resolved)
 
@@ -143,3 +172,20 @@ def test_a_server_killed_before_the_keeper_wrote_resolves_on_start(tmp_path, uni
         """,
     )
     assert resolved == read_time and len(resolved) > 0
+
+
+def test_a_harbor_job_directory_resolves_as_the_read_time_rule_reads_it(server, tmp_path, capsys, unique):
+    job = f"resolved-harbor-{unique}"
+    import_job(capsys, server, tmp_path, job, "hello-world")
+    trials = [t["trial"] for t in httpx.get(f"{server.http_url}/api/jobs/{job}/trials").json()["items"]]
+    assert len(trials) == 4
+    for trial in trials:
+        assert assert_resolved_as_read(server, trial) > 0, trial
+
+
+@pytest.mark.parametrize("agent", RUNS)
+def test_a_trial_streamed_live_then_imported_resolves_as_the_read_time_rule_reads_it(server, tmp_path, unique, agent):
+    """Each call told live and retold by the trajectory of the job directory imported after: counted once."""
+    _, _, _, job_dir, _ = _stream_then_import(server, tmp_path, f"resolved-joined-{agent}-{unique}", agent)
+    trial = next(d.name for d in job_dir.iterdir() if d.is_dir())
+    assert assert_named_records_resolved_as_read(server, trial) > 0
