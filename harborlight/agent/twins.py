@@ -47,7 +47,8 @@ many new turns: no producer seen does so.)
 A model call told at two levels, by a framework's span and by the model client's span inside it (openai-agents'
 `response` span over the OpenAI instrumentation's, OpenInference LLM over LLM), is one call:
 
-    Within one tenant and trace, an llm_request span whose direct child is an llm_request span of another
+    Within one tenant and trace (and one job and trial where both spans name theirs: a trace sent again under
+    another trial is a run of its own), an llm_request span whose direct child is an llm_request span of another
     instrumentation (ScopeName) telling the same request (the same request id; or the same input and output
     tokens; or no token count of its own, a wrapper) does not count, nor do the records derived from it: the inner
     span is the client's measurement of the call. (One instrumentation's nested calls are calls of their own.)
@@ -58,7 +59,7 @@ A model call told at two levels, by a framework's span and by the model client's
 A tool call told by two spans (opencode's Tool.execute, its executor's, and the AI SDK's ai.toolCall, the model
 call's) is one:
 
-    Within one tenant and trace, of the tool spans carrying the same call id, the one that carries the
+    Within one tenant, trace, job and trial, of the tool spans carrying the same call id, the one that carries the
     call's arguments counts (of several alike, the earliest); the others do not.
 
 A derived child record (content its carrier carried, `EventId` `<carrier>:<kind>:<n>`) counts in
@@ -216,6 +217,12 @@ def _traces_of(where: str) -> str:
     )
 
 
+def _same_run(a: str, b: str) -> str:
+    """Two spans of one trace are of one run unless both are named and their names differ: one trace sent again
+    under another trial (a recording replayed under a new name) is another run, each trial's calls its own."""
+    return f"ifNull({a}.JobName = {b}.JobName, true) AND ifNull({a}.TrialName = {b}.TrialName, true)"
+
+
 # A model call span that tells nothing of its own: no model, no token count, no status.
 _BARE = "isNull(Model) AND isNull(InputTokens) AND isNull(OutputTokens) AND isNull(HttpStatus)"
 
@@ -225,7 +232,9 @@ def _told_inside(where: str) -> str:
     (see the module): the outer telling, which does not count. Read from agent_events as stored, over the
     traces of the rows `where` selects (whatever kinds it selects, and whatever trial a trace is named after:
     the spans are of one trace)."""
-    columns = "Tenant, TraceId, SpanId, ParentSpanId, ScopeName, RequestId, InputTokens, OutputTokens"
+    columns = (
+        "Tenant, TraceId, SpanId, ParentSpanId, ScopeName, RequestId, InputTokens, OutputTokens, JobName, TrialName"
+    )
     calls = f"SELECT {columns}, {_BARE} AS _bare FROM agent_events WHERE {_CALL_SPAN} AND {_traces_of(where)}"
     # (joined, not looked up with IN: on a cluster a third nested read of the distributed table is refused)
     steps = (
@@ -237,15 +246,15 @@ def _told_inside(where: str) -> str:
         FROM ({calls}) AS _o
         INNER JOIN ({calls}) AS _i
             ON _i.Tenant = _o.Tenant AND _i.TraceId = _o.TraceId AND _i.ParentSpanId = _o.SpanId
-        WHERE _o._bare OR (_o.ScopeName != _i.ScopeName AND (_o.RequestId = _i.RequestId
+        WHERE {_same_run("_o", "_i")} AND (_o._bare OR (_o.ScopeName != _i.ScopeName AND (_o.RequestId = _i.RequestId
            OR (_o.InputTokens = _i.InputTokens AND _o.OutputTokens = _i.OutputTokens)
-           OR (isNull(_o.InputTokens) AND isNull(_o.OutputTokens))))
+           OR (isNull(_o.InputTokens) AND isNull(_o.OutputTokens)))))
         UNION DISTINCT
         SELECT _o.Tenant, _o.TraceId, _o.SpanId
         FROM ({calls}) AS _o
         INNER JOIN ({steps}) AS _s ON _s.Tenant = _o.Tenant AND _s.TraceId = _o.TraceId AND _s.ParentSpanId = _o.SpanId
         INNER JOIN ({calls}) AS _i ON _i.Tenant = _s.Tenant AND _i.TraceId = _s.TraceId AND _i.ParentSpanId = _s.SpanId
-        WHERE _o._bare"""
+        WHERE _o._bare AND {_same_run("_o", "_i")}"""
 
 
 _TOOL_SPAN = f"Kind = 'tool' AND SourceTable = '{SPANS}'"
@@ -257,7 +266,7 @@ def _tool_told_twice(where: str) -> str:
     return f"""
         SELECT Tenant, TraceId, SpanId FROM (
             SELECT Tenant, TraceId, SpanId, row_number() OVER (
-                PARTITION BY Tenant, TraceId, ToolCallId
+                PARTITION BY Tenant, TraceId, JobName, TrialName, ToolCallId
                 ORDER BY Provenance['arguments'] = '', Timestamp, EventId) AS _nth
             FROM agent_events
             WHERE {_TOOL_SPAN} AND ifNull(ToolCallId, '') != '' AND {_traces_of(where)})

@@ -5,6 +5,7 @@ and by the model call that asked for it (opencode's Tool.execute and the AI SDK'
 id). A wrapper that tells facts of its own, and tool spans with different call ids, stay calls of their own."""
 
 import json
+import os
 
 import httpx
 
@@ -19,20 +20,35 @@ def _get(server, path: str, **params) -> dict:
     return reply.json()
 
 
-def _run(server, unique: str, *, wrapper_model: str | None = None, tool_ids=("call_1", "call_1")) -> str:
+def _run(
+    server,
+    unique: str,
+    *,
+    wrapper_model: str | None = None,
+    tool_ids=("call_1", "call_1"),
+    trace_id: bytes | None = None,
+    job: str = "",
+) -> str:
     """One opencode-like turn: LLM.run > ai.streamText > ai.streamText.doStream (the tokens), the AI SDK's
-    ai.toolCall (with arguments) under it, and the executor's Tool.execute (name and id only) beside it."""
+    ai.toolCall (with arguments) under it, and the executor's Tool.execute (name and id only) beside it.
+    `trace_id`: sent as that trace (its spans' ids drawn from it alike), a run sent again."""
     trial = f"t-{unique}"
-    resource = {"service.name": "opencode", "harbor.job.name": f"j-{unique}", "harbor.trial.name": trial}
-    traces = Traces(resource, scope="opencode")
-    run = traces.span("LLM.run", {"gen_ai.request.model": wrapper_model} if wrapper_model else {}, dur_ms=900)
-    text = traces.span("ai.streamText", {"ai.model.id": "fake-coder"}, parent=run, start_ms=10, dur_ms=800)
+    resource = {"service.name": "opencode", "harbor.job.name": job or f"j-{unique}", "harbor.trial.name": trial}
+    traces = Traces(resource, scope="opencode", **({"trace_id": trace_id} if trace_id else {}))
+    ids = iter(trace_id[i : i + 7] + bytes([i]) for i in range(5)) if trace_id else iter([None] * 5)
+    run = traces.span(
+        "LLM.run", {"gen_ai.request.model": wrapper_model} if wrapper_model else {}, dur_ms=900, span_id=next(ids)
+    )
+    text = traces.span(
+        "ai.streamText", {"ai.model.id": "fake-coder"}, parent=run, start_ms=10, dur_ms=800, span_id=next(ids)
+    )
     traces.span(
         "ai.streamText.doStream",
         {"ai.model.id": "fake-coder", "ai.usage.inputTokens": 120, "ai.usage.outputTokens": 30},
         parent=text,
         start_ms=20,
         dur_ms=300,
+        span_id=next(ids),
     )
     traces.span(
         "ai.toolCall",
@@ -44,8 +60,11 @@ def _run(server, unique: str, *, wrapper_model: str | None = None, tool_ids=("ca
         parent=text,
         start_ms=400,
         dur_ms=100,
+        span_id=next(ids),
     )
-    traces.span("Tool.execute", {"tool.name": "write", "tool.call_id": tool_ids[1]}, start_ms=405, dur_ms=90)
+    traces.span(
+        "Tool.execute", {"tool.name": "write", "tool.call_id": tool_ids[1]}, start_ms=405, dur_ms=90, span_id=next(ids)
+    )
     traces.send(server)
     return trial
 
@@ -88,3 +107,16 @@ def test_tool_spans_with_different_call_ids_are_two_calls(server, unique):
     trial = _run(server, unique, tool_ids=("call_1", "call_2"))
     tools = _get(server, "/api/spans", trial=trial, kind="tool")["items"]
     assert sorted(t["tool"]["call_id"] for t in tools) == ["call_1", "call_2"]
+
+
+def test_a_run_sent_again_under_another_trial_is_read_alike_in_both(server, unique):
+    """The same trace (its ids, its spans) sent under two trials, as a recording replayed under a new name is:
+    each trial reads its own calls, never the other's as their second telling."""
+    trace = os.urandom(16)
+    first = _run(server, f"{unique}-first", trace_id=trace, job=f"j-{unique}")
+    again = _run(server, f"{unique}-again", trace_id=trace, job=f"j-{unique}")
+    for trial in (first, again):
+        tools = _get(server, "/api/spans", trial=trial, kind="tool")["items"]
+        calls = _get(server, "/api/spans", trial=trial, kind="llm_request")["items"]
+        assert [(t["name"], t["tool"]["call_id"]) for t in tools] == [("ai.toolCall", "call_1")], trial
+        assert [c["name"] for c in calls] == ["ai.streamText.doStream"], trial
