@@ -12,6 +12,10 @@ measured in one run, and how each read grows with the store.
    (metrics.json, and its series' intervals), the job row, the job's time split, the full trial list
    and one trial's row, behaviour, trace and time split: the first (cold) call, then the median of
    RUNS calls, the stores taking turns call by call so the machine's load falls on each alike.
+3. Then, the same way, every panel of deploy/grafana/dashboards/*.json through the server's SQL port (the
+   ClickHouse HTTP interface Grafana's data source speaks, through tests/support/clickhouse_go.py), its
+   variables set to the job and the trial above and Grafana's macros expanded as tests/grafana/macros.py does,
+   for a time range covering the generated data: a panel is what a user waits for on a dashboard.
 
 With --twins, the job is instead TRIALS Claude Code trials that stream both signals, a span and a log
 event per call (`--calls` calls per trial, 4 in 9 model calls; 1,000 x 500 = 1,003,000 agent events),
@@ -38,6 +42,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -52,13 +57,16 @@ from harborlight.commit.otlp_insert import insert_requests  # noqa: E402
 from harborlight.store import Signal, ensure_schema, open_client  # noqa: E402
 from harborlight.summaries.refresh import refresh  # noqa: E402
 from harborlight.transfer import store_read  # noqa: E402
-from tests.support.servers import SubprocessServer  # noqa: E402
+from tests.grafana.macros import TimeRange, expand  # noqa: E402
+from tests.support.clickhouse_go import ClickHouseGo, open_grafana_connection  # noqa: E402
+from tests.support.servers import SubprocessServer, free_port  # noqa: E402
 
 JOB = "bench-query-job"
 T0 = 1_764_547_200_000_000_000
 S = 1_000_000_000
 MS = 1_000_000
 ATTEMPTS = 5
+TRIAL_SECONDS = 600  # between two trials' starts
 LOGS_SHARE = 0.1  # of a trial's agent events, as Claude Code log events
 REQUESTS_PER_INSERT = 20
 TOOLS = (("Read", "read"), ("Grep", "search"), ("Edit", "edit"), ("Bash", "execute"), ("Glob", "search"))
@@ -107,7 +115,7 @@ def trial_requests(i: int, n_events: int, rng: random.Random) -> tuple[bytes, by
     }
     outcome = _outcome(i, rng)
     trace_id = rng.randbytes(16)
-    start = T0 + i * 600 * S
+    start = T0 + i * TRIAL_SECONDS * S
     req = ExportTraceServiceRequest()
     rs = req.resource_spans.add()
     rs.resource.attributes.extend(_kv(resource))
@@ -457,8 +465,9 @@ def checks(trial: str) -> list[tuple[str, str, dict]]:
     ]
 
 
-def serve_store(data_dir: Path, n_trials: int, n_events: int) -> tuple[SubprocessServer, str]:
-    """Generates the store when absent and serves it; returns the server and the trial its reads ask for."""
+def serve_store(data_dir: Path, n_trials: int, n_events: int) -> tuple[SubprocessServer, str, int]:
+    """Generates the store when absent and serves it, its SQL port on; returns the server, the trial its reads
+    ask for and the SQL port."""
     if not (data_dir / "metadata").is_dir():
         print(f"generating {n_trials} trials x ~{n_events} agent events into {data_dir}")
         subprocess.run(
@@ -475,26 +484,27 @@ def serve_store(data_dir: Path, n_trials: int, n_events: int) -> tuple[Subproces
             ],
             check=True,
         )
-    server = SubprocessServer(data_dir).start(timeout=600)
+    sql_port = free_port()
+    server = SubprocessServer(data_dir, ("--clickhouse-http-port", str(sql_port))).start(timeout=600)
     # The first read after a start derives the rows of trials not derived yet (a store from before trial
     # summaries: all of them); it is timed apart, the reads after it are what a user waits for.
     began = time.perf_counter()
     with httpx.Client(base_url=server.http_url, timeout=600) as client:
         trial = client.get(f"/api/jobs/{JOB}/trials", params={"limit": 1}).json()["items"][0]["trial"]
     print(f"{n_trials} trials: the first read after the start took {time.perf_counter() - began:.1f} s")
-    return server, trial
+    return server, trial, sql_port
 
 
 def bench_stores(
-    served: dict[int, tuple[SubprocessServer, str]], runs: int
+    served: dict[int, tuple[SubprocessServer, str, int]], runs: int
 ) -> dict[int, dict[str, tuple[float, float]]]:
     """Times each read on every store, the stores taking turns run by run (so a change in the machine's
     load falls on every size alike): {size: {label: (cold, median)}}."""
-    clients = {n: httpx.Client(base_url=server.http_url, timeout=600) for n, (server, _) in served.items()}
+    clients = {n: httpx.Client(base_url=server.http_url, timeout=600) for n, (server, _, _) in served.items()}
     measured: dict[int, dict[str, tuple[float, float]]] = {n: {} for n in served}
     try:
         for at, (label, _, _) in enumerate(checks("")):
-            reads = {n: checks(trial)[at] for n, (_, trial) in served.items()}
+            reads = {n: checks(trial)[at] for n, (_, trial, _) in served.items()}
             cold = {n: timed(clients[n], path, **params) for n, (_, path, params) in reads.items()}
             warm: dict[int, list[float]] = {n: [] for n in served}
             for _ in range(runs):
@@ -506,6 +516,80 @@ def bench_stores(
         for client in clients.values():
             client.close()
     return measured
+
+
+DASHBOARDS = Path(__file__).resolve().parents[1] / "deploy" / "grafana" / "dashboards"
+
+
+def panel_range(n_trials: int) -> TimeRange:
+    """From an hour before the first trial to a day after the last one starts; the interval Grafana would pick
+    for it at its default 1,000 data points (the interval decides how many rows a time series returns)."""
+    start = datetime.fromtimestamp(T0 // S, UTC) - timedelta(hours=1)
+    end = datetime.fromtimestamp(T0 // S + n_trials * TRIAL_SECONDS, UTC) + timedelta(days=1)
+    return TimeRange(start, end, interval_s=max(1, int((end - start).total_seconds()) // 1000))
+
+
+def panel_targets() -> list[tuple[str, dict, str]]:
+    """(dashboard / panel title, dashboard, SQL) of every panel target of every dashboard."""
+    targets = []
+    for path in sorted(DASHBOARDS.glob("*.json")):
+        dashboard = json.loads(path.read_text())
+        for panel in dashboard["panels"]:
+            for target in panel.get("targets", []):
+                targets.append(
+                    (f"{path.stem.removeprefix('harborlight-')} / {panel['title']}", dashboard, target["rawSql"])
+                )
+    return targets
+
+
+def dashboard_variables(grafana: ClickHouseGo, trial: str, time_range: TimeRange) -> dict[str, str]:
+    """The job and the trial the HTTP reads asked for, and the trial's first trace (the trial dashboard's
+    `trace` variable, asked as Grafana asks it)."""
+    variables = {"job": JOB, "trial": trial}
+    trial_dashboard = json.loads((DASHBOARDS / "harborlight-trial.json").read_text())
+    query = next(v for v in trial_dashboard["templating"]["list"] if v["name"] == "trace")["query"]
+    variables["trace"] = grafana.query(expand(query, variables, time_range)).rows[0][0]
+    return variables
+
+
+def bench_panels(
+    served: dict[int, tuple[SubprocessServer, str, int]], runs: int, time_range: TimeRange
+) -> dict[int, dict[str, tuple[float, int]]]:
+    """Times each panel's SQL on every store through its SQL port, as the HTTP reads are timed (a cold call, then
+    `runs` calls, the stores taking turns): {size: {label: (median, SQL bytes)}}."""
+    grafana = {n: open_grafana_connection(port, username="grafana") for n, (_, _, port) in served.items()}
+    variables = {n: dashboard_variables(grafana[n], trial, time_range) for n, (_, trial, _) in served.items()}
+    measured: dict[int, dict[str, tuple[float, int]]] = {n: {} for n in served}
+
+    def timed_sql(n: int, sql: str) -> float:
+        began = time.perf_counter()
+        grafana[n].query(sql)
+        return time.perf_counter() - began
+
+    for label, _, raw in panel_targets():
+        sql = {n: expand(raw, variables[n], time_range) for n in served}
+        for n in served:
+            timed_sql(n, sql[n])  # cold: the first call reads the parts from disk
+        warm: dict[int, list[float]] = {n: [] for n in served}
+        for _ in range(runs):
+            for n in served:
+                warm[n].append(timed_sql(n, sql[n]))
+        for n in served:
+            measured[n][label] = (statistics.median(warm[n]), len(raw.encode()))
+    return measured
+
+
+def print_panels(measured: dict[int, dict[str, tuple[float, int]]], sizes: list[int], runs: int) -> None:
+    small, large = sizes[0], sizes[-1]
+    header = "".join(f" {f'{n:,} ms':>9}" for n in sizes)
+    title = f"{'Grafana panel (SQL port)':<58}{header} {f'{large:,}/{small:,}':>11} {'SQL bytes':>10}"
+    print(f"\n{title}   (median of {runs})")
+    for label in measured[small]:
+        cells = "".join(f" {measured[n][label][0] * 1000:>9.0f}" for n in sizes)
+        ratio = measured[large][label][0] / measured[small][label][0]
+        print(f"{label:<58}{cells} {ratio:>11.2f} {measured[small][label][1]:>10}")
+    slowest = max(measured[large], key=lambda label: measured[large][label][0])
+    print(f"slowest panel at {large:,} trials: {slowest}, {measured[large][slowest][0] * 1000:.0f} ms")
 
 
 def main() -> None:
@@ -545,15 +629,17 @@ def main() -> None:
         return
     root = args.data_dir or Path(tempfile.mkdtemp(prefix="bench-query-"))
     sizes = sorted(args.trials)
-    served: dict[int, tuple[SubprocessServer, str]] = {}
+    served: dict[int, tuple[SubprocessServer, str, int]] = {}
     try:
         for n in sizes:
             served[n] = serve_store(root / str(n) / "store", n, args.events)
         before = os.getloadavg()[0]
         measured = bench_stores(served, args.runs)
         after = os.getloadavg()[0]
+        panels_measured = bench_panels(served, args.runs, panel_range(max(sizes)))
+        panels_after = os.getloadavg()[0]
     finally:
-        for server, _ in served.values():
+        for server, _, _ in served.values():
             server.stop()
     small, large = sizes[0], sizes[-1]
     header = "".join(f" {f'{n:,} cold s':>14} {f'{n:,} median s':>15}" for n in sizes)
@@ -563,6 +649,8 @@ def main() -> None:
         print(f"{label:<42}{cells} {measured[large][label][1] / measured[small][label][1]:>11.2f}")
     # the machine's load while the reads ran (one-minute load average): figures compare within one run
     print(f"load average {before:.1f} before the reads, {after:.1f} after")
+    print_panels(panels_measured, sizes, args.runs)
+    print(f"load average {after:.1f} before the panels, {panels_after:.1f} after")
 
 
 if __name__ == "__main__":
