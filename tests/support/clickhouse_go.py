@@ -302,6 +302,9 @@ class ClickHouseGo:
     settings: dict[str, str] = field(default_factory=dict)
     revision: int = CLIENT_TCP_PROTOCOL_VERSION  # "Preflight uses hardcoded revision"
     handshake: ServerHandshake | None = None
+    # kept open across requests, as Go's transport keeps its connections (a new httpx client per request, the
+    # default, costs ~30 ms of set-up: too much for a benchmark, no matter to a test)
+    http: httpx.Client | None = None
 
     def connect(self) -> "ClickHouseGo":
         hello = self.query("SELECT displayName(), version(), revision(), timezone()")
@@ -327,7 +330,7 @@ class ClickHouseGo:
             **(settings or {}),
         }
         auth = base64.b64encode(f"{self.username}:{self.password}".encode()).decode()
-        with httpx.stream(
+        with (self.http or httpx).stream(
             "POST",
             f"http://{self.host}:{self.port}/?{urlencode(sorted(params.items()))}",
             content=sql.encode(),
