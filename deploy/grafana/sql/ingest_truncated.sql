@@ -5,11 +5,11 @@ SELECT
     sumIf(n, table = 'otel_logs') / $__interval_s AS truncated_log_records_per_s
 FROM (
     SELECT $__timeInterval(Timestamp) AS time, 'otel_traces' AS table, count() AS n
-    FROM otel_traces WHERE $__timeFilter(Timestamp) AND mapContains(SpanAttributes, 'harborlight.truncated')
+    FROM otel_traces WHERE $__timeFilter(Timestamp) AND has(SpanAttributes.keys, 'harborlight.truncated')
     GROUP BY time
     UNION ALL
     SELECT $__timeInterval(Timestamp) AS time, 'otel_logs' AS table, count() AS n
-    FROM otel_logs WHERE $__timeFilter(Timestamp) AND mapContains(LogAttributes, 'harborlight.truncated')
+    FROM otel_logs WHERE $__timeFilter(Timestamp) AND has(LogAttributes.keys, 'harborlight.truncated')
     GROUP BY time
 )
 GROUP BY time
