@@ -39,6 +39,14 @@ class Store:
         if self.embedded:
             self.client.command("SYSTEM JEMALLOC PURGE")
 
+    def compact(self, table: str) -> None:
+        """Merges `table`'s parts into one per partition, now. After a pass that rewrote every row of a table read
+        with FINAL (a new resolution), each row is there twice until the engine's merges catch up, which its
+        selector may not do for hours, and every FINAL read merges both. Embedded store only: a server runs
+        its own merges (a cluster's tables are its shards')."""
+        if self.embedded:
+            self.client.command(f"OPTIMIZE TABLE {table} FINAL")
+
     def settle(self) -> None:
         """Makes what was stored survive a power loss. The embedded engine writes its parts without
         fsync (as ClickHouse does by default): flush the data directory's file system. A server keeps

@@ -289,6 +289,7 @@ class TrialRowsKeeper:
                     derive_underived_jobs(client)
                     if resolved_anew:
                         mark_rule(client)
+                        self._store.compact("resolved_events")  # every row was written again
                     self._checked = True
                 with self._generation:
                     self._done = began_after

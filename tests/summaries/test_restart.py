@@ -111,3 +111,36 @@ def test_a_server_killed_before_deriving_the_rows_derives_them_on_start(tmp_path
     assert server.stop() == 0
     events, arrived, stale, stored = _counts(data_dir)
     assert (arrived, stale, stored) == (events, 0, 4)
+
+
+_PARTS = "SELECT count() FROM system.parts WHERE database = currentDatabase() AND table = 'resolved_events' AND active"
+
+
+def test_a_store_resolved_anew_on_start_keeps_one_version_of_each_row(tmp_path, unique):
+    """A changed resolution writes every resolved row again; the store is left with each row once, not two
+    versions every read with FINAL merges until the engine's merges catch up."""
+    data_dir = tmp_path / "store"
+    server = SubprocessServer(data_dir).start()
+    job = f"job-{unique}"
+    for n in range(4):  # several commits: several parts
+        _trial(job, f"{unique}-t{n}", 1.0).send(server)
+    assert len(_rows(server, job)) == 4
+    assert server.stop() == 0
+    rows = _in_store(
+        data_dir,
+        """
+        client.command("INSERT INTO harborlight_resolved_rule (Hash) VALUES ('an older resolution')")
+        print(json.dumps(client.query("SELECT count() FROM resolved_events FINAL").result_rows[0][0]))
+        """,
+    )
+    server = SubprocessServer(data_dir).start()
+    assert len(_rows(server, job)) == 4  # a read waits for the keeper
+    assert server.stop() == 0
+    assert _in_store(
+        data_dir,
+        f"""
+        parts, = client.query({_PARTS!r}).result_rows[0]
+        stored, = client.query("SELECT count() FROM resolved_events").result_rows[0]
+        print(json.dumps([parts, stored]))
+        """,
+    ) == [1, rows]
