@@ -43,12 +43,15 @@ columns) whose resolved identity may match `scope`, each with its resolved JobNa
 renames are read there by their own statement (SQL that must stand alone, such as Grafana's), or
 (bound) are parameters that a reader who asked `renames` first binds (`parameters`): planned in a
 fraction of the time, as the statement is repeated inside the twin rule. The reader filters the rows
-with `scope` (and anything else) outside. `scope` is a condition on identity only (JobName,
+with `scope` (and anything else) outside. `scope` is a fragment (harborlight/sql_text.py `Sql`: its parameters go
+with it into every statement made of it), a condition on identity only (JobName,
 TrialName, TraceId, Tenant, parameters): it finds the trial's traces whatever kind of record carries
 the name. Its rows are read by the table's sort key: a trial's own range, and its traces' ids.
 """
 
 from collections.abc import Sequence
+
+from harborlight.sql_text import Sql, literals
 
 # A record named after its process (rules.py FACTS "trial": no trial name or session of its own): its trial is
 # inferred, and neither its trace's id nor its session.
@@ -91,25 +94,25 @@ GROUP BY Tenant, Name, Job"""
 NAMES_VIEW = f"CREATE MATERIALIZED VIEW IF NOT EXISTS agent_names_mv TO agent_names AS\n{_NAMES_SELECT}"
 
 
-def renames(scope: str) -> str:
+def renames(scope: Sql) -> Sql:
     """(key, name, job, trial) of each trace or session of the scope that names the records named after it
     otherwise, keyed in the namer's job and (for records that name no job) in none: the names records of the
     scope go by, bear (their traces) or claim (their sessions). The names by the agent_events sort key, their
     namers by the names table's: a few ms, no rows when nothing is renamed."""
     names = (
         f"SELECT TrialName FROM agent_events WHERE TrialName IN ("
-        f"SELECT TraceId FROM agent_events WHERE ({scope}) AND TraceId != '' UNION ALL "
-        f"SELECT TrialName FROM agent_events WHERE ({scope}) AND TrialName IS NOT NULL UNION ALL "
-        f"SELECT SessionId FROM agent_events WHERE ({scope}) AND SessionId IS NOT NULL) UNION ALL "
+        f"SELECT TraceId FROM agent_events WHERE ({scope.text}) AND TraceId != '' UNION ALL "
+        f"SELECT TrialName FROM agent_events WHERE ({scope.text}) AND TrialName IS NOT NULL UNION ALL "
+        f"SELECT SessionId FROM agent_events WHERE ({scope.text}) AND SessionId IS NOT NULL) UNION ALL "
         # the traces of the records named after their process, which look their trace up (`named`)
-        f"SELECT TraceId FROM agent_events WHERE ({scope}) AND {NAMED_AFTER_PROCESS}"
+        f"SELECT TraceId FROM agent_events WHERE ({scope.text}) AND {NAMED_AFTER_PROCESS}"
     )
-    return f"""
+    return Sql(f"""
 SELECT {_key("Tenant", "Job", "Name")} AS key, Name AS trace, _named.1 AS job, _named.2 AS trial FROM (
     SELECT Tenant, Job, Name, argMinMerge(Namer) AS _named
     FROM agent_names
     WHERE Name IN ({names})
-    GROUP BY Tenant, Job, Name)"""
+    GROUP BY Tenant, Job, Name)""")
 
 
 # The harness's lifecycle spans (harborlight/harbor/harness/lifecycle.py): the trial's root and its phases, by which its runs are told apart.
@@ -122,12 +125,12 @@ LIFECYCLE_SPANS = (
 )
 
 
-def earlier_runs(scope: str) -> str:
+def earlier_runs(scope: Sql) -> Sql:
     """(key, cutoff) of each trial of the scope that Harbor ran more than once: its records that start at
     or before `cutoff` (UNIX ns: the end of its previous run) are an earlier run's (see the module). One
     read of the scope's lifecycle spans; no rows for a trial run once."""
     roots = "arrayFilter(r -> r.2 > 0, _roots)"
-    return f"""
+    return Sql(f"""
 SELECT key, if(arrayExists(s -> s > _last_end, _phases), _last_end,
                arrayMax(arrayMap(r -> r.2, arrayFilter(r -> r.1 < _latest, arrayPushBack({roots}, (0, 0)))))) AS cutoff
 FROM (
@@ -138,10 +141,10 @@ FROM (
            arrayMax(arrayMap(r -> r.2, arrayPushBack({roots}, (0, 0)))) AS _last_end,
            arrayMax(arrayMap(r -> r.1, arrayPushBack({roots}, (0, 0)))) AS _latest
     FROM agent_events
-    WHERE ({scope}) AND SourceTable = 'otel_traces' AND Name IN {LIFECYCLE_SPANS!r}
+    WHERE ({scope.text}) AND SourceTable = 'otel_traces' AND Name IN {literals(LIFECYCLE_SPANS)}
       AND JobName IS NOT NULL AND TrialName IS NOT NULL
     GROUP BY Tenant, JobName, TrialName)
-WHERE _last_end > 0 AND cutoff > 0"""
+WHERE _last_end > 0 AND cutoff > 0""")
 
 
 # The earlier runs as parameters, bound by `parameters`: (keys, cutoffs).
@@ -149,18 +152,18 @@ RUN_PARAMETERS = ("_runs_keys", "_runs_cutoffs")
 _RUNS_BOUND = (f"{{{RUN_PARAMETERS[0]}:Array(String)}}", f"{{{RUN_PARAMETERS[1]}:Array(Int64)}}")
 
 
-def latest_run(tenant: str, job: str, trial: str, timestamp: str, scope: str = "", bound: bool = True) -> str:
+def latest_run(tenant: Sql, job: Sql, trial: Sql, timestamp: Sql, scope: Sql | None = None) -> Sql:
     """A condition on a record (its tenant, job and trial names and start, SQL over its columns): it is
-    of its trial's latest run (see the module). bound: the `earlier_runs` a reader asked first are the
-    bound `parameters`; else they are read inside, from `scope`."""
-    if bound:
+    of its trial's latest run (see the module). Without `scope` the `earlier_runs` a reader asked first are
+    the bound `parameters`; else they are read inside, from `scope`."""
+    if scope is None:
         keys, cutoffs = _RUNS_BOUND
     else:
-        runs = f"(SELECT (groupArray(key), groupArray(cutoff)) FROM ({earlier_runs(scope)}))"
+        runs = f"(SELECT (groupArray(key), groupArray(cutoff)) FROM ({earlier_runs(scope).text}))"
         keys, cutoffs = f"{runs}.1", f"{runs}.2"
-    job, trial = f"ifNull({job}, '')", f"ifNull({trial}, '')"
-    at = f"indexOf({keys}, {_key(tenant, job, trial)})"
-    return f"({at} = 0 OR toUnixTimestamp64Nano({timestamp}) > arrayElement({cutoffs}, {at}))"
+    job_name, trial_name = f"ifNull({job.text}, '')", f"ifNull({trial.text}, '')"
+    at = f"indexOf({keys}, {_key(tenant.text, job_name, trial_name)})"
+    return Sql(f"({at} = 0 OR toUnixTimestamp64Nano({timestamp.text}) > arrayElement({cutoffs}, {at}))")
 
 
 # The renames as parameters, bound by `parameters`: (keys, trace ids, jobs, trials).
@@ -194,7 +197,7 @@ def run_parameters(runs: Sequence[Sequence[object]]) -> dict[str, list[object]]:
 TRIAL_OF_UNRENAMED = "if(Kind = 'group' AND SourceTable = 'otel_traces' AND TrialName = TraceId, NULL, TrialName)"
 
 
-def named(scope: str, bound: bool = False) -> str:
+def named(scope: Sql, bound: bool = False) -> Sql:
     """agent_events rows that `scope` may select once named after their trials (see the module). The
     renames are read by their own statement inside, or (bound) are `parameters` the reader binds."""
     if bound:
@@ -202,9 +205,9 @@ def named(scope: str, bound: bool = False) -> str:
     else:
         names = (
             "(SELECT (arrayMap(r -> r.1, _r), arrayMap(r -> r.2, _r), arrayMap(r -> r.3, _r), arrayMap(r -> r.4, _r))"
-            f" FROM (SELECT groupArray((key, trace, job, trial)) AS _r FROM ({renames(scope)})))"
+            f" FROM (SELECT groupArray((key, trace, job, trial)) AS _r FROM ({renames(scope).text})))"
         )
-        traces = f"(SELECT trace FROM ({renames(scope)}))"
+        traces = f"(SELECT trace FROM ({renames(scope).text}))"
     # A name that is renamed to a name renamed again (a trace named after a claimed session) goes on to the last.
     # A record that names its job looks its name up in that job only; one that names none, in every job. One
     # named after its process looks up its trace: the trace's name is its process's or a stronger one.
@@ -212,12 +215,13 @@ def named(scope: str, bound: bool = False) -> str:
     first = f"indexOf(_n.1, {_key('Tenant', "ifNull(JobName, '')", own)})"
     then = f"indexOf(_n.1, {_key('Tenant', "ifNull(_n.3[_at1], '')", "ifNull(_n.4[_at1], '')")})"
     # Named first, then an earlier run's records left out: the agent's own records of it go by its trial's name.
-    return f"""
+    columns = (Sql("Tenant"), Sql("JobName"), Sql("TrialName"), Sql("Timestamp"))
+    return Sql(f"""
 SELECT * FROM (
 SELECT * EXCEPT (_n, _at1, _at) REPLACE (
     if(_at = 0, JobName, _n.3[_at]) AS JobName, if(_at = 0, {TRIAL_OF_UNRENAMED}, _n.4[_at]) AS TrialName)
 FROM (
     SELECT *, if(_at1 = 0, 0, if({then} = 0, _at1, {then})) AS _at
     FROM (SELECT *, {names} AS _n, {first} AS _at1 FROM agent_events
-          WHERE ({scope}) OR TrialName IN {traces})))
-WHERE {latest_run("Tenant", "JobName", "TrialName", "Timestamp", scope, bound)}"""
+          WHERE ({scope.text}) OR TrialName IN {traces})))
+WHERE {latest_run(*columns, None if bound else scope).text}""")

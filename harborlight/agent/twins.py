@@ -65,7 +65,8 @@ call's) is one:
 A derived child record (content its carrier carried, `EventId` `<carrier>:<kind>:<n>`) counts in
 its own kind's group and also goes with its carrier: it is dropped when its carrier is.
 
-The rule in SQL (every function here is pure: it returns SQL text):
+The rule in SQL (every function here is pure: it takes and returns fragments, harborlight/sql_text.py `Sql`, so a
+statement made of them names every parameter its conditions need, and whoever runs it binds them by name):
 - `events(where, form, scope=)`: agent_events rows, twins dropped, facts filled per call (readers that
   list calls). Its SQL costs ~0.1 s of planning per statement (~0.5 s with the rows named after their
   trials first), so a reader first asks `form(where)` (a few ms) and reads the plain rows (PLAIN) when
@@ -81,6 +82,7 @@ from typing import Any
 
 from harborlight.agent import identity as agent_identity
 from harborlight.agent.rules import FACTS, REPLAYED_MESSAGES, TRAJECTORY_SCOPES
+from harborlight.sql_text import Sql, literal, literals
 
 SPANS, LOGS = "otel_traces", "otel_logs"
 GROUP = "Tenant, JobName, TrialName, ServiceName, Kind"
@@ -163,17 +165,17 @@ def _key(table: str = "", kind: bool = True) -> str:
 _DERIVED = "position(EventId, ':') > 0"
 
 
-def _dropped(where: str, src: str, kind: bool = True) -> str:
+def _dropped(where: Sql, src: Sql, kind: bool = True) -> str:
     """(group, EventId) of each row that is the twin of a kept row: the rows the rule drops. Without
     the kind: (identity, service, EventId), what a derived record of a dropped carrier names it by."""
     n = len(_key_parts(kind=kind))
     return f"SELECT {', '.join(f'_k{i}' for i in range(n))}, _twin_id FROM ({_pairs(where, src)})"
 
 
-_RETOLD = f"ScopeName IN {TRAJECTORY_SCOPES!r}"
+_RETOLD = f"ScopeName IN {literals(TRAJECTORY_SCOPES)}"
 
 
-def _retold_again(where: str, src: str) -> str:
+def _retold_again(where: Sql, src: Sql) -> str:
     """The twin groups (`_key()`) of retold records that the agent's live telemetry also tells: same
     trial and kind, another service (see the module)."""
     trial = _key_parts()[:5]
@@ -181,17 +183,17 @@ def _retold_again(where: str, src: str) -> str:
         SELECT {", ".join(f"_k{i}" for i in range(len(trial)))}, _service, Kind FROM (
             SELECT {", ".join(f"{k} AS _k{i}" for i, k in enumerate(trial))}, Kind,
                    groupUniqArrayIf(ServiceName, NOT {_RETOLD}) AS _live, groupUniqArrayIf(ServiceName, {_RETOLD}) AS _retelling
-            FROM {src} WHERE ({where})
+            FROM {src.text} WHERE ({where.text})
             GROUP BY {", ".join(f"_k{i}" for i in range(len(trial)))}, Kind
             HAVING notEmpty(_live) AND notEmpty(_retelling))
         ARRAY JOIN _retelling AS _service
         WHERE arrayExists(s -> s != _service, _live)"""
 
 
-_REPLAYABLE = f"Kind = 'user_message' AND SourceTable = '{LOGS}' AND Name IN {REPLAYED_MESSAGES!r}"
+_REPLAYABLE = f"Kind = 'user_message' AND SourceTable = '{LOGS}' AND Name IN {literals(REPLAYED_MESSAGES)}"
 
 
-def _replayed(where: str, src: str) -> str:
+def _replayed(where: Sql, src: Sql) -> str:
     """(group, EventId) of each user message that replays one the call before it told (see the module)."""
     n = len(_key_parts())
     keys = ", ".join(f"_k{i}" for i in range(n))
@@ -203,7 +205,7 @@ def _replayed(where: str, src: str) -> str:
             FROM (
                 SELECT {key_columns}, (TraceId, SpanId) AS _call, min(Timestamp) AS _at,
                        arraySort(groupArray((Timestamp, EventId))) AS _messages
-                FROM {src} WHERE ({where}) AND {_REPLAYABLE}
+                FROM {src.text} WHERE ({where.text}) AND {_REPLAYABLE}
                 GROUP BY {keys}, _call))
         ARRAY JOIN arraySlice(_messages, 1, _told) AS _m"""
 
@@ -211,10 +213,8 @@ def _replayed(where: str, src: str) -> str:
 _CALL_SPAN = f"Kind = 'llm_request' AND SourceTable = '{SPANS}'"
 
 
-def _traces_of(where: str) -> str:
-    return (
-        f"(Tenant, TraceId) IN (SELECT Tenant, TraceId FROM agent_events WHERE ({where}) AND SourceTable = '{SPANS}')"
-    )
+def _traces_of(where: Sql) -> str:
+    return f"(Tenant, TraceId) IN (SELECT Tenant, TraceId FROM agent_events WHERE ({where.text}) AND SourceTable = '{SPANS}')"
 
 
 def _same_run(a: str, b: str) -> str:
@@ -227,7 +227,7 @@ def _same_run(a: str, b: str) -> str:
 _BARE = "isNull(Model) AND isNull(InputTokens) AND isNull(OutputTokens) AND isNull(HttpStatus)"
 
 
-def _told_inside(where: str) -> str:
+def _told_inside(where: Sql) -> str:
     """(Tenant, TraceId, SpanId) of each llm_request span that tells a call an llm_request span under it tells
     (see the module): the outer telling, which does not count. Read from agent_events as stored, over the
     traces of the rows `where` selects (whatever kinds it selects, and whatever trial a trace is named after:
@@ -260,7 +260,7 @@ def _told_inside(where: str) -> str:
 _TOOL_SPAN = f"Kind = 'tool' AND SourceTable = '{SPANS}'"
 
 
-def _tool_told_twice(where: str) -> str:
+def _tool_told_twice(where: Sql) -> str:
     """(Tenant, TraceId, SpanId) of each tool span whose call another tool span of its trace tells (the same call
     id) and counts for (see the module)."""
     return f"""
@@ -273,7 +273,7 @@ def _tool_told_twice(where: str) -> str:
         WHERE _nth > 1"""
 
 
-def _not_dropped(where: str, src: str, derived: bool) -> str:
+def _not_dropped(where: Sql, src: Sql, derived: bool) -> str:
     """A condition on agent_events rows: not a dropped twin, nor (when `derived` records may be among
     the rows) a derived child record of one, nor a retold record the live telemetry tells. `where`
     selects the rows the pairs are found in."""
@@ -293,7 +293,7 @@ def _not_dropped(where: str, src: str, derived: bool) -> str:
     AND NOT ({_DERIVED} AND ({_key(kind=False)}, ParentSpanId) IN ({_dropped(where, src, kind=False)}))"""
 
 
-def _pairs(where: str, src: str) -> str:
+def _pairs(where: Sql, src: Sql) -> str:
     """Each kept row that pairs with exactly one row of the other signal, its twin: the group (`_k0`...),
     its EventId and the twin's (`_twin_id`). By call id when both signals of the group carry ids, else
     by request id likewise, else by time order when both have as many rows; a row whose id only one
@@ -318,7 +318,7 @@ def _pairs(where: str, src: str) -> str:
                            _span_ids > 0 AND _log_ids > 0 AS _by_id,
                            _span_requests > 0 AND _log_requests > 0 AS _by_request, _spans = _logs AS _by_order
                     FROM (SELECT {key_columns}, SourceTable, EventId, Timestamp, ToolCallId, RequestId
-                          FROM {src} WHERE ({where})) AS _r
+                          FROM {src.text} WHERE ({where.text})) AS _r
                     -- (each row's group counts; only groups of both signals)
                     INNER JOIN (
                         SELECT {key_columns}, countIf({spans}) AS _spans, countIf({logs}) AS _logs,
@@ -326,7 +326,7 @@ def _pairs(where: str, src: str) -> str:
                                countIf({logs} AND ToolCallId IS NOT NULL) AS _log_ids,
                                countIf({spans} AND RequestId IS NOT NULL) AS _span_requests,
                                countIf({logs} AND RequestId IS NOT NULL) AS _log_requests
-                        FROM {src} WHERE ({where})
+                        FROM {src.text} WHERE ({where.text})
                         GROUP BY {keys} HAVING _spans > 0 AND _logs > 0
                     ) AS _g USING ({keys})
                 )
@@ -336,7 +336,7 @@ def _pairs(where: str, src: str) -> str:
         WHERE SourceTable = _kept AND _match IS NOT NULL AND _n_twins = 1 AND _n_kept = 1"""
 
 
-def _with_facts(rows: str, where: str, src: str, twin_ids: bool = False) -> str:
+def _with_facts(rows: Sql, where: Sql, src: Sql, twin_ids: bool = False) -> str:
     """`rows` (a SELECT of agent_events rows, all columns, twins dropped) with each kept row's missing
     facts taken from the dropped twin it pairs with. `where` selects the rows the pairs are found in.
     twin_ids: also `_twin_id`, the EventId of that twin ('' for a row without one)."""
@@ -346,7 +346,7 @@ def _with_facts(rows: str, where: str, src: str, twin_ids: bool = False) -> str:
     replaced = [f"if(_take{i}, {twin[c]}, {c}) AS {c}" for i, block in enumerate(FILLED) for c in block]
     # A fact taken from the twin comes with the twin's provenance.
     taken = ", ".join(
-        f"if(_take{i}, [{', '.join(repr(_PROVENANCE_KEY[c]) for c in block)}], [])" for i, block in enumerate(FILLED)
+        f"if(_take{i}, [{', '.join(literal(_PROVENANCE_KEY[c]) for c in block)}], [])" for i, block in enumerate(FILLED)
     )
     replaced.append(
         f"if(_paired, mapUpdate(Provenance, mapFilter((k, v) -> has(arrayConcat({taken}), k), "
@@ -366,14 +366,14 @@ FROM (
     SELECT *, {", ".join(takes)}
     FROM (
         SELECT _e.*, _f.* EXCEPT ({", ".join(f"_k{i}" for i in range(n))}, EventId)
-        FROM ({rows}) AS _e
+        FROM ({rows.text}) AS _e
         LEFT JOIN (
             SELECT _p.*, true AS _paired, {", ".join(f"_t.{c}" for c in twin.values())}
             FROM ({_pairs(where, src)}) AS _p
             INNER JOIN (
                 SELECT {", ".join(f"{k} AS _tk{i}" for i, k in enumerate(_key_parts()))}, EventId AS _t_id,
                        {", ".join(f"{c} AS {twin[c]}" for c in columns + ["Provenance"])}
-                FROM {src} WHERE ({where}) AND ({_key()}, EventId) IN ({_dropped(where, src)})
+                FROM {src.text} WHERE ({where.text}) AND ({_key()}, EventId) IN ({_dropped(where, src)})
             ) AS _t ON ({pair_key}, _p._twin_id) = ({twin_key}, _t._t_id)
         ) AS _f ON ({_key("_e.")}, _e.EventId) = ({row_key}, _f.EventId)
     )
@@ -389,19 +389,19 @@ PLAIN, TWINS, NAMED, ALONE = 0, 1, 2, 4
 FORMS = (PLAIN, TWINS, NAMED, TWINS | NAMED)
 
 
-def source(scope: str, form: int) -> str:
+def source(scope: Sql, form: int) -> Sql:
     """The rows the rule is decided over: agent_events, or (NAMED, ALONE) those named after their trials."""
     if form & (NAMED | ALONE):
-        return f"({agent_identity.named(scope, bound=form != ALONE)}\n) AS _named_rows"
-    return "agent_events"
+        return Sql(f"({agent_identity.named(scope, bound=form != ALONE).text}\n) AS _named_rows")
+    return Sql("agent_events")
 
 
-def _to_resolve(rows: str, group: str) -> str:
+def _to_resolve(rows: Sql, group: str) -> str:
     """Whether the rows hold, per `group` (a twin group without its service), a service told by both signals,
     a retold kind that another service tells too, or user messages that more than one call logged (some may
     be replayed): one scan; or a call told at two levels."""
     return f"""((SELECT count() > 0 FROM (
-        SELECT 1 FROM agent_events WHERE {rows}
+        SELECT 1 FROM agent_events WHERE {rows.text}
         GROUP BY {group}
         HAVING hasAny(groupUniqArrayIf(ServiceName, SourceTable = '{SPANS}'), groupUniqArrayIf(ServiceName, SourceTable = '{LOGS}'))
             OR (countIf({_RETOLD}) > 0 AND uniqExact(ServiceName) > 1)
@@ -411,20 +411,21 @@ def _to_resolve(rows: str, group: str) -> str:
         OR (SELECT count() > 0 FROM ({_tool_told_twice(rows)} LIMIT 1)))"""
 
 
-def form(where: str, *, scope: str) -> str:
+def form(where: Sql, *, scope: Sql) -> Sql:
     """SQL of one row: the form the rows `where` selects are read in, and the renames and earlier runs NAMED
     binds (`bind`). NAMED when some records of the scope's traces or sessions take another record's trial
     or a trial of the scope has an earlier run (harborlight/agent/identity.py),
     TWINS when the rows hold a twin group, a retold kind that another service tells too, user messages
     more than one call logged (REPLAYED_MESSAGES), or a call told at two levels (with renames:
     when any kind of them, renamed ones included, is so, whatever their trials)."""
-    renamed = f"(SELECT trace FROM ({agent_identity.renames(scope)}))"
-    return f"""
+    renames = agent_identity.renames(scope).text
+    renamed_rows = Sql(f"({where.text}) OR TrialName IN (SELECT trace FROM ({renames}))")
+    return Sql(f"""
 SELECT if(notEmpty(_renames) OR notEmpty(_runs),
-          {NAMED} + {TWINS} * {_to_resolve(f"({where}) OR TrialName IN {renamed}", "Kind")},
-          {TWINS} * {_to_resolve(f"({where})", "Tenant, JobName, TrialName, Kind")}), _renames, _runs
-FROM (SELECT groupArray((key, trace, job, trial)) AS _renames FROM ({agent_identity.renames(scope)})) AS _named_by,
-     (SELECT groupArray((key, cutoff)) AS _runs FROM ({agent_identity.earlier_runs(scope)})) AS _earlier"""
+          {NAMED} + {TWINS} * {_to_resolve(renamed_rows, "Kind")},
+          {TWINS} * {_to_resolve(Sql(f"({where.text})"), "Tenant, JobName, TrialName, Kind")}), _renames, _runs
+FROM (SELECT groupArray((key, trace, job, trial)) AS _renames FROM ({renames})) AS _named_by,
+     (SELECT groupArray((key, cutoff)) AS _runs FROM ({agent_identity.earlier_runs(scope).text})) AS _earlier""")
 
 
 def bind(row: tuple[Any, ...]) -> tuple[int, dict[str, list[Any]]]:
@@ -432,7 +433,7 @@ def bind(row: tuple[Any, ...]) -> tuple[int, dict[str, list[Any]]]:
     return row[0], agent_identity.parameters(row[1], row[2])
 
 
-def events(where: str, form: int = ALONE, derived: bool = True, twin_ids: bool = False, *, scope: str) -> str:
+def events(where: Sql, form: int = ALONE, derived: bool = True, twin_ids: bool = False, *, scope: Sql) -> Sql:
     """agent_events rows matching `where` (whole twin groups), named after their trials: twins dropped,
     facts filled per call. Same columns as agent_events. `scope`: the identity part of `where`
     (harborlight/agent/identity.py). `form`: as `form()` found (ALONE holds for any rows; without TWINS the
@@ -441,38 +442,38 @@ def events(where: str, form: int = ALONE, derived: bool = True, twin_ids: bool =
     twin_ids: one more column, `_twin_id`: the EventId of the dropped twin a row pairs with, else ''
     (whoever already showed that twin knows the call)."""
     src = source(scope, form)
-    rows = f"SELECT * FROM {src} WHERE ({where})"
+    rows = f"SELECT * FROM {src.text} WHERE ({where.text})"
     if not form & (TWINS | ALONE):
-        return f"SELECT *, '' AS _twin_id FROM {src} WHERE ({where})" if twin_ids else rows
-    return _with_facts(f"{rows} AND {_not_dropped(where, src, derived)}", where, src, twin_ids)
+        return Sql(f"SELECT *, '' AS _twin_id FROM {src.text} WHERE ({where.text})" if twin_ids else rows)
+    return Sql(_with_facts(Sql(f"{rows} AND {_not_dropped(where, src, derived)}"), where, src, twin_ids))
 
 
-def outer_tellings(where: str, form: int = ALONE, *, scope: str) -> str:
+def outer_tellings(where: Sql, form: int = ALONE, *, scope: Sql) -> Sql:
     """The outer tellings of the calls told at two levels among the rows `where` selects, as groups (same columns
     as agent_events): a trace shows their spans, so the inner calls keep their place under them, while each call
     counts once (`events` leaves them out). Without TWINS there are none."""
     if not form & (TWINS | ALONE):
-        return "SELECT * FROM agent_events WHERE false"
+        return Sql("SELECT * FROM agent_events WHERE false")
     # (filtered in a subquery: in ClickHouse a WHERE beside the REPLACE would read the replaced Kind)
-    return (
-        f"SELECT * REPLACE ('group' AS Kind) FROM (SELECT * FROM {source(scope, form)} WHERE ({where})"
+    return Sql(
+        f"SELECT * REPLACE ('group' AS Kind) FROM (SELECT * FROM {source(scope, form).text} WHERE ({where.text})"
         f" AND (({_CALL_SPAN} AND (Tenant, TraceId, SpanId) IN ({_told_inside(where)}))"
         f" OR ({_TOOL_SPAN} AND (Tenant, TraceId, SpanId) IN ({_tool_told_twice(where)}))))"
     )
 
 
-def per_group(where: str, aggregates: str, form: int = ALONE, *, scope: str) -> str:
+def per_group(where: Sql, aggregates: Sql, form: int = ALONE, *, scope: Sql) -> Sql:
     """Agent events matching `where` (whole twin groups), as `events` lists them (named after their
     trials, each call once, facts filled from its twin), aggregated per twin group: JobName, TrialName,
     ServiceName, Kind, `n` (rows) and `aggregates` (SQL over agent_events rows, each `AS name`).
     `scope`: the identity part of `where`; `form`: as `form()` found."""
-    return f"""
-SELECT {GROUP}, count() AS n, {aggregates}
-FROM ({events(where, form, scope=scope)})
-GROUP BY {GROUP}"""
+    return Sql(f"""
+SELECT {GROUP}, count() AS n, {aggregates.text}
+FROM ({events(where, form, scope=scope).text})
+GROUP BY {GROUP}""")
 
 
-def counted(where: str, form: int = ALONE, *, scope: str) -> str:
+def counted(where: Sql, form: int = ALONE, *, scope: Sql) -> Sql:
     """A condition on the rows `where` selects (named after their trials in the forms that name them):
     the row is counted, no dropped twin (derived records aside)."""
-    return _not_dropped(where, source(scope, form), derived=False) if form & (TWINS | ALONE) else "1"
+    return Sql(_not_dropped(where, source(scope, form), derived=False) if form & (TWINS | ALONE) else "1")

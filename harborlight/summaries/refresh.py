@@ -147,7 +147,8 @@ def _derive(client: Client, tenant: str, keys: Sequence[tuple[str, int]]) -> set
     columns = _stored_columns(client, "trial_rows")
     version = time.time_ns()  # before the reads: a derivation from newer events always wins
     names = [key for key, _ in keys]
-    touched = {r[0] for r in client.query(TOUCHED, parameters={"tenant": tenant, "keys": names}).result_rows}
+    rows = client.query(TOUCHED.text, parameters=TOUCHED.bind({"tenant": tenant, "keys": names})).result_rows
+    touched = {r[0] for r in rows}
     resolve_trials(client, tenant, sorted(set(names) | touched), version)
     trials = sorted((set(names) | touched) - {""})
     loaded = load_trials(client, tenant, trials=trials) if trials else []

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from clickhouse_connect.driver.client import Client
 
 from harborlight.agent.identity import parameters
-from harborlight.agent.twins import FORMS
+from harborlight.agent.twins import FORMS, NAMED
 from harborlight.read.statements import trace_tree
 from harborlight.read.statements.resolved_sql import EXTRA_COLUMNS, FORM, GONE, resolve
 from harborlight.summaries.tree_kinds import STATEMENTS as TREE_STATEMENTS
@@ -35,16 +35,19 @@ def resolve_trials(client: Client, tenant: str, names: Sequence[str], version: i
     `version`, deletes the rows an earlier resolution wrote for them that this one did not, and writes the kinds
     their traces' trees tell (harborlight/summaries/tree_kinds.py) over the rules'."""
     scope = {"tenant": tenant, "trials": [n for n in names if n], "nameless": "" in names}
-    form, renames, runs = client.query(FORM, parameters=scope).result_rows[0]
-    bound = {**scope, **parameters(renames, runs), "version": version}
-    client.command(resolve(_agent_columns(client), form), parameters=bound)
-    client.command(GONE, parameters=bound)
-    write_tree_kinds(client, bound, version)
+    form, renames, runs = client.query(FORM.text, parameters=FORM.bind(scope)).result_rows[0]
+    versioned = {**scope, "version": version}
+    # the renames and earlier runs are parameters of the forms that name the rows only
+    named = parameters(renames, runs) if form & NAMED else {}
+    statement = resolve(_agent_columns(client), form)
+    client.command(statement.text, parameters=statement.bind({**versioned, **named}))
+    client.command(GONE.text, parameters=GONE.bind(versioned))
+    write_tree_kinds(client, versioned, version)
 
 
 def rule_hash(client: Client) -> str:
     """The hash of the resolution as this code runs it (in every form), its tree's kind rule included."""
-    statements = "".join(resolve(_agent_columns(client), form) for form in FORMS) + GONE
+    statements = "".join(resolve(_agent_columns(client), form).text for form in FORMS) + GONE.text
     statements += TREE_STATEMENTS + inspect.getsource(trace_tree)
     return "harborlight:" + hashlib.sha256(statements.encode()).hexdigest()[:16]
 

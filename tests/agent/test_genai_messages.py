@@ -10,6 +10,7 @@ import httpx
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue, KeyValueList
 
 from harborlight.agent import twins as agent_twins
+from harborlight.sql_text import Sql, literal
 from tests.agent.otlp_build import Logs, Traces
 
 SYSTEM, FIRST, SECOND = "You read files.", "What does notes.txt say?", "And todo.txt?"
@@ -197,7 +198,8 @@ def test_a_choice_that_only_requests_tools_stays_with_its_calls_trial_when_no_ha
     logs.send(server)
     server.caught_up()
     trial = traces.trace_id.hex()
-    where = f"TrialName = '{trial}'"
+    where = Sql(f"TrialName = {literal(trial)}")
     for form in (agent_twins.PLAIN, agent_twins.ALONE):  # as the API reads it, and as Grafana's SQL does
-        rows = server.sql(f"SELECT Kind, TrialName FROM ({agent_twins.events(where, form, scope=where)}) ORDER BY Kind")
+        events = agent_twins.events(where, form, scope=where).text
+        rows = server.sql(f"SELECT Kind, TrialName FROM ({events}) ORDER BY Kind")
         assert rows == [("group", trial), ("llm_request", trial)], form

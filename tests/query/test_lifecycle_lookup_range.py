@@ -99,7 +99,7 @@ def test_a_trials_lifecycle_reads_otel_traces_by_the_trials_key_range(store_dir,
         assert (loaded.facts.started_at, loaded.facts.finished_at) == (start / S, (start + 60 * S) / S)
         assert loaded.facts.rewards == {"reward": reward}
     params = {"tenant": "", "jobs": [job], "trials": [f"{unique}-a"], **agent_identity.run_parameters([])}
-    assert _keyed(_otel_traces_conditions(store.client, trial_rows_sql.TRIAL_LIFECYCLE, params))
+    assert _keyed(_otel_traces_conditions(store.client, trial_rows_sql.TRIAL_LIFECYCLE.text, params))
     # a whole job's lifecycle (no names) is read unbounded, every trial of it
     whole = load_trials(store.client, "", jobs=[job])
     assert [t.facts.rewards for t in whole] == [{"reward": 1.0}, {"reward": 0.0}]

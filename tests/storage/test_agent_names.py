@@ -14,12 +14,13 @@ import pytest
 
 from harborlight.agent import identity as agent_identity
 from harborlight.commit.otlp_insert import insert_requests
+from harborlight.sql_text import Sql
 from harborlight.store import Signal, ensure_schema
 from harborlight.store.schema import statement
 from tests.agent.test_trace_identity import _converted
 from tests.support.dies_at_insert import DiesAtInsert
 
-_SCOPE = "TrialName = {trial:String} AND JobName = {job:String}"
+_SCOPE = Sql("TrialName = {trial:String} AND JobName = {job:String}")
 
 
 @pytest.fixture
@@ -39,10 +40,11 @@ def trial_store(server, store_dir, unique, tmp_path):
 def _answers(client, params) -> tuple[list, list]:
     """The trial's renames, and its records as every reader names them (name, job, trial, span)."""
     renames = client.query(
-        f"SELECT * FROM ({agent_identity.renames(_SCOPE)}) ORDER BY key", parameters=params
+        f"SELECT * FROM ({agent_identity.renames(_SCOPE).text}) ORDER BY key", parameters=params
     ).result_rows
     named = client.query(
-        f"SELECT JobName, TrialName, SpanId FROM ({agent_identity.named(_SCOPE)}) WHERE {_SCOPE} ORDER BY SpanId",
+        f"SELECT JobName, TrialName, SpanId FROM ({agent_identity.named(_SCOPE).text}) WHERE {_SCOPE.text}"
+        " ORDER BY SpanId",
         parameters=params,
     ).result_rows
     return renames, named
@@ -61,7 +63,7 @@ def test_the_trials_names_are_read_by_their_key_range(trial_store):
     plan = [
         r[0]
         for r in store.client.query(
-            f"EXPLAIN indexes = 1 {agent_identity.renames(_SCOPE)}", parameters=params
+            f"EXPLAIN indexes = 1 {agent_identity.renames(_SCOPE).text}", parameters=params
         ).result_rows
     ]
     reads = "\n".join(plan).split("ReadFromMergeTree")[1:]

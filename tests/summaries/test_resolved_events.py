@@ -11,6 +11,7 @@ import pytest
 
 from harborlight.agent import twins as agent_twins
 from harborlight.read.statements.agent_events import COLUMNS, from_row
+from harborlight.sql_text import Sql
 from harborlight.summaries.tree_kinds import tree_changes
 from tests.agent.otlp_build import Traces
 from tests.agent.test_twins import _claude_code
@@ -20,12 +21,12 @@ from tests.real_agents.cases import replayed
 from tests.summaries.test_restart import _in_store
 from tests.support.servers import SubprocessServer
 
-_TRIAL = "Tenant = '' AND TrialName = {trial:String}"
+_TRIAL = Sql("Tenant = '' AND TrialName = {trial:String}")
 _COMPARED = COLUMNS + ", _twin_id"
 _READ_TIME = f"""
-SELECT {_COMPARED} FROM ({agent_twins.events(_TRIAL, agent_twins.ALONE, twin_ids=True, scope=_TRIAL)})
+SELECT {_COMPARED} FROM ({agent_twins.events(_TRIAL, agent_twins.ALONE, twin_ids=True, scope=_TRIAL).text})
 UNION ALL
-SELECT {_COMPARED} FROM (SELECT *, '' AS _twin_id FROM ({agent_twins.outer_tellings(_TRIAL, scope=_TRIAL)}))"""
+SELECT {_COMPARED} FROM (SELECT *, '' AS _twin_id FROM ({agent_twins.outer_tellings(_TRIAL, scope=_TRIAL).text}))"""
 _RESOLVED = f"""
 SELECT {COLUMNS}, TwinId FROM resolved_events FINAL
 WHERE Tenant = '' AND TrialKey = {{trial:String}} AND TrialName = {{trial:String}}"""

@@ -10,6 +10,7 @@ from harborlight.agent.sources import log_event_id_sql
 from harborlight.read.statements.resolved_sql import ONE_TRIAL
 from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
 from harborlight.read.statements.trial_rows_sql import LIFECYCLE_SPANS, within_trials
+from harborlight.sql_text import Sql, literals
 
 ARGUMENT_KEYS = next(f for f in FACTS if f.name == "arguments").aliases
 
@@ -99,8 +100,8 @@ GOLD_PATCH = f"""
 SELECT argMaxIf(SpanAttributes['{GOLD_PATCH_KEY}'], Timestamp, SpanAttributes['{GOLD_PATCH_KEY}'] != '')
 FROM otel_traces
 WHERE {RAW_TENANT_FILTER}
-  AND SpanName IN {LIFECYCLE_SPANS!r}
+  AND SpanName IN {literals(LIFECYCLE_SPANS)}
   AND ResourceAttributes['harbor.trial.name'] = {{trial:String}}
   AND ({{job:String}} = '' OR ResourceAttributes['harbor.job.name'] = {{job:String}})
-  AND {within_trials("TrialName = {trial:String}", "({job:String} = '' OR JobName = {job:String})")}
+  AND {within_trials(Sql("TrialName = {trial:String}"), Sql("({job:String} = '' OR JobName = {job:String})")).text}
 """

@@ -119,14 +119,18 @@ def load_trials(
     trial-name order after `after`, at most `limit`. Computed from the events: see harborlight/summaries/ for
     the stored rows the API reads."""
     base = {"tenant": tenant, "jobs": list(jobs)}
-    scope = {**base, "trial": trial, "trials": list(trials), "after": after, "limit": limit}
+    named = {**base, "trial": trial, "trials": list(trials), "after": after}
+    scope = {**named, "limit": limit}
     events = _dicts(client, TRIAL_EVENTS, scope)
     if not events:
         return []
     whole_jobs = bool(jobs) and not trial and not trials and not after and len(events) < limit
     names = [] if whole_jobs else sorted({e["trial"] for e in events})  # whole jobs: no 1000-name IN list
-    runs = agent_identity.run_parameters(client.query(TRIAL_RUNS, parameters=scope).result_rows[0][0])
-    lifecycle = {(r["job"], r["trial"]): r for r in _dicts(client, TRIAL_LIFECYCLE, {**base, "trials": names, **runs})}
+    runs = agent_identity.run_parameters(
+        client.query(TRIAL_RUNS.text, parameters=TRIAL_RUNS.bind(named)).result_rows[0][0]
+    )
+    lifecycle_rows = _dicts(client, TRIAL_LIFECYCLE.text, TRIAL_LIFECYCLE.bind({**base, "trials": names, **runs}))
+    lifecycle = {(r["job"], r["trial"]): r for r in lifecycle_rows}
     return [
         LoadedTrial(
             _facts(e, lifecycle.get((e["job"], e["trial"]))),

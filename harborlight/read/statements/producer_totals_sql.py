@@ -6,6 +6,7 @@ within the trial's key range (within_trials), not every trial's."""
 from harborlight.read.derive.producer_totals import COUNTERS
 from harborlight.read.statements.tenancy import RAW_TENANT_FILTER
 from harborlight.read.statements.trial_rows_sql import within_trials
+from harborlight.sql_text import Sql, literal
 
 FINAL_METRICS_KEY = "atif.final_metrics"  # harborlight/transfer/atif_attributes.py writes it on the invoke_agent span
 _TRIAL = """ResourceAttributes['harbor.trial.name'] = {trial:String}
@@ -15,7 +16,7 @@ FINAL_METRICS = f"""
 SELECT SpanAttributes['gen_ai.agent.name'], SpanAttributes['gen_ai.agent.id'], SpanAttributes['{FINAL_METRICS_KEY}']
 FROM otel_traces
 WHERE {RAW_TENANT_FILTER} AND {_TRIAL} AND SpanAttributes['{FINAL_METRICS_KEY}'] != ''
-  AND {within_trials("TrialName = {trial:String}", "has({jobs:Array(String)}, assumeNotNull(JobName))")}
+  AND {within_trials(Sql("TrialName = {trial:String}"), Sql("has({jobs:Array(String)}, assumeNotNull(JobName))")).text}
 ORDER BY Timestamp, SpanId
 """
 
@@ -24,7 +25,7 @@ _HISTOGRAMS = [m for m in COUNTERS if m.startswith("codex.")]  # explicit or exp
 
 
 def _type() -> str:
-    picks = ", ".join(f"MetricName = '{m}', Attributes['{key}']" for m, key in COUNTERS.items() if key)
+    picks = ", ".join(f"MetricName = {literal(m)}, Attributes[{literal(key)}]" for m, key in COUNTERS.items() if key)
     return f"nullIf(multiIf({picks}, ''), '')"
 
 
@@ -36,7 +37,7 @@ def _series(table: str, value: str, metrics: list[str]) -> str:
            {_type()} AS type, if(AggregationTemporality = 2, argMax({value}, TimeUnix), sum({value})) AS v,
            count() AS n
     FROM {table}
-    WHERE {RAW_TENANT_FILTER} AND {_TRIAL} AND MetricName IN ({", ".join(repr(m) for m in metrics)})
+    WHERE {RAW_TENANT_FILTER} AND {_TRIAL} AND MetricName IN ({", ".join(literal(m) for m in metrics)})
       AND AggregationTemporality IN (1, 2)
     GROUP BY MetricName, MetricUnit, Attributes, StartTimeUnix, AggregationTemporality"""
 

@@ -12,17 +12,18 @@ derived record) is deleted under the name it had.
 
 from harborlight.agent import twins as agent_twins
 from harborlight.agent.identity import TRIAL_OF_UNRENAMED
+from harborlight.sql_text import Sql
 
 # The columns resolved_events adds to agent_events'.
 EXTRA_COLUMNS = ("TrialKey", "JobKey", "TwinId", "OuterTelling", "Version", "Deleted")
 
 # The stored names a change touched ({trials}: trial names, and trace ids the records of no trial go by;
 # {nameless}: the records with neither, stored under no name).
-_STORED = (
+_STORED = Sql(
     "Tenant = {tenant:String} AND (TrialName IN {trials:Array(String)} OR ({nameless:Bool} AND TrialName IS NULL))"
 )
 # The same records once named: those of the trials, and those of no trial whose trace is among the names.
-_RESOLVED = (
+_RESOLVED = Sql(
     "Tenant = {tenant:String} AND (TrialName IN {trials:Array(String)}"
     " OR (TrialName IS NULL AND (TraceId IN {trials:Array(String)} OR ({nameless:Bool} AND TraceId = ''))))"
 )
@@ -34,21 +35,21 @@ FORM = agent_twins.form(_STORED, scope=_STORED)
 ONE_TRIAL = "TrialKey = {trial:String} AND TrialName = {trial:String}"
 
 
-def resolve(columns: list[str], form: int) -> str:
+def resolve(columns: list[str], form: int) -> Sql:
     """INSERT of the resolved rows of {trials} at {version}, in the `form` FORM found: `columns` are
     agent_events' (as resolved_events names them)."""
     # a span only of the agent's process that no name reached is of no trial, in every form (as identity names it)
     names = ", ".join(columns).replace("TrialName", f"{TRIAL_OF_UNRENAMED} AS TrialName")
     counted = agent_twins.events(_RESOLVED, form, twin_ids=True, scope=_STORED)
     outer = agent_twins.outer_tellings(_RESOLVED, form, scope=_STORED)
-    rows = f"SELECT {names}, _twin_id AS TwinId, false AS OuterTelling FROM ({counted})"
+    rows = f"SELECT {names}, _twin_id AS TwinId, false AS OuterTelling FROM ({counted.text})"
     if form & agent_twins.TWINS:
-        rows += f"\nUNION ALL\nSELECT {names}, '', true FROM ({outer})"
+        rows += f"\nUNION ALL\nSELECT {names}, '', true FROM ({outer.text})"
     keys = "coalesce(TrialName, TraceId), ifNull(JobName, '')"
-    return f"""
+    return Sql(f"""
 INSERT INTO resolved_events ({", ".join(columns)}, {", ".join(EXTRA_COLUMNS)})
 SELECT {", ".join(columns)}, {keys}, TwinId, OuterTelling, {{version:UInt64}}, 0 FROM (
-{rows})"""
+{rows})""")
 
 
 # The key ranges a resolution of {trials} writes ({nameless}: and the records of no name, under '').
@@ -57,9 +58,9 @@ RESOLVED_RANGE = (
 )
 
 # The rows of {trials} an earlier resolution wrote that this one ({version}) did not: deleted.
-GONE = f"""
+GONE = Sql(f"""
 INSERT INTO resolved_events (Tenant, TrialKey, JobKey, EventId, Timestamp, Version, Deleted)
 SELECT Tenant, TrialKey, JobKey, EventId, Timestamp, {{version:UInt64}}, 1
 FROM resolved_events FINAL
 WHERE {RESOLVED_RANGE}
-  AND Version < {{version:UInt64}}"""
+  AND Version < {{version:UInt64}}""")

@@ -13,7 +13,7 @@ Nothing here loops over spans in Python: a job of thousands of trials is two GRO
 from harborlight.agent import identity as agent_identity
 from harborlight.agent.identity import LIFECYCLE_SPANS
 from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER, RAW_TENANT_FILTER
-from harborlight.sql_text import RAW_TENANT
+from harborlight.sql_text import RAW_TENANT, Sql, literals
 
 # The job's planned trial count as the run record gave it (Harbor's JobResult.n_total_trials).
 PLANNED_KEY = "harbor.job.n_total_trials"
@@ -28,7 +28,9 @@ _NAMES = """
       AND ({{trial:String}} = '' OR {name} = {{trial:String}})
       AND (empty({{trials:Array(String)}}) OR {name} IN {{trials:Array(String)}})
       AND {name} > {{after:String}}"""
-_SCOPE = f"{AGENT_TENANT_FILTER} AND JobName IS NOT NULL AND TrialName IS NOT NULL{_NAMES.format(name='TrialName')}"
+_SCOPE = Sql(
+    f"{AGENT_TENANT_FILTER} AND JobName IS NOT NULL AND TrialName IS NOT NULL{_NAMES.format(name='TrialName')}"
+)
 _RESOLVED = f"{AGENT_TENANT_FILTER} AND JobName IS NOT NULL AND TrialName IS NOT NULL{_NAMES.format(name='TrialKey')}"
 # The agent as its telemetry names it, a measured name before one inferred from the service; the model
 # and the steps of the agent's own calls, not its side calls (agent_rules.CLAUDE_SIDE_QUERIES).
@@ -42,7 +44,7 @@ _AGGREGATES = """any(TaskName) AS task, min(Attempt) AS attempt,
         countIf(HttpStatus IS NOT NULL) AS n_with_status, countIf(HttpStatus = 429) AS n_429,
         min(Timestamp) AS first_ts, max(coalesce(EndTimestamp, Timestamp)) AS last_ts"""
 # The earlier runs of the trials (harborlight/agent/identity.py), which the lifecycle read leaves out.
-TRIAL_RUNS = f"SELECT groupArray((key, cutoff)) FROM ({agent_identity.earlier_runs(_SCOPE)})"
+TRIAL_RUNS = Sql(f"SELECT groupArray((key, cutoff)) FROM ({agent_identity.earlier_runs(_SCOPE).text})")
 
 
 def _total(name: str) -> str:
@@ -80,7 +82,7 @@ LIMIT {{limit:UInt32}}
 """
 
 
-def within_trials(trials: str, job: str) -> str:
+def within_trials(trials: Sql, job: Sql) -> Sql:
     """A condition on otel_traces rows: within the primary-key range of the trials' raw spans, their services
     and first to last start, read from the trials' own agent_events (ordered by trial: a plain range read).
     otel_traces leads its ORDER BY with ServiceName, SpanName and the start, so a trial's lifecycle read
@@ -89,9 +91,9 @@ def within_trials(trials: str, job: str) -> str:
     evaluates it once."""
     bounds = (
         f"(SELECT (min(Timestamp), max(Timestamp), groupUniqArray(ServiceName)) FROM agent_events "
-        f"WHERE {AGENT_TENANT_FILTER} AND {trials} AND {job} AND SourceTable = 'otel_traces')"
+        f"WHERE {AGENT_TENANT_FILTER} AND {trials.text} AND {job.text} AND SourceTable = 'otel_traces')"
     )
-    return (
+    return Sql(
         f"has(tupleElement({bounds}, 3), ServiceName)"
         f" AND Timestamp >= tupleElement({bounds}, 1) AND Timestamp <= tupleElement({bounds}, 2)"
     )
@@ -104,7 +106,7 @@ _EXCEPTIONS = """arrayMap(i -> (toUnixTimestamp64Nano(`Events.Timestamp`[i]),
 # The lifecycle of the given trials ({trials} empty: every trial of {jobs}), of each trial's latest run (the earlier
 # runs TRIAL_RUNS found bound: harborlight/agent/identity.py), read within the named trials' key range (within_trials).
 # Times are UNIX nanoseconds; a phase is the extent of its spans.
-TRIAL_LIFECYCLE = f"""
+TRIAL_LIFECYCLE = Sql(f"""
 SELECT
     ResourceAttributes['harbor.job.name'] AS job,
     ResourceAttributes['harbor.trial.name'] AS trial,
@@ -133,22 +135,23 @@ SELECT
     arraySort(e -> e.1, groupArrayArray({_EXCEPTIONS})) AS exceptions
 FROM otel_traces
 WHERE {RAW_TENANT_FILTER}
-  AND SpanName IN {LIFECYCLE_SPANS!r}
+  AND SpanName IN {literals(LIFECYCLE_SPANS)}
   AND (empty({{trials:Array(String)}}) OR ResourceAttributes['harbor.trial.name'] IN {{trials:Array(String)}})
   AND (empty({{trials:Array(String)}})
        OR {
     within_trials(
-        "TrialName IN {trials:Array(String)}", "(empty({jobs:Array(String)}) OR JobName IN {jobs:Array(String)})"
-    )
+        Sql("TrialName IN {trials:Array(String)}"),
+        Sql("(empty({jobs:Array(String)}) OR JobName IN {jobs:Array(String)})"),
+    ).text
 })
   AND (empty({{jobs:Array(String)}}) OR ResourceAttributes['harbor.job.name'] IN {{jobs:Array(String)}})
   AND {
     agent_identity.latest_run(
-        RAW_TENANT,
-        "ResourceAttributes['harbor.job.name']",
-        "ResourceAttributes['harbor.trial.name']",
-        "Timestamp",
-    )
+        Sql(RAW_TENANT),
+        Sql("ResourceAttributes['harbor.job.name']"),
+        Sql("ResourceAttributes['harbor.trial.name']"),
+        Sql("Timestamp"),
+    ).text
 }
 GROUP BY job, trial
-"""
+""")

@@ -11,6 +11,7 @@ those records went by (their traces' ids, their sessions, the processes named in
 
 from harborlight.agent.identity import NAMED_AFTER_PROCESS, renames
 from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER
+from harborlight.sql_text import Sql
 from harborlight.store.schema_ddl import RAW_TABLES
 
 # (tenant, trial name, events arrived) of every name whose rows are older than its events ({tenant} '':
@@ -26,11 +27,11 @@ WHERE a.Arrived != s.Done
 ORDER BY a.Tenant, a.TrialKey
 """
 
-_KEYS = "Tenant = {tenant:String} AND TrialName IN {keys:Array(String)}"
+_KEYS = Sql("Tenant = {tenant:String} AND TrialName IN {keys:Array(String)}")
 # The records under the changed names and the names their traces and sessions go by: whose traces' names may change.
 _CHANGED = (
     "Tenant = {tenant:String} AND TraceId != '' AND (TrialName IN {keys:Array(String)} "
-    f"OR TrialName IN (SELECT trace FROM ({renames(_KEYS)})))"
+    f"OR TrialName IN (SELECT trace FROM ({renames(_KEYS).text})))"
 )
 # The records named after their process in those traces go by their traces' names: their processes are moved too.
 # Looked up by trace id within a day of the changed records (a trace's records are taken to be), which keeps the
@@ -44,15 +45,15 @@ WHERE Tenant = {{tenant:String}} AND {NAMED_AFTER_PROCESS}
 # The other trial names a change under {keys} may move (see the module): the traces' ids, the trials the
 # records named after their traces or sessions join, the names those records went by, and the processes
 # named in those traces.
-TOUCHED = f"""
-SELECT DISTINCT TraceId FROM agent_events WHERE {_KEYS} AND TraceId != ''
+TOUCHED = Sql(f"""
+SELECT DISTINCT TraceId FROM agent_events WHERE {_KEYS.text} AND TraceId != ''
 UNION DISTINCT
-SELECT trial FROM ({renames(_KEYS)}) WHERE trial IS NOT NULL
+SELECT trial FROM ({renames(_KEYS).text}) WHERE trial IS NOT NULL
 UNION DISTINCT
-SELECT trace FROM ({renames(_KEYS)})
+SELECT trace FROM ({renames(_KEYS).text})
 UNION DISTINCT
 {_PROCESSES}
-"""
+""")
 
 # The (job, trial) rows stored under the given names, whatever their job (to delete those that are gone).
 STORED_NAMES = """
