@@ -20,6 +20,7 @@ from harborlight.agent.sources import log_event_id_sql
 from harborlight.read.statements.resolved_sql import ONE_TRIAL
 from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER as _AGENT_TENANT
 from harborlight.read.statements.tenancy import RAW_TENANT_FILTER as _RAW_TENANT
+from harborlight.sql_text import Sql, literal
 from harborlight.store import Store
 from harborlight.transfer import harbor_logs
 from harborlight.transfer.errors import TransferError, UnknownJob, UnknownTrial
@@ -27,9 +28,9 @@ from harborlight.transfer.telemetry import Event, SpanEvent, TrialTelemetry
 
 _DERIVED = "position(EventId, ':') > 0"  # a derived child record's id is `<carrier>:<kind>:<n>` (agent/twins.py)
 
-_JOB = "JobKey = {job:String}"
+_JOB = Sql("JobKey = {job:String}")
 # One trial (of one job when given: a trial name may be in several jobs).
-_TRIAL = f"{ONE_TRIAL} AND ({{job:String}} = '' OR JobKey = {{job:String}})"
+_TRIAL = Sql(f"{ONE_TRIAL} AND ({{job:String}} = '' OR JobKey = {{job:String}})")
 
 _COLUMNS = """EventId, TraceId, SpanId, ParentSpanId, SourceTable, Kind, Resolve, Name, ServiceName, ScopeName,
        toUnixTimestamp64Nano(Timestamp), toUnixTimestamp64Nano(EndTimestamp), TimingQuality,
@@ -82,29 +83,31 @@ WHERE ServiceName IN {{log_services:Array(String)}}
 class _Reads:
     """The statements that read the resolved agent events of one scope (a job, or one trial)."""
 
-    scope: str
+    scope: Sql
 
     @property
-    def events(self) -> str:
+    def events(self) -> Sql:
         """The scope's counted records, and the derived ones kept over a record that told the same (restored
         from agent_events by `RECORDS`)."""
-        return f"""
+        return Sql(f"""
 SELECT {_COLUMNS}, TwinId, JobName
 FROM resolved_events FINAL
-WHERE {self.scope} AND {_AGENT_TENANT} AND NOT OuterTelling AND (NOT {_DERIVED} OR TwinId != '')
+WHERE {self.scope.text} AND {_AGENT_TENANT} AND NOT OuterTelling AND (NOT {_DERIVED} OR TwinId != '')
 ORDER BY TrialName, Timestamp, EventId
-"""
+""")
 
 
 JOB, TRIAL = _Reads(_JOB), _Reads(_TRIAL)
-_JOBS_OF_TRIAL = f"SELECT DISTINCT JobKey FROM resolved_events FINAL WHERE {_TRIAL} AND {_AGENT_TENANT} ORDER BY JobKey"
+_JOBS_OF_TRIAL = (
+    f"SELECT DISTINCT JobKey FROM resolved_events FINAL WHERE {_TRIAL.text} AND {_AGENT_TENANT} ORDER BY JobKey"
+)
 
 
 CARRIED_LOGS = f"""
 SELECT EventName, ResourceAttributes['harbor.trial.name'], toUnixTimestamp64Nano(Timestamp),
        toUInt32OrZero(LogAttributes['{harbor_logs.PART}']), toUInt32OrZero(LogAttributes['{harbor_logs.PARTS}']), Body
 FROM otel_logs
-WHERE ScopeName = '{harbor_logs.SCOPE}' AND EventName IN ({", ".join(f"'{e}'" for e in harbor_logs.CARRIED)})
+WHERE ScopeName = {literal(harbor_logs.SCOPE)} AND EventName IN ({", ".join(literal(e) for e in harbor_logs.CARRIED)})
   AND ResourceAttributes['harbor.job.name'] = {{job:String}} AND {_RAW_TENANT}
 """
 
@@ -152,7 +155,7 @@ def read_trial(store: Store, trial: str, job: str = "", tenant: str = "") -> tup
 def _read(store: Store, reads: _Reads, params: dict[str, str]) -> dict[str, TrialTelemetry]:
     """The events `reads` selects, by trial, each with its raw record's attributes."""
     with _collector_paused():
-        rows = store.client.query(reads.events, parameters=params).result_rows
+        rows = store.client.query(reads.events.text, parameters=reads.events.bind(params)).result_rows
         rows, twin_rows = _restored(store, params, rows)
         raw = [*rows, *twin_rows]
         spans: dict[tuple, tuple] = {}

@@ -8,15 +8,16 @@ import uuid
 import pytest
 
 from harborlight.agent import twins as agent_twins
+from harborlight.sql_text import Sql
 from harborlight.transfer import store_read
 from harborlight.transfer.errors import UnknownJob
 from tests.agent.otlp_build import Logs
 from tests.live.twin_job import send_twin_job, trial_names
 
-_JOB = "JobName = {job:String}"
-_RECORDS = f"{_JOB} AND Provenance['kind'] != 'derived'"
+_JOB = Sql("JobName = {job:String}")
+_RECORDS = Sql(f"{_JOB.text} AND Provenance['kind'] != 'derived'")
 _REFERENCE = f"""SELECT EventId, SourceTable, TrialName, Kind, Model, InputTokens, OutputTokens, CostUsd, Success,
-       ToolCallId FROM ({agent_twins.events(_RECORDS, derived=False, scope=_JOB)})
+       ToolCallId FROM ({agent_twins.events(_RECORDS, derived=False, scope=_JOB).text})
 ORDER BY TrialName, Timestamp, EventId"""
 
 
@@ -80,7 +81,7 @@ def test_of_the_raw_records_only_the_kept_signals_are_read(server, twin_job):
     """The log records read are those of the log events read (by the event id store_read matches them on),
     fewer than the job's: an event whose span twin is kept is not read."""
     params = {"job": twin_job, "tenant": ""}
-    kept = [r for r in server.sql(store_read.JOB.events, **params) if r[4] == "otel_logs"]
+    kept = [r for r in server.sql(store_read.JOB.events.text, **params) if r[4] == "otel_logs"]
     read = server.sql(store_read.LOGS, **params, **store_read.log_keys(kept))
     assert {r[0] for r in read} == {r[0] for r in kept}
     [(every_log,)] = server.sql(
