@@ -38,6 +38,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from harborlight.read.fresh_reads import HEADER as UNSTORED_HEADER
+from harborlight.sql_text import literal
 from harborlight.sqlport.clickhouse_compression import BadBody, BodyTooLarge, UnknownCoding, answer_coding, decoded_body
 from harborlight.sqlport.clickhouse_errors import CODES, Refused, Reply, error_reply
 from harborlight.sqlport.clickhouse_guard import (
@@ -232,7 +233,7 @@ class ClickHouseInterface:
         query with cancel_http_readonly_queries_on_client_close: the engine's own KILL QUERY."""
         self._cancelled.add(run_id)  # a statement still being checked does not start
         with sql_session(self._store) as session:
-            session.run(f"KILL QUERY WHERE startsWith(query, {_run_tag(run_id)!r}) ASYNC", "TabSeparated")
+            session.run(f"KILL QUERY WHERE startsWith(query, {literal(_run_tag(run_id))}) ASYNC", "TabSeparated")
 
     def _execute(
         self, caller: Caller, headers: Mapping[str, str], params: Mapping[str, str], body: bytes, run_id: str
