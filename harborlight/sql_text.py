@@ -16,6 +16,12 @@ def literal(value: str) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
+def identifier(name: str) -> str:
+    """A ClickHouse quoted identifier of `name` (backslashes and backticks escaped): a column read back from the
+    store's own tables, whatever it is called."""
+    return "`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`"
+
+
 def literals(values: Iterable[str]) -> str:
     """A ClickHouse tuple of string literals, as `x IN` takes it. One value keeps its comma, `('a',)`: the
     spelling the stored statements have always had (and the resolution's hash is taken over)."""

@@ -17,7 +17,7 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 
 from harborlight.commit.any_value_sql import attribute_maps, scalar_value_text
-from harborlight.sql_text import TENANT_ATTRIBUTE
+from harborlight.sql_text import TENANT_ATTRIBUTE, literal
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ def _with_tenant(resource_map: str, tenant: str | None) -> str:
         return resource_map
     if not _TENANT_NAME.fullmatch(tenant):
         raise ValueError(f"not a tenant name: {tenant!r}")
-    return f"mapUpdate({resource_map}, map('{TENANT_ATTRIBUTE}', '{tenant}'))"
+    return f"mapUpdate({resource_map}, map({literal(TENANT_ATTRIBUTE)}, {literal(tenant)}))"
 
 
 def _nanos(expr: str) -> str:

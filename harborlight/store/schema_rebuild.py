@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from clickhouse_connect.driver.client import Client
 
+from harborlight.sql_text import identifier, literal
 from harborlight.store.schema_ddl import REPLICA_PATH, Cluster, cluster_table, local_name, renamed
 
 log = logging.getLogger(__name__)
@@ -60,13 +61,13 @@ def _columns(client: Client, name: str) -> str:
         "AND default_kind NOT IN ('MATERIALIZED', 'ALIAS', 'EPHEMERAL') ORDER BY position",
         parameters={"t": name},
     ).result_rows
-    return ", ".join(f"`{row[0]}`" for row in rows)
+    return ", ".join(identifier(row[0]) for row in rows)
 
 
 def _literal(partition_id: str) -> str:
     if not _PARTITION_ID.fullmatch(partition_id):
         raise ValueError(f"not a partition id: {partition_id!r}")
-    return f"'{partition_id}'"
+    return literal(partition_id)
 
 
 _PARTITION_ID = re.compile(r"[0-9A-Za-z_-]+")
@@ -200,10 +201,10 @@ def rebuild_on_cluster(client: Client, cluster: Cluster, name: str, sql: str, fr
 
 def keeper_path_statement(sql: str, table: str) -> str:
     """A replicated local table's statement whose Keeper path is `table`'s (the path names its table)."""
-    path = f"'{REPLICA_PATH}'"
+    path = literal(REPLICA_PATH)
     if path not in sql:
         raise ValueError("not a replicated table of the cluster form")
-    return sql.replace(path, f"'{REPLICA_PATH.replace('{table}', table)}'", 1)
+    return sql.replace(path, literal(REPLICA_PATH.replace("{table}", table)), 1)
 
 
 def _keeper_path(client: Client, table: str) -> str:

@@ -4,7 +4,7 @@ literals the strings `IN` finds, and a fragment runs with the values bound by it
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harborlight.sql_text import Sql, literal, literals
+from harborlight.sql_text import Sql, identifier, literal, literals
 
 # any text a caller may hand over, quotes, backslashes, placeholders and escapes included (not NUL: the query
 # text crosses into the engine as a C string)
@@ -25,6 +25,12 @@ def test_tricky_literals_read_back_and_are_found_in_their_tuple(server):
             (value, True)
         ]
     assert client.query(f"SELECT 'b' IN {literals(['a'])}, 'a' IN {literals(['a'])}").result_rows == [(False, True)]
+
+
+def test_an_identifier_names_the_column_it_was_made_of(server):
+    for name in ("TrialName", "Events.Name", "we`ird \\ name", "it's"):
+        result = server.store.client.query(f"SELECT 1 AS {identifier(name)}")
+        assert result.column_names == (name,)
 
 
 def test_a_fragment_runs_with_its_bound_parameters(server):

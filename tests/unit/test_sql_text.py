@@ -3,7 +3,7 @@ those (a missing or unexpected one fails in Python, before the engine sees it)."
 
 import pytest
 
-from harborlight.sql_text import ParameterError, Sql, literal, literals
+from harborlight.sql_text import ParameterError, Sql, identifier, literal, literals
 
 
 def test_a_fragment_names_its_parameters_and_their_types_in_order_of_first_use():
@@ -51,6 +51,11 @@ def test_a_missing_or_unexpected_parameter_is_named_before_the_engine_runs_anyth
 )
 def test_a_literal_escapes_backslashes_and_quotes(value, spelled):
     assert literal(value) == spelled
+
+
+def test_an_identifier_escapes_backslashes_and_backticks():
+    assert identifier("Events.Name") == "`Events.Name`"
+    assert identifier("we`ird\\name") == "`we\\`ird\\\\name`"
 
 
 def test_literals_spell_a_tuple_as_the_stored_statements_always_had_it():
