@@ -62,14 +62,14 @@ def assert_resolved_as_read(server, trial: str) -> int:
 _STORED_NAMES = f"""
 SELECT DISTINCT coalesce(TrialName, TraceId) FROM agent_events
 WHERE Tenant = '' AND EventId IN (SELECT EventId FROM ({_RESOLVED}))"""
-_NAMES = (
+_NAMES = Sql(
     "Tenant = '' AND (TrialName IN {names:Array(String)} OR (TrialName IS NULL AND TraceId IN {names:Array(String)}))"
 )
 _READ_TIME_OF_NAMES = f"""
 SELECT * FROM (
-    SELECT {_COMPARED} FROM ({agent_twins.events(_NAMES, agent_twins.ALONE, twin_ids=True, scope=_NAMES)})
+    SELECT {_COMPARED} FROM ({agent_twins.events(_NAMES, agent_twins.ALONE, twin_ids=True, scope=_NAMES).text})
     UNION ALL
-    SELECT {_COMPARED} FROM (SELECT *, '' AS _twin_id FROM ({agent_twins.outer_tellings(_NAMES, scope=_NAMES)})))
+    SELECT {_COMPARED} FROM (SELECT *, '' AS _twin_id FROM ({agent_twins.outer_tellings(_NAMES, scope=_NAMES).text})))
 WHERE TrialName = {{trial:String}}"""
 
 
