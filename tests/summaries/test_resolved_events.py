@@ -11,6 +11,7 @@ import pytest
 
 from harborlight.agent import twins as agent_twins
 from harborlight.read.statements.agent_events import COLUMNS, from_row
+from harborlight.read.statements.trace_tree import node_key
 from harborlight.sql_text import Sql
 from harborlight.summaries.tree_kinds import tree_changes
 from tests.agent.otlp_build import Traces
@@ -42,8 +43,9 @@ _KIND = 5  # Kind among the compared columns
 
 def _tree_kinds(rows: list[tuple]) -> list[tuple]:
     """The read-time rows with the kinds their traces' trees tell."""
-    kinds = tree_changes([from_row(r) for r in rows])
-    return [(*r[:_KIND], kinds.get(f"{r[1]}/{r[0]}", r[_KIND]), *r[_KIND + 1 :]) for r in rows]
+    events = [from_row(r) for r in rows]
+    kinds = tree_changes(events)
+    return [(*r[:_KIND], kinds.get(node_key(e), r[_KIND]), *r[_KIND + 1 :]) for r, e in zip(rows, events, strict=True)]
 
 
 def _rows(server, sql: str, trial: str) -> list[tuple]:

@@ -5,7 +5,7 @@ stored kind once the keeper resolves the trial again."""
 import httpx
 
 from harborlight.read.statements.agent_events import AgentEvent
-from harborlight.read.statements.trace_tree import build_tree, walk
+from harborlight.read.statements.trace_tree import build_tree, node_key, walk
 from harborlight.summaries.tree_kinds import tree_changes
 from tests.agent.otlp_build import Traces
 
@@ -84,8 +84,9 @@ def test_a_tool_that_arrives_after_its_agent_makes_the_stored_agent_a_subagent(s
     assert _stored(server, trial) == _traced(server, trial)
 
 
-def _event(event_id: str, parent: str, name: str, kind: str, resolve: str = "") -> AgentEvent:
+def _event(event_id: str, parent: str, name: str, kind: str, resolve: str = "", trial: str = "") -> AgentEvent:
     fields = dict.fromkeys(AgentEvent.model_fields)
+    fields.update(job="j" if trial else None, trial=trial or None)
     fields.update(event_id=event_id, trace_id="t", span_id=event_id, parent_span_id=parent, source="otel_traces")
     fields.update(kind=kind, kind_rule="", resolve=resolve, name=name, service="s", start_unix_nano=0, timing="")
     fields.update(tokens={k: None for k in ("input", "cached", "cache_write", "output", "reasoning")}, provenance={})
@@ -98,7 +99,7 @@ def _kinds(events: list[AgentEvent]) -> dict[str, str]:
 
 def _stored_kinds(events: list[AgentEvent]) -> list[AgentEvent]:
     changes = tree_changes(events)
-    return [e.model_copy(update={"kind": changes.get(f"{e.trace_id}/{e.event_id}", e.kind)}) for e in events]
+    return [e.model_copy(update={"kind": changes.get(node_key(e), e.kind)}) for e in events]
 
 
 def test_the_trace_of_the_stored_kinds_is_the_trace_of_the_rules_kinds():
@@ -138,3 +139,42 @@ def test_a_read_of_part_of_a_trace_keeps_a_stored_subagent():
     stored = _stored_kinds(whole)
     assert _kinds(stored)["h"] == "subagent"
     assert _kinds(stored[1:])["h"] == "subagent"
+
+
+def _chain(trial: str, depth: int) -> list[AgentEvent]:
+    """A run whose agent calls a tool that runs an agent that calls a tool ... `depth` agents deep."""
+    events = [_event("a0", "", "invoke_agent top", "session", "agent", trial)]
+    for level in range(1, depth):
+        events.append(_event(f"t{level}", f"a{level - 1}", f"execute_tool ask{level}", "tool", trial=trial))
+        events.append(_event(f"a{level}", f"t{level}", f"invoke_agent helper{level}", "group", "agent", trial))
+    return events
+
+
+def test_a_trace_sent_under_many_trials_is_one_tree_per_trial():
+    """A recording replayed under other trial names (the same TraceId and EventIds): each trial's copy is a run of
+    its own, one node per record, so a keeper pass over many replays costs what each one costs (with the copies
+    hung under each other's records the nodes grew as copies^depth: 6 copies 5 agents deep made 12 million nodes in
+    130 s, 12 copies 8 deep would never end, and the keeper's pass stalled every later read)."""
+    one = _chain("x0", 8)
+    copies = [e for n in range(12) for e in _chain(f"x{n}", 8)]
+    nodes = list(walk(build_tree(copies).roots))
+    assert len(nodes) == len(copies)
+    assert {n.event.trial for n in build_tree(copies).roots} == {f"x{n}" for n in range(12)}
+    expected = _kinds(one)
+    for copy in range(12):
+        assert {node.event.event_id: node.kind for node in nodes if node.event.trial == f"x{copy}"} == expected
+    assert set(expected.values()) == {"session", "tool", "subagent"}
+    changes = tree_changes(copies)
+    assert len(changes) == 12 * 7 and {k[1] for k in changes} == {f"x{n}" for n in range(12)}
+
+
+def test_an_agent_below_another_trials_tool_is_its_subagent():
+    """Records that name a trial of their own under a parent of another trial's (only that trial sent it) hang
+    under it: the helper run as its own trial below the delegating tool is a sub-agent."""
+    events = [
+        _event("a", "", "invoke_agent solver", "session", "agent", "outer"),
+        _event("t", "a", "execute_tool delegate", "tool", trial="outer"),
+        _event("h", "t", "invoke_agent helper", "group", "agent", "inner"),
+        _event("c", "h", "chat m", "llm_request", trial="inner"),
+    ]
+    assert _kinds(events) == {"a": "session", "t": "tool", "h": "subagent", "c": "llm_request"}

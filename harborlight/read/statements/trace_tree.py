@@ -48,8 +48,10 @@ def _parent_id(event: AgentEvent) -> str:
     return event.parent_span_id if event.source == "otel_traces" or _derived(event) else event.span_id
 
 
-def _key(event: AgentEvent) -> str:
-    return f"{event.trace_id}/{event.event_id}"
+def node_key(event: AgentEvent) -> tuple[str, str, str, str]:
+    """A record's place: its trace sent under one job and trial (a trace sent again under another trial is a
+    run of its own: harborlight/agent/twins.py), and its EventId."""
+    return event.job or "", event.trial or "", event.trace_id, event.event_id
 
 
 def _order(event: AgentEvent) -> tuple:
@@ -60,22 +62,38 @@ def _order(event: AgentEvent) -> tuple:
     return event.start_unix_nano, 1, 0, event.event_id
 
 
+def _parent_key(event: AgentEvent, places: dict[tuple[str, str], list[tuple]]) -> tuple | None:
+    """The place of the record `event` hangs under: of the records of its trace by that EventId, the one of its
+    own job and trial, else the only one (a record naming another trial than its parent's); none when the
+    parent was not received, or several other trials sent it (a trace sent again: each copy is its own run)."""
+    parent = _parent_id(event)
+    if not parent:
+        return None
+    found = places.get((event.trace_id, parent), [])
+    own = node_key(event)
+    same = [k for k in found if k[:2] == own[:2]]
+    chosen = same or (found if len(found) == 1 else [])
+    return chosen[0] if chosen and chosen[0] != own else None
+
+
 def build_tree(events: list[AgentEvent], brackets: bool = True) -> TraceTree:
-    """The tree, read iteratively in linear time (plus sorting siblings): any depth. `brackets`: a span
-    bracketing one child of its name is a group."""
-    parents = {_key(e): e for e in events if not _derived(e)}
-    children: dict[str, list[AgentEvent]] = defaultdict(list)
+    """The tree, read iteratively in linear time (plus sorting siblings): any depth; one node per record, whatever
+    the records repeat. `brackets`: a span bracketing one child of its name is a group."""
+    places: dict[tuple[str, str], list[tuple]] = defaultdict(list)
+    for e in events:
+        if not _derived(e):
+            places[(e.trace_id, e.event_id)].append(node_key(e))
+    children: dict[tuple, list[AgentEvent]] = defaultdict(list)
     roots: list[AgentEvent] = []
-    orphans: set[str] = set()
+    orphans: set[tuple] = set()
     for event in events:
-        parent = _parent_id(event)
-        parent_key = f"{event.trace_id}/{parent}"
-        if parent and parent_key in parents and parent_key != _key(event):
+        parent_key = _parent_key(event, places)
+        if parent_key is not None:
             children[parent_key].append(event)
         else:
             roots.append(event)
-            if (event.source == "otel_traces" or _derived(event)) and parent:
-                orphans.add(event.event_id)
+            if (event.source == "otel_traces" or _derived(event)) and _parent_id(event):
+                orphans.add(node_key(event))
     nodes = [_new(e, orphans) for e in sorted(roots, key=_order)]
     # Top-down (explicit stack): each node's kind from the rules and its ancestors, as its ancestors
     # were resolved before their own children were read (below); (node, parent, under an agent or a tool).
@@ -85,7 +103,8 @@ def build_tree(events: list[AgentEvent], brackets: bool = True) -> TraceTree:
         node, parent, under_agent = stack.pop()
         node.kind = _resolve(node.event, parent is not None, under_agent, node.orphan)
         order.append((node, parent))
-        kids = [_new(k, orphans) for k in sorted(children.get(_key(node.event), []), key=_order)]
+        # popped: a record sent twice under one trial is two nodes, its children under the first only
+        kids = [_new(k, orphans) for k in sorted(children.pop(node_key(node.event), []), key=_order)]
         node.children = kids
         below = under_agent or node.kind == "tool" or (node.event.resolve == "agent" and parent is not None)
         stack.extend((k, node, below) for k in reversed(kids))
@@ -111,8 +130,8 @@ def build_tree(events: list[AgentEvent], brackets: bool = True) -> TraceTree:
     return TraceTree(roots=nodes, events=len(events), orphans=len(orphans), kinds=dict(kinds))
 
 
-def _new(event: AgentEvent, orphans: set[str]) -> TraceNode:
-    return TraceNode(event=event, kind=event.kind, orphan=event.event_id in orphans, children=[])
+def _new(event: AgentEvent, orphans: set[tuple]) -> TraceNode:
+    return TraceNode(event=event, kind=event.kind, orphan=node_key(event) in orphans, children=[])
 
 
 def _resolve(event: AgentEvent, has_parent: bool, under_agent: bool, orphan: bool) -> str:

@@ -32,14 +32,16 @@ EVENTS = f"""
 SELECT {COLUMNS} FROM resolved_events FINAL
 WHERE {_RESOLVED} AND TraceId IN {{traces:Array(String)}}"""
 
-# The rows whose tree kind is not their stored one ({keys}: TraceId/EventId, {kinds}: the tree's), written again
-# at the same version: of equal versions the row inserted last wins. (The Kind is replaced outside the
-# subquery: a WHERE beside the REPLACE would read the replaced Kind.)
+# A row's place in its trace's tree (trace_tree.py `node_key`).
+_PLACE = "(ifNull(JobName, ''), ifNull(TrialName, ''), TraceId, EventId)"
+_KEYS = "{keys:Array(Tuple(String, String, String, String))}"
+
+# The rows whose tree kind is not their stored one ({keys}: their places, {kinds}: the tree's), written again at
+# the same version: of equal versions the row inserted last wins. (The Kind is replaced outside the subquery: a
+# WHERE beside the REPLACE would read the replaced Kind.)
 REKIND = f"""
 INSERT INTO resolved_events
-SELECT * REPLACE (
-    transform(concat(TraceId, '/', EventId), {{keys:Array(String)}}, {{kinds:Array(String)}}, Kind) AS Kind)
+SELECT * REPLACE ({{kinds:Array(String)}}[indexOf({_KEYS}, {_PLACE})] AS Kind)
 FROM (
     SELECT * FROM resolved_events FINAL
-    WHERE {_RESOLVED} AND EventId IN {{events:Array(String)}}
-      AND concat(TraceId, '/', EventId) IN {{keys:Array(String)}})"""
+    WHERE {_RESOLVED} AND EventId IN {{events:Array(String)}} AND {_PLACE} IN {_KEYS})"""
