@@ -302,7 +302,10 @@ class LiveFeed:
             items = await self._inbox.get()
             while not self._inbox.empty():  # commits that landed meanwhile share one look-up
                 items.extend(self._inbox.get_nowait())
-            if not self._watchers:
+            # offered to the streams open when the look-up began: one opened during it (it waits for the keeper)
+            # is not handed a backlog of what was committed before it (history= asks for that)
+            watchers = list(self._watchers)
+            if not watchers:
                 continue
             for tenant in sorted({tenant for tenant, _, _ in items}):
                 try:
@@ -316,7 +319,7 @@ class LiveFeed:
                 except Exception as exc:  # a watcher misses these events; ingest and other watchers go on
                     log.warning("live feed look-up failed: %s", exc)
                     continue
-                for watcher in list(self._watchers):
+                for watcher in watchers:
                     watcher.offer(rows, told)
                     if watcher.ended:  # dropped: it is offered nothing more
                         self._watchers.discard(watcher)
