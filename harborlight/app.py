@@ -175,7 +175,9 @@ def resolved_after(writer: Writer, keeper: TrialRowsKeeper) -> Callable[..., Awa
             return unstored
         if not await asyncio.to_thread(keeper.caught_up, KEEPER_WAIT_SECONDS):
             log.warning(
-                "the keeper has not resolved the last commits after %.0f s: reading without them", KEEPER_WAIT_SECONDS
+                "the keeper has not resolved the last commits after %.0f s (%s): reading without them",
+                KEEPER_WAIT_SECONDS,
+                keeper.activity(),
             )
         return unstored
 

@@ -13,8 +13,10 @@ commit (TrialRowsKeeper), so the dashboards' plain SELECTs see fresh rows.
 
 import json
 import logging
+import sys
 import threading
 import time
+import traceback
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
@@ -220,6 +222,8 @@ class TrialRowsKeeper:
         self._generation = threading.Condition()
         self._asked = 0  # wakes so far
         self._done = 0  # the wakes the last finished refresh began after
+        self._began: float | None = None  # when the running pass began (monotonic)
+        self._failure = ""  # why the last pass failed ('' when it did not)
         self._thread = threading.Thread(target=self._run, name="trial-rows", daemon=True)
 
     def start(self) -> "TrialRowsKeeper":
@@ -269,6 +273,19 @@ class TrialRowsKeeper:
                 self._generation.wait(left)
         return True
 
+    def activity(self) -> str:
+        """What the keeper is doing, for a reader that waited in vain: how long its pass has run and the line of
+        ours it is at, or why its last pass failed."""
+        began, frame = self._began, sys._current_frames().get(self._thread.ident or 0)
+        if began is None or frame is None:
+            return f"idle; its last pass failed: {self._failure}" if self._failure else "idle"
+        ours = [f for f in traceback.extract_stack(frame) if "/harborlight/" in f.filename]
+        at = ""
+        if ours:
+            where = ours[-1]
+            at = f", at harborlight/{where.filename.rsplit('/harborlight/', 1)[-1]}:{where.lineno} {where.name}"
+        return f"its pass has run {time.monotonic() - began:.0f} s{at}"
+
     def _run(self) -> None:
         while True:
             self._wake.wait()
@@ -277,7 +294,7 @@ class TrialRowsKeeper:
             self._wake.clear()
             with self._generation:
                 began_after = self._asked
-            began = time.monotonic()
+            began = self._began = time.monotonic()
             try:
                 # Once after the start: rows derived by older code, and jobs without a row, are derived.
                 client = self._store.client
@@ -295,8 +312,11 @@ class TrialRowsKeeper:
                 with self._generation:
                     self._done = began_after
                     self._generation.notify_all()
-            except Exception:  # the next wake tries again
+                self._failure = ""
+            except Exception as exc:  # the next wake tries again
                 log.exception("could not derive the changed trials' rows")
+                self._failure = f"{type(exc).__name__}: {exc}"
+            self._began = None
             # While trials keep changing, a refresh follows the last one only after a pause of REST times its
             # length, so it takes the store at most 1 / (1 + REST) of the time the commits also need; the
             # commits' wakes meanwhile coalesce into one refresh. A reader waiting cuts the pause short.
