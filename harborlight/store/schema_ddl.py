@@ -75,11 +75,16 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
     # events change (harborlight/summaries/resolve.py); a store from before gets them as its trials are
     # derived again (the resolution's hash differs from the newest in harborlight_resolved_rule).
     (11, ["resolved_events", "harborlight_resolved_rule"]),
+    # Call rollups: the resolved calls per trial, kind, model or tool category and minute, written with each
+    # resolution, which the job-wide panels read; a store from before gets them as its trials are resolved again
+    # (the resolution's hash names the rollup's statements too).
+    (12, ["call_rollups"]),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 NAMES_VERSION = next(version for version, names in MIGRATIONS if "agent_names" in names)
 METRICS_FORM_VERSION = next(version for version, names in MIGRATIONS if "otel_metrics_summary" in names)
 TENANT_PARTS_VERSION = next(version for version, names in MIGRATIONS if "otel_traces_trace_id_ts_tenant" in names)
+_MADE_IN = {name: version for version, names in MIGRATIONS for name in names}  # the migration a file is applied in
 
 # The tables the OpenTelemetry Collector's ClickHouse exporter writes: what a producer sent, verbatim.
 RAW_TABLES = (
@@ -109,6 +114,7 @@ TENANT_KEYS: dict[str, str] = {
             "trial_rows",
             "job_rows",
             "resolved_events",
+            "call_rollups",
         ),
         "Tenant",
     ),
@@ -119,7 +125,7 @@ TENANT_KEYS: dict[str, str] = {
 REBUILT: dict[int, tuple[str, ...]] = {
     METRICS_FORM_VERSION: ("otel_metrics_gauge", "otel_metrics_sum", "otel_metrics_histogram"),
     # (tables made after it are made tenant-partitioned)
-    TENANT_PARTS_VERSION: tuple(t for t in TENANT_KEYS if t != "resolved_events"),
+    TENANT_PARTS_VERSION: tuple(t for t in TENANT_KEYS if _MADE_IN[t] < TENANT_PARTS_VERSION),
 }
 
 VERSION_TABLE = "harborlight_schema_migrations"
@@ -174,6 +180,7 @@ SHARD_KEYS: dict[str, dict[str, str]] = {
         "trial_rows": "cityHash64(trial)",
         "job_rows": "cityHash64(job)",
         "resolved_events": "cityHash64(TrialKey)",
+        "call_rollups": "cityHash64(TrialKey)",
         "harborlight_resolved_rule": "cityHash64(Hash)",
         "harborlight_ingested_requests": "cityHash64(Digest)",
         "harborlight_request_claims": "cityHash64(Digest)",
@@ -240,7 +247,7 @@ def statement(name: str, retention_days: int | None = None) -> str:
     `{columns:<table>}` replaced by that table's column lines."""
     sql = _file(name)
     sql = re.sub(r"\{columns:(\w+)\}", lambda m: _columns_of(m[1]), sql)
-    for column in ("Timestamp", "Start", "TimeUnix"):
+    for column in ("Timestamp", "Start", "TimeUnix", "Minute"):
         placeholder = f"{{ttl:{column}}}"
         if retention_days:
             sql = sql.replace(placeholder, f"TTL toDateTime({column}) + toIntervalDay({int(retention_days)})")

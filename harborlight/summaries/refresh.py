@@ -35,7 +35,14 @@ from harborlight.summaries.resolve import mark_rule, resolve_trials, rule_change
 log = logging.getLogger(__name__)
 
 # The tables the keeper writes: a statement that reads one waits for its pass over what was committed before it.
-KEEPER_TABLES = ("resolved_events", "trial_rows", "job_rows", "trial_summarized", "harborlight_resolved_rule")
+KEEPER_TABLES = (
+    "resolved_events",
+    "call_rollups",
+    "trial_rows",
+    "job_rows",
+    "trial_summarized",
+    "harborlight_resolved_rule",
+)
 
 CHUNK = 500  # trial names derived per statement
 REST = 2.0  # the keeper's pause after a refresh, in lengths of that refresh

@@ -15,6 +15,7 @@ from clickhouse_connect.driver.client import Client
 from harborlight.agent.identity import parameters
 from harborlight.agent.twins import FORMS, NAMED
 from harborlight.read.statements import trace_tree
+from harborlight.read.statements.call_rollups_sql import ROLL_UP, ROLLED_GONE
 from harborlight.read.statements.resolved_sql import EXTRA_COLUMNS, FORM, GONE, resolve
 from harborlight.summaries.tree_kinds import STATEMENTS as TREE_STATEMENTS
 from harborlight.summaries.tree_kinds import write_tree_kinds
@@ -32,8 +33,9 @@ def _agent_columns(client: Client) -> list[str]:
 
 def resolve_trials(client: Client, tenant: str, names: Sequence[str], version: int) -> None:
     """Writes the resolved rows of the trials and traces `names` ('': the records stored under no name) at
-    `version`, deletes the rows an earlier resolution wrote for them that this one did not, and writes the kinds
-    their traces' trees tell (harborlight/summaries/tree_kinds.py) over the rules'."""
+    `version`, deletes the rows an earlier resolution wrote for them that this one did not, writes the kinds
+    their traces' trees tell (harborlight/summaries/tree_kinds.py) over the rules', and rolls their calls up
+    (harborlight/read/statements/call_rollups_sql.py)."""
     scope = {"tenant": tenant, "trials": [n for n in names if n], "nameless": "" in names}
     form, renames, runs = client.query(FORM.text, parameters=FORM.bind(scope)).result_rows[0]
     versioned = {**scope, "version": version}
@@ -43,12 +45,14 @@ def resolve_trials(client: Client, tenant: str, names: Sequence[str], version: i
     client.command(statement.text, parameters=statement.bind({**versioned, **named}))
     client.command(GONE.text, parameters=GONE.bind(versioned))
     write_tree_kinds(client, versioned, version)
+    for rollup in (ROLL_UP, ROLLED_GONE):
+        client.command(rollup.text, parameters=rollup.bind(versioned))
 
 
 def rule_hash(client: Client) -> str:
     """The hash of the resolution as this code runs it (in every form), its tree's kind rule included."""
     statements = "".join(resolve(_agent_columns(client), form).text for form in FORMS) + GONE.text
-    statements += TREE_STATEMENTS + inspect.getsource(trace_tree)
+    statements += TREE_STATEMENTS + inspect.getsource(trace_tree) + ROLL_UP.text + ROLLED_GONE.text
     return "harborlight:" + hashlib.sha256(statements.encode()).hexdigest()[:16]
 
 

@@ -166,6 +166,38 @@ def test_tool_categories_and_429s_equal_the_api(server, grafana, job, api_trials
     assert models["gpt-5"]["rate_limited"] == 2
 
 
+def _retried_run(resource: dict, start_ms: int) -> Traces:
+    run = Traces(resource)
+    root = run.span("harbor.trial", start_ms=start_ms, dur_ms=3000)
+    run.span("harbor.agent_execution", parent=root, start_ms=start_ms + 100, dur_ms=2000)
+    return run
+
+
+def test_a_retried_trials_earlier_calls_leave_the_job_panels(server, grafana, unique):
+    """The job-wide panels read the keeper's rollup of the calls (call_rollups), which follows each resolution: the
+    model calls of a retried trial's earlier run, left out once the trial runs again, leave them too."""
+    job, trial = f"job-{unique}", f"{unique}-retried"
+    resource = {"service.name": "harness", "harbor.job.name": job, "harbor.trial.name": trial}
+    agent = Traces({**resource, "service.name": f"agent-{unique}"})
+    chat = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m", "gen_ai.usage.input_tokens": 5}
+    agent.span("chat m", {**chat, "http.response.status_code": 429}, start_ms=500, dur_ms=100)
+    agent.span("chat m", chat, start_ms=700, dur_ms=100)
+    _retried_run(resource, 0).send(server)
+    agent.send(server)
+    assert api(server, f"/api/trials/{trial}")["trial"] == trial  # (a read waits for the keeper)
+    models = grafana.panel(JOB, "Models", {"job": job}).dicts()
+    assert [(r["model"], r["calls"], r["rate_limited"], r["input_tokens"], r["cost_usd"]) for r in models] == [
+        ("m", 2, 1, 10, None)  # no call reported a cost: none, not 0
+    ]
+    per_interval = grafana.panel(JOB, "Rate limits (429) and server errors", {"job": job}).dicts()
+    assert sum(r["model_calls"] for r in per_interval) == 2
+
+    _retried_run(resource, 5000).send(server)
+    assert api(server, f"/api/trials/{trial}")["trial"] == trial
+    assert grafana.panel(JOB, "Models", {"job": job}).dicts() == []
+    assert grafana.panel(JOB, "Rate limits (429) and server errors", {"job": job}).dicts() == []
+
+
 def test_trial_panels_equal_the_api(server, grafana, job, api_trials):
     chosen = {"job": job.job, "trial": job.resolved}
     row = api_trials[job.resolved]
