@@ -2,10 +2,14 @@
 plain rows (harborlight/read/statements/resolved_sql.py says what resolving means). The keeper runs it before it
 derives the trials' rows (harborlight/summaries/refresh.py), which then read the resolved rows too.
 
-A change of the resolution itself (the twins or identity rule, the columns, the tree's kinds) is told by its hash: a
-store whose newest recorded hash (harborlight_resolved_rule) differs has every trial resolved again (`rule_changed`).
+A change of the resolution itself (the twins or identity rule, the columns, the tree's kinds, the rollup) is told by
+its hash: a store whose newest recorded hash (harborlight_resolved_rule) differs has every trial resolved again
+(`rule_changed`). Its statements, as a store of this code's schema runs them, are checked in under
+harborlight/summaries/sql/ (`python -m harborlight.summaries.sql_files` writes them), so a change of the rule shows
+in a diff as the SQL it runs.
 """
 
+import ast
 import hashlib
 import inspect
 from collections.abc import Sequence
@@ -13,17 +17,18 @@ from collections.abc import Sequence
 from clickhouse_connect.driver.client import Client
 
 from harborlight.agent.identity import parameters
-from harborlight.agent.twins import FORMS, NAMED
+from harborlight.agent.twins import NAMED, PLAIN, TWINS
 from harborlight.read.statements import trace_tree
 from harborlight.read.statements.call_rollups_sql import ROLL_UP, ROLLED_GONE
 from harborlight.read.statements.resolved_sql import EXTRA_COLUMNS, FORM, GONE, resolve
-from harborlight.summaries.tree_kinds import STATEMENTS as TREE_STATEMENTS
+from harborlight.read.statements.tree_kinds_sql import CHANGEABLE, EVENTS, REKIND
 from harborlight.summaries.tree_kinds import write_tree_kinds
 
 _columns: dict[int, list[str]] = {}  # agent_events' columns as resolved_events has them, per connection
 
 
-def _agent_columns(client: Client) -> list[str]:
+def agent_columns(client: Client) -> list[str]:
+    """agent_events' columns as the store's resolved_events has them (one DESCRIBE per connection)."""
     key = id(client)
     if key not in _columns:
         stored = [r[0] for r in client.query("DESCRIBE TABLE resolved_events").result_rows if r[2] == ""]
@@ -41,7 +46,7 @@ def resolve_trials(client: Client, tenant: str, names: Sequence[str], version: i
     versioned = {**scope, "version": version}
     # the renames and earlier runs are parameters of the forms that name the rows only
     named = parameters(renames, runs) if form & NAMED else {}
-    statement = resolve(_agent_columns(client), form)
+    statement = resolve(agent_columns(client), form)
     client.command(statement.text, parameters=statement.bind({**versioned, **named}))
     client.command(GONE.text, parameters=GONE.bind(versioned))
     write_tree_kinds(client, versioned, version)
@@ -49,11 +54,44 @@ def resolve_trials(client: Client, tenant: str, names: Sequence[str], version: i
         client.command(rollup.text, parameters=rollup.bind(versioned))
 
 
+# The statement files' names, of the resolution's forms (harborlight/agent/twins.py).
+_FORM_FILES = {PLAIN: "resolve_plain", TWINS: "resolve_twins", NAMED: "resolve_named", TWINS | NAMED: "resolve_both"}
+
+
+def statements(columns: list[str]) -> dict[str, str]:
+    """Every statement of a resolution by the name of its file under harborlight/summaries/sql/, in the order the
+    keeper runs them, with `columns` agent_events' (as resolved_events has them)."""
+    return {
+        "form": FORM.text,
+        **{name: resolve(columns, form).text for form, name in _FORM_FILES.items()},
+        "gone": GONE.text,
+        "tree_changeable": CHANGEABLE,
+        "tree_events": EVENTS,
+        "tree_rekind": REKIND,
+        "roll_up": ROLL_UP.text,
+        "rolled_gone": ROLLED_GONE.text,
+    }
+
+
+def _code(module: object) -> str:
+    """A module's code without its comments and docstrings: an edit of its prose resolves no store again."""
+    tree = ast.parse(inspect.getsource(module))  # type: ignore[arg-type]
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+        ):
+            node.body = body[1:] or [ast.Pass()]  # type: ignore[attr-defined]
+    return ast.dump(tree)
+
+
 def rule_hash(client: Client) -> str:
-    """The hash of the resolution as this code runs it (in every form), its tree's kind rule included."""
-    statements = "".join(resolve(_agent_columns(client), form).text for form in FORMS) + GONE.text
-    statements += TREE_STATEMENTS + inspect.getsource(trace_tree) + ROLL_UP.text + ROLLED_GONE.text
-    return "harborlight:" + hashlib.sha256(statements.encode()).hexdigest()[:16]
+    """The hash of the resolution as this code runs it: its statements, and the tree's kind rule in Python."""
+    text = "".join(statements(agent_columns(client)).values()) + _code(trace_tree)
+    return "harborlight:" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def rule_changed(client: Client) -> bool:

@@ -17,9 +17,6 @@ from harborlight.read.statements.agent_events import AgentEvent, from_row
 from harborlight.read.statements.trace_tree import build_tree, node_key, walk
 from harborlight.read.statements.tree_kinds_sql import CHANGEABLE, EVENTS, REKIND
 
-# The statements, for the resolution's hash (harborlight/summaries/resolve.py rule_hash).
-STATEMENTS = CHANGEABLE + EVENTS + REKIND
-
 
 def tree_changes(events: list[AgentEvent]) -> dict[tuple[str, str, str, str], str]:
     """The records whose tree kind is not their stored one (by `node_key`: job, trial, trace, EventId) -> that
