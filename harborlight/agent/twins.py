@@ -162,7 +162,7 @@ def _key(table: str = "", kind: bool = True) -> str:
 
 # A derived child record's EventId is `<its carrier's EventId>:<kind>:<n>`; no record's own id has a
 # colon (span ids and log event hashes are hex). Cheaper than Provenance['kind'] = 'derived'.
-_DERIVED = "position(EventId, ':') > 0"
+DERIVED_RECORD = "position(EventId, ':') > 0"
 
 
 def _dropped(where: Sql, src: Sql, kind: bool = True) -> str:
@@ -283,14 +283,14 @@ def _not_dropped(where: Sql, src: Sql, derived: bool) -> str:
         f"    AND NOT ({_RETOLD} AND Resolve != 'agent' AND ({_key()}) IN ({_retold_again(where, src)}))\n"
         f"    AND NOT ({_REPLAYABLE} AND ({_key()}, EventId) IN ({_replayed(where, src)}))\n"
         # the outer telling of a call told at two levels, and (derived records share its SpanId) its content
-        f"    AND NOT (SourceTable = '{SPANS}' AND (Kind = 'llm_request' OR {_DERIVED})"
+        f"    AND NOT (SourceTable = '{SPANS}' AND (Kind = 'llm_request' OR {DERIVED_RECORD})"
         f" AND (Tenant, TraceId, SpanId) IN ({_told_inside(where)}))\n"
         f"    AND NOT ({_TOOL_SPAN} AND (Tenant, TraceId, SpanId) IN ({_tool_told_twice(where)}))"
     )
     if not derived:
         return rows
     return f"""{rows}
-    AND NOT ({_DERIVED} AND ({_key(kind=False)}, ParentSpanId) IN ({_dropped(where, src, kind=False)}))"""
+    AND NOT ({DERIVED_RECORD} AND ({_key(kind=False)}, ParentSpanId) IN ({_dropped(where, src, kind=False)}))"""
 
 
 def _pairs(where: Sql, src: Sql) -> str:

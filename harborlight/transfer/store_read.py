@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from harborlight.agent.rules import SPAN_EVENTS_AS_ATTRIBUTES
 from harborlight.agent.sources import log_event_id_sql
+from harborlight.agent.twins import DERIVED_RECORD
 from harborlight.read.statements.resolved_sql import ONE_TRIAL
 from harborlight.read.statements.tenancy import AGENT_TENANT_FILTER as _AGENT_TENANT
 from harborlight.read.statements.tenancy import RAW_TENANT_FILTER as _RAW_TENANT
@@ -25,8 +26,6 @@ from harborlight.store import Store
 from harborlight.transfer import harbor_logs
 from harborlight.transfer.errors import TransferError, UnknownJob, UnknownTrial
 from harborlight.transfer.telemetry import Event, SpanEvent, TrialTelemetry
-
-_DERIVED = "position(EventId, ':') > 0"  # a derived child record's id is `<carrier>:<kind>:<n>` (agent/twins.py)
 
 _JOB = Sql("JobKey = {job:String}")
 # One trial (of one job when given: a trial name may be in several jobs).
@@ -92,7 +91,7 @@ class _Reads:
         return Sql(f"""
 SELECT {_COLUMNS}, TwinId, JobName
 FROM resolved_events FINAL
-WHERE {self.scope.text} AND {_AGENT_TENANT} AND NOT OuterTelling AND (NOT {_DERIVED} OR TwinId != '')
+WHERE {self.scope.text} AND {_AGENT_TENANT} AND NOT OuterTelling AND (NOT {DERIVED_RECORD} OR TwinId != '')
 ORDER BY TrialName, Timestamp, EventId
 """)
 
