@@ -12,6 +12,8 @@
   not matter, so late spans take their place whenever the trace is read again.
 - The keeper stores these kinds (harborlight/summaries/tree_kinds.py), so the trace route reads them
   back: the tree of its own output is the same tree (idempotent).
+- A record hangs under its parent of its own job and trial, else under the trace's only record by that id: a trace
+  sent again under another trial (a replayed recording) is a tree of its own, one node per record.
 - Log events hang under the span they were emitted in, when that span is present.
 - Derived child records (reasoning, output, user text a span carried; Provenance kind `derived`)
   share their carrier's SpanId and hang under it: their ParentSpanId is the carrier's EventId.
