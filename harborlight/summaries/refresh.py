@@ -314,7 +314,8 @@ class TrialRowsKeeper:
                     derive_underived_jobs(client)
                     if resolved_anew:
                         mark_rule(client)
-                        self._store.compact("resolved_events")  # every row was written again
+                        for table in ("resolved_events", "call_rollups"):  # every row was written again
+                            self._store.compact(table)
                     self._checked = True
                 with self._generation:
                     self._done = began_after

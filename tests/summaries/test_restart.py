@@ -113,12 +113,13 @@ def test_a_server_killed_before_deriving_the_rows_derives_them_on_start(tmp_path
     assert (arrived, stale, stored) == (events, 0, 4)
 
 
-_PARTS = "SELECT count() FROM system.parts WHERE database = currentDatabase() AND table = 'resolved_events' AND active"
+_PARTS = "SELECT count() FROM system.parts WHERE database = currentDatabase() AND table = {table:String} AND active"
+_COMPACTED = ("resolved_events", "call_rollups")  # the tables a resolution writes every row of
 
 
 def test_a_store_resolved_anew_on_start_keeps_one_version_of_each_row(tmp_path, unique):
-    """A changed resolution writes every resolved row again; the store is left with each row once, not two
-    versions every read with FINAL merges until the engine's merges catch up."""
+    """A changed resolution writes every resolved row and every call rollup again; the store is left with each row
+    once, not two versions every read with FINAL merges until the engine's merges catch up."""
     data_dir = tmp_path / "store"
     server = SubprocessServer(data_dir).start()
     job = f"job-{unique}"
@@ -128,19 +129,23 @@ def test_a_store_resolved_anew_on_start_keeps_one_version_of_each_row(tmp_path, 
     assert server.stop() == 0
     rows = _in_store(
         data_dir,
-        """
+        f"""
         client.command("INSERT INTO harborlight_resolved_rule (Hash) VALUES ('an older resolution')")
-        print(json.dumps(client.query("SELECT count() FROM resolved_events FINAL").result_rows[0][0]))
+        print(json.dumps([client.query(f"SELECT count() FROM {{t}} FINAL").result_rows[0][0] for t in {_COMPACTED!r}]))
         """,
     )
+    assert rows[1] == 4  # one model call a trial, one minute
     server = SubprocessServer(data_dir).start()
     assert len(_rows(server, job)) == 4  # a read waits for the keeper
     assert server.stop() == 0
     assert _in_store(
         data_dir,
         f"""
-        parts, = client.query({_PARTS!r}).result_rows[0]
-        stored, = client.query("SELECT count() FROM resolved_events").result_rows[0]
-        print(json.dumps([parts, stored]))
+        found = []
+        for table in {_COMPACTED!r}:
+            parts, = client.query({_PARTS!r}, parameters={{"table": table}}).result_rows[0]
+            stored, = client.query(f"SELECT count() FROM {{table}}").result_rows[0]
+            found.append([parts, stored])
+        print(json.dumps(found))
         """,
-    ) == [1, rows]
+    ) == [[1, rows[0]], [1, rows[1]]]
