@@ -4,6 +4,7 @@ The bench's spans (bench/ingest.py build_requests) are stored once and classifie
 (harborlight/agent/arrow_compile.py); the same agent rows are then inserted, in commits of 10,000, into:
 - agent_events as the store has it (its skip indexes, and the views that feed trial_arrivals and agent_names);
 - a copy of its columns and indexes with no views on it;
+- that copy with the Provenance map as one String a row (`key=value` pairs joined by commas: a narrower form);
 - that copy without the Provenance map;
 - that copy without its skip indexes either.
 Each way runs `--rounds` times, the ways taking turns; medians are reported, as ratios to the raw spans' own
@@ -45,6 +46,8 @@ def main() -> None:
         for ctx in CONTEXTS:
             client.command(f"DROP VIEW IF EXISTS {ctx.mv}")  # the raw rows alone
         client.command("CREATE TABLE agent_copy AS agent_events")
+        client.command("CREATE TABLE agent_provenance_text AS agent_events")
+        client.command("ALTER TABLE agent_provenance_text MODIFY COLUMN Provenance String")
         client.command("CREATE TABLE agent_no_provenance AS agent_events")
         client.command("ALTER TABLE agent_no_provenance DROP COLUMN Provenance")
         client.command("CREATE TABLE agent_bare AS agent_no_provenance")
@@ -64,9 +67,12 @@ def main() -> None:
         rows = pa.concat_tables([classify(client.query_arrow("SELECT * FROM otel_traces"), "span")])
         print(f"{rows.num_rows:,} agent rows of {args.spans:,} spans, {rows.num_columns} columns")
         without = rows.drop_columns(["Provenance"])
+        as_text = pa.array([",".join(f"{k}={v}" for k, v in m) for m in rows.column("Provenance").to_pylist()])
+        text = rows.set_column(rows.schema.get_field_index("Provenance"), "Provenance", as_text)
         ways = {
             "agent_events (indexes, views)": ("agent_events", rows),
             "its columns and indexes, no views": ("agent_copy", rows),
+            "no views, Provenance as one String": ("agent_provenance_text", text),
             "no views, no Provenance": ("agent_no_provenance", without),
             "no views, no Provenance, no indexes": ("agent_bare", without),
         }
