@@ -78,13 +78,9 @@ def _code(module: object) -> str:
     tree = ast.parse(inspect.getsource(module))  # type: ignore[arg-type]
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
-        if (
-            isinstance(body, list)
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-        ):
-            node.body = body[1:] or [ast.Pass()]  # type: ignore[attr-defined]
+        first = body[0] if isinstance(body, list) and body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+            node.body = body[1:] or [ast.Pass()]  # type: ignore[attr-defined,index]
     return ast.dump(tree)
 
 
