@@ -30,14 +30,13 @@ from harborlight.read.statements.stored_jobs import stored_job_rows
 from harborlight.read.statements.stored_trials import facts_json, stored_rows, stored_trials
 from harborlight.read.statements.trial_summary_sql import STALE, STORED_NAMES, TOUCHED
 from harborlight.store import Store
-from harborlight.summaries.resolve import mark_rule, resolve_trials, rule_changed
+from harborlight.summaries.resolve import RESOLVED_TABLES, mark_rule, resolve_trials, rule_changed
 
 log = logging.getLogger(__name__)
 
 # The tables the keeper writes: a statement that reads one waits for its pass over what was committed before it.
 KEEPER_TABLES = (
-    "resolved_events",
-    "call_rollups",
+    *RESOLVED_TABLES,
     "trial_rows",
     "job_rows",
     "trial_summarized",
@@ -314,7 +313,7 @@ class TrialRowsKeeper:
                     derive_underived_jobs(client)
                     if resolved_anew:
                         mark_rule(client)
-                        for table in ("resolved_events", "call_rollups"):  # every row was written again
+                        for table in RESOLVED_TABLES:  # every row was written again
                             self._store.compact(table)
                     self._checked = True
                 with self._generation:

@@ -24,6 +24,9 @@ from harborlight.read.statements.resolved_sql import EXTRA_COLUMNS, FORM, GONE, 
 from harborlight.read.statements.tree_kinds_sql import CHANGEABLE, EVENTS, REKIND
 from harborlight.summaries.tree_kinds import write_tree_kinds
 
+# The tables a resolution writes: a resolution anew writes every row of them again.
+RESOLVED_TABLES = ("resolved_events", "call_rollups")
+
 _columns: dict[int, list[str]] = {}  # agent_events' columns as resolved_events has them, per connection
 
 
