@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import httpx
+
 from tests.support.servers import SubprocessServer, free_port
 
 
@@ -45,3 +47,20 @@ def test_a_bad_setting_from_the_environment_is_one_line(tmp_path):
     )
     assert result.returncode == 2
     assert result.stderr.strip() == "harborlight: HARBORLIGHT_GRPC_PORT must be a whole number, got 'four'"
+
+
+def test_a_server_that_writes_more_than_a_pipe_holds_keeps_answering(tmp_path):
+    """A test's server writes its log where it never waits for a reader: a pipe read only at the end fills at
+    64 KiB and then blocks the thread that logs (a keeper retrying with a traceback each time stopped every
+    read that waited for it)."""
+    noisy = (
+        "-c",
+        "import sys; sys.stderr.write('x' * (1 << 20)); sys.stderr.flush(); "
+        "from harborlight.cli.main import main; sys.exit(main(sys.argv[1:]))",
+    )
+    server = SubprocessServer(tmp_path / "store", program=noisy).start(timeout=60)
+    try:
+        assert httpx.get(f"{server.http_url}/healthz", timeout=30).status_code == 200
+    finally:
+        server.stop()
+    assert server.output.count("x") >= 1 << 20

@@ -8,8 +8,6 @@ The 2-minute store-disk case runs with HARBORLIGHT_LONG_FAULTS=1; the default su
 
 import os
 import random
-import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -22,7 +20,7 @@ from google.rpc import error_details_pb2, status_pb2
 
 from tests.support.full_disk import fill, free, small_tmpfs
 from tests.support.otlp import traces_request
-from tests.support.servers import SubprocessServer, free_port
+from tests.support.servers import SubprocessServer
 
 METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 SPANS = 40
@@ -183,27 +181,10 @@ class DegradedStart(SubprocessServer):
     """A server that may start on a full disk: it is up once /healthz answers at all (503 included)."""
 
     def start(self, timeout: float = 120) -> "DegradedStart":
-        self.grpc_port, self.http_port = free_port(), free_port()
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                *self.program,
-                "serve",
-                "--data-dir",
-                str(self.data_dir),
-                "--grpc-port",
-                str(self.grpc_port),
-                "--http-port",
-                str(self.http_port),
-                *self.extra_args,
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
+        self.launch()
         deadline = time.monotonic() + timeout
         while True:
-            assert self.process.poll() is None, self.process.stderr.read().decode()[-3000:]
+            assert self.process.poll() is None, self.written()[-3000:]
             try:
                 httpx.get(f"{self.http_url}/healthz", timeout=5)
                 return self

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import IO
 
 import httpx
 
@@ -126,11 +127,26 @@ class SubprocessServer:
     grpc_port: int = 0
     http_port: int = 0
     process: subprocess.Popen | None = None
-    output: str = ""  # what the process wrote to stdout, then stderr, once it has been stopped or killed
+    output: str = ""  # what the process wrote to stdout and stderr, once it has been stopped or killed
     program: tuple[str, ...] = ("-m", "harborlight.cli.main")  # what the interpreter runs (bench/ runs a variant)
+    # Its output goes to a file, not a pipe: a pipe nobody reads until the end fills at 64 KiB, and then the
+    # server's next log line blocks whichever of its threads writes it (a keeper logging its retries stopped
+    # every read that waited for it).
+    _output_file: IO[bytes] | None = None
 
     def start(self, timeout: float = 60) -> "SubprocessServer":
+        self.launch()
+        try:
+            wait_until_answering(self.process, f"{self.http_url}/healthz", timeout, "server", self.written)
+        except BaseException:
+            self.kill()
+            raise
+        return self
+
+    def launch(self) -> None:
+        """Starts the process, not waiting for it to answer."""
         self.grpc_port, self.http_port = free_port(), free_port()
+        self._output_file = tempfile.TemporaryFile()  # noqa: SIM115 (closed once the process has ended)
         self.process = subprocess.Popen(
             [
                 sys.executable,
@@ -144,18 +160,15 @@ class SubprocessServer:
                 str(self.http_port),
                 *self.extra_args,
             ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stdout=self._output_file,
+            stderr=subprocess.STDOUT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
-        try:
-            wait_until_answering(
-                self.process, f"{self.http_url}/healthz", timeout, "server", lambda: self.process.stderr.read().decode()
-            )
-        except BaseException:
-            self.kill()
-            raise
-        return self
+
+    def written(self) -> str:
+        """What the process has written so far."""
+        self._output_file.seek(0)
+        return self._output_file.read().decode(errors="replace")
 
     @property
     def grpc_endpoint(self) -> str:
@@ -186,7 +199,8 @@ class SubprocessServer:
         return self._ended(timeout)
 
     def _ended(self, timeout: float) -> int:
-        """Waits for the process to exit, keeps what it wrote (`output`) and closes its pipes."""
-        out, err = self.process.communicate(timeout=timeout)
-        self.output = (out or b"").decode(errors="replace") + (err or b"").decode(errors="replace")
+        """Waits for the process to exit and keeps what it wrote (`output`)."""
+        self.process.wait(timeout=timeout)
+        self.output = self.written()
+        self._output_file.close()
         return self.process.returncode
