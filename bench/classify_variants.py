@@ -8,6 +8,8 @@ python bench/classify_variants.py VARIANT serve [serve flags]; VARIANT is one of
   keeps the range within 50,000 rows. The raw tables keep each row's insert block number
   (`enable_block_number_column`), so the range is exact whoever wrote the rows, and one pass covers every
   commit that landed while the previous pass ran.
+- no-agent: the agent_events views are dropped and nothing classifies: the exporter's tables alone, the
+  ceiling any classification is measured against (bench/ingest.py counts its stored spans instead).
 The watermark of after-commit is held in memory: a prototype for bench/ingest.py's `--variants`, not a store.
 """
 
@@ -122,7 +124,9 @@ def install(variant: str) -> None:
     def open_store(settings) -> Store:
         store = opened(settings)
         without_agent_views(store)
-        if variant == "after-commit":
+        if variant == "no-agent":
+            pass
+        elif variant == "after-commit":
             classifier = Classifier(store)
 
             class ClassifyingCommitter(app.Committer):
@@ -138,7 +142,7 @@ def install(variant: str) -> None:
             app.Committer = ClassifyingCommitter
             app.TrialRowsKeeper = Keeper
         else:
-            raise SystemExit(f"unknown variant {variant!r}: views or after-commit")
+            raise SystemExit(f"unknown variant {variant!r}: views, after-commit or no-agent")
         return store
 
     app.open_store = open_store

@@ -23,6 +23,7 @@ in one run.
 
 Usage: python bench/ingest.py [--spans 400000] [--small-spans 60000] [--rounds 3] [--runs 1x1,4x1,16x1,16x8]
        [--server-args '...'] [--variants views,after-commit,arrow,engine-once]
+       (`no-agent`: the server with no agent layer at all, its stored spans counted: the ceiling)
 """
 
 import argparse
@@ -158,19 +159,25 @@ def stored_spans(http_url: str, service: str) -> int:
 
 
 class AgentEvents:
-    """Counts a service's spans that are agent events, through the server's ClickHouse HTTP interface."""
+    """Counts a service's spans that are agent events, through the server's ClickHouse HTTP interface; for a
+    server with no agent layer (`raw`), its stored spans."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, raw: bool = False) -> None:
         self._client = clickhouse_connect.get_client(host="127.0.0.1", port=port)
+        self._raw = raw
 
     def count(self, service: str) -> int:
         return self._client.query(
-            "SELECT count() FROM agent_events WHERE ServiceName = {s:String} AND SourceTable = 'otel_traces'",
+            "SELECT count() FROM otel_traces WHERE ServiceName = {s:String}"
+            if self._raw
+            else "SELECT count() FROM agent_events WHERE ServiceName = {s:String} AND SourceTable = 'otel_traces'",
             parameters={"s": service},
         ).result_rows[0][0]
 
     def resolved(self, service: str) -> int:
         """The service's spans in the rows the readers select (the keeper's resolution of the commits)."""
+        if self._raw:
+            return self.count(service)
         return self._client.query(
             "SELECT count() FROM resolved_events FINAL WHERE ServiceName = {s:String} AND SourceTable = 'otel_traces'",
             parameters={"s": service},
@@ -392,7 +399,7 @@ def round_on_one_server(runs: dict[Run, list[bytes]], args: argparse.Namespace, 
                 else (str(Path(__file__).with_name(_VARIANT_PROGRAMS.get(variant, "classify_variants.py"))), variant)
             ),
         ).start()
-        events = AgentEvents(sql_port)
+        events = AgentEvents(sql_port, raw=variant == "no-agent")
         try:
             return {run: measure_run(server, events, run, requests) for run, requests in runs.items()}
         finally:
