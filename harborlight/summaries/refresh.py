@@ -31,6 +31,7 @@ from harborlight.read.statements.stored_trials import facts_json, stored_rows, s
 from harborlight.read.statements.trial_summary_sql import STALE, STORED_NAMES, TOUCHED
 from harborlight.store import Store
 from harborlight.summaries.resolve import RESOLVED_TABLES, mark_rule, resolve_trials, rule_changed
+from harborlight.write_errors import brief
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,7 @@ KEEPER_TABLES = (
 CHUNK = 500  # trial names derived per statement
 REST = 2.0  # the keeper's pause after a refresh, in lengths of that refresh
 MAX_PAUSE_SECONDS = 5.0
+FAILED_PAUSE_SECONDS = 0.25  # the pause after the second failed pass in a row, doubled after each further one
 _columns: dict[tuple[int, str], list[str]] = {}  # a table's stored columns, per connection
 
 
@@ -293,6 +295,7 @@ class TrialRowsKeeper:
         return f"its pass has run {time.monotonic() - began:.0f} s{at}"
 
     def _run(self) -> None:
+        failures = 0  # passes failed in a row
         while True:
             self._wake.wait()
             if self._stopping:
@@ -320,12 +323,24 @@ class TrialRowsKeeper:
                     self._done = began_after
                     self._generation.notify_all()
                 self._failure = ""
-            except Exception as exc:  # the next wake tries again
-                log.exception("could not derive the changed trials' rows")
+                failures = 0
+            except Exception as exc:
+                # Tried again by itself, not at the next commit's wake: what was committed stays unresolved
+                # until a pass succeeds, and a reader waiting for it would otherwise wait out its timeout.
                 self._failure = f"{type(exc).__name__}: {exc}"
+                failures += 1
+                if failures == 1:
+                    log.exception("could not derive the changed trials' rows; trying again")
+                else:  # its traceback was logged with the first
+                    log.error("could not derive the changed trials' rows (%d failures): %s", failures, brief(exc))
+                self._wake.set()
             self._began = None
             # While trials keep changing, a refresh follows the last one only after a pause of REST times its
             # length, so it takes the store at most 1 / (1 + REST) of the time the commits also need; the
-            # commits' wakes meanwhile coalesce into one refresh. A reader waiting cuts the pause short.
-            self._hurry.wait(min(REST * (time.monotonic() - began), MAX_PAUSE_SECONDS))
+            # commits' wakes meanwhile coalesce into one refresh. A reader waiting cuts the pause short. Failing
+            # passes back off: from the second failure in a row at least 0.25 s, doubled after each further one.
+            pause = REST * (time.monotonic() - began)
+            if failures > 1:
+                pause = max(pause, FAILED_PAUSE_SECONDS * 2 ** (failures - 2))
+            self._hurry.wait(min(pause, MAX_PAUSE_SECONDS))
             self._hurry.clear()
