@@ -44,7 +44,11 @@ KEEPER_TABLES = (
     "harborlight_resolved_rule",
 )
 
-CHUNK = 500  # trial names derived per statement
+CHUNK = 500  # trial names derived per statement, at most
+# Agent events resolved per statement, at most (a trial larger than this alone): the resolution's joins hold its
+# trials' calls in memory, and 100 trials of 2,400 events each (240,000) took 1.3 GiB, past the engine's limit of
+# a 2 GiB server; a pass that fails on it fails again every time.
+CHUNK_EVENTS = 50_000
 REST = 2.0  # the keeper's pause after a refresh, in lengths of that refresh
 MAX_PAUSE_SECONDS = 5.0
 FAILED_PAUSE_SECONDS = 0.25  # the pause after the second failed pass in a row, doubled after each further one
@@ -69,16 +73,32 @@ def refresh(client: Client, tenant: str = "") -> int:
         by_tenant[owner].append((key, arrived))
     for owner, keys in by_tenant.items():
         jobs: set[str] = set()
-        for at in range(0, len(keys), CHUNK):
-            jobs |= _derive(client, owner, keys[at : at + CHUNK])
+        parts = chunks(keys)
+        for part in parts:
+            jobs |= _derive(client, owner, part)
         derive_jobs(client, owner, sorted(jobs))
-        for at in range(0, len(keys), CHUNK):
+        for part in parts:
             client.insert(
                 "trial_summarized",
-                [[owner, key, arrived, time.time_ns()] for key, arrived in keys[at : at + CHUNK]],
+                [[owner, key, arrived, time.time_ns()] for key, arrived in part],
                 column_names=["Tenant", "TrialKey", "Arrived", "Version"],
             )
     return len(stale)
+
+
+def chunks(keys: Sequence[tuple[str, int]]) -> list[Sequence[tuple[str, int]]]:
+    """`keys` (trial names with their events' count) in runs of at most CHUNK names and CHUNK_EVENTS events;
+    a name with more events than that is a run of its own."""
+    runs: list[Sequence[tuple[str, int]]] = []
+    start, events = 0, 0
+    for at, (_, arrived) in enumerate(keys):
+        if at > start and (at - start == CHUNK or events + arrived > CHUNK_EVENTS):
+            runs.append(keys[start:at])
+            start, events = at, 0
+        events += arrived
+    if start < len(keys):
+        runs.append(keys[start:])
+    return runs
 
 
 def rows_reshaped(client: Client) -> bool:
