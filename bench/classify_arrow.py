@@ -92,6 +92,9 @@ def insert_engine_once(
     assert select.count(raw) == 1, f"{ctx.mv}: the raw table is read once"
     columns = _columns(client, ctx.mv, select)
     client.command(f"INSERT INTO agent_events ({columns}) {select.replace(raw, f'\nFROM {stage}\n')}", settings=write)
+    # Emptied at once: a Memory table's rows count against the engine's memory limit until then (the keeper's
+    # passes between two commits failed on it).
+    client.command(f"TRUNCATE TABLE {stage}")
 
 
 _COLUMNS: dict[str, str] = {}

@@ -405,6 +405,8 @@ def round_on_one_server(runs: dict[Run, list[bytes]], args: argparse.Namespace, 
         finally:
             events.close()
             server.stop(timeout=600)  # a clean stop commits what its log still holds
+            if errors := [line for line in server.output.splitlines() if " ERROR " in line]:
+                print(f"{variant}: the server logged {len(errors)} errors, the first: {errors[0]}", file=sys.stderr)
 
 
 def main() -> None:
