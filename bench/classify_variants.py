@@ -124,9 +124,7 @@ def install(variant: str) -> None:
     def open_store(settings) -> Store:
         store = opened(settings)
         without_agent_views(store)
-        if variant == "no-agent":
-            pass
-        elif variant == "after-commit":
+        if variant == "after-commit":
             classifier = Classifier(store)
 
             class ClassifyingCommitter(app.Committer):
@@ -141,7 +139,7 @@ def install(variant: str) -> None:
 
             app.Committer = ClassifyingCommitter
             app.TrialRowsKeeper = Keeper
-        else:
+        elif variant != "no-agent":
             raise SystemExit(f"unknown variant {variant!r}: views, after-commit or no-agent")
         return store
 

@@ -46,8 +46,8 @@ KEEPER_TABLES = (
 
 CHUNK = 500  # trial names derived per statement, at most
 # Agent events resolved per statement, at most (a trial larger than this alone): the resolution's joins hold its
-# trials' calls in memory, and 100 trials of 2,400 events each (240,000) took 1.3 GiB, past the engine's limit of
-# a 2 GiB server; a pass that fails on it fails again every time.
+# trials' calls in memory, and 100 trials of 2,400 events each (240,000) needed more than the engine's 1 GiB of a
+# 2 GiB server (in runs of 50,000 they did not); a pass that fails on it fails again every time.
 CHUNK_EVENTS = 50_000
 REST = 2.0  # the keeper's pause after a refresh, in lengths of that refresh
 MAX_PAUSE_SECONDS = 5.0

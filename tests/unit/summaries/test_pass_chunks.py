@@ -1,5 +1,5 @@
 """The keeper resolves changed trials in statements bounded by names and by events (harborlight/summaries/refresh.py
-`chunks`): 100 trials of 2,400 events each in one statement took 1.3 GiB, past the engine's 1 GiB of a default
+`chunks`): 100 trials of 2,400 events each in one statement needed more than the engine's 1 GiB of a default
 server, and the pass failed every time it was tried."""
 
 from harborlight.summaries.refresh import CHUNK, CHUNK_EVENTS, chunks
