@@ -42,11 +42,14 @@ WHERE Tenant = {{tenant:String}} AND {NAMED_AFTER_PROCESS}
   AND TraceId IN (SELECT TraceId FROM agent_events WHERE {_CHANGED})
   AND Timestamp >= (SELECT min(Timestamp) - INTERVAL 1 DAY FROM agent_events WHERE {_CHANGED})
   AND Timestamp <= (SELECT max(Timestamp) + INTERVAL 1 DAY FROM agent_events WHERE {_CHANGED})"""
-# The other trial names a change under {keys} may move (see the module): the traces' ids, the trials the
-# records named after their traces or sessions join, the names those records went by, and the processes
-# named in those traces.
+# The other trial names a change under {keys} may move (see the module): the traces' ids that records are stored
+# under, the trials the records named after their traces or sessions join, the names those records went by, and
+# the processes named in those traces. (A trace id no record is stored under names nothing to move: taken
+# anyway, a harness's 20 trials of 300 traces each made the resolution's scope 6,320 names, and its first
+# statement 2.4-2.6 s against 0.76 s for the trials alone.)
 TOUCHED = Sql(f"""
 SELECT DISTINCT TraceId FROM agent_events WHERE {_KEYS.text} AND TraceId != ''
+  AND TraceId IN (SELECT TrialKey FROM trial_arrivals WHERE Tenant = {{tenant:String}})
 UNION DISTINCT
 SELECT trial FROM ({renames(_KEYS).text}) WHERE trial IS NOT NULL
 UNION DISTINCT
