@@ -358,7 +358,7 @@ class TrialRowsKeeper:
             # While trials keep changing, a refresh follows the last one only after a pause of REST times its
             # length, so it takes the store at most 1 / (1 + REST) of the time the commits also need; the
             # commits' wakes meanwhile coalesce into one refresh. A reader waiting cuts the pause short. Failing
-            # passes back off: from the second failure in a row at least 0.25 s, doubled after each further one.
+            # passes back off: from the second failure in a row at least FAILED_PAUSE_SECONDS, doubled after each.
             pause = REST * (time.monotonic() - began)
             if failures > 1:
                 pause = max(pause, FAILED_PAUSE_SECONDS * 2 ** (failures - 2))
